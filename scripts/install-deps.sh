@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install everything Orion needs to build and test, on Debian 12 / Ubuntu, with apt.
+# Idempotent: installs only what is missing. Run as root (or it uses sudo).
+set -eu
+PKGS="cmake make gcc clang pkg-config re2c bison mpich libmpich-dev libffi-dev
+      libopenblas-dev libedit-dev python3"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,101 @@
+/* arena.c: chunked bump allocator. Large requests get a chunk of their own. */
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHUNK = 64 * 1024, ALIGN = 16 };
+
+typedef struct Chunk {
+    struct Chunk *prev;
+    size_t cap, used;
+    _Alignas(16) unsigned char data[];
+} Chunk;
+
+struct OrnArena {
+    Chunk *head;
+    size_t total;
+};
+
+static void oom(void)
+{
+    fputs("orion: out of memory\n", stderr);
+    abort();
+}
+
+void *orn_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *orn_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *orn_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom();
+    return q;
+}
+
+OrnArena *orn_arena_new(void)
+{
+    return orn_xcalloc(1, sizeof(OrnArena));
+}
+
+void orn_arena_free(OrnArena *a)
+{
+    if (!a) return;
+    for (Chunk *c = a->head, *prev; c; c = prev) {
+        prev = c->prev;
+        free(c);
+    }
+    free(a);
+}
+
+void *orn_arena_alloc(OrnArena *a, size_t size)
+{
+    if (size > SIZE_MAX - ALIGN - sizeof(Chunk)) oom();
+    size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    Chunk *c = a->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > CHUNK / 4 ? size : CHUNK;
+        Chunk *n = orn_xmalloc(sizeof(Chunk) + cap);
+        n->cap = cap;
+        n->used = 0;
+        if (cap == size && c) { /* big block: keep the current chunk on top for small ones */
+            n->prev = c->prev;
+            c->prev = n;
+        } else {
+            n->prev = c;
+            a->head = n;
+        }
+        c = n;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    a->total += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *orn_arena_strndup(OrnArena *a, const char *s, size_t n)
+{
+    char *p = orn_arena_alloc(a, n + 1);
+    if (n) memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+size_t orn_arena_used(const OrnArena *a)
+{
+    return a->total;
+}

@@ -1,0 +1,27 @@
+/* arena.h: bump allocation for one compilation unit (or one REPL statement).
+ *
+ * Everything allocated from an arena is freed by one orn_arena_free(). Memory is
+ * zero-filled and aligned to 16 bytes. Allocation never returns NULL: on out-of-memory
+ * the process prints "orion: out of memory" and aborts (the only place library code ends
+ * the process). */
+#ifndef ORN_ARENA_H
+#define ORN_ARENA_H
+
+#include <stddef.h>
+
+typedef struct OrnArena OrnArena;
+
+OrnArena *orn_arena_new(void);
+void orn_arena_free(OrnArena *a);
+void *orn_arena_alloc(OrnArena *a, size_t size);
+/* Copy n bytes of s and add a terminating NUL. */
+char *orn_arena_strndup(OrnArena *a, const char *s, size_t n);
+/* Bytes handed out so far (for tests and statistics). */
+size_t orn_arena_used(const OrnArena *a);
+
+/* Checked heap helpers for code that does not use an arena (abort on OOM). */
+void *orn_xmalloc(size_t n);
+void *orn_xcalloc(size_t n, size_t size);
+void *orn_xrealloc(void *p, size_t n);
+
+#endif
