@@ -105,4 +105,10 @@ typedef struct OrnUnit OrnUnit;
 /* Runs semantic analysis on u->program; fills u->sema. Returns false if any error. */
 bool orn_sema(OrnUnit *u);
 
+/* The value of a constant expression of an analysed unit (literals, consts, arithmetic,
+ * comparisons, and/or/not, conversions and the BI_CONST built-ins), without reporting
+ * anything; false if e is not constant (or folding it would overflow or divide by zero).
+ * For later passes, e.g. subscripts a*k + c with a and c consts. */
+bool orn_sema_eval_const(const OrnNode *e, OrnConstVal *out);
+
 #endif

@@ -1,0 +1,104 @@
+/* test_support.c: arena, interning and growable strings. */
+#include <stdint.h>
+#include <string.h>
+
+#include "arena.h"
+#include "check.h"
+#include "intern.h"
+#include "strbuf.h"
+
+static void test_arena(void)
+{
+    OrnArena *a = orn_arena_new();
+    CHECK(orn_arena_used(a) == 0);
+    unsigned char *p = orn_arena_alloc(a, 3);
+    CHECK(p != NULL);
+    CHECK(((uintptr_t)p & 15) == 0);
+    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0);
+    unsigned char *q = orn_arena_alloc(a, 1);
+    CHECK(((uintptr_t)q & 15) == 0);
+    CHECK(q != p);
+    /* a large block gets a chunk of its own and small ones keep using the current chunk */
+    unsigned char *big = orn_arena_alloc(a, 1 << 20);
+    big[(1 << 20) - 1] = 7;
+    CHECK(big[0] == 0);
+    unsigned char *r = orn_arena_alloc(a, 16);
+    CHECK(r != NULL && r[15] == 0);
+    for (int i = 0; i < 10000; i++) {
+        int *x = orn_arena_alloc(a, sizeof *x);
+        CHECK(*x == 0);
+        if (*x) break;
+        *x = i;
+    }
+    CHECK(orn_arena_used(a) >= (1 << 20) + 10000 * 16);
+    char *s = orn_arena_strndup(a, "hello world", 5);
+    CHECK(strcmp(s, "hello") == 0);
+    char *e = orn_arena_strndup(a, "", 0);
+    CHECK(e[0] == 0);
+    orn_arena_free(a);
+    orn_arena_free(NULL);
+}
+
+static void test_intern(void)
+{
+    OrnArena *a = orn_arena_new();
+    OrnInterner *in = orn_intern_new(a);
+    const OrnName *x = orn_intern_cstr(in, "loss");
+    const OrnName *y = orn_intern(in, "loss_", 4);
+    CHECK(x == y);
+    CHECK(x->len == 4 && strcmp(x->s, "loss") == 0);
+    const OrnName *z = orn_intern_cstr(in, "lost");
+    CHECK(z != x);
+    CHECK(orn_intern_count(in) == 2);
+    const OrnName *empty = orn_intern(in, "", 0);
+    CHECK(empty->len == 0 && empty->s[0] == 0);
+    /* many names force the table to grow; every name keeps its identity */
+    const OrnName *names[2000];
+    char buf[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(buf, sizeof buf, "name_%d", i);
+        names[i] = orn_intern_cstr(in, buf);
+    }
+    int same = 0;
+    for (int i = 0; i < 2000; i++) {
+        snprintf(buf, sizeof buf, "name_%d", i);
+        same += orn_intern_cstr(in, buf) == names[i];
+    }
+    CHECK(same == 2000);
+    CHECK(orn_intern_count(in) == 2003);
+    CHECK(orn_intern_cstr(in, "loss") == x);
+    orn_intern_free(in);
+    orn_arena_free(a);
+}
+
+static void test_strbuf(void)
+{
+    OrnBuf b;
+    orn_buf_init(&b);
+    CHECK(b.len == 0);
+    orn_buf_puts(&b, "ab");
+    orn_buf_putc(&b, 'c');
+    orn_buf_printf(&b, "%d-%s", 42, "x");
+    CHECK(strcmp(b.data, "abc42-x") == 0);
+    CHECK(b.len == 7);
+    orn_buf_clear(&b);
+    CHECK(b.len == 0 && b.data[0] == 0);
+    for (int i = 0; i < 1000; i++) orn_buf_putc(&b, 'z');
+    CHECK(b.len == 1000 && b.data[1000] == 0);
+    orn_buf_clear(&b);
+    orn_buf_json_str(&b, "a\"b\\c\n\t\x01", 8);
+    CHECK(strcmp(b.data, "\"a\\\"b\\\\c\\n\\t\\u0001\"") == 0);
+    orn_buf_clear(&b);
+    orn_buf_put(&b, "a\0b", 3);
+    CHECK(b.len == 3 && b.data[1] == 0 && b.data[2] == 'b');
+    orn_buf_free(&b);
+    CHECK(b.data == NULL && b.cap == 0);
+}
+
+int main(void)
+{
+    test_arena();
+    test_intern();
+    test_strbuf();
+    return check_report("test_support");
+}
