@@ -443,8 +443,7 @@ static void loop_write(Sema *s, OrnNode *tg, OrnSym *sym, int acc)
     if (acc == ACC_BAD) {
         ORN_ERR(s, tg->span, "'%s' is written inside parallel_for but is not a reduction", name);
         ORN_NOTE_AT(s, sym->span, "'%s' is declared here, outside the loop", name);
-        ORN_NOTE(s, "use '%s += ...' to accumulate across iterations, or assign a new variable "
-                    "declared inside the loop", name);
+        ORN_NOTE(s, "use '%s += ...' to accumulate across iterations", name);
         o->acc = ACC_BAD;
         return;
     }
@@ -938,6 +937,8 @@ static bool ends(const OrnNode *list)
     return false;
 }
 
+static const OrnType *annotation(Sema *s, OrnNode *t, bool report);
+
 static void fn_stmt(Sema *s, OrnNode *n)
 {
     if (!at_top(s)) {
@@ -946,6 +947,21 @@ static void fn_stmt(Sema *s, OrnNode *n)
     }
     OrnSemaFn *info = orn_sema_fn_of(s, n->u.fn.sym);
     if (!info) return;
+    if (n->u.fn.id) {
+        if (info->clash) {
+            ORN_ERR(s, n->u.fn.id_span, "'%s' is already declared", n->u.fn.id->s);
+            orn_sema_note_decl(s, info->clash);
+        } else if (orn_sema_is_typename(n->u.fn.id)) {
+            ORN_ERR(s, n->u.fn.id_span, "'%s' is a type name and cannot be redefined",
+                    n->u.fn.id->s);
+        } else if (orn_sema_builtin_of(n->u.fn.id) >= 0) {
+            ORN_ERR(s, n->u.fn.id_span, "'%s' is a built-in function and cannot be redefined",
+                    n->u.fn.id->s);
+        }
+    }
+    for (OrnNode *a = n->u.fn.args; a; a = a->next)
+        if (a->kind == N_ARG) annotation(s, a->u.arg.type, true);
+    if (n->u.fn.ret) annotation(s, n->u.fn.ret, true);
     OrnSemaFn *saved_fn = s->fn;
     int saved_seq = s->seqloops;
     s->fn = info;
@@ -1025,11 +1041,12 @@ void orn_sema_stmts(Sema *s, OrnNode *list)
 
 /* ---- driver ---------------------------------------------------------------------------- */
 
-static const OrnType *annotation(Sema *s, OrnNode *t)
+/* The type of an annotation; reported (when `report`) if it names no type. */
+static const OrnType *annotation(Sema *s, OrnNode *t, bool report)
 {
     if (!t || t->kind != N_TYPE || !t->u.type.id) return orn_sema_terr(s);
     OrnTypeKind k = orn_kind_from_name(t->u.type.id->s);
-    if (k == T_ERROR) {
+    if (k == T_ERROR && report) {
         static const char *const names[] = {"i32", "i64", "f32", "f64", "bool", "int", "float",
                                             "str"};
         ORN_ERR(s, t->span, "unknown type '%s'", t->u.type.id->s);
@@ -1041,7 +1058,9 @@ static const OrnType *annotation(Sema *s, OrnNode *t)
     return t->type;
 }
 
-/* Declare every top-level fn and extern with its signature. */
+/* Declare every top-level fn and extern with its signature. Problems with the signature or
+ * the name are reported when the walk reaches the definition, so diagnostics stay in
+ * source order. */
 static void hoist(Sema *s, OrnNode *prog)
 {
     int n = 0;
@@ -1055,11 +1074,14 @@ static void hoist(Sema *s, OrnNode *prog)
         for (OrnNode *a = f->u.fn.args; a; a = a->next) np += a->kind == N_ARG;
         info->ptypes = orn_arena_alloc(s->u->arena, (size_t)(np ? np : 1) * sizeof *info->ptypes);
         for (OrnNode *a = f->u.fn.args; a; a = a->next)
-            if (a->kind == N_ARG) info->ptypes[info->nparams++] = annotation(s, a->u.arg.type);
-        info->ret = f->u.fn.ret ? annotation(s, f->u.fn.ret) : orn_type_scalar(s->ty, T_VOID);
+            if (a->kind == N_ARG)
+                info->ptypes[info->nparams++] = annotation(s, a->u.arg.type, false);
+        info->ret = f->u.fn.ret ? annotation(s, f->u.fn.ret, false)
+                                : orn_type_scalar(s->ty, T_VOID);
         const OrnName *id = f->u.fn.id;
         static const OrnName noname = {"?", 1, 0};
-        bool ok = id && check_top_name(s, id, f->u.fn.id_span);
+        bool ok = id && !orn_sema_is_typename(id) && orn_sema_builtin_of(id) < 0;
+        if (ok && (info->clash = orn_sema_lookup(s, id))) ok = false;
         OrnSym *sym = new_sym(s, f->u.fn.is_extern ? SYM_EXTERN : SYM_FN, id ? id : &noname,
                               info->ret, f->u.fn.id_span, f);
         f->u.fn.sym = sym;

@@ -307,6 +307,9 @@ static void eval_args(Sema *s, OrnNode *e)
     for (OrnNode *x = e->u.call.args; x; x = x->next) {
         if (x->kind == N_KWARG) {
             if (x->u.kwarg.value) x->type = orn_sema_expr(s, x->u.kwarg.value);
+        } else if (x->kind == N_NAME && orn_sema_is_typename(x->u.name.id) &&
+                   !orn_sema_lookup(s, x->u.name.id)) {
+            x->type = orn_type_typename(s->ty, orn_kind_from_name(x->u.name.id->s));
         } else if (!x->type) {
             orn_sema_expr(s, x);
         }
@@ -500,7 +503,7 @@ static const OrnType *array_ctor(Sema *s, OrnNode *e, int bi, const char *name, 
         first = 2;
     }
     int ndims = a->npos - first;
-    if (ndims < 1) {
+    if (ndims < 1 && ok) {
         ORN_ERR(s, e->span, "'%s' needs at least one extent after the element type", name);
         ORN_NOTE(s, "usage: %s", usage(bi));
         ok = false;
@@ -684,6 +687,23 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
     return scalar(s, T_F64);
 }
 
+/* The source span of decoded bytes [from, to) of string literal `lit`: each escape is two
+ * source bytes for one decoded byte. Falls back to the whole literal. */
+static OrnSpan str_span(Sema *s, const OrnNode *lit, size_t from, size_t to)
+{
+    const OrnSource *src = &s->u->src;
+    uint32_t lo = lit->span.lo, hi = lit->span.hi;
+    if (!src->text || hi > src->len || lo >= hi || src->text[lo] != '"') return lit->span;
+    uint32_t j = lo + 1, start = j;
+    for (size_t d = 0; d < to && j < hi; d++) {
+        if (d == from) start = j;
+        j += src->text[j] == '\\' ? 2 : 1;
+    }
+    if (j > hi) return lit->span;
+    if (from >= to) start = j;
+    return orn_source_span(src, start, j);
+}
+
 /* printf: the format is a string literal whose conversions match the arguments. */
 static void check_printf(Sema *s, OrnNode *e, Args *a)
 {
@@ -699,11 +719,8 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
     fmt->type = scalar(s, T_STR);
     const char *f = fmt->u.slit.s;
     size_t n = fmt->u.slit.len;
-    /* With no escapes, byte i of the string is byte lo + 1 + i of the source. */
-    bool exact = fmt->span.hi >= fmt->span.lo && fmt->span.hi - fmt->span.lo == n + 2;
-    OrnNode *arg = args;
-    int nconv = 0, nargs = 0;
-    for (OrnNode *x = args; x; x = x->next) nargs++;
+    OrnNode *arg = args && args->kind != N_KWARG ? args : NULL;
+    int nconv = 0, nargs = a->npos - 1;
     for (size_t i = 0; i < n; i++) {
         if (f[i] != '%') continue;
         size_t st = i++;
@@ -716,10 +733,12 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
             while (i < n && ((f[i] >= '0' && f[i] <= '9') || f[i] == '*')) star |= f[i++] == '*';
         }
         size_t end = i < n ? i + 1 : n;
-        OrnSpan cs = fmt->span;
-        if (exact)
-            cs = orn_source_span(&s->u->src, fmt->span.lo + 1 + (uint32_t)st,
-                                 fmt->span.lo + 1 + (uint32_t)end);
+        if (i < n && f[i] && strchr("hlLjzt", f[i])) { /* show the whole "%ld" */
+            while (end < n && f[end] && strchr("hlLjzt", f[end])) end++;
+            if (end < n && ((f[end] >= 'a' && f[end] <= 'z') || (f[end] >= 'A' && f[end] <= 'Z')))
+                end++;
+        }
+        OrnSpan cs = str_span(s, fmt, st, end);
         int clen = (int)(end - st);
         if (star) {
             ORN_ERR(s, cs, "'*' in printf conversion '%.*s' is not supported; write the width "
@@ -739,7 +758,7 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
             want = C_FLOAT;
         } else if (c == 's') {
             want = C_STR;
-        } else if (c && strchr("hlLqjzt", c)) {
+        } else if (c && strchr("hlLjzt", c)) {
             ORN_ERR(s, cs, "length modifier '%c' in printf conversion '%.*s' is not needed; "
                            "arguments are converted", c, clen, f + st);
             return;
@@ -760,13 +779,13 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
             static const char *const what[] = {"an integer", "a float", "a str"};
             ORN_ERR(s, arg->span, "printf conversion '%.*s' needs %s, but the argument is %s",
                     clen, f + st, what[want], ORN_TSTR(s, t));
-            if (exact) ORN_NOTE_AT(s, cs, "the conversion is here");
+            ORN_NOTE_AT(s, cs, "the conversion is here");
             if (want == C_FLOAT && orn_type_is_integer(t))
                 ORN_NOTE(s, "use '%%d' for integers, or convert with 'f64(...)'");
             else if (want == C_INT && orn_type_is_float(t))
                 ORN_NOTE(s, "use '%%f', '%%e' or '%%g' for floats, or convert with 'i64(...)'");
         }
-        arg = arg->next;
+        arg = arg->next && arg->next->kind != N_KWARG ? arg->next : NULL;
     }
     if (nconv != nargs) {
         OrnNode *extra = args;

@@ -51,6 +51,7 @@ typedef struct OrnSemaFn {
     const OrnType **ptypes; /* nparams, arena */
     int nparams;
     const OrnType *ret;     /* T_VOID without "-> T" */
+    OrnSym *clash;          /* an earlier fn of the same name (reported at the definition) */
     /* direct facts about the body */
     OrnNode **callees;      /* user fns (N_FN, not externs) called directly, deduplicated */
     int ncallees, capcallees;
