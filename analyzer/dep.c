@@ -419,6 +419,12 @@ bool orn_dep_test(int nkeys, int ndims, const OrnSub *s1, const OrnSub *s2, OrnD
     return true;
 }
 
+bool orn_dep_conflicts(const OrnDepRef *a, const OrnDepRef *b, bool ordered)
+{
+    if (a->array != b->array || a->exempt || b->exempt) return false;
+    return (a->read && b->write) || (a->write && b->read) || (ordered && a->write && b->write);
+}
+
 /* ---- vectors ---- */
 
 bool orn_dep_vec_is_zero(const OrnDepVec *v)

@@ -64,6 +64,20 @@ typedef struct OrnDepVec {
  * included when it is a solution). Returns false when the accesses are independent. */
 bool orn_dep_test(int nkeys, int ndims, const OrnSub *s1, const OrnSub *s2, OrnDepVec *out);
 
+/* One access as the dependence test sees it. */
+typedef struct OrnDepRef {
+    int array;          /* accesses conflict only within one array */
+    bool read, write;   /* a compound assignment (+=) is both */
+    bool exempt;        /* never conflicts: buffer updates */
+    int nsubs;
+    OrnSub subs[ORN_DEP_MAXDIM];
+} OrnDepRef;
+
+/* Do a (in one iteration) and b (in another) conflict? Same array, neither exempt, and a
+ * read against a write; two writes only when the loop is ordered (an unordered loop's
+ * result may be any serial order's, so which write lands last is not fixed). */
+bool orn_dep_conflicts(const OrnDepRef *a, const OrnDepRef *b, bool ordered);
+
 /* Range helpers. */
 OrnDepRange orn_dep_range(int64_t lo, int64_t hi);
 OrnDepRange orn_dep_exact(int64_t v);

@@ -1,0 +1,265 @@
+/* strategy.c: enumerate the candidate schedules, keep the legal ones, pick the best, assign
+ * array roles; the serial fallback.
+ *
+ * Serial: iterations run one at a time in key order (the blocks of the iteration space are
+ * visited in order, one rank at a time). Always legal. Cost model: ORN_COST_BASE_SERIAL =
+ * 1000, and arrays it writes are written remotely: it is the last resort, and the compiler
+ * warns when it is chosen, naming the dependences that broke the closest parallel
+ * candidate. */
+#include "strategy_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *orn_plan_strategy_name(OrnStrategy s)
+{
+    switch (s) {
+    case ORN_STRAT_1D: return "1d";
+    case ORN_STRAT_2D: return "2d";
+    case ORN_STRAT_2D_ORDERED: return "2d_ordered";
+    case ORN_STRAT_UNIMODULAR: return "unimodular";
+    case ORN_STRAT_SERIAL: return "serial";
+    }
+    return "?";
+}
+
+const char *orn_plan_role_name(OrnRole r)
+{
+    switch (r) {
+    case ORN_ROLE_PARTITIONED: return "partitioned";
+    case ORN_ROLE_ROTATED: return "rotated";
+    case ORN_ROLE_REPLICATED: return "replicated";
+    case ORN_ROLE_PREFETCHED: return "prefetched";
+    case ORN_ROLE_BUFFERED: return "buffered";
+    case ORN_ROLE_REMOTE: return "remote";
+    }
+    return "?";
+}
+
+void orn_plan_identity(OrnDepMat *T)
+{
+    memset(T, 0, sizeof *T);
+    for (int i = 0; i < ORN_DEP_MAXDIM; i++) T->m[i][i] = 1;
+}
+
+int orn_plan_oriented(const OrnPlanProblem *pb, const OrnDepMat *T, const OrnDepVec *v,
+                      OrnDepVec *out)
+{
+    int n = orn_dep_lexpos(v, out);
+    for (int i = 0; i < n; i++) orn_dep_transform(pb->nkeys, T, &out[i], &out[i]);
+    return n;
+}
+
+/* Keys that row d of the schedule's coordinates mentions. */
+static unsigned row_keys(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d)
+{
+    if (!s->transformed) return 1u << d;
+    unsigned m = 0;
+    for (int c = 0; c < pb->nkeys; c++)
+        if (s->T.m[d][c]) m |= 1u << c;
+    return m;
+}
+
+static unsigned aligned_mask(const OrnPlanArray *a)
+{
+    unsigned m = 0;
+    for (int d = 0; d < a->ndims; d++)
+        if (a->key_of_dim[d] >= 0) m |= 1u << a->key_of_dim[d];
+    return m;
+}
+
+static bool uses_rotation(const OrnPlanSchedule *s)
+{
+    OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
+    return st == ORN_STRAT_2D || st == ORN_STRAT_2D_ORDERED;
+}
+
+static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                       const OrnPlanArray *a)
+{
+    if (a->is_buffer) return ORN_ROLE_BUFFERED;
+    if (a->is_space) return ORN_ROLE_PARTITIONED;
+    if (s->strategy != ORN_STRAT_SERIAL) {
+        unsigned am = aligned_mask(a);
+        unsigned stay = row_keys(pb, s, s->dims[0]);
+        if ((am & stay) == stay) return ORN_ROLE_PARTITIONED;
+        if (uses_rotation(s)) {
+            unsigned move = row_keys(pb, s, s->dims[1]);
+            if ((am & move) == move) return ORN_ROLE_ROTATED;
+        }
+    }
+    if (a->written) return ORN_ROLE_REMOTE;
+    if (a->only_const) return ORN_ROLE_REPLICATED;
+    if (a->varying_unknown) return ORN_ROLE_PREFETCHED;
+    /* indexed by keys the blocks do not follow: a dense space reads all of it */
+    if (a->keys_mask) return pb->sparse_space ? ORN_ROLE_PREFETCHED : ORN_ROLE_REPLICATED;
+    return ORN_ROLE_REPLICATED;
+}
+
+void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out)
+{
+    for (int i = 0; i < pb->narrays; i++) out[i] = role_of(pb, s, &pb->arrays[i]);
+}
+
+/* A partitioned array reads a halo when a partition key's dimension has offsets. */
+static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    if (s->strategy == ORN_STRAT_SERIAL) return false;
+    unsigned part = 0;
+    for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
+    for (int m = 0; m < a->ndims; m++)
+        if (a->key_of_dim[m] >= 0 && (part >> a->key_of_dim[m] & 1u) &&
+            (a->halo_lo[m] != 0 || a->halo_hi[m] != 0))
+            return true;
+    return false;
+}
+
+int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    int cost = 0;
+    OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
+    switch (st) {
+    case ORN_STRAT_1D: cost = ORN_COST_BASE_1D; break;
+    case ORN_STRAT_2D: cost = ORN_COST_BASE_2D; break;
+    case ORN_STRAT_2D_ORDERED: cost = ORN_COST_BASE_WAVEFRONT; break;
+    default: cost = ORN_COST_BASE_SERIAL; break;
+    }
+    if (s->strategy == ORN_STRAT_UNIMODULAR) cost += ORN_COST_BASE_TRANSFORM;
+    for (int i = 0; i < pb->narrays; i++) {
+        const OrnPlanArray *a = &pb->arrays[i];
+        switch (role_of(pb, s, a)) {
+        case ORN_ROLE_PARTITIONED: cost += has_halo(pb, s, a) ? ORN_COST_HALO : 0; break;
+        case ORN_ROLE_ROTATED: cost += ORN_COST_ROTATED; break;
+        case ORN_ROLE_REPLICATED: cost += ORN_COST_REPLICATED; break;
+        case ORN_ROLE_PREFETCHED: cost += ORN_COST_PREFETCHED; break;
+        case ORN_ROLE_BUFFERED: cost += ORN_COST_BUFFERED; break;
+        case ORN_ROLE_REMOTE: cost += ORN_COST_REMOTE; break;
+        }
+    }
+    return cost;
+}
+
+const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,
+                              char *buf, int size)
+{
+    if (!s->transformed) {
+        snprintf(buf, (size_t)size, "%s", pb->keys[d]);
+        return buf;
+    }
+    int len = 0;
+    buf[0] = 0;
+    for (int c = 0; c < pb->nkeys && len < size; c++) {
+        int f = s->T.m[d][c];
+        if (!f) continue;
+        const char *sign = f < 0 ? "-" : len ? "+" : "";
+        int af = f < 0 ? -f : f;
+        if (af == 1)
+            len += snprintf(buf + len, (size_t)(size - len), "%s%s", sign, pb->keys[c]);
+        else
+            len += snprintf(buf + len, (size_t)(size - len), "%s%d*%s", sign, af, pb->keys[c]);
+    }
+    return buf;
+}
+
+static OrnPlanSchedule plain(OrnStrategy st, int p, int q)
+{
+    OrnPlanSchedule s;
+    memset(&s, 0, sizeof s);
+    s.strategy = st;
+    s.inner = st;
+    s.dims[0] = p;
+    s.dims[1] = q;
+    s.ndims = st == ORN_STRAT_1D ? 1 : 2;
+    orn_plan_identity(&s.T);
+    return s;
+}
+
+void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
+{
+    memset(out, 0, sizeof *out);
+    int n = pb->nkeys;
+    OrnDepMat I;
+    orn_plan_identity(&I);
+
+    /* every plain candidate, in order of preference */
+    int maxc = n + 2 * n * n;
+    out->cands = orn_arena_alloc(a, (size_t)maxc * sizeof *out->cands);
+    for (int p = 0; p < n; p++) {
+        OrnPlanCandidate *c = &out->cands[out->ncands++];
+        c->s = plain(ORN_STRAT_1D, p, -1);
+        c->legal = orn_plan_1d_legal(pb, &I, p, &c->blocker, &c->nviolations);
+    }
+    if (!pb->ordered)
+        for (int p = 0; p < n; p++)
+            for (int q = 0; q < n; q++) {
+                if (p == q) continue;
+                OrnPlanCandidate *c = &out->cands[out->ncands++];
+                c->s = plain(ORN_STRAT_2D, p, q);
+                c->legal = orn_plan_2d_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+            }
+    for (int p = 0; p < n; p++)
+        for (int q = 0; q < n; q++) {
+            if (p == q) continue;
+            OrnPlanCandidate *c = &out->cands[out->ncands++];
+            c->s = plain(ORN_STRAT_2D_ORDERED, p, q);
+            c->legal = orn_plan_wavefront_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+        }
+
+    out->best_cand = -1;
+    out->closest = -1;
+    for (int i = 0; i < out->ncands; i++) {
+        OrnPlanCandidate *c = &out->cands[i];
+        if (!c->legal) continue;
+        c->s.cost = orn_plan_cost(pb, &c->s);
+        if (out->best_cand < 0) {
+            out->best_cand = i;
+            continue;
+        }
+        const OrnPlanCandidate *b = &out->cands[out->best_cand];
+        if (c->s.strategy < b->s.strategy ||
+            (c->s.strategy == b->s.strategy && c->s.cost < b->s.cost))
+            out->best_cand = i;
+    }
+
+    /* 1d and 2d run every block at once; a wavefront and a transformed schedule compete on
+     * cost (a skew that allows 1d beats a plain wavefront) */
+    OrnPlanSchedule uni;
+    bool have_uni = false;
+    if (out->best_cand < 0 || out->cands[out->best_cand].s.strategy == ORN_STRAT_2D_ORDERED)
+        have_uni = orn_plan_unimodular_search(pb, &uni, &out->unimodular_tried);
+    if (have_uni && (out->best_cand < 0 || uni.cost < out->cands[out->best_cand].s.cost)) {
+        out->best = uni;
+        out->best_cand = -1;
+    } else if (out->best_cand >= 0) {
+        out->best = out->cands[out->best_cand].s;
+    } else {
+        out->best = plain(ORN_STRAT_SERIAL, -1, -1);
+        out->best.ndims = 0;
+        out->best.cost = orn_plan_cost(pb, &out->best);
+        /* the closest candidate: fewest violating vectors, earliest on ties */
+        for (int i = 0; i < out->ncands; i++)
+            if (out->closest < 0 ||
+                out->cands[i].nviolations < out->cands[out->closest].nviolations)
+                out->closest = i;
+        if (out->closest >= 0) {
+            const OrnPlanCandidate *c = &out->cands[out->closest];
+            out->culprits = orn_arena_alloc(a, (size_t)(pb->nvecs + 1) * sizeof(int));
+            for (int i = 0; i < pb->nvecs; i++) {
+                OrnPlanProblem one = *pb;
+                one.vecs = &pb->vecs[i];
+                one.nvecs = 1;
+                bool ok;
+                if (c->s.strategy == ORN_STRAT_1D)
+                    ok = orn_plan_1d_legal(&one, &I, c->s.dims[0], NULL, NULL);
+                else if (c->s.strategy == ORN_STRAT_2D)
+                    ok = orn_plan_2d_legal(&one, &I, c->s.dims[0], c->s.dims[1], NULL, NULL);
+                else
+                    ok = orn_plan_wavefront_legal(&one, &I, c->s.dims[0], c->s.dims[1], NULL,
+                                                  NULL);
+                if (!ok) out->culprits[out->nculprits++] = i;
+            }
+        }
+    }
+    out->roles = orn_arena_alloc(a, (size_t)(pb->narrays + 1) * sizeof *out->roles);
+    orn_plan_roles(pb, &out->best, out->roles);
+}

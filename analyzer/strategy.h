@@ -1,0 +1,124 @@
+/* strategy.h: choosing how a parallel_for runs, from its dependence vectors and a summary
+ * of the arrays it touches. Pure data in, pure data out (no AST), so it is unit-tested on
+ * hand-built vectors.
+ *
+ * Strategies (one file each, its legality rule and cost model at the top):
+ *   1d          strat_1d.c         blocks along one key dimension, no communication between
+ *                                  blocks while the loop runs
+ *   2d          strat_2d.c         blocks along two dimensions; rank r owns the blocks of row
+ *                                  r and the arrays indexed by the other dimension rotate
+ *   2d_ordered  strat_wavefront.c  blocks (s, t) run at wavefront step s + t, each block in
+ *                                  lexicographic order
+ *   unimodular  strat_unimodular.c a unimodular change of key coordinates (a skew, possibly
+ *                                  with an interchange), then one of the above
+ *   serial      strategy.c         one iteration at a time, in key order
+ *
+ * The preference is 1d, then 2d, then 2d_ordered, then unimodular, then serial; within one
+ * strategy the candidate with the lowest estimated communication wins (costs are in
+ * strategy_int.h). */
+#ifndef ORN_STRATEGY_H
+#define ORN_STRATEGY_H
+
+#include <stdbool.h>
+
+#include "arena.h"
+#include "dep.h"
+
+typedef enum {
+    ORN_STRAT_1D,
+    ORN_STRAT_2D,
+    ORN_STRAT_2D_ORDERED,
+    ORN_STRAT_UNIMODULAR,
+    ORN_STRAT_SERIAL,
+} OrnStrategy;
+
+typedef enum {
+    ORN_ROLE_PARTITIONED, /* co-partitioned with the iteration space: stays on its rank */
+    ORN_ROLE_ROTATED,     /* 2-D schedules: blocks move from rank to rank */
+    ORN_ROLE_REPLICATED,  /* read-only, whole copy on every rank */
+    ORN_ROLE_PREFETCHED,  /* read-only, irregular: the elements a block reads are fetched */
+    ORN_ROLE_BUFFERED,    /* a buffer: deltas collected, applied to the target at flushes */
+    ORN_ROLE_REMOTE,      /* written where no block owns it: writes go to the owner rank */
+} OrnRole;
+
+const char *orn_plan_strategy_name(OrnStrategy s); /* "1d", "2d", ... */
+const char *orn_plan_role_name(OrnRole r);         /* "partitioned", ... */
+
+/* What the strategies need to know about one array the loop touches. */
+typedef struct OrnPlanArray {
+    const char *name;
+    int ndims;
+    bool is_space;        /* the iteration space */
+    bool is_buffer;       /* a buffer (only updated with += / -=; never conflicts) */
+    bool read, written;   /* element reads and writes (buffer updates are neither) */
+    bool only_const;      /* every subscript of every access is a constant */
+    bool varying_unknown; /* some subscript is unknown and differs between iterations */
+    /* Alignment: array dimension m is aligned with key key_of_dim[m] when every access
+     * subscripts it as coef[m]*key + c with the same key and coefficient; the constants
+     * range over [halo_lo[m], halo_hi[m]]. -1: not aligned. */
+    int key_of_dim[ORN_DEP_MAXDIM];
+    long long coef[ORN_DEP_MAXDIM];
+    long long halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
+    unsigned keys_mask;   /* keys used by some affine subscript (bit p: key p) */
+} OrnPlanArray;
+
+/* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
+ * orn_dep_sign_normalize), arrays. */
+typedef struct OrnPlanProblem {
+    int nkeys;
+    const char *keys[ORN_DEP_MAXDIM];
+    bool ordered;
+    bool sparse_space;
+    const OrnDepVec *vecs;
+    int nvecs;
+    const OrnPlanArray *arrays;
+    int narrays;
+} OrnPlanProblem;
+
+/* A schedule. dims are partition dimensions: of the transformed space when `transformed`.
+ * For 2d and 2d_ordered dims[0] is the dimension whose blocks stay on their rank (rank r
+ * owns row r of blocks) and dims[1] the one whose arrays move. */
+typedef struct OrnPlanSchedule {
+    OrnStrategy strategy;
+    OrnStrategy inner;    /* unimodular: the schedule applied after the transform */
+    int dims[2];
+    int ndims;
+    bool transformed;
+    OrnDepMat T;          /* identity unless transformed */
+    int cost;             /* estimated communication, strategy_int.h */
+} OrnPlanSchedule;
+
+/* A schedule that was considered, for --explain. */
+typedef struct OrnPlanCandidate {
+    OrnPlanSchedule s;
+    bool legal;
+    int blocker;          /* illegal: index (in problem->vecs) of the first vector that
+                             breaks it */
+    int nviolations;      /* how many vectors break it */
+} OrnPlanCandidate;
+
+typedef struct OrnPlanChoice {
+    OrnPlanSchedule best;
+    OrnRole *roles;       /* per problem array */
+    OrnPlanCandidate *cands; /* every non-unimodular candidate, in order of preference */
+    int ncands;
+    int best_cand;        /* index in cands, or -1 (unimodular or serial) */
+    /* serial: the vectors that break the closest candidate */
+    int *culprits;
+    int nculprits;
+    int closest;          /* index in cands of that candidate, or -1 */
+    int unimodular_tried; /* number of transforms searched */
+} OrnPlanChoice;
+
+/* Choose a schedule and the role of each array. Allocates from `a`. */
+void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out);
+
+/* Roles of the arrays under schedule s (out has pb->narrays entries). */
+void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out);
+
+/* The key or transformed dimension name of dim d under s ("u", or "i+j" for a row of T)
+ * into buf. */
+const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,
+                              char *buf, int size);
+
+#endif
