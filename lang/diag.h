@@ -22,6 +22,7 @@ typedef struct OrnDiags {
     const OrnSource *src;
     FILE *out;          /* where diagnostics go (stderr by default); NULL: count only */
     int errors, warnings;
+    int ices;           /* internal compiler errors (also counted in errors): exit 3 */
     int max_errors;     /* 20 by default */
     bool werror;        /* warnings count as errors */
     bool suppressed;    /* the last error/warning was dropped: drop its notes too */

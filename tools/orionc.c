@@ -1,0 +1,187 @@
+/* orionc.c: the compiler driver (docs/language.md section 10).
+ *
+ * Exit codes: 0 success (warnings allowed), 1 compile errors, 2 bad usage (unknown option,
+ * missing or unreadable input), 3 internal compiler error. Modes that later issues add
+ * (compiling to an executable, --explain, --emit=c, --gpu) are refused with a usage error
+ * rather than faked. */
+#define _XOPEN_SOURCE 700 /* sigaltstack */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ast.h"
+#include "sema.h"
+#include "source.h"
+#include "unit.h"
+
+#ifndef ORN_VERSION
+#define ORN_VERSION "0.1.0"
+#endif
+
+enum { EXIT_OK = 0, EXIT_COMPILE = 1, EXIT_USAGE = 2, EXIT_ICE = 3 };
+
+typedef enum { MODE_NONE, MODE_CHECK, MODE_AST } Mode;
+
+static const char usage_text[] =
+    "usage: orionc [options] FILE.orn\n"
+    "\n"
+    "  --check         parse and analyse FILE, report diagnostics, produce nothing\n"
+    "  --emit=ast      print the syntax tree of FILE (to -o OUT if given)\n"
+    "  -o OUT          output file\n"
+    "  -Werror         treat warnings as errors\n"
+    "  --help          show this help\n"
+    "  --version       show the version\n"
+    "\n"
+    "FILE may be '-' for standard input.\n"
+    "Not implemented yet: compiling to an executable (orionc FILE -o prog), --explain,\n"
+    "--explain=json, --emit=c, --gpu.\n"
+    "\n"
+    "Exit codes: 0 success, 1 compile errors, 2 bad usage, 3 internal compiler error.\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("orionc: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(see 'orionc --help')\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* A crash is a compiler bug: say so and exit 3 rather than die with a bare signal.
+ * Sanitizer builds keep their own handlers, whose reports are worth more. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ORN_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ORN_ASAN 1
+#endif
+
+#ifndef ORN_ASAN
+static void on_crash(int sig)
+{
+    static const char msg[] = "orionc: internal compiler error: crashed (signal ";
+    char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), ')', '\n'};
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    r = write(2, sig >= 10 ? num : num + 1, sig >= 10 ? 4 : 3);
+    (void)r;
+    _exit(EXIT_ICE);
+}
+
+static void install_crash_handlers(void)
+{
+    /* An alternate stack so that a stack overflow is reported too. */
+    static char altstack[64 * 1024];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+}
+#else
+static void install_crash_handlers(void)
+{
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    Mode mode = MODE_NONE;
+    const char *input = NULL, *output = NULL;
+    bool werror = false, options_done = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (input) return usage_error("more than one input file ('%s' and '%s')", input, a);
+            input = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("orionc %s\n", ORN_VERSION);
+            return EXIT_OK;
+        } else if (strcmp(a, "--check") == 0 || strcmp(a, "--emit=ast") == 0) {
+            Mode m = a[2] == 'c' ? MODE_CHECK : MODE_AST;
+            if (mode != MODE_NONE && mode != m)
+                return usage_error("'--check' and '--emit=ast' cannot be combined");
+            mode = m;
+        } else if (strcmp(a, "-Werror") == 0) {
+            werror = true;
+        } else if (strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc) return usage_error("'-o' needs a file name");
+            output = argv[++i];
+        } else if (strncmp(a, "-o", 2) == 0 && a[2]) {
+            output = a + 2;
+        } else if (strcmp(a, "--explain") == 0 || strcmp(a, "--explain=json") == 0 ||
+                   strcmp(a, "--emit=c") == 0 || strcmp(a, "--gpu") == 0) {
+            return usage_error("'%s' is not implemented yet", a);
+        } else if (strncmp(a, "--emit=", 7) == 0) {
+            return usage_error("unknown output kind '%s' (expected --emit=ast)", a + 7);
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (!input) return usage_error("no input file");
+    if (mode == MODE_NONE)
+        return usage_error("compiling to an executable is not implemented yet; use --check or "
+                           "--emit=ast");
+    if (mode == MODE_CHECK && output) return usage_error("'-o' is not used with '--check'");
+
+    install_crash_handlers();
+
+    OrnSource src;
+    bool from_stdin = strcmp(input, "-") == 0;
+    if (orn_source_read_file(&src, from_stdin ? "/dev/stdin" : input) != 0) {
+        fprintf(stderr, "orionc: error: cannot open '%s': %s\n", input, strerror(errno));
+        return EXIT_USAGE;
+    }
+    OrnUnit *u = orn_unit_new(from_stdin ? "<stdin>" : input, src.text, src.len, stderr);
+    orn_source_free(&src);
+    u->diags.werror = werror;
+
+    int rc = EXIT_OK;
+    OrnParseStatus st = orn_parse(u, false);
+    if (st == ORN_PARSE_OK) {
+        if (mode == MODE_CHECK) {
+            orn_sema(u);
+        } else {
+            FILE *out = stdout;
+            if (output && !(out = fopen(output, "w"))) {
+                fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
+                        strerror(errno));
+                rc = EXIT_USAGE;
+            } else {
+                orn_ast_dump(out, u->program);
+                if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
+                    fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
+                            output ? output : "<stdout>", strerror(errno));
+                    rc = EXIT_USAGE;
+                }
+            }
+        }
+    }
+    if (u->diags.ices > 0)
+        rc = EXIT_ICE;
+    else if (rc == EXIT_OK && orn_diags_failed(&u->diags))
+        rc = EXIT_COMPILE;
+    orn_unit_free(u);
+    return rc;
+}
