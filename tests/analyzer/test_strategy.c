@@ -387,7 +387,7 @@ static void test_random(int rounds)
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 10000;
+    int rounds = argc > 1 ? atoi(argv[1]) : 3000;
     arena = orn_arena_new();
     test_hand();
     test_random(rounds);
