@@ -600,7 +600,9 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
             orn_sema_unknown(s, v->u.name.id, v->span, true);
         } else if (!info) {
             if (v->kind != N_NAME) orn_sema_expr(s, v);
-            ORN_ERR(s, v->span, "'apply' must name a fn 'fn f(old: T, delta: T) -> T'");
+            const char *k = target ? orn_kind_name(target->elem) : "T";
+            ORN_ERR(s, v->span, "'apply' must name a fn 'fn f(old: %s, delta: %s) -> %s'", k, k,
+                    k);
             if (f) orn_sema_note_decl(s, f);
         } else {
             v->u.name.sym = f;
@@ -819,7 +821,9 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     }
     if (in->flags & BI_COLLECTIVE) not_in_loop(s, e, name, true);
     if (in->flags & BI_NOLOOP) not_in_loop(s, e, name, false);
-    if (!(bi == ORN_BI_RAND || bi == ORN_BI_RANDN || bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER))
+    /* the constructors check their own keyword arguments */
+    if (!(bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ||
+          bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER))
         check_kwargs(s, e, name, NULL);
 
     switch (bi) {
