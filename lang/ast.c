@@ -37,21 +37,36 @@ const char *orn_node_kind_name(OrnNodeKind kind)
 const char *orn_op_name(OrnOp op)
 {
     switch (op) {
-    case OP_NONE: return "";
-    case OP_ADD: return "+";
-    case OP_SUB: return "-";
-    case OP_MUL: return "*";
-    case OP_DIV: return "/";
-    case OP_EQ: return "==";
-    case OP_NE: return "!=";
-    case OP_LT: return "<";
-    case OP_LE: return "<=";
-    case OP_GT: return ">";
-    case OP_GE: return ">=";
-    case OP_AND: return "and";
-    case OP_OR: return "or";
-    case OP_NEG: return "-";
-    case OP_NOT: return "not";
+    case OP_NONE:
+        return "";
+    case OP_ADD:
+        return "+";
+    case OP_SUB:
+        return "-";
+    case OP_MUL:
+        return "*";
+    case OP_DIV:
+        return "/";
+    case OP_EQ:
+        return "==";
+    case OP_NE:
+        return "!=";
+    case OP_LT:
+        return "<";
+    case OP_LE:
+        return "<=";
+    case OP_GT:
+        return ">";
+    case OP_GE:
+        return ">=";
+    case OP_AND:
+        return "and";
+    case OP_OR:
+        return "or";
+    case OP_NEG:
+        return "-";
+    case OP_NOT:
+        return "not";
     }
     return "?";
 }
@@ -71,10 +86,18 @@ static void put_quoted(FILE *out, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
         default:
             if (c < 0x20 || c >= 0x7f)
                 fprintf(out, "\\x%02x", c);

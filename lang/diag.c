@@ -145,8 +145,8 @@ static void put_snippet(OrnBuf *b, const OrnSource *src, OrnSpan span)
     orn_buf_free(&mark);
 }
 
-static void emit(OrnDiags *d, const char *severity, OrnSpan span, bool located,
-                 const char *suffix, const char *fmt, va_list ap)
+static void emit(OrnDiags *d, const char *severity, OrnSpan span, bool located, const char *suffix,
+                 const char *fmt, va_list ap)
 {
     OrnBuf msg, b;
     orn_buf_init(&msg);

@@ -33,25 +33,25 @@ typedef struct OrnLexer {
     const unsigned char *base, *cur, *mar, *lim, *tok; /* lim: one past the last byte */
     OrnLexOpen brackets[ORN_LEX_MAX_NEST];
     int nbrackets;
-    int prev;       /* the token before the last one returned (for messages) */
-    int last;       /* the last token returned */
-    bool cont;      /* the last token cannot end an expression: newlines continue it */
-    const unsigned char *nl; /* a newline skipped since the last token (by the rules
-                                above), or NULL */
+    int prev;                /* the token before the last one returned (for messages) */
+    int last;                /* the last token returned */
+    bool cont;               /* the last token cannot end an expression: newlines continue it */
+    const unsigned char *nl; /* a newline skipped (continued line) since the last token */
     /* A token held back while a statement end is returned before it (see lex.re). */
     bool has_pending;
     int pending;
-    YYSTYPE pending_val;
+    ORN_PARSE_YYSTYPE pending_val;
     OrnSpan pending_span;
-    bool eof_sep;   /* the synthetic end-of-input separator has been returned */
-    bool fatal;     /* nesting too deep: reported; the lexer returns only end of input */
+    bool eof_sep; /* the synthetic end-of-input separator has been returned */
+    bool fatal;   /* nesting too deep: reported; the lexer returns only end of input */
 } OrnLexer;
 
 void orn_lex_init(OrnLexer *lx, OrnUnit *u);
 /* The next token's kind; its value in *val and its span in *span. Lexical errors are
  * reported through u->diags and lexing goes on with a best-effort token; invalid bytes
- * give TK_YYerror, which puts the parser in error recovery without a second message. */
-int orn_lex_next(OrnLexer *lx, YYSTYPE *val, OrnSpan *span);
+ * give TK_ORN_PARSE_YYerror (bison's error token), which puts the parser in error
+ * recovery without a second message. */
+int orn_lex_next(OrnLexer *lx, ORN_PARSE_YYSTYPE *val, OrnSpan *span);
 /* How a token is written in messages, without quotes: "fn", "(", "end" ... */
 const char *orn_lex_token_text(int tok);
 /* The closing token an open construct expects: "end", ")" or "]". */

@@ -73,7 +73,7 @@ static bool bad_suffix(OrnLexer *lx)
     return true;
 }
 
-static int lex_int(OrnLexer *lx, YYSTYPE *val)
+static int lex_int(OrnLexer *lx, ORN_PARSE_YYSTYPE *val)
 {
     uint64_t v = 0;
     bool over = false;
@@ -104,7 +104,7 @@ static int lex_int(OrnLexer *lx, YYSTYPE *val)
 }
 
 /* [tok, cur) is a float literal; leading_dot: it was written ".5" (an error). */
-static int lex_float(OrnLexer *lx, YYSTYPE *val, bool leading_dot)
+static int lex_float(OrnLexer *lx, ORN_PARSE_YYSTYPE *val, bool leading_dot)
 {
     OrnBuf b;
     orn_buf_init(&b);
@@ -140,7 +140,7 @@ static int lex_annot(OrnLexer *lx)
 
 /* A string literal; lx->cur is just past the opening quote. Strings are one line; the
  * escapes are \n \t \" \\. The decoded bytes go to the arena, NUL-terminated. */
-static int lex_string(OrnLexer *lx, YYSTYPE *val)
+static int lex_string(OrnLexer *lx, ORN_PARSE_YYSTYPE *val)
 {
     OrnBuf b;
     orn_buf_init(&b);
@@ -228,11 +228,11 @@ static int lex_invalid(OrnLexer *lx)
         lex_error(lx, lo, lx->cur, "expected an annotation name after '@'");
     else
         lex_error(lx, lo, lx->cur, "invalid character '%c'", c);
-    return TK_YYerror;
+    return TK_ORN_PARSE_YYerror;
 }
 
 /* One raw token starting at lx->cur (lx->tok is set). */
-static int scan(OrnLexer *lx, YYSTYPE *val)
+static int scan(OrnLexer *lx, ORN_PARSE_YYSTYPE *val)
 {
     lx->tok = lx->cur;
     /*!re2c
@@ -405,14 +405,14 @@ static int emit(OrnLexer *lx, int t, OrnSpan span)
     if (lx->fatal) return TK_YYEOF;
     /* After invalid bytes the parser skips to the statement end: let the newline be
      * one even if the bytes followed an operator. */
-    lx->cont = t != TK_YYerror && continues_line(t);
+    lx->cont = t != TK_ORN_PARSE_YYerror && continues_line(t);
     lx->nl = NULL;
     lx->prev = lx->last;
     lx->last = t;
     return t;
 }
 
-int orn_lex_next(OrnLexer *lx, YYSTYPE *val, OrnSpan *span)
+int orn_lex_next(OrnLexer *lx, ORN_PARSE_YYSTYPE *val, OrnSpan *span)
 {
     if (lx->has_pending && !lx->fatal) {
         lx->has_pending = false;

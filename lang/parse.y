@@ -247,6 +247,7 @@ static bool give_up(const OrnParser *p)
 }
 
 %define api.pure full
+%define api.prefix {orn_parse_yy}
 %define api.location.type {OrnSpan}
 %define api.token.prefix {TK_}
 %define parse.error custom
@@ -398,10 +399,12 @@ block_stmt
     | parfor
     | annots parfor {
           $$ = $2;
-          $$->u.parfor.ordered = $1.ordered;
-          $$->u.parfor.ordered_span = $1.ordered_span;
-          $$->u.parfor.gpu = $1.gpu;
-          $$->u.parfor.gpu_span = $1.gpu_span;
+          if ($$) {
+              $$->u.parfor.ordered = $1.ordered;
+              $$->u.parfor.ordered_span = $1.ordered_span;
+              $$->u.parfor.gpu = $1.gpu;
+              $$->u.parfor.gpu_span = $1.gpu_span;
+          }
       }
     | fn_kw IDENT LPAREN params RPAREN ret_type SEP body END {
           close_block(p); (void)$1;
@@ -422,8 +425,8 @@ parfor
       }
     | pf_kw error SEP { yyerrok; } body END {
           close_block(p); (void)$1;
-          /* keep a node so 'annots parfor' has something to annotate */
-          $$ = mk_parfor(p, @$, (OrnParseKeys){0}, NULL, NULL, $5);
+          $$ = NULL;
+          (void)$5;
       }
     ;
 
@@ -955,7 +958,7 @@ OrnParseStatus orn_parse(OrnUnit *u, bool quiet_incomplete)
     p->quiet_incomplete = quiet_incomplete;
     p->errors0 = u->diags.errors;
     orn_lex_init(&p->lx, u);
-    int rc = yyparse(p);
+    int rc = orn_parse_yyparse(p);
     bool errors = u->diags.errors > p->errors0;
     if (rc == 0 && p->program && !check_depth(p, p->program)) errors = true;
     u->program = p->program ? p->program

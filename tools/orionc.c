@@ -94,9 +94,7 @@ static void install_crash_handlers(void)
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
 }
 #else
-static void install_crash_handlers(void)
-{
-}
+static void install_crash_handlers(void) {}
 #endif
 
 int main(int argc, char **argv)
@@ -165,8 +163,7 @@ int main(int argc, char **argv)
         } else {
             FILE *out = stdout;
             if (output && !(out = fopen(output, "w"))) {
-                fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
-                        strerror(errno));
+                fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output, strerror(errno));
                 rc = EXIT_USAGE;
             } else {
                 orn_ast_dump(out, u->program);
