@@ -2,6 +2,7 @@
  * constants, loop information (keys, value, accumulators, buffers, callees, outer reads),
  * diagnostics, and robustness on partial trees built by hand. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,79 @@ static bool outer_read(const OrnLoop *l, const char *name)
     return false;
 }
 
+/* After a successful analysis every expression has a type that is not T_ERROR and every
+ * name that is not an element type refers to a symbol (what later passes rely on). */
+static int verify(const OrnNode *n, bool expr);
+
+static int verify_list(const OrnNode *n, bool expr)
+{
+    int bad = 0;
+    for (; n; n = n->next) bad += verify(n, expr);
+    return bad;
+}
+
+static int verify(const OrnNode *n, bool expr)
+{
+    if (!n) return 0;
+    int bad = 0;
+    bool is_expr = n->kind <= N_INDEX && n->kind != N_KWARG;
+    if (expr && is_expr && (!n->type || n->type->kind == T_ERROR)) {
+        fprintf(stderr, "untyped %s at %u:%u\n", orn_node_kind_name(n->kind), n->span.line,
+                n->span.col);
+        bad++;
+    }
+    switch (n->kind) {
+    case N_NAME:
+        if (!n->u.name.sym && !(n->type && n->type->kind == T_TYPENAME)) {
+            fprintf(stderr, "unresolved name '%s' at %u:%u\n", n->u.name.id->s, n->span.line,
+                    n->span.col);
+            bad++;
+        }
+        break;
+    case N_UNARY: bad += verify(n->u.unary.e, true); break;
+    case N_BINARY: bad += verify(n->u.binary.l, true) + verify(n->u.binary.r, true); break;
+    case N_CALL: bad += verify_list(n->u.call.args, true); break;
+    case N_KWARG: bad += verify(n->u.kwarg.value, true); break;
+    case N_INDEX:
+        bad += verify(n->u.index.base, true) + verify_list(n->u.index.subs, true);
+        break;
+    case N_BLOCK: bad += verify_list(n->u.block.stmts, false); break;
+    case N_EXPR: bad += verify(n->u.expr_stmt.e, !(n->u.expr_stmt.e->kind == N_CALL)); break;
+    case N_ASSIGN:
+        bad += verify(n->u.assign.target, true) + verify(n->u.assign.value, true);
+        break;
+    case N_CONST: case N_PARAM:
+        bad += !n->u.decl.sym + verify(n->u.decl.value, true);
+        break;
+    case N_DIST: bad += verify_list(n->u.dist.names, true) + verify(n->u.dist.value, true); break;
+    case N_IF:
+        bad += verify(n->u.if_.cond, true) + verify(n->u.if_.then, false) +
+               verify(n->u.if_.els, false);
+        break;
+    case N_FOR:
+        bad += verify(n->u.for_.var, true) + verify(n->u.for_.lo, true) +
+               verify(n->u.for_.hi, true) + verify(n->u.for_.body, false);
+        break;
+    case N_FOREACH:
+        bad += verify(n->u.foreach.key, true) + verify(n->u.foreach.value, true) +
+               verify(n->u.foreach.iter, true) + verify(n->u.foreach.body, false);
+        break;
+    case N_WHILE: bad += verify(n->u.while_.cond, true) + verify(n->u.while_.body, false); break;
+    case N_PARFOR:
+        bad += !n->u.parfor.info + verify_list(n->u.parfor.keys, true) +
+               verify(n->u.parfor.value, true) + verify(n->u.parfor.space, true) +
+               verify(n->u.parfor.body, false);
+        break;
+    case N_RETURN: bad += verify(n->u.ret.value, true); break;
+    case N_FN:
+        bad += !n->u.fn.sym + verify_list(n->u.fn.args, false) + verify(n->u.fn.body, false);
+        break;
+    case N_ARG: bad += !n->u.arg.sym; break;
+    default: break;
+    }
+    return bad;
+}
+
 static void test_types(void)
 {
     Run r = analyse("a = 1 + 2.5\n"
@@ -149,6 +223,7 @@ static void test_symbols(void)
                     "extern fn lgamma(v: f64) -> f64\n"
                     "for i in 0..n\n    t = i\nend\n");
     CHECK(r.ok);
+    CHECK(verify(r.u->program, false) == 0);
     OrnSema *s = &r.u->sema;
     for (int i = 0; i < s->nsyms; i++) CHECK(s->syms[i]->id == i);
     /* fns and externs are declared first, in source order */
@@ -258,6 +333,7 @@ static void test_loop_info(void)
 {
     Run r = analyse(sgd_mf);
     CHECK(r.ok);
+    CHECK(verify(r.u->program, false) == 0);
     CHECK(r.u->sema.nloops == 1);
     OrnLoop *l = r.u->sema.loops[0];
     CHECK(l->index == 0 && l->node->kind == N_PARFOR && l->node->u.parfor.info == l);
@@ -322,6 +398,7 @@ static void test_buffers_and_callees(void)
                     "    end\n"
                     "end\n");
     CHECK(r.ok);
+    CHECK(verify(r.u->program, false) == 0);
     OrnLoop *l = r.u->sema.loops[0];
     CHECK(l->space == sym(&r, "y") && l->nkeys == 1);
     CHECK(l->ncallees == 2);
@@ -337,6 +414,26 @@ static void test_buffers_and_callees(void)
     OrnSym *x = sym(&r, "x");
     CHECK(x && x->kind == SYM_LOOPVAR && x->type->kind == T_F32);
     CHECK(sym(&r, "dw")->assigned_in_fn);
+    done(&r);
+}
+
+/* Buffers of 2-D arrays take element-wise view updates. */
+static void test_buffer_views(void)
+{
+    Run r = analyse("dist W = zeros(f32, 4, 8)\n"
+                    "dist Wb = buffer(W)\n"
+                    "dist R = load_triplets(\"r\")\n"
+                    "parallel_for (u, i), v in R\n"
+                    "    Wb[:, u] += v * W[:, i]\n"
+                    "    Wb[0, u] -= 1\n"
+                    "end\n");
+    CHECK(r.ok);
+    CHECK(verify(r.u->program, false) == 0);
+    OrnLoop *l = r.u->sema.loops[0];
+    CHECK(l->nbuffers == 1 && l->buffers[0] == sym(&r, "Wb"));
+    OrnNode *st = l->node->u.parfor.body->u.block.stmts;
+    CHECK(st->u.assign.target->type->kind == T_VIEW);
+    CHECK(st->u.assign.target->u.index.base->u.name.sym == sym(&r, "Wb"));
     done(&r);
 }
 
@@ -527,17 +624,62 @@ static void test_partial_trees(void)
     orn_unit_free(u);
 }
 
-int main(void)
+/* Every accepted golden program (ok_*.orn in dir) analyses cleanly and fully. */
+static void test_accepted_programs(const char *dir)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d) return;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "ok_", 3) != 0 || len < 5 || strcmp(e->d_name + len - 4, ".orn"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL);
+        if (!f) continue;
+        char *text = NULL;
+        size_t cap = 0, got = 0, k;
+        do {
+            cap = cap ? 2 * cap : 65536;
+            text = realloc(text, cap + 1);
+            k = fread(text + got, 1, cap - got, f);
+            got += k;
+        } while (got == cap);
+        fclose(f);
+        text[got] = 0;
+        Run r = analyse(text);
+        if (!r.ok) fprintf(stderr, "%s:\n%s", path, r.diags);
+        CHECK(r.ok);
+        CHECK(verify(r.u->program, false) == 0);
+        for (int i = 0; i < r.u->sema.nloops; i++) {
+            OrnLoop *l = r.u->sema.loops[i];
+            CHECK(l->index == i && l->space && l->nkeys == l->space->type->ndims);
+            CHECK(!l->value || l->value->type->kind == l->space->type->elem);
+        }
+        done(&r);
+        free(text);
+        n++;
+    }
+    closedir(d);
+    CHECK(n >= 5);
+}
+
+int main(int argc, char **argv)
 {
     test_types();
     test_symbols();
     test_consts();
     test_loop_info();
     test_buffers_and_callees();
+    test_buffer_views();
     test_loop_errors();
     test_scopes();
     test_misc_errors();
     test_eval_const();
     test_partial_trees();
+    if (argc > 1) test_accepted_programs(argv[1]);
     return check_report("test_sema");
 }
