@@ -128,11 +128,21 @@ const char *orn_sema_describe(Sema *s, const OrnSym *sym)
     OrnBuf b;
     orn_buf_init(&b);
     switch (sym->kind) {
-    case SYM_CONST: orn_buf_printf(&b, "const %s", t); break;
-    case SYM_PARAM: orn_buf_printf(&b, "param %s", t); break;
-    case SYM_FN: orn_buf_puts(&b, "fn"); break;
-    case SYM_EXTERN: orn_buf_puts(&b, "extern fn"); break;
-    default: orn_buf_puts(&b, t); break;
+    case SYM_CONST:
+        orn_buf_printf(&b, "const %s", t);
+        break;
+    case SYM_PARAM:
+        orn_buf_printf(&b, "param %s", t);
+        break;
+    case SYM_FN:
+        orn_buf_puts(&b, "fn");
+        break;
+    case SYM_EXTERN:
+        orn_buf_puts(&b, "extern fn");
+        break;
+    default:
+        orn_buf_puts(&b, t);
+        break;
     }
     const char *r = orn_arena_strndup(s->u->arena, b.data ? b.data : "", b.len);
     orn_buf_free(&b);
@@ -154,8 +164,7 @@ OrnSpan orn_sema_prefix(Sema *s, OrnSpan span, const char *word)
     size_t n = strlen(word);
     if (!src->text || span.hi > src->len || span.lo >= span.hi) return span;
     for (uint32_t i = span.lo; i + n <= span.hi; i++)
-        if (memcmp(src->text + i, word, n) == 0)
-            return orn_source_span(src, i, i + (uint32_t)n);
+        if (memcmp(src->text + i, word, n) == 0) return orn_source_span(src, i, i + (uint32_t)n);
     return span;
 }
 
@@ -208,8 +217,7 @@ void orn_sema_unknown(Sema *s, const OrnName *id, OrnSpan span, bool call)
             const OrnSym *o = s->syms[i];
             if (o->name == id && o->span.lo < span.lo && o->kind != SYM_FN &&
                 o->kind != SYM_EXTERN) {
-                ORN_NOTE_AT(s, o->span, "'%s' is declared here, in a block that has ended",
-                            id->s);
+                ORN_NOTE_AT(s, o->span, "'%s' is declared here, in a block that has ended", id->s);
                 return;
             }
         }
@@ -310,8 +318,7 @@ void orn_sema_record_read(Sema *s, OrnNode *name, OrnSym *sym)
             o->read_span = name->span;
         }
     }
-    if (s->fn && sym->global)
-        push_unique_sym(&s->fn->reads, &s->fn->nreads, &s->fn->capreads, sym);
+    if (s->fn && sym->global) push_unique_sym(&s->fn->reads, &s->fn->nreads, &s->fn->capreads, sym);
 }
 
 void orn_sema_record_call(Sema *s, OrnNode *call, OrnSemaFn *callee)
@@ -341,7 +348,6 @@ static void record_buffer(Sema *s, OrnSym *buf)
 }
 
 /* ---- statements --------------------------------------------------------------------------- */
-
 
 static void block(Sema *s, OrnNode *blk)
 {
@@ -377,7 +383,13 @@ static void cond(Sema *s, OrnNode *c)
 static const OrnType *storable(Sema *s, OrnNode *val, const OrnType *t)
 {
     switch (t->kind) {
-    case T_ERROR: case T_BOOL: case T_I32: case T_I64: case T_F32: case T_F64: case T_STR:
+    case T_ERROR:
+    case T_BOOL:
+    case T_I32:
+    case T_I64:
+    case T_F32:
+    case T_F64:
+    case T_STR:
         return t;
     case T_ARRAY:
         if (!t->dist && val->kind == N_CALL &&
@@ -385,15 +397,18 @@ static const OrnType *storable(Sema *s, OrnNode *val, const OrnType *t)
              val->u.call.builtin == ORN_BI_RAND || val->u.call.builtin == ORN_BI_RANDN))
             return t;
         if (t->dist)
-            ORN_ERR(s, val->span, "a dist array cannot be stored in a variable; declare one "
-                                  "with 'dist NAME = ...'");
+            ORN_ERR(s, val->span,
+                    "a dist array cannot be stored in a variable; declare one "
+                    "with 'dist NAME = ...'");
         else
-            ORN_ERR(s, val->span, "arrays cannot be copied or aliased; create a new one with "
-                                  "zeros, fill, rand or randn");
+            ORN_ERR(s, val->span,
+                    "arrays cannot be copied or aliased; create a new one with "
+                    "zeros, fill, rand or randn");
         return orn_sema_terr(s);
     case T_VIEW:
-        ORN_ERR(s, val->span, "a view cannot be stored in a variable; write it where it is "
-                              "used, as in 'dot(A[:, j], B[:, k])'");
+        ORN_ERR(s, val->span,
+                "a view cannot be stored in a variable; write it where it is "
+                "used, as in 'dot(A[:, j], B[:, k])'");
         return orn_sema_terr(s);
     default:
         ORN_ERR(s, val->span, "%s cannot be stored in a variable; use 'dist NAME = ...'",
@@ -428,10 +443,14 @@ static OrnNode *minmax_self(OrnNode *val, const OrnName *id, int *acc)
 static const char *acc_name(int acc)
 {
     switch (acc) {
-    case ACC_SUM: return "'+='";
-    case ACC_PROD: return "'*='";
-    case ACC_MIN: return "'min'";
-    default: return "'max'";
+    case ACC_SUM:
+        return "'+='";
+    case ACC_PROD:
+        return "'*='";
+    case ACC_MIN:
+        return "'min'";
+    default:
+        return "'max'";
     }
 }
 
@@ -463,8 +482,8 @@ static void loop_write(Sema *s, OrnNode *tg, OrnSym *sym, int acc)
 
 static void conversion_error(Sema *s, OrnNode *val, const OrnType *from, const OrnSym *sym)
 {
-    ORN_ERR(s, val->span, "cannot assign %s to '%s', which is %s", ORN_TSTR(s, from),
-            sym->name->s, ORN_TSTR(s, sym->type));
+    ORN_ERR(s, val->span, "cannot assign %s to '%s', which is %s", ORN_TSTR(s, from), sym->name->s,
+            ORN_TSTR(s, sym->type));
     orn_sema_note_decl(s, sym);
     if (orn_type_is_float(from) && orn_type_is_integer(sym->type))
         ORN_NOTE(s, "convert explicitly with '%s(...)'", orn_kind_name(sym->type->kind));
@@ -485,8 +504,10 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
             acc = ACC_PROD;
         } else if (op == OP_NONE) {
             OrnNode *self = minmax_self(val, id, &acc);
-            if (self) s->selfread = self;
-            else acc = ACC_BAD;
+            if (self)
+                s->selfread = self;
+            else
+                acc = ACC_BAD;
         }
     }
     const OrnType *vt = orn_sema_expr(s, val);
@@ -498,8 +519,8 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         } else {
             tg->u.name.sym = sym;
             tg->type = sym->type;
-            ORN_ERR(s, tg->span, "cannot assign to top-level variable '%s' inside fn '%s'",
-                    id->s, s->fn->sym->name->s);
+            ORN_ERR(s, tg->span, "cannot assign to top-level variable '%s' inside fn '%s'", id->s,
+                    s->fn->sym->name->s);
             orn_sema_note_decl(s, sym);
             ORN_NOTE(s, "a fn cannot change top-level variables; return the value instead");
             return;
@@ -531,20 +552,33 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
     tg->type = sym->type;
     const char *what = NULL;
     switch (sym->kind) {
-    case SYM_CONST: what = "const"; break;
-    case SYM_PARAM: what = "param"; break;
-    case SYM_KEY: what = "parallel_for key"; break;
-    case SYM_LOOPVAR: what = "loop variable"; break;
-    case SYM_FN: case SYM_EXTERN: what = "function"; break;
+    case SYM_CONST:
+        what = "const";
+        break;
+    case SYM_PARAM:
+        what = "param";
+        break;
+    case SYM_KEY:
+        what = "parallel_for key";
+        break;
+    case SYM_LOOPVAR:
+        what = "loop variable";
+        break;
+    case SYM_FN:
+    case SYM_EXTERN:
+        what = "function";
+        break;
     case SYM_DIST:
         ORN_ERR(s, tg->span, "cannot assign to %s '%s' as a whole",
                 sym->type->kind == T_BUFFER ? "buffer" : "dist array", id->s);
         orn_sema_note_decl(s, sym);
-        ORN_NOTE(s, sym->type->kind == T_BUFFER ? "update its elements with '+=' or '-='"
-                                                : "assign its elements, as in '%s[i] = ...'",
+        ORN_NOTE(s,
+                 sym->type->kind == T_BUFFER ? "update its elements with '+=' or '-='"
+                                             : "assign its elements, as in '%s[i] = ...'",
                  id->s);
         return;
-    default: break;
+    default:
+        break;
     }
     if (what) {
         ORN_ERR(s, tg->span, "cannot assign to %s '%s'", what, id->s);
@@ -555,8 +589,7 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
     }
     if (s->fn) sym->assigned_in_fn = true;
     if (sym->type->kind == T_ARRAY) {
-        ORN_ERR(s, tg->span, "cannot assign to array '%s' as a whole; assign its elements",
-                id->s);
+        ORN_ERR(s, tg->span, "cannot assign to array '%s' as a whole; assign its elements", id->s);
         orn_sema_note_decl(s, sym);
         return;
     }
@@ -601,8 +634,8 @@ static void assign_elem(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
     }
     bool is_buf = at->kind == T_BUFFER;
     if (at->kind != T_ERROR && !is_buf && at->kind != T_ARRAY) {
-        ORN_ERR(s, base->span, "cannot assign to an element of '%s', which is %s",
-                sym->name->s, orn_sema_describe(s, sym));
+        ORN_ERR(s, base->span, "cannot assign to an element of '%s', which is %s", sym->name->s,
+                orn_sema_describe(s, sym));
         orn_sema_note_decl(s, sym);
         at = orn_sema_terr(s);
     }
@@ -631,8 +664,8 @@ static void assign_elem(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
             return;
         }
         if (s->fn && sym->global) {
-            ORN_ERR(s, base->span, "cannot assign to top-level variable '%s' inside fn '%s'",
-                    name, s->fn->sym->name->s);
+            ORN_ERR(s, base->span, "cannot assign to top-level variable '%s' inside fn '%s'", name,
+                    s->fn->sym->name->s);
             orn_sema_note_decl(s, sym);
             ORN_NOTE(s, "a fn cannot change top-level variables; return the value instead");
             return;
@@ -647,8 +680,8 @@ static void assign_elem(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         if (!orn_type_is_numeric(rt) && rt->kind != T_VIEW)
             ORN_ERR(s, val->span, "cannot store %s in %s", ORN_TSTR(s, rt), ORN_TSTR(s, et));
     } else if (!orn_type_is_numeric(rt)) {
-        ORN_ERR(s, val->span, "cannot store %s in an element of '%s', which is %s",
-                ORN_TSTR(s, rt), name, ORN_TSTR(s, arr));
+        ORN_ERR(s, val->span, "cannot store %s in an element of '%s', which is %s", ORN_TSTR(s, rt),
+                name, ORN_TSTR(s, arr));
     }
 }
 
@@ -677,8 +710,10 @@ static void const_stmt(Sema *s, OrnNode *n)
     orn_sema_expr(s, val);
     OrnConstVal cv;
     const OrnType *t = orn_sema_terr(s);
-    if (orn_sema_fold(s, val, &cv)) t = orn_type_scalar(s->ty, cv.kind);
-    else cv.kind = T_ERROR;
+    if (orn_sema_fold(s, val, &cv))
+        t = orn_type_scalar(s->ty, cv.kind);
+    else
+        cv.kind = T_ERROR;
     if (!id) return;
     bool ok = check_top_name(s, id, n->u.decl.id_span);
     OrnSym *sym = new_sym(s, SYM_CONST, id, t, n->u.decl.id_span, n);
@@ -706,8 +741,9 @@ static void param_stmt(Sema *s, OrnNode *n)
     cv.kind = T_ERROR;
     if (!is_literal(val)) {
         if (t->kind != T_ERROR) {
-            ORN_ERR(s, val->span, "a param default must be a literal: a number, true, false "
-                                  "or a string");
+            ORN_ERR(s, val->span,
+                    "a param default must be a literal: a number, true, false "
+                    "or a string");
             ORN_NOTE(s, "use a const or a variable for a computed value");
         }
         if (t->kind > T_STR) t = orn_sema_terr(s);
@@ -743,8 +779,10 @@ static void dist_stmt(Sema *s, OrnNode *n)
     }
     if (t->kind != T_ERROR && t->kind != T_TUPLE && t->kind != T_BUFFER &&
         !(t->kind == T_ARRAY && t->dist)) {
-        ORN_ERR(s, val->span, "a dist array is created by zeros, fill, rand, randn, a loader "
-                              "or buffer, not by %s", ORN_TSTR(s, t));
+        ORN_ERR(s, val->span,
+                "a dist array is created by zeros, fill, rand, randn, a loader "
+                "or buffer, not by %s",
+                ORN_TSTR(s, t));
         t = orn_sema_terr(s);
     }
     const OrnType *parts[2] = {t, orn_sema_terr(s)};
@@ -779,12 +817,13 @@ static void if_stmt(Sema *s, OrnNode *n)
     block(s, n->u.if_.then);
     OrnNode *e = n->u.if_.els;
     if (!e) return;
-    if (e->kind == N_IF) if_stmt(s, e);
-    else block(s, e);
+    if (e->kind == N_IF)
+        if_stmt(s, e);
+    else
+        block(s, e);
 }
 
-OrnSym *orn_sema_declare(Sema *s, OrnNode *var, OrnSymKind kind, const OrnType *t,
-                         OrnNode *decl)
+OrnSym *orn_sema_declare(Sema *s, OrnNode *var, OrnSymKind kind, const OrnType *t, OrnNode *decl)
 {
     if (!var || var->kind != N_NAME || !var->u.name.id) return NULL;
     bool ok = check_binder(s, var->u.name.id, var->span);
@@ -828,8 +867,10 @@ static void foreach_stmt(Sema *s, OrnNode *n)
     } else if (t->kind == T_ARRAY && !t->dist && t->ndims == 1) {
         vt = orn_type_scalar(s->ty, t->elem);
     } else if (t->kind != T_ERROR) {
-        ORN_ERR(s, it->span, "'for (k, v) in ...' iterates over a view such as 'A[i, :]' or a "
-                             "local 1-D array, not %s", ORN_TSTR(s, t));
+        ORN_ERR(s, it->span,
+                "'for (k, v) in ...' iterates over a view such as 'A[i, :]' or a "
+                "local 1-D array, not %s",
+                ORN_TSTR(s, t));
         if (t->kind == T_ARRAY && t->dist)
             ORN_NOTE(s, "use parallel_for to iterate over a dist array");
     }
@@ -874,13 +915,15 @@ static void return_stmt(Sema *s, OrnNode *n)
                 ORN_ERR(s, v->span, "fn '%s' has no result type, so 'return' takes no value",
                         fname);
         } else if (!orn_sema_var_convertible(ret, t)) {
-            ORN_ERR(s, v->span, "fn '%s' returns %s, but this value is %s", fname,
-                    ORN_TSTR(s, ret), ORN_TSTR(s, t));
+            ORN_ERR(s, v->span, "fn '%s' returns %s, but this value is %s", fname, ORN_TSTR(s, ret),
+                    ORN_TSTR(s, t));
             ORN_NOTE_AT(s, s->fn->sym->span, "'%s' is declared here", fname);
         }
     } else if (ret->kind != T_VOID && ret->kind != T_ERROR) {
-        ORN_ERR(s, orn_sema_prefix(s, n->span, "return"), "'return' needs a value: fn '%s' "
-                "returns %s", fname, ORN_TSTR(s, ret));
+        ORN_ERR(s, orn_sema_prefix(s, n->span, "return"),
+                "'return' needs a value: fn '%s' "
+                "returns %s",
+                fname, ORN_TSTR(s, ret));
     }
 }
 
@@ -912,11 +955,13 @@ static bool has_break(const OrnNode *list)
 static bool stmt_ends(const OrnNode *n)
 {
     switch (n->kind) {
-    case N_RETURN: return true;
+    case N_RETURN:
+        return true;
     case N_EXPR:
         return n->u.expr_stmt.e && n->u.expr_stmt.e->kind == N_CALL &&
                n->u.expr_stmt.e->u.call.builtin == ORN_BI_EXIT;
-    case N_BLOCK: return ends(n->u.block.stmts);
+    case N_BLOCK:
+        return ends(n->u.block.stmts);
     case N_IF: {
         const OrnNode *e = n->u.if_.els;
         if (!e || !ends(list_of(n->u.if_.then))) return false;
@@ -926,7 +971,8 @@ static bool stmt_ends(const OrnNode *n)
         const OrnNode *c = n->u.while_.cond;
         return c && c->kind == N_BOOL && c->u.blit.v && !has_break(list_of(n->u.while_.body));
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -997,27 +1043,50 @@ static void stmt(Sema *s, OrnNode *n)
     switch (n->kind) {
     case N_EXPR: {
         OrnNode *e = n->u.expr_stmt.e;
-        if (e && e->kind == N_CALL) orn_sema_call(s, e, false);
-        else if (e) orn_sema_expr(s, e);
+        if (e && e->kind == N_CALL)
+            orn_sema_call(s, e, false);
+        else if (e)
+            orn_sema_expr(s, e);
         break;
     }
-    case N_ASSIGN: assign_stmt(s, n); break;
-    case N_CONST: const_stmt(s, n); break;
-    case N_PARAM: param_stmt(s, n); break;
-    case N_DIST: dist_stmt(s, n); break;
-    case N_IF: if_stmt(s, n); break;
-    case N_FOR: for_stmt(s, n); break;
-    case N_FOREACH: foreach_stmt(s, n); break;
-    case N_WHILE: while_stmt(s, n); break;
-    case N_PARFOR: orn_sema_parfor(s, n); break;
-    case N_BLOCK: block(s, n); break;
+    case N_ASSIGN:
+        assign_stmt(s, n);
+        break;
+    case N_CONST:
+        const_stmt(s, n);
+        break;
+    case N_PARAM:
+        param_stmt(s, n);
+        break;
+    case N_DIST:
+        dist_stmt(s, n);
+        break;
+    case N_IF:
+        if_stmt(s, n);
+        break;
+    case N_FOR:
+        for_stmt(s, n);
+        break;
+    case N_FOREACH:
+        foreach_stmt(s, n);
+        break;
+    case N_WHILE:
+        while_stmt(s, n);
+        break;
+    case N_PARFOR:
+        orn_sema_parfor(s, n);
+        break;
+    case N_BLOCK:
+        block(s, n);
+        break;
     case N_BREAK:
     case N_CONTINUE: {
         const char *kw = n->kind == N_BREAK ? "break" : "continue";
         if (s->seqloops > 0) break;
         if (s->loop && n->kind == N_CONTINUE) break; /* skips to the next iteration */
         if (s->loop) {
-            ORN_ERR(s, orn_sema_prefix(s, n->span, kw), "'break' cannot be used inside "
+            ORN_ERR(s, orn_sema_prefix(s, n->span, kw),
+                    "'break' cannot be used inside "
                     "parallel_for");
             ORN_NOTE(s, "use 'continue' to skip to the next iteration");
         } else {
@@ -1025,8 +1094,12 @@ static void stmt(Sema *s, OrnNode *n)
         }
         break;
     }
-    case N_RETURN: return_stmt(s, n); break;
-    case N_FN: fn_stmt(s, n); break;
+    case N_RETURN:
+        return_stmt(s, n);
+        break;
+    case N_FN:
+        fn_stmt(s, n);
+        break;
     default:
         /* an expression node used as a statement */
         orn_sema_expr(s, n);
@@ -1047,8 +1120,8 @@ static const OrnType *annotation(Sema *s, OrnNode *t, bool report)
     if (!t || t->kind != N_TYPE || !t->u.type.id) return orn_sema_terr(s);
     OrnTypeKind k = orn_kind_from_name(t->u.type.id->s);
     if (k == T_ERROR && report) {
-        static const char *const names[] = {"i32", "i64", "f32", "f64", "bool", "int", "float",
-                                            "str"};
+        static const char *const names[] = {"i32",  "i64", "f32",   "f64",
+                                            "bool", "int", "float", "str"};
         ORN_ERR(s, t->span, "unknown type '%s'", t->u.type.id->s);
         Suggest g = {t->u.type.id->s, NULL, 3};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) consider(&g, names[i]);
@@ -1076,8 +1149,8 @@ static void hoist(Sema *s, OrnNode *prog)
         for (OrnNode *a = f->u.fn.args; a; a = a->next)
             if (a->kind == N_ARG)
                 info->ptypes[info->nparams++] = annotation(s, a->u.arg.type, false);
-        info->ret = f->u.fn.ret ? annotation(s, f->u.fn.ret, false)
-                                : orn_type_scalar(s->ty, T_VOID);
+        info->ret =
+            f->u.fn.ret ? annotation(s, f->u.fn.ret, false) : orn_type_scalar(s->ty, T_VOID);
         const OrnName *id = f->u.fn.id;
         static const OrnName noname = {"?", 1, 0};
         bool ok = id && !orn_sema_is_typename(id) && orn_sema_builtin_of(id) < 0;

@@ -72,8 +72,7 @@ bool orn_sema_var_convertible(const OrnType *to, const OrnType *from)
 static const char *buffer_target_name(const OrnSym *sym)
 {
     const OrnNode *d = sym->decl;
-    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL)
-        return NULL;
+    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL) return NULL;
     const OrnNode *a = d->u.dist.value->u.call.args;
     if (!a || a->kind != N_NAME || !a->u.name.id) return NULL;
     return a->u.name.id->s;
@@ -107,8 +106,8 @@ static const OrnType *name_value(Sema *s, OrnNode *n)
                 ORN_ERR(s, n->span, "buffer '%s' cannot be read", id->s);
             const char *target = buffer_target_name(sym);
             if (target)
-                ORN_NOTE_AT(s, sym->span, "'%s' collects updates to '%s'; read '%s' instead",
-                            id->s, target, target);
+                ORN_NOTE_AT(s, sym->span, "'%s' collects updates to '%s'; read '%s' instead", id->s,
+                            target, target);
             else
                 orn_sema_note_decl(s, sym);
             return orn_sema_terr(s);
@@ -123,8 +122,8 @@ static const OrnType *name_value(Sema *s, OrnNode *n)
 
 /* ---- operators -------------------------------------------------------------------------- */
 
-const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType *r,
-                              OrnSpan span, OrnSpan lspan, OrnSpan rspan)
+const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType *r, OrnSpan span,
+                              OrnSpan lspan, OrnSpan rspan)
 {
     if (is_err(l) || is_err(r)) return orn_sema_terr(s);
     bool lv = l->kind == T_VIEW, rv = r->kind == T_VIEW;
@@ -142,8 +141,7 @@ const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType
         return scalar(s, k);
     }
     const OrnType *bad = lok ? r : l;
-    ORN_ERR(s, lok ? rspan : lspan, "cannot apply '%s' to %s", orn_op_name(op),
-            ORN_TSTR(s, bad));
+    ORN_ERR(s, lok ? rspan : lspan, "cannot apply '%s' to %s", orn_op_name(op), ORN_TSTR(s, bad));
     if (bad->kind == T_ARRAY)
         ORN_NOTE(s, "arithmetic works on numbers, and element-wise on views such as 'A[:, j]'");
     return orn_sema_terr(s);
@@ -154,7 +152,8 @@ static void need_bool(Sema *s, OrnNode *e, const char *what)
     const OrnType *t = e ? e->type : NULL;
     if (is_err(t) || t->kind == T_BOOL) return;
     ORN_ERR(s, e->span, "'%s' needs bool operands, found %s", what, ORN_TSTR(s, t));
-    if (orn_type_is_numeric(t)) ORN_NOTE(s, "numbers are not truthy: compare explicitly, as in 'x != 0'");
+    if (orn_type_is_numeric(t))
+        ORN_NOTE(s, "numbers are not truthy: compare explicitly, as in 'x != 0'");
 }
 
 static const OrnType *unary(Sema *s, OrnNode *e)
@@ -186,7 +185,12 @@ static const OrnType *binary(Sema *s, OrnNode *e)
         need_bool(s, l, orn_op_name(op));
         if (is_err(lt) || lt->kind == T_BOOL) need_bool(s, r, orn_op_name(op));
         return scalar(s, T_BOOL);
-    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_EQ:
+    case OP_NE:
+    case OP_LT:
+    case OP_LE:
+    case OP_GT:
+    case OP_GE:
         if (is_err(lt) || is_err(rt)) return scalar(s, T_BOOL);
         if (orn_type_is_numeric(lt) && orn_type_is_numeric(rt)) return scalar(s, T_BOOL);
         if (lt->kind == T_BOOL && rt->kind == T_BOOL) {
@@ -198,23 +202,23 @@ static const OrnType *binary(Sema *s, OrnNode *e)
         ORN_ERR(s, e->span, "cannot compare %s with %s", ORN_TSTR(s, lt), ORN_TSTR(s, rt));
         return scalar(s, T_BOOL);
     default:
-        return orn_sema_arith(s, op, lt, rt, e->span, l ? l->span : e->span,
-                              r ? r->span : e->span);
+        return orn_sema_arith(s, op, lt, rt, e->span, l ? l->span : e->span, r ? r->span : e->span);
     }
 }
 
 /* ---- subscripts ----------------------------------------------------------------------- */
 
-const OrnType *orn_sema_subscripts(Sema *s, OrnNode *ix, const OrnType *arr,
-                                   const OrnSym *sym)
+const OrnType *orn_sema_subscripts(Sema *s, OrnNode *ix, const OrnType *arr, const OrnSym *sym)
 {
     int nsubs = 0, nslices = 0;
     OrnNode *slice1 = NULL, *slice2 = NULL;
     for (OrnNode *sub = ix->u.index.subs; sub; sub = sub->next) {
         nsubs++;
         if (sub->kind == N_SLICE) {
-            if (++nslices == 1) slice1 = sub;
-            else if (nslices == 2) slice2 = sub;
+            if (++nslices == 1)
+                slice1 = sub;
+            else if (nslices == 2)
+                slice2 = sub;
             continue;
         }
         const OrnType *t = orn_sema_expr(s, sub);
@@ -319,45 +323,75 @@ static void eval_args(Sema *s, OrnNode *e)
 static OrnNode *find_kw(OrnNode *e, const char *name)
 {
     for (OrnNode *x = e->u.call.args; x; x = x->next)
-        if (x->kind == N_KWARG && x->u.kwarg.id && strcmp(x->u.kwarg.id->s, name) == 0)
-            return x;
+        if (x->kind == N_KWARG && x->u.kwarg.id && strcmp(x->u.kwarg.id->s, name) == 0) return x;
     return NULL;
 }
 
 static const char *usage(int bi)
 {
     switch (bi) {
-    case ORN_BI_POW: return "pow(a, b)";
-    case ORN_BI_MIN: return "min(a, b)";
-    case ORN_BI_MAX: return "max(a, b)";
-    case ORN_BI_DIV: return "div(a, b)";
-    case ORN_BI_MOD: return "mod(a, b)";
-    case ORN_BI_RANDINT: return "randint(n)";
-    case ORN_BI_LEN: return "len(v)";
-    case ORN_BI_WALL_TIME: return "wall_time()";
-    case ORN_BI_PRINT: return "print(args...)";
-    case ORN_BI_PRINTF: return "printf(\"format\", args...)";
-    case ORN_BI_EPRINT: return "eprint(args...)";
-    case ORN_BI_EXIT: return "exit(code)";
-    case ORN_BI_SEED: return "set_seed(n)";
-    case ORN_BI_ZEROS: return "zeros(type, d0, ...)";
-    case ORN_BI_FILL: return "fill(type, value, d0, ...)";
-    case ORN_BI_RAND: return "rand() or rand(type, d0, ..., seed = s)";
-    case ORN_BI_RANDN: return "randn() or randn(type, d0, ..., seed = s)";
-    case ORN_BI_LOAD_TRIPLETS: return "load_triplets(path)";
-    case ORN_BI_LOAD_LIBSVM: return "load_libsvm(path)";
-    case ORN_BI_LOAD_DOCWORD: return "load_docword(path)";
-    case ORN_BI_LOAD: return "load(path)";
-    case ORN_BI_SAVE: return "save(A, path)";
-    case ORN_BI_BUFFER: return "buffer(A, apply = f, flush_every = n)";
-    case ORN_BI_ROWS: return "rows(A)";
-    case ORN_BI_COLS: return "cols(A)";
-    case ORN_BI_DIM: return "dim(A, d)";
-    case ORN_BI_NNZ: return "nnz(A)";
-    case ORN_BI_SUM: return "sum(A)";
-    case ORN_BI_DOT: return "dot(a, b)";
-    case ORN_BI_NORM: return "norm(A)";
-    default: return NULL; /* one-number math and conversions: name(x) */
+    case ORN_BI_POW:
+        return "pow(a, b)";
+    case ORN_BI_MIN:
+        return "min(a, b)";
+    case ORN_BI_MAX:
+        return "max(a, b)";
+    case ORN_BI_DIV:
+        return "div(a, b)";
+    case ORN_BI_MOD:
+        return "mod(a, b)";
+    case ORN_BI_RANDINT:
+        return "randint(n)";
+    case ORN_BI_LEN:
+        return "len(v)";
+    case ORN_BI_WALL_TIME:
+        return "wall_time()";
+    case ORN_BI_PRINT:
+        return "print(args...)";
+    case ORN_BI_PRINTF:
+        return "printf(\"format\", args...)";
+    case ORN_BI_EPRINT:
+        return "eprint(args...)";
+    case ORN_BI_EXIT:
+        return "exit(code)";
+    case ORN_BI_SEED:
+        return "set_seed(n)";
+    case ORN_BI_ZEROS:
+        return "zeros(type, d0, ...)";
+    case ORN_BI_FILL:
+        return "fill(type, value, d0, ...)";
+    case ORN_BI_RAND:
+        return "rand() or rand(type, d0, ..., seed = s)";
+    case ORN_BI_RANDN:
+        return "randn() or randn(type, d0, ..., seed = s)";
+    case ORN_BI_LOAD_TRIPLETS:
+        return "load_triplets(path)";
+    case ORN_BI_LOAD_LIBSVM:
+        return "load_libsvm(path)";
+    case ORN_BI_LOAD_DOCWORD:
+        return "load_docword(path)";
+    case ORN_BI_LOAD:
+        return "load(path)";
+    case ORN_BI_SAVE:
+        return "save(A, path)";
+    case ORN_BI_BUFFER:
+        return "buffer(A, apply = f, flush_every = n)";
+    case ORN_BI_ROWS:
+        return "rows(A)";
+    case ORN_BI_COLS:
+        return "cols(A)";
+    case ORN_BI_DIM:
+        return "dim(A, d)";
+    case ORN_BI_NNZ:
+        return "nnz(A)";
+    case ORN_BI_SUM:
+        return "sum(A)";
+    case ORN_BI_DOT:
+        return "dot(a, b)";
+    case ORN_BI_NORM:
+        return "norm(A)";
+    default:
+        return NULL; /* one-number math and conversions: name(x) */
     }
 }
 
@@ -377,8 +411,10 @@ static bool check_arity(Sema *s, OrnNode *e, int bi, const char *name, int npos)
     ORN_ERR(s, e->span, "'%s' takes %s but %d %s given", name, want, npos,
             npos == 1 ? "was" : "were");
     const char *u = usage(bi);
-    if (u) ORN_NOTE(s, "usage: %s", u);
-    else ORN_NOTE(s, "usage: %s(x)", name);
+    if (u)
+        ORN_NOTE(s, "usage: %s", u);
+    else
+        ORN_NOTE(s, "usage: %s(x)", name);
     return false;
 }
 
@@ -488,8 +524,10 @@ static const OrnType *array_ctor(Sema *s, OrnNode *e, int bi, const char *name, 
     } else {
         const OrnType *t = orn_sema_expr(s, t0);
         if (!is_err(t)) {
-            ORN_ERR(s, t0->span, "the first argument of '%s' must be an element type "
-                                 "(i32, i64, f32 or f64)", name);
+            ORN_ERR(s, t0->span,
+                    "the first argument of '%s' must be an element type "
+                    "(i32, i64, f32 or f64)",
+                    name);
             if (draw) ORN_NOTE(s, "use 'randint(n)' for a random integer below n");
         }
         ok = false;
@@ -582,8 +620,8 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
             if (sym->kind == SYM_DIST && sym->type->kind == T_ARRAY) {
                 target = sym->type;
             } else if (!is_err(sym->type)) {
-                ORN_ERR(s, arg->span, "'buffer' needs a dist array, but '%s' is %s",
-                        sym->name->s, orn_sema_describe(s, sym));
+                ORN_ERR(s, arg->span, "'buffer' needs a dist array, but '%s' is %s", sym->name->s,
+                        orn_sema_describe(s, sym));
                 orn_sema_note_decl(s, sym);
             }
         }
@@ -601,8 +639,7 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
         } else if (!info) {
             if (v->kind != N_NAME) orn_sema_expr(s, v);
             const char *k = target ? orn_kind_name(target->elem) : "T";
-            ORN_ERR(s, v->span, "'apply' must name a fn 'fn f(old: %s, delta: %s) -> %s'", k, k,
-                    k);
+            ORN_ERR(s, v->span, "'apply' must name a fn 'fn f(old: %s, delta: %s) -> %s'", k, k, k);
             if (f) orn_sema_note_decl(s, f);
         } else {
             v->u.name.sym = f;
@@ -615,8 +652,9 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
                 bool any_err = is_err(info->ret);
                 for (int i = 0; i < info->nparams; i++) any_err |= is_err(info->ptypes[i]);
                 if (!sig && !any_err) {
-                    ORN_ERR(s, v->span, "apply function '%s' must have the signature "
-                                        "'fn %s(old: %s, delta: %s) -> %s'",
+                    ORN_ERR(s, v->span,
+                            "apply function '%s' must have the signature "
+                            "'fn %s(old: %s, delta: %s) -> %s'",
                             f->name->s, f->name->s, orn_kind_name(k), orn_kind_name(k),
                             orn_kind_name(k));
                     ORN_NOTE_AT(s, f->span, "'%s' is declared here", f->name->s);
@@ -627,8 +665,8 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
     kw = find_kw(e, "flush_every");
     if (kw && kw->u.kwarg.value) {
         int64_t v;
-        if (expect_int(s, kw->u.kwarg.value, "'flush_every'") &&
-            const_int(kw->u.kwarg.value, &v) && v <= 0)
+        if (expect_int(s, kw->u.kwarg.value, "'flush_every'") && const_int(kw->u.kwarg.value, &v) &&
+            v <= 0)
             ORN_ERR(s, kw->u.kwarg.value->span, "'flush_every' must be positive, found %lld",
                     (long long)v);
     }
@@ -669,18 +707,24 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
         if (t[i]->kind == T_ARRAY && t[i]->dist) whole_dist = true;
     }
     if (!bad && n == 2) {
-        bool same = t[0]->kind == T_ARRAY && t[1]->kind == T_ARRAY &&
-                    t[0]->ndims == t[1]->ndims;
-        if (!same && !(is_vec(t[0]) && is_vec(t[1]))) {
-            ORN_ERR(s, e->span, "'dot' needs two views, or two arrays of the same shape; "
-                                "found %s and %s", ORN_TSTR(s, t[0]), ORN_TSTR(s, t[1]));
+        bool same = t[0]->kind == T_ARRAY && t[1]->kind == T_ARRAY && t[0]->ndims == t[1]->ndims;
+        /* a view pairs with a view or a local 1-D array, never a whole dist array */
+        bool vec = is_vec(t[0]) && is_vec(t[1]) && !(t[0]->kind == T_ARRAY && t[0]->dist) &&
+                   !(t[1]->kind == T_ARRAY && t[1]->dist);
+        if (!same && !vec) {
+            ORN_ERR(s, e->span,
+                    "'dot' needs two views, or two arrays of the same shape; "
+                    "found %s and %s",
+                    ORN_TSTR(s, t[0]), ORN_TSTR(s, t[1]));
             bad = true;
         }
     }
     if (!bad && whole_dist) {
         if (s->loop && !s->quiet_collective) {
-            ORN_ERR(s, e->span, "'%s' of a whole dist array is collective and cannot be used "
-                                "inside parallel_for", name);
+            ORN_ERR(s, e->span,
+                    "'%s' of a whole dist array is collective and cannot be used "
+                    "inside parallel_for",
+                    name);
             ORN_NOTE(s, "compute it before the loop, or use a view such as 'A[:, j]'");
         } else if (s->fn) {
             orn_sema_record_bad(s, e, name, true);
@@ -743,8 +787,10 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
         OrnSpan cs = str_span(s, fmt, st, end);
         int clen = (int)(end - st);
         if (star) {
-            ORN_ERR(s, cs, "'*' in printf conversion '%.*s' is not supported; write the width "
-                           "as a number", clen, f + st);
+            ORN_ERR(s, cs,
+                    "'*' in printf conversion '%.*s' is not supported; write the width "
+                    "as a number",
+                    clen, f + st);
             return;
         }
         if (i >= n) {
@@ -761,8 +807,10 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
         } else if (c == 's') {
             want = C_STR;
         } else if (c && strchr("hlLjzt", c)) {
-            ORN_ERR(s, cs, "length modifier '%c' in printf conversion '%.*s' is not needed; "
-                           "arguments are converted", c, clen, f + st);
+            ORN_ERR(s, cs,
+                    "length modifier '%c' in printf conversion '%.*s' is not needed; "
+                    "arguments are converted",
+                    c, clen, f + st);
             return;
         } else {
             if (c > ' ' && c < 127)
@@ -779,8 +827,8 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
                   (want == C_FLOAT && orn_type_is_float(t)) || (want == C_STR && t->kind == T_STR);
         if (!ok) {
             static const char *const what[] = {"an integer", "a float", "a str"};
-            ORN_ERR(s, arg->span, "printf conversion '%.*s' needs %s, but the argument is %s",
-                    clen, f + st, what[want], ORN_TSTR(s, t));
+            ORN_ERR(s, arg->span, "printf conversion '%.*s' needs %s, but the argument is %s", clen,
+                    f + st, what[want], ORN_TSTR(s, t));
             ORN_NOTE_AT(s, cs, "the conversion is here");
             if (want == C_FLOAT && orn_type_is_integer(t))
                 ORN_NOTE(s, "use '%%d' for integers, or convert with 'f64(...)'");
@@ -814,8 +862,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     bool init_only = bi == ORN_BI_LOAD_TRIPLETS || bi == ORN_BI_LOAD_LIBSVM ||
                      bi == ORN_BI_LOAD_DOCWORD || bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER;
     if (init_only && e != s->dist_init) {
-        ORN_ERR(s, e->span, "'%s' can only initialize a dist array, as in 'dist A = %s(...)'",
-                name, name);
+        ORN_ERR(s, e->span, "'%s' can only initialize a dist array, as in 'dist A = %s(...)'", name,
+                name);
         eval_args(s, e);
         return orn_sema_terr(s);
     }
@@ -827,8 +875,15 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         check_kwargs(s, e, name, NULL);
 
     switch (bi) {
-    case ORN_BI_SQRT: case ORN_BI_EXP: case ORN_BI_LOG: case ORN_BI_SIN: case ORN_BI_COS:
-    case ORN_BI_TANH: case ORN_BI_FLOOR: case ORN_BI_CEIL: case ORN_BI_SIGMOID: {
+    case ORN_BI_SQRT:
+    case ORN_BI_EXP:
+    case ORN_BI_LOG:
+    case ORN_BI_SIN:
+    case ORN_BI_COS:
+    case ORN_BI_TANH:
+    case ORN_BI_FLOOR:
+    case ORN_BI_CEIL:
+    case ORN_BI_SIGMOID: {
         if (!expect_num(s, a.pos[0], name)) return orn_sema_terr(s);
         OrnTypeKind k = a.pos[0]->type->kind;
         return scalar(s, k == T_F32 ? T_F32 : T_F64);
@@ -836,7 +891,9 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     case ORN_BI_ABS:
         if (!expect_num(s, a.pos[0], name)) return orn_sema_terr(s);
         return a.pos[0]->type;
-    case ORN_BI_POW: case ORN_BI_MIN: case ORN_BI_MAX: {
+    case ORN_BI_POW:
+    case ORN_BI_MIN:
+    case ORN_BI_MAX: {
         bool ok0 = expect_num(s, a.pos[0], name);
         bool ok1 = expect_num(s, a.pos[1], name);
         if (!ok0 || !ok1) return orn_sema_terr(s);
@@ -844,7 +901,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         if (bi == ORN_BI_POW && (k == T_I32 || k == T_I64)) k = T_F64;
         return scalar(s, k);
     }
-    case ORN_BI_DIV: case ORN_BI_MOD: {
+    case ORN_BI_DIV:
+    case ORN_BI_MOD: {
         bool ok = true;
         for (int i = 0; i < 2; i++) {
             const OrnType *t = orn_sema_expr(s, a.pos[i]);
@@ -863,13 +921,15 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         if (!ok) return orn_sema_terr(s);
         return scalar(s, orn_kind_promote(a.pos[0]->type->kind, a.pos[1]->type->kind));
     }
-    case ORN_BI_I32: case ORN_BI_I64: case ORN_BI_F32: case ORN_BI_F64: {
+    case ORN_BI_I32:
+    case ORN_BI_I64:
+    case ORN_BI_F32:
+    case ORN_BI_F64: {
         const OrnType *t = orn_sema_expr(s, a.pos[0]);
         static const OrnTypeKind to[] = {T_I32, T_I64, T_F32, T_F64};
         OrnTypeKind k = to[bi - ORN_BI_I32];
         if (!is_err(t) && !orn_type_is_numeric(t) && t->kind != T_BOOL) {
-            ORN_ERR(s, a.pos[0]->span, "cannot convert %s to %s", ORN_TSTR(s, t),
-                    orn_kind_name(k));
+            ORN_ERR(s, a.pos[0]->span, "cannot convert %s to %s", ORN_TSTR(s, t), orn_kind_name(k));
             return orn_sema_terr(s);
         }
         return scalar(s, k);
@@ -886,7 +946,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     }
     case ORN_BI_WALL_TIME:
         return scalar(s, T_F64);
-    case ORN_BI_PRINT: case ORN_BI_EPRINT:
+    case ORN_BI_PRINT:
+    case ORN_BI_EPRINT:
         for (OrnNode *x = e->u.call.args; x; x = x->next) {
             if (x->kind == N_KWARG) continue;
             const OrnType *t = orn_sema_expr(s, x);
@@ -904,7 +965,10 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     case ORN_BI_SEED:
         expect_int(s, a.pos[0], "the seed");
         return scalar(s, T_VOID);
-    case ORN_BI_ZEROS: case ORN_BI_FILL: case ORN_BI_RAND: case ORN_BI_RANDN:
+    case ORN_BI_ZEROS:
+    case ORN_BI_FILL:
+    case ORN_BI_RAND:
+    case ORN_BI_RANDN:
         return array_ctor(s, e, bi, name, &a);
     case ORN_BI_LOAD_TRIPLETS:
         expect_str(s, a.pos[0], "the path");
@@ -924,7 +988,9 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         expect_array(s, a.pos[0], name);
         expect_str(s, a.pos[1], "the path");
         return scalar(s, T_VOID);
-    case ORN_BI_ROWS: case ORN_BI_COLS: case ORN_BI_NNZ: {
+    case ORN_BI_ROWS:
+    case ORN_BI_COLS:
+    case ORN_BI_NNZ: {
         const OrnType *t = expect_array(s, a.pos[0], name);
         if (bi == ORN_BI_COLS && !is_err(t) && t->ndims < 2)
             ORN_ERR(s, a.pos[0]->span, "'cols' needs an array of at least 2 dimensions, found %s",
@@ -934,13 +1000,15 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     case ORN_BI_DIM: {
         const OrnType *t = expect_array(s, a.pos[0], name);
         int64_t d;
-        if (expect_int(s, a.pos[1], "the dimension") && !is_err(t) &&
-            const_int(a.pos[1], &d) && (d < 0 || d >= t->ndims))
+        if (expect_int(s, a.pos[1], "the dimension") && !is_err(t) && const_int(a.pos[1], &d) &&
+            (d < 0 || d >= t->ndims))
             ORN_ERR(s, a.pos[1]->span, "dimension %lld is out of range for %s (0 to %d)",
                     (long long)d, ORN_TSTR(s, t), t->ndims - 1);
         return scalar(s, T_I64);
     }
-    case ORN_BI_SUM: case ORN_BI_DOT: case ORN_BI_NORM:
+    case ORN_BI_SUM:
+    case ORN_BI_DOT:
+    case ORN_BI_NORM:
         return reduction(s, e, bi, name, &a);
     default:
         eval_args(s, e);
@@ -962,8 +1030,7 @@ static const OrnType *user_call(Sema *s, OrnNode *e, OrnSym *sym)
     OrnNode *par = info->fn->u.fn.args;
     for (OrnNode *x = e->u.call.args; x; x = x->next) {
         if (x->kind == N_KWARG) {
-            if (!kw_reported)
-                ORN_ERR(s, x->span, "'%s' takes no keyword arguments", name);
+            if (!kw_reported) ORN_ERR(s, x->span, "'%s' takes no keyword arguments", name);
             kw_reported = true;
             if (x->u.kwarg.value) orn_sema_expr(s, x->u.kwarg.value);
             continue;
@@ -973,8 +1040,8 @@ static const OrnType *user_call(Sema *s, OrnNode *e, OrnSym *sym)
             ORN_ERR(s, x->span, "argument %d of '%s' must be %s, found %s", npos + 1, name,
                     ORN_TSTR(s, info->ptypes[npos]), ORN_TSTR(s, t));
             if (par && par->kind == N_ARG && par->u.arg.id)
-                ORN_NOTE_AT(s, par->span, "parameter '%s' is declared here as %s",
-                            par->u.arg.id->s, ORN_TSTR(s, info->ptypes[npos]));
+                ORN_NOTE_AT(s, par->span, "parameter '%s' is declared here as %s", par->u.arg.id->s,
+                            ORN_TSTR(s, info->ptypes[npos]));
         }
         npos++;
         if (par) par = par->next;
@@ -1008,6 +1075,12 @@ const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value)
         int bi = orn_sema_builtin_of(id);
         if (bi >= 0) {
             t = builtin_call(s, e, bi);
+        } else if (orn_sema_is_typename(id)) {
+            /* bool(x), str(x): the other type names convert */
+            ORN_ERR(s, e->u.call.id_span, "there is no conversion to %s", id->s);
+            if (strcmp(id->s, "bool") == 0) ORN_NOTE(s, "compare instead, as in 'x != 0'");
+            eval_args(s, e);
+            t = orn_sema_terr(s);
         } else {
             orn_sema_unknown(s, id, e->u.call.id_span, true);
             eval_args(s, e);
@@ -1027,15 +1100,33 @@ const OrnType *orn_sema_expr(Sema *s, OrnNode *e)
     if (!e) return orn_sema_terr(s);
     const OrnType *t;
     switch (e->kind) {
-    case N_INT: t = scalar(s, T_I64); break;
-    case N_FLOAT: t = scalar(s, T_F64); break;
-    case N_STR: t = scalar(s, T_STR); break;
-    case N_BOOL: t = scalar(s, T_BOOL); break;
-    case N_NAME: t = name_value(s, e); break;
-    case N_UNARY: t = unary(s, e); break;
-    case N_BINARY: t = binary(s, e); break;
-    case N_CALL: t = orn_sema_call(s, e, true); break;
-    case N_INDEX: t = index_read(s, e); break;
+    case N_INT:
+        t = scalar(s, T_I64);
+        break;
+    case N_FLOAT:
+        t = scalar(s, T_F64);
+        break;
+    case N_STR:
+        t = scalar(s, T_STR);
+        break;
+    case N_BOOL:
+        t = scalar(s, T_BOOL);
+        break;
+    case N_NAME:
+        t = name_value(s, e);
+        break;
+    case N_UNARY:
+        t = unary(s, e);
+        break;
+    case N_BINARY:
+        t = binary(s, e);
+        break;
+    case N_CALL:
+        t = orn_sema_call(s, e, true);
+        break;
+    case N_INDEX:
+        t = index_read(s, e);
+        break;
     case N_SLICE:
         ORN_ERR(s, e->span, "':' can only be used as a subscript, as in 'A[:, j]'");
         t = orn_sema_terr(s);
@@ -1056,18 +1147,22 @@ const OrnType *orn_sema_expr(Sema *s, OrnNode *e)
 
 /* ---- constant folding ------------------------------------------------------------------- */
 
-#define FOLD_FAIL(s, span, ...)                          \
-    do {                                                 \
-        if (s) ORN_ERR((s), (span), __VA_ARGS__);        \
-        return false;                                    \
+#define FOLD_FAIL(s, span, ...)                                                                    \
+    do {                                                                                           \
+        if (s) ORN_ERR((s), (span), __VA_ARGS__);                                                  \
+        return false;                                                                              \
     } while (0)
 
 static double cv_float(const OrnConstVal *v)
 {
     switch (v->kind) {
-    case T_I32: case T_I64: return (double)v->i;
-    case T_BOOL: return v->b;
-    default: return v->f;
+    case T_I32:
+    case T_I64:
+        return (double)v->i;
+    case T_BOOL:
+        return v->b;
+    default:
+        return v->f;
     }
 }
 
@@ -1117,9 +1212,15 @@ static bool fold_arith(Sema *s, const OrnNode *e, OrnOp op, OrnConstVal *l, OrnC
     if (k == T_F32 || k == T_F64) {
         double x = l->f, y = r->f, z;
         switch (op) {
-        case OP_ADD: z = x + y; break;
-        case OP_SUB: z = x - y; break;
-        case OP_MUL: z = x * y; break;
+        case OP_ADD:
+            z = x + y;
+            break;
+        case OP_SUB:
+            z = x - y;
+            break;
+        case OP_MUL:
+            z = x * y;
+            break;
         default:
             if (y == 0) FOLD_FAIL(s, e->span, "division by zero in constant expression");
             z = x / y;
@@ -1132,16 +1233,22 @@ static bool fold_arith(Sema *s, const OrnNode *e, OrnOp op, OrnConstVal *l, OrnC
     int64_t z = 0;
     bool ovf;
     switch (op) {
-    case OP_ADD: ovf = __builtin_add_overflow(l->i, r->i, &z); break;
-    case OP_SUB: ovf = __builtin_sub_overflow(l->i, r->i, &z); break;
-    case OP_MUL: ovf = __builtin_mul_overflow(l->i, r->i, &z); break;
-    default: return false; /* integer '/' is a type error, reported already */
+    case OP_ADD:
+        ovf = __builtin_add_overflow(l->i, r->i, &z);
+        break;
+    case OP_SUB:
+        ovf = __builtin_sub_overflow(l->i, r->i, &z);
+        break;
+    case OP_MUL:
+        ovf = __builtin_mul_overflow(l->i, r->i, &z);
+        break;
+    default:
+        return false; /* integer '/' is a type error, reported already */
     }
     return int_result(s, e->span, k, z, ovf, v);
 }
 
-static bool fold_compare(const OrnNode *e, OrnOp op, OrnConstVal *l, OrnConstVal *r,
-                         OrnConstVal *v)
+static bool fold_compare(const OrnNode *e, OrnOp op, OrnConstVal *l, OrnConstVal *r, OrnConstVal *v)
 {
     int c;
     if (l->kind == T_BOOL && r->kind == T_BOOL) {
@@ -1149,18 +1256,33 @@ static bool fold_compare(const OrnNode *e, OrnOp op, OrnConstVal *l, OrnConstVal
     } else {
         OrnTypeKind k = orn_kind_promote(l->kind, r->kind);
         if (k == T_ERROR || !cv_convert(l, k) || !cv_convert(r, k)) return false;
-        if (k == T_I32 || k == T_I64) c = (l->i > r->i) - (l->i < r->i);
-        else if (l->f != l->f || r->f != r->f) c = 2; /* NaN: unordered */
-        else c = (l->f > r->f) - (l->f < r->f);
+        if (k == T_I32 || k == T_I64)
+            c = (l->i > r->i) - (l->i < r->i);
+        else if (l->f != l->f || r->f != r->f)
+            c = 2; /* NaN: unordered */
+        else
+            c = (l->f > r->f) - (l->f < r->f);
     }
     bool b;
     switch (op) {
-    case OP_EQ: b = c == 0; break;
-    case OP_NE: b = c != 0; break;
-    case OP_LT: b = c == -1; break;
-    case OP_LE: b = c == -1 || c == 0; break;
-    case OP_GT: b = c == 1; break;
-    default: b = c == 1 || c == 0; break;
+    case OP_EQ:
+        b = c == 0;
+        break;
+    case OP_NE:
+        b = c != 0;
+        break;
+    case OP_LT:
+        b = c == -1;
+        break;
+    case OP_LE:
+        b = c == -1 || c == 0;
+        break;
+    case OP_GT:
+        b = c == 1;
+        break;
+    default:
+        b = c == 1 || c == 0;
+        break;
     }
     (void)e;
     memset(v, 0, sizeof *v);
@@ -1182,7 +1304,10 @@ static bool fold_call(Sema *s, const OrnNode *e, OrnConstVal *v)
     OrnTypeKind k = e->type->kind;
     memset(v, 0, sizeof *v);
     switch (bi) {
-    case ORN_BI_I32: case ORN_BI_I64: case ORN_BI_F32: case ORN_BI_F64:
+    case ORN_BI_I32:
+    case ORN_BI_I64:
+    case ORN_BI_F32:
+    case ORN_BI_F64:
         *v = a[0];
         if (!cv_convert(v, k))
             FOLD_FAIL(s, e->span, "value out of range for %s in constant expression",
@@ -1194,15 +1319,19 @@ static bool fold_call(Sema *s, const OrnNode *e, OrnConstVal *v)
             return int_result(s, e->span, k, v->i < 0 ? -v->i : v->i, v->i == INT64_MIN, v);
         v->f = fabs(v->f);
         return true;
-    case ORN_BI_MIN: case ORN_BI_MAX: {
+    case ORN_BI_MIN:
+    case ORN_BI_MAX: {
         if (!cv_convert(&a[0], k) || !cv_convert(&a[1], k)) return false;
         bool first;
-        if (k == T_I32 || k == T_I64) first = bi == ORN_BI_MIN ? a[0].i <= a[1].i : a[0].i >= a[1].i;
-        else first = bi == ORN_BI_MIN ? a[0].f <= a[1].f : a[0].f >= a[1].f;
+        if (k == T_I32 || k == T_I64)
+            first = bi == ORN_BI_MIN ? a[0].i <= a[1].i : a[0].i >= a[1].i;
+        else
+            first = bi == ORN_BI_MIN ? a[0].f <= a[1].f : a[0].f >= a[1].f;
         *v = first ? a[0] : a[1];
         return true;
     }
-    case ORN_BI_DIV: case ORN_BI_MOD: {
+    case ORN_BI_DIV:
+    case ORN_BI_MOD: {
         if (!cv_convert(&a[0], k) || !cv_convert(&a[1], k)) return false;
         int64_t x = a[0].i, y = a[1].i;
         if (y == 0) FOLD_FAIL(s, e->span, "division by zero in constant expression");
@@ -1214,32 +1343,73 @@ static bool fold_call(Sema *s, const OrnNode *e, OrnConstVal *v)
     default: {
         double x = cv_float(&a[0]), r;
         switch (bi) {
-        case ORN_BI_SQRT: r = sqrt(x); break;
-        case ORN_BI_EXP: r = exp(x); break;
-        case ORN_BI_LOG: r = log(x); break;
-        case ORN_BI_SIN: r = sin(x); break;
-        case ORN_BI_COS: r = cos(x); break;
-        case ORN_BI_TANH: r = tanh(x); break;
-        case ORN_BI_FLOOR: r = floor(x); break;
-        case ORN_BI_CEIL: r = ceil(x); break;
-        case ORN_BI_SIGMOID: r = 1.0 / (1.0 + exp(-x)); break;
-        case ORN_BI_POW: r = pow(x, cv_float(&a[1])); break;
-        default: FOLD_FAIL(s, e->span, "'%s' cannot be used in a constant expression", name);
+        case ORN_BI_SQRT:
+            r = sqrt(x);
+            break;
+        case ORN_BI_EXP:
+            r = exp(x);
+            break;
+        case ORN_BI_LOG:
+            r = log(x);
+            break;
+        case ORN_BI_SIN:
+            r = sin(x);
+            break;
+        case ORN_BI_COS:
+            r = cos(x);
+            break;
+        case ORN_BI_TANH:
+            r = tanh(x);
+            break;
+        case ORN_BI_FLOOR:
+            r = floor(x);
+            break;
+        case ORN_BI_CEIL:
+            r = ceil(x);
+            break;
+        case ORN_BI_SIGMOID:
+            r = 1.0 / (1.0 + exp(-x));
+            break;
+        case ORN_BI_POW:
+            r = pow(x, cv_float(&a[1]));
+            break;
+        default:
+            FOLD_FAIL(s, e->span, "'%s' cannot be used in a constant expression", name);
         }
         if (k == T_F32) {
             /* the f32 overloads compute in float, as the generated C does */
             float fx = (float)x, fr;
             switch (bi) {
-            case ORN_BI_SQRT: fr = sqrtf(fx); break;
-            case ORN_BI_EXP: fr = expf(fx); break;
-            case ORN_BI_LOG: fr = logf(fx); break;
-            case ORN_BI_SIN: fr = sinf(fx); break;
-            case ORN_BI_COS: fr = cosf(fx); break;
-            case ORN_BI_TANH: fr = tanhf(fx); break;
-            case ORN_BI_FLOOR: fr = floorf(fx); break;
-            case ORN_BI_CEIL: fr = ceilf(fx); break;
-            case ORN_BI_POW: fr = powf(fx, (float)cv_float(&a[1])); break;
-            default: fr = 1.0f / (1.0f + expf(-fx)); break;
+            case ORN_BI_SQRT:
+                fr = sqrtf(fx);
+                break;
+            case ORN_BI_EXP:
+                fr = expf(fx);
+                break;
+            case ORN_BI_LOG:
+                fr = logf(fx);
+                break;
+            case ORN_BI_SIN:
+                fr = sinf(fx);
+                break;
+            case ORN_BI_COS:
+                fr = cosf(fx);
+                break;
+            case ORN_BI_TANH:
+                fr = tanhf(fx);
+                break;
+            case ORN_BI_FLOOR:
+                fr = floorf(fx);
+                break;
+            case ORN_BI_CEIL:
+                fr = ceilf(fx);
+                break;
+            case ORN_BI_POW:
+                fr = powf(fx, (float)cv_float(&a[1]));
+                break;
+            default:
+                fr = 1.0f / (1.0f + expf(-fx));
+                break;
             }
             r = fr;
         }
@@ -1255,9 +1425,18 @@ bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v)
     memset(v, 0, sizeof *v);
     if (!e || !e->type || e->type->kind == T_ERROR) return false;
     switch (e->kind) {
-    case N_INT: v->kind = T_I64; v->i = e->u.ilit.v; return true;
-    case N_FLOAT: v->kind = T_F64; v->f = e->u.flit.v; return true;
-    case N_BOOL: v->kind = T_BOOL; v->b = e->u.blit.v; return true;
+    case N_INT:
+        v->kind = T_I64;
+        v->i = e->u.ilit.v;
+        return true;
+    case N_FLOAT:
+        v->kind = T_F64;
+        v->f = e->u.flit.v;
+        return true;
+    case N_BOOL:
+        v->kind = T_BOOL;
+        v->b = e->u.blit.v;
+        return true;
     case N_STR:
         v->kind = T_STR;
         v->s = e->u.slit.s;
@@ -1283,8 +1462,8 @@ bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v)
             return v->kind == T_BOOL;
         }
         if (v->kind == T_I32 || v->kind == T_I64)
-            return int_result(s, e->span, v->kind, v->i == INT64_MIN ? 0 : -v->i,
-                              v->i == INT64_MIN, v);
+            return int_result(s, e->span, v->kind, v->i == INT64_MIN ? 0 : -v->i, v->i == INT64_MIN,
+                              v);
         v->f = -v->f;
         return v->kind == T_F32 || v->kind == T_F64;
     }
@@ -1301,7 +1480,12 @@ bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v)
         }
         if (!orn_sema_fold(s, e->u.binary.r, &r)) return false;
         switch (op) {
-        case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        case OP_EQ:
+        case OP_NE:
+        case OP_LT:
+        case OP_LE:
+        case OP_GT:
+        case OP_GE:
             return fold_compare(e, op, &l, &r, v);
         default:
             return fold_arith(s, e, op, &l, &r, v);

@@ -15,19 +15,19 @@
 #include "unit.h"
 
 /* Append x to the heap vector (v, n, cap), growing it geometrically. */
-#define ORN_VPUSH(v, n, cap, x)                                                   \
-    do {                                                                          \
-        if ((n) == (cap)) {                                                       \
-            (cap) = (cap) ? 2 * (cap) : 8;                                        \
-            (v) = orn_xrealloc((v), (size_t)(cap) * sizeof *(v));                 \
-        }                                                                         \
-        (v)[(n)++] = (x);                                                         \
+#define ORN_VPUSH(v, n, cap, x)                                                                    \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            (cap) = (cap) ? 2 * (cap) : 8;                                                         \
+            (v) = orn_xrealloc((v), (size_t)(cap) * sizeof *(v));                                  \
+        }                                                                                          \
+        (v)[(n)++] = (x);                                                                          \
     } while (0)
 
-#define ORN_ERR(s, span, ...) orn_diag((s)->d, ORN_ERROR, (span), __VA_ARGS__)
+#define ORN_ERR(s, span, ...)     orn_diag((s)->d, ORN_ERROR, (span), __VA_ARGS__)
 #define ORN_NOTE_AT(s, span, ...) orn_diag((s)->d, ORN_NOTE, (span), __VA_ARGS__)
-#define ORN_NOTE(s, ...) orn_note_plain((s)->d, __VA_ARGS__)
-#define ORN_TSTR(s, t) orn_type_str((s)->ty, (t))
+#define ORN_NOTE(s, ...)          orn_note_plain((s)->d, __VA_ARGS__)
+#define ORN_TSTR(s, t)            orn_type_str((s)->ty, (t))
 
 /* Open-addressing map from interned name to an int (binding index, or a flag). */
 typedef struct OrnSemaMap {
@@ -39,8 +39,8 @@ typedef struct OrnSemaMap {
 typedef struct OrnSemaBinding {
     const OrnName *name;
     OrnSym *sym;
-    int prev;   /* the binding of the same name it hides, or -1 */
-    int scope;  /* index of the scope that holds it */
+    int prev;  /* the binding of the same name it hides, or -1 */
+    int scope; /* index of the scope that holds it */
 } OrnSemaBinding;
 
 /* A top-level fn or extern: its signature (resolved before any body is checked, so calls
@@ -50,20 +50,20 @@ typedef struct OrnSemaFn {
     OrnSym *sym;
     const OrnType **ptypes; /* nparams, arena */
     int nparams;
-    const OrnType *ret;     /* T_VOID without "-> T" */
-    OrnSym *clash;          /* an earlier fn of the same name (reported at the definition) */
+    const OrnType *ret; /* T_VOID without "-> T" */
+    OrnSym *clash;      /* an earlier fn of the same name (reported at the definition) */
     /* direct facts about the body */
-    OrnNode **callees;      /* user fns (N_FN, not externs) called directly, deduplicated */
+    OrnNode **callees; /* user fns (N_FN, not externs) called directly, deduplicated */
     int ncallees, capcallees;
-    OrnSym **bufs;          /* buffers updated directly */
+    OrnSym **bufs; /* buffers updated directly */
     int nbufs, capbufs;
-    OrnSym **reads;         /* top-level non-dist symbols read directly */
+    OrnSym **reads; /* top-level non-dist symbols read directly */
     int nreads, capreads;
-    OrnNode *bad;           /* first call that may not run inside parallel_for, or NULL */
-    const char *bad_name;   /* its built-in name */
-    bool bad_collective;    /* collective (else: ends the program) */
+    OrnNode *bad;         /* first call that may not run inside parallel_for, or NULL */
+    const char *bad_name; /* its built-in name */
+    bool bad_collective;  /* collective (else: ends the program) */
     /* computed after every body is checked */
-    OrnNode *reach_bad;     /* first such call reachable through calls, or NULL */
+    OrnNode *reach_bad; /* first such call reachable through calls, or NULL */
     const char *reach_bad_name;
     bool reach_bad_collective;
 } OrnSemaFn;
@@ -73,19 +73,19 @@ enum { ACC_NONE = -1, ACC_BAD = 100 };
 /* An outer symbol touched inside the current parallel_for body. */
 typedef struct OrnSemaOuter {
     OrnSym *sym;
-    int acc;            /* ACC_NONE: not written; ACC_SUM..ACC_MAX; ACC_BAD */
-    OrnSpan first;      /* first update */
-    bool read;          /* read other than as the x of its own x = min(x, e) */
+    int acc;       /* ACC_NONE: not written; ACC_SUM..ACC_MAX; ACC_BAD */
+    OrnSpan first; /* first update */
+    bool read;     /* read other than as the x of its own x = min(x, e) */
     OrnSpan read_span;
     bool mixed_reported;
 } OrnSemaOuter;
 
 typedef struct OrnSemaLoop {
     OrnLoop *info;
-    int sym_base;           /* symbols with id < sym_base were declared outside */
+    int sym_base; /* symbols with id < sym_base were declared outside */
     OrnSemaOuter *outer;
     int nouter, capouter;
-    OrnNode **calls;        /* N_CALL of user fns in the body */
+    OrnNode **calls; /* N_CALL of user fns in the body */
     int ncalls, capcalls;
     OrnSym **bufs;
     int nbufs, capbufs;
@@ -104,10 +104,10 @@ typedef struct Sema {
     /* scopes */
     OrnSemaBinding *binds;
     int nbinds, capbinds;
-    int *scopes;            /* first binding index of each open scope */
+    int *scopes; /* first binding index of each open scope */
     int nscopes, capscopes;
-    OrnSemaMap map;         /* name -> innermost binding index */
-    OrnSemaMap unknown;     /* names already reported as unknown */
+    OrnSemaMap map;     /* name -> innermost binding index */
+    OrnSemaMap unknown; /* names already reported as unknown */
     /* results */
     OrnSym **syms;
     int nsyms, capsyms;
@@ -118,11 +118,11 @@ typedef struct Sema {
     OrnSemaLater *later;
     int nlater, caplater;
     /* where we are */
-    OrnSemaFn *fn;          /* fn whose body is being checked, or NULL */
-    OrnSemaLoop *loop;      /* parallel_for whose body is being checked, or NULL */
-    int seqloops;           /* for/while loops open inside the current fn or parallel_for */
-    int depth;              /* open blocks; 0 at top level */
-    int quiet_collective;   /* > 0: inside a misplaced dist (already reported) */
+    OrnSemaFn *fn;            /* fn whose body is being checked, or NULL */
+    OrnSemaLoop *loop;        /* parallel_for whose body is being checked, or NULL */
+    int seqloops;             /* for/while loops open inside the current fn or parallel_for */
+    int depth;                /* open blocks; 0 at top level */
+    int quiet_collective;     /* > 0: inside a misplaced dist (already reported) */
     const OrnNode *dist_init; /* the call that initializes the dist being declared */
     const OrnNode *selfread;  /* the x of x = min(x, e) inside a parallel_for */
     OrnNode **applies;        /* N_KWARG apply = f of every buffer() */
@@ -142,8 +142,7 @@ OrnSpan orn_sema_prefix(Sema *s, OrnSpan span, const char *word);
 OrnSemaOuter *orn_sema_outer(OrnSemaLoop *l, OrnSym *sym);
 void orn_sema_push_scope(Sema *s);
 void orn_sema_pop_scope(Sema *s);
-OrnSym *orn_sema_declare(Sema *s, OrnNode *var, OrnSymKind kind, const OrnType *t,
-                         OrnNode *decl);
+OrnSym *orn_sema_declare(Sema *s, OrnNode *var, OrnSymKind kind, const OrnType *t, OrnNode *decl);
 void orn_sema_stmts(Sema *s, OrnNode *list);
 
 /* sema_loop.c */
@@ -153,10 +152,9 @@ void orn_sema_post(Sema *s);
 /* sema_expr.c */
 const OrnType *orn_sema_expr(Sema *s, OrnNode *e);
 const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value);
-const OrnType *orn_sema_subscripts(Sema *s, OrnNode *index, const OrnType *arr,
-                                   const OrnSym *sym);
-const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType *r,
-                              OrnSpan span, OrnSpan lspan, OrnSpan rspan);
+const OrnType *orn_sema_subscripts(Sema *s, OrnNode *index, const OrnType *arr, const OrnSym *sym);
+const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType *r, OrnSpan span,
+                              OrnSpan lspan, OrnSpan rspan);
 bool orn_sema_var_convertible(const OrnType *to, const OrnType *from);
 bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);
 bool orn_sema_is_typename(const OrnName *id);

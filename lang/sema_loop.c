@@ -66,8 +66,10 @@ static void finalize(Sema *s, OrnSemaLoop *l)
         if (!is_acc(o->acc)) continue;
         const char *name = o->sym->name->s;
         if (o->read) {
-            ORN_ERR(s, o->read_span, "'%s' is accumulated by this parallel_for and cannot be "
-                                     "read inside it", name);
+            ORN_ERR(s, o->read_span,
+                    "'%s' is accumulated by this parallel_for and cannot be "
+                    "read inside it",
+                    name);
             ORN_NOTE_AT(s, o->first, "'%s' is accumulated here", name);
             ORN_NOTE(s, "its reduced value is available after the loop");
         }
@@ -121,9 +123,8 @@ void orn_sema_parfor(Sema *s, OrnNode *n)
         const OrnNode *last = keys;
         while (last->next) last = last->next;
         OrnSpan ks = orn_span_join(keys->span, last->span);
-        ORN_ERR(s, ks, "'%s' has %d dimension%s but the loop has %d key%s",
-                info->space->name->s, st->ndims, st->ndims == 1 ? "" : "s", nkeys,
-                nkeys == 1 ? "" : "s");
+        ORN_ERR(s, ks, "'%s' has %d dimension%s but the loop has %d key%s", info->space->name->s,
+                st->ndims, st->ndims == 1 ? "" : "s", nkeys, nkeys == 1 ? "" : "s");
         orn_sema_note_decl(s, info->space);
     }
     const OrnType *i64 = orn_type_scalar(s->ty, T_I64);
@@ -136,8 +137,8 @@ void orn_sema_parfor(Sema *s, OrnNode *n)
     }
     info->nkeys = i < 4 ? i : 4;
     if (n->u.parfor.value) {
-        const OrnType *vt = st->kind == T_ARRAY ? orn_type_scalar(s->ty, st->elem)
-                                                : orn_sema_terr(s);
+        const OrnType *vt =
+            st->kind == T_ARRAY ? orn_type_scalar(s->ty, st->elem) : orn_sema_terr(s);
         info->value = orn_sema_declare(s, n->u.parfor.value, SYM_VALUE, vt, n);
     }
     OrnNode *body = n->u.parfor.body;
@@ -203,8 +204,10 @@ static void bad_call(Sema *s, OrnNode *call, const OrnSemaFn *g)
 {
     const char *name = g->sym->name->s;
     if (g->reach_bad_collective)
-        ORN_ERR(s, call->span, "'%s' cannot be called inside parallel_for because it uses "
-                               "collective '%s'", name, g->reach_bad_name);
+        ORN_ERR(s, call->span,
+                "'%s' cannot be called inside parallel_for because it uses "
+                "collective '%s'",
+                name, g->reach_bad_name);
     else
         ORN_ERR(s, call->span, "'%s' cannot be called inside parallel_for because it calls '%s'",
                 name, g->reach_bad_name);
@@ -248,9 +251,10 @@ static void post_loop(Sema *s, OrnSemaLoop *l, bool *seen, bool *visit, int *que
                     push_sym(&reads, &nreads, &capreads, f->reads[i]);
                 } else if (!acc_reported) {
                     acc_reported = true;
-                    ORN_ERR(s, call->span, "'%s' reads '%s', which this parallel_for "
-                                           "accumulates", s->fns[root].sym->name->s,
-                            a->sym->name->s);
+                    ORN_ERR(s, call->span,
+                            "'%s' reads '%s', which this parallel_for "
+                            "accumulates",
+                            s->fns[root].sym->name->s, a->sym->name->s);
                     ORN_NOTE_AT(s, a->first, "'%s' is accumulated here", a->sym->name->s);
                 }
             }
@@ -295,8 +299,7 @@ void orn_sema_post(Sema *s)
         OrnSemaFn *f = orn_sema_fn_of(s, v->u.name.sym);
         if (!f || !f->reach_bad) continue;
         ORN_ERR(s, v->span, "'%s' cannot be an apply function because it uses %s'%s'",
-                f->sym->name->s, f->reach_bad_collective ? "collective " : "",
-                f->reach_bad_name);
+                f->sym->name->s, f->reach_bad_collective ? "collective " : "", f->reach_bad_name);
         ORN_NOTE_AT(s, f->reach_bad->span, "'%s' is used here", f->reach_bad_name);
     }
 }

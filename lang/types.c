@@ -13,8 +13,8 @@
 #include "strbuf.h"
 
 typedef struct Entry {
-    OrnType t;        /* first member: an Entry * is an OrnType * */
-    char *str;        /* orn_type_str(), heap, built lazily */
+    OrnType t; /* first member: an Entry * is an OrnType * */
+    char *str; /* orn_type_str(), heap, built lazily */
     struct Entry *next;
 } Entry;
 
@@ -70,8 +70,8 @@ const OrnType *orn_type_array(OrnTypes *t, OrnTypeKind elem, int ndims, bool dis
 {
     if (ndims < 1) ndims = 1;
     if (ndims > 4) ndims = 4;
-    OrnType want = {.kind = T_ARRAY, .elem = elem, .ndims = (uint8_t)ndims, .dist = dist,
-                    .sparse = sparse};
+    OrnType want = {
+        .kind = T_ARRAY, .elem = elem, .ndims = (uint8_t)ndims, .dist = dist, .sparse = sparse};
     return intern(t, &want);
 }
 
@@ -134,27 +134,43 @@ OrnTypeKind orn_kind_promote(OrnTypeKind a, OrnTypeKind b)
 const char *orn_kind_name(OrnTypeKind k)
 {
     switch (k) {
-    case T_ERROR: return "<error>";
-    case T_VOID: return "void";
-    case T_BOOL: return "bool";
-    case T_I32: return "i32";
-    case T_I64: return "i64";
-    case T_F32: return "f32";
-    case T_F64: return "f64";
-    case T_STR: return "str";
-    case T_ARRAY: return "array";
-    case T_VIEW: return "view";
-    case T_BUFFER: return "buffer";
-    case T_TUPLE: return "tuple";
-    case T_TYPENAME: return "type name";
+    case T_ERROR:
+        return "<error>";
+    case T_VOID:
+        return "void";
+    case T_BOOL:
+        return "bool";
+    case T_I32:
+        return "i32";
+    case T_I64:
+        return "i64";
+    case T_F32:
+        return "f32";
+    case T_F64:
+        return "f64";
+    case T_STR:
+        return "str";
+    case T_ARRAY:
+        return "array";
+    case T_VIEW:
+        return "view";
+    case T_BUFFER:
+        return "buffer";
+    case T_TUPLE:
+        return "tuple";
+    case T_TYPENAME:
+        return "type name";
     }
     return "?";
 }
 
 OrnTypeKind orn_kind_from_name(const char *s)
 {
-    static const struct { const char *name; OrnTypeKind kind; } names[] = {
-        {"i32", T_I32}, {"i64", T_I64}, {"f32", T_F32}, {"f64", T_F64},
+    static const struct {
+        const char *name;
+        OrnTypeKind kind;
+    } names[] = {
+        {"i32", T_I32},   {"i64", T_I64}, {"f32", T_F32},   {"f64", T_F64},
         {"bool", T_BOOL}, {"int", T_I64}, {"float", T_F64}, {"str", T_STR},
     };
     if (!s) return T_ERROR;
@@ -175,8 +191,10 @@ static void put_type(OrnBuf *b, const OrnType *ty)
         break;
     case T_BUFFER:
         orn_buf_puts(b, "buffer of ");
-        if (ty->target) put_type(b, ty->target);
-        else orn_buf_puts(b, "<error>");
+        if (ty->target)
+            put_type(b, ty->target);
+        else
+            orn_buf_puts(b, "<error>");
         break;
     case T_TUPLE:
         orn_buf_putc(b, '(');

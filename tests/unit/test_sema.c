@@ -110,22 +110,37 @@ static int verify(const OrnNode *n, bool expr)
             bad++;
         }
         break;
-    case N_UNARY: bad += verify(n->u.unary.e, true); break;
-    case N_BINARY: bad += verify(n->u.binary.l, true) + verify(n->u.binary.r, true); break;
-    case N_CALL: bad += verify_list(n->u.call.args, true); break;
-    case N_KWARG: bad += verify(n->u.kwarg.value, true); break;
+    case N_UNARY:
+        bad += verify(n->u.unary.e, true);
+        break;
+    case N_BINARY:
+        bad += verify(n->u.binary.l, true) + verify(n->u.binary.r, true);
+        break;
+    case N_CALL:
+        bad += verify_list(n->u.call.args, true);
+        break;
+    case N_KWARG:
+        bad += verify(n->u.kwarg.value, true);
+        break;
     case N_INDEX:
         bad += verify(n->u.index.base, true) + verify_list(n->u.index.subs, true);
         break;
-    case N_BLOCK: bad += verify_list(n->u.block.stmts, false); break;
-    case N_EXPR: bad += verify(n->u.expr_stmt.e, !(n->u.expr_stmt.e->kind == N_CALL)); break;
+    case N_BLOCK:
+        bad += verify_list(n->u.block.stmts, false);
+        break;
+    case N_EXPR:
+        bad += verify(n->u.expr_stmt.e, !(n->u.expr_stmt.e->kind == N_CALL));
+        break;
     case N_ASSIGN:
         bad += verify(n->u.assign.target, true) + verify(n->u.assign.value, true);
         break;
-    case N_CONST: case N_PARAM:
+    case N_CONST:
+    case N_PARAM:
         bad += !n->u.decl.sym + verify(n->u.decl.value, true);
         break;
-    case N_DIST: bad += verify_list(n->u.dist.names, true) + verify(n->u.dist.value, true); break;
+    case N_DIST:
+        bad += verify_list(n->u.dist.names, true) + verify(n->u.dist.value, true);
+        break;
     case N_IF:
         bad += verify(n->u.if_.cond, true) + verify(n->u.if_.then, false) +
                verify(n->u.if_.els, false);
@@ -138,18 +153,25 @@ static int verify(const OrnNode *n, bool expr)
         bad += verify(n->u.foreach.key, true) + verify(n->u.foreach.value, true) +
                verify(n->u.foreach.iter, true) + verify(n->u.foreach.body, false);
         break;
-    case N_WHILE: bad += verify(n->u.while_.cond, true) + verify(n->u.while_.body, false); break;
+    case N_WHILE:
+        bad += verify(n->u.while_.cond, true) + verify(n->u.while_.body, false);
+        break;
     case N_PARFOR:
         bad += !n->u.parfor.info + verify_list(n->u.parfor.keys, true) +
                verify(n->u.parfor.value, true) + verify(n->u.parfor.space, true) +
                verify(n->u.parfor.body, false);
         break;
-    case N_RETURN: bad += verify(n->u.ret.value, true); break;
+    case N_RETURN:
+        bad += verify(n->u.ret.value, true);
+        break;
     case N_FN:
         bad += !n->u.fn.sym + verify_list(n->u.fn.args, false) + verify(n->u.fn.body, false);
         break;
-    case N_ARG: bad += !n->u.arg.sym; break;
-    default: break;
+    case N_ARG:
+        bad += !n->u.arg.sym;
+        break;
+    default:
+        break;
     }
     return bad;
 }
@@ -304,30 +326,29 @@ static void test_consts(void)
     done(&r);
 }
 
-static const char sgd_mf[] =
-    "param rank = 10\n"
-    "param lam = 0.05\n"
-    "dist ratings = load_triplets(\"r.txt\")\n"
-    "dist W = randn(f32, rank, rows(ratings), seed = 1)\n"
-    "dist H = randn(f32, rank, cols(ratings), seed = 2)\n"
-    "lr = 0.02\n"
-    "loss = 0.0\n"
-    "worst = 0.0\n"
-    "best = 1.0e30\n"
-    "prod = 1.0\n"
-    "n = 0\n"
-    "parallel_for (u, i), r in ratings\n"
-    "    e = r - dot(W[:, u], H[:, i])\n"
-    "    loss += e * e\n"
-    "    worst = max(worst, abs(e))\n"
-    "    best = min(e * e, best)\n"
-    "    prod *= 1.0\n"
-    "    n += 1\n"
-    "    W[:, u] += lr * (e * H[:, i] - lam * W[:, u])\n"
-    "    H[:, i] += lr * (e * W[:, u] - lam * H[:, i])\n"
-    "    r = e\n"
-    "end\n"
-    "printf(\"%f %d\\n\", loss, n)\n";
+static const char sgd_mf[] = "param rank = 10\n"
+                             "param lam = 0.05\n"
+                             "dist ratings = load_triplets(\"r.txt\")\n"
+                             "dist W = randn(f32, rank, rows(ratings), seed = 1)\n"
+                             "dist H = randn(f32, rank, cols(ratings), seed = 2)\n"
+                             "lr = 0.02\n"
+                             "loss = 0.0\n"
+                             "worst = 0.0\n"
+                             "best = 1.0e30\n"
+                             "prod = 1.0\n"
+                             "n = 0\n"
+                             "parallel_for (u, i), r in ratings\n"
+                             "    e = r - dot(W[:, u], H[:, i])\n"
+                             "    loss += e * e\n"
+                             "    worst = max(worst, abs(e))\n"
+                             "    best = min(e * e, best)\n"
+                             "    prod *= 1.0\n"
+                             "    n += 1\n"
+                             "    W[:, u] += lr * (e * H[:, i] - lam * W[:, u])\n"
+                             "    H[:, i] += lr * (e * W[:, u] - lam * H[:, i])\n"
+                             "    r = e\n"
+                             "end\n"
+                             "printf(\"%f %d\\n\", loss, n)\n";
 
 static void test_loop_info(void)
 {
@@ -340,8 +361,8 @@ static void test_loop_info(void)
     CHECK(l->space == sym(&r, "ratings"));
     CHECK(l->nkeys == 2);
     CHECK(l->keys[0] == sym(&r, "u") && l->keys[1] == sym(&r, "i"));
-    CHECK(l->keys[0]->kind == SYM_KEY && l->keys[0]->key_index == 0 &&
-          l->keys[1]->key_index == 1 && l->keys[0]->type->kind == T_I64);
+    CHECK(l->keys[0]->kind == SYM_KEY && l->keys[0]->key_index == 0 && l->keys[1]->key_index == 1 &&
+          l->keys[0]->type->kind == T_I64);
     CHECK(l->value && l->value == sym(&r, "r") && l->value->kind == SYM_VALUE &&
           l->value->type->kind == T_F32);
     CHECK(l->naccums == 5);
@@ -405,8 +426,8 @@ static void test_buffers_and_callees(void)
     CHECK(l->callees[0] == sym(&r, "g")->decl && l->callees[1] == sym(&r, "h")->decl);
     CHECK(l->nbuffers == 2);
     CHECK(l->buffers[0] == sym(&r, "dw") && l->buffers[1] == sym(&r, "dc"));
-    CHECK(sym(&r, "dw")->type->kind == T_BUFFER && sym(&r, "dw")->type->target ==
-          sym(&r, "w")->type);
+    CHECK(sym(&r, "dw")->type->kind == T_BUFFER &&
+          sym(&r, "dw")->type->target == sym(&r, "w")->type);
     CHECK(outer_read(l, "step")); /* read by a callee */
     CHECK(accum(l, "correct", ACC_SUM));
     CHECK(sym(&r, "X")->type->sparse && sym(&r, "X")->type->ndims == 2);
@@ -449,16 +470,16 @@ static void test_loop_errors(void)
                     "m = 1.0\n"
                     "fn coll() -> f64\n    return sum(A)\nend\n"
                     "parallel_for (i, j), v in A\n"
-                    "    loss = v\n"               /* not a reduction */
+                    "    loss = v\n" /* not a reduction */
                     "    s += v\n"
-                    "    x = s\n"                  /* reads an accumulator */
+                    "    x = s\n" /* reads an accumulator */
                     "    t += v\n"
-                    "    t *= v\n"                 /* mixes kinds */
-                    "    q = bb[i]\n"              /* reads a buffer */
-                    "    loc[i] = v\n"             /* element store to an outer local array */
-                    "    y = coll()\n"             /* collective through a call */
-                    "    i = 0\n"                  /* key */
-                    "    m -= 1.0\n"               /* -= is not a reduction */
+                    "    t *= v\n"     /* mixes kinds */
+                    "    q = bb[i]\n"  /* reads a buffer */
+                    "    loc[i] = v\n" /* element store to an outer local array */
+                    "    y = coll()\n" /* collective through a call */
+                    "    i = 0\n"      /* key */
+                    "    m -= 1.0\n"   /* -= is not a reduction */
                     "end\n"
                     "parallel_for k in loc\nend\n"
                     "parallel_for (i) in A\nend\n");
@@ -479,11 +500,11 @@ static void test_loop_errors(void)
 static void test_scopes(void)
 {
     Run r = analyse("g = 1.0\n"
-                    "fn f(g: f64) -> f64\n    return g\nend\n"   /* a param may reuse g */
+                    "fn f(g: f64) -> f64\n    return g\nend\n"         /* a param may reuse g */
                     "fn f2() -> f64\n    g = 2.0\n    return g\nend\n" /* so may a local */
                     "if true\n    inner = 1\nend\n"
                     "for i in 0..3\nend\n"
-                    "for i in 0..3\nend\n");                 /* each loop has its own i */
+                    "for i in 0..3\nend\n"); /* each loop has its own i */
     CHECK(r.ok);
     done(&r);
 

@@ -89,11 +89,9 @@ static void test_strings(void)
     const OrnType *a = orn_type_array(t, T_F32, 2, true, true);
     CHECK(strcmp(orn_type_str(t, a), "dist f32[2] sparse") == 0);
     CHECK(orn_type_str(t, a) == orn_type_str(t, a)); /* built once, owned by the table */
-    CHECK(strcmp(orn_type_str(t, orn_type_array(t, T_I64, 1, false, false)), "local i64[1]") ==
-          0);
+    CHECK(strcmp(orn_type_str(t, orn_type_array(t, T_I64, 1, false, false)), "local i64[1]") == 0);
     CHECK(strcmp(orn_type_str(t, orn_type_view(t, T_F64, true, false)), "view of f64") == 0);
-    CHECK(strcmp(orn_type_str(t, orn_type_view(t, T_F32, true, true)), "sparse view of f32") ==
-          0);
+    CHECK(strcmp(orn_type_str(t, orn_type_view(t, T_F32, true, true)), "sparse view of f32") == 0);
     CHECK(strcmp(orn_type_str(t, orn_type_buffer(t, orn_type_array(t, T_I64, 1, true, false))),
                  "buffer of dist i64[1]") == 0);
     const OrnType *tu = orn_type_tuple(t, a, orn_type_array(t, T_F32, 1, true, false));
