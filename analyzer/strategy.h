@@ -116,6 +116,14 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out);
 /* Roles of the arrays under schedule s (out has pb->narrays entries). */
 void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out);
 
+/* Oriented pieces of vector v for schedules that run blocks in an order: the
+ * lexicographically positive split (orn_dep_lexpos), each multiplied by T. Returns the
+ * count (<= 2 * ORN_DEP_MAXDIM). */
+int orn_plan_oriented(const OrnPlanProblem *pb, const OrnDepMat *T, const OrnDepVec *v,
+                      OrnDepVec *out);
+
+void orn_plan_identity(OrnDepMat *T);
+
 /* The key or transformed dimension name of dim d under s ("u", or "i+j" for a row of T)
  * into buf. */
 const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,

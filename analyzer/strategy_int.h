@@ -50,12 +50,5 @@ bool orn_plan_unimodular_search(const OrnPlanProblem *pb, OrnPlanSchedule *out, 
 /* The cost of s: its base plus the roles of the arrays (strategy.c). */
 int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s);
 
-/* Oriented pieces of vector v for schedules that run blocks in an order: the
- * lexicographically positive split (orn_dep_lexpos), each multiplied by T. Returns the
- * count (<= 2 * ORN_DEP_MAXDIM). */
-int orn_plan_oriented(const OrnPlanProblem *pb, const OrnDepMat *T, const OrnDepVec *v,
-                      OrnDepVec *out);
-
-void orn_plan_identity(OrnDepMat *T);
 
 #endif

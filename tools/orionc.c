@@ -1,8 +1,9 @@
 /* orionc.c: the compiler driver (docs/language.md section 10).
  *
  * Exit codes: 0 success (warnings allowed), 1 compile errors, 2 bad usage (unknown option,
- * missing or unreadable input), 3 internal compiler error. Modes that later issues add
- * (compiling to an executable, --explain, --emit=c, --gpu) are refused with a usage error
+ * missing or unreadable input), 3 internal compiler error. --check and --explain also run
+ * the analyzer (a loop that must run serially is a warning). Modes that later issues add
+ * (compiling to an executable, --emit=c, --gpu) are refused with a usage error
  * rather than faked. */
 #define _XOPEN_SOURCE 700 /* sigaltstack */
 
@@ -15,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze.h"
 #include "ast.h"
+#include "explain.h"
 #include "sema.h"
 #include "source.h"
 #include "unit.h"
@@ -26,21 +29,23 @@
 
 enum { EXIT_OK = 0, EXIT_COMPILE = 1, EXIT_USAGE = 2, EXIT_ICE = 3 };
 
-typedef enum { MODE_NONE, MODE_CHECK, MODE_AST } Mode;
+typedef enum { MODE_NONE, MODE_CHECK, MODE_AST, MODE_EXPLAIN, MODE_EXPLAIN_JSON } Mode;
 
 static const char usage_text[] =
     "usage: orionc [options] FILE.orn\n"
     "\n"
     "  --check         parse and analyse FILE, report diagnostics, produce nothing\n"
     "  --emit=ast      print the syntax tree of FILE (to -o OUT if given)\n"
+    "  --explain       report how each parallel_for is parallelized, and why\n"
+    "  --explain=json  the same report as one JSON object (to -o OUT if given)\n"
     "  -o OUT          output file\n"
     "  -Werror         treat warnings as errors\n"
     "  --help          show this help\n"
     "  --version       show the version\n"
     "\n"
     "FILE may be '-' for standard input.\n"
-    "Not implemented yet: compiling to an executable (orionc FILE -o prog), --explain,\n"
-    "--explain=json, --emit=c, --gpu.\n"
+    "Not implemented yet: compiling to an executable (orionc FILE -o prog), --emit=c,\n"
+    "--gpu.\n"
     "\n"
     "Exit codes: 0 success, 1 compile errors, 2 bad usage, 3 internal compiler error.\n";
 
@@ -118,6 +123,8 @@ int main(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(a, "--check") == 0 || strcmp(a, "--emit=ast") == 0) {
             Mode m = a[2] == 'c' ? MODE_CHECK : MODE_AST;
+            if (mode == MODE_EXPLAIN || mode == MODE_EXPLAIN_JSON)
+                return usage_error("'%s' cannot be combined with another output mode", a);
             if (mode != MODE_NONE && mode != m)
                 return usage_error("'--check' and '--emit=ast' cannot be combined");
             mode = m;
@@ -128,8 +135,12 @@ int main(int argc, char **argv)
             output = argv[++i];
         } else if (strncmp(a, "-o", 2) == 0 && a[2]) {
             output = a + 2;
-        } else if (strcmp(a, "--explain") == 0 || strcmp(a, "--explain=json") == 0 ||
-                   strcmp(a, "--emit=c") == 0 || strcmp(a, "--gpu") == 0) {
+        } else if (strcmp(a, "--explain") == 0 || strcmp(a, "--explain=json") == 0) {
+            Mode m = a[9] ? MODE_EXPLAIN_JSON : MODE_EXPLAIN;
+            if (mode != MODE_NONE && mode != m)
+                return usage_error("'%s' cannot be combined with another output mode", a);
+            mode = m;
+        } else if (strcmp(a, "--emit=c") == 0 || strcmp(a, "--gpu") == 0) {
             return usage_error("'%s' is not implemented yet", a);
         } else if (strncmp(a, "--emit=", 7) == 0) {
             return usage_error("unknown output kind '%s' (expected --emit=ast)", a + 7);
@@ -139,8 +150,8 @@ int main(int argc, char **argv)
     }
     if (!input) return usage_error("no input file");
     if (mode == MODE_NONE)
-        return usage_error("compiling to an executable is not implemented yet; use --check or "
-                           "--emit=ast");
+        return usage_error("compiling to an executable is not implemented yet; use --check, "
+                           "--emit=ast or --explain");
     if (mode == MODE_CHECK && output) return usage_error("'-o' is not used with '--check'");
 
     install_crash_handlers();
@@ -159,7 +170,32 @@ int main(int argc, char **argv)
     OrnParseStatus st = orn_parse(u, false);
     if (st == ORN_PARSE_OK) {
         if (mode == MODE_CHECK) {
-            orn_sema(u);
+            OrnPlanSet plans;
+            if (orn_sema(u)) orn_analyze(u, &plans);
+        } else if (mode == MODE_EXPLAIN || mode == MODE_EXPLAIN_JSON) {
+            OrnPlanSet plans;
+            if (orn_sema(u) && orn_analyze(u, &plans)) {
+                OrnBuf report;
+                orn_buf_init(&report);
+                if (mode == MODE_EXPLAIN)
+                    orn_explain_text(&report, u, &plans);
+                else
+                    orn_explain_json(&report, u, &plans);
+                FILE *out = stdout;
+                if (output && !(out = fopen(output, "w"))) {
+                    fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
+                            strerror(errno));
+                    rc = EXIT_USAGE;
+                } else {
+                    fwrite(report.data ? report.data : "", 1, report.len, out);
+                    if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
+                        fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
+                                output ? output : "<stdout>", strerror(errno));
+                        rc = EXIT_USAGE;
+                    }
+                }
+                orn_buf_free(&report);
+            }
         } else {
             FILE *out = stdout;
             if (output && !(out = fopen(output, "w"))) {

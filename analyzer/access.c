@@ -1,0 +1,580 @@
+/* access.c: collect and classify the dist accesses of a parallel_for (see access.h). */
+#include "access.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_INLINE = 8,     /* call depth analysed with bound parameters */
+    MAX_FOLLOW = 16,    /* definitions followed through variables */
+};
+
+/* One inlined call: the callee's parameters bound to the classified arguments. */
+typedef struct Frame {
+    const OrnNode *fn;  /* N_FN */
+    OrnSym *params[16];
+    OrnSub args[16];
+    int nparams;
+    bool generic;       /* parameters unknown (recursion or depth limit) */
+} Frame;
+
+typedef struct Ctx {
+    OrnUnit *u;
+    const OrnLoop *loop;
+    /* per symbol id: assignments anywhere in the program, and the value of the only one */
+    int *nassign;
+    const OrnNode **def;
+    /* output */
+    OrnAccess *v;
+    int n, cap;
+    OrnSym **arrays;
+    int narrays, caparrays;
+    /* where we are */
+    int cond;           /* open if/for/while around the current statement */
+    Frame frames[MAX_INLINE + 2];
+    int nframes;
+    OrnSpan call_site;
+} Ctx;
+
+const char *orn_access_kind(const OrnAccess *a)
+{
+    if (a->buffer_update) return "update (buffer)";
+    if (a->ref.read && a->ref.write) return "read and write";
+    return a->ref.write ? "write" : "read";
+}
+
+/* ---- definitions of variables ---- */
+
+static void count_assigns(Ctx *c, const OrnNode *n);
+
+static void count_list(Ctx *c, const OrnNode *list)
+{
+    for (const OrnNode *s = list; s; s = s->next) count_assigns(c, s);
+}
+
+/* Every N_ASSIGN whose target is a name, anywhere (statements only hold assignments). */
+static void count_assigns(Ctx *c, const OrnNode *n)
+{
+    if (!n) return;
+    switch (n->kind) {
+    case N_BLOCK: count_list(c, n->u.block.stmts); break;
+    case N_ASSIGN: {
+        const OrnNode *t = n->u.assign.target;
+        if (t && t->kind == N_NAME && t->u.name.sym) {
+            int id = t->u.name.sym->id;
+            if (id >= 0 && id < c->u->sema.nsyms) {
+                c->nassign[id]++;
+                c->def[id] = n->u.assign.op == OP_NONE ? n->u.assign.value : NULL;
+            }
+        }
+        break;
+    }
+    case N_IF:
+        count_assigns(c, n->u.if_.then);
+        count_assigns(c, n->u.if_.els);
+        break;
+    case N_FOR: count_assigns(c, n->u.for_.body); break;
+    case N_FOREACH: count_assigns(c, n->u.foreach.body); break;
+    case N_WHILE: count_assigns(c, n->u.while_.body); break;
+    case N_PARFOR: count_assigns(c, n->u.parfor.body); break;
+    case N_FN: count_assigns(c, n->u.fn.body); break;
+    default: break;
+    }
+}
+
+/* ---- subscript classification ---- */
+
+static OrnSub unknown(bool varies)
+{
+    OrnSub s;
+    memset(&s, 0, sizeof s);
+    s.kind = ORN_SUB_UNKNOWN;
+    s.varies = varies;
+    return s;
+}
+
+static OrnSub constant(int64_t v)
+{
+    OrnSub s;
+    memset(&s, 0, sizeof s);
+    s.kind = ORN_SUB_CONST;
+    s.c = v;
+    return s;
+}
+
+static OrnSub affine(int key, int64_t a, int64_t c)
+{
+    if (a == 0) return constant(c);
+    OrnSub s;
+    memset(&s, 0, sizeof s);
+    s.kind = ORN_SUB_AFFINE;
+    s.key = key;
+    s.a = a;
+    s.c = c;
+    s.varies = true;
+    return s;
+}
+
+/* Does the sub vary between iterations? */
+static bool sub_varies(OrnSub s)
+{
+    return s.kind == ORN_SUB_AFFINE || (s.kind == ORN_SUB_UNKNOWN && s.varies);
+}
+
+static bool in_loop(const Ctx *c, const OrnSym *sym)
+{
+    return sym->parfor == c->loop->node;
+}
+
+static Frame *frame(Ctx *c)
+{
+    return c->nframes ? &c->frames[c->nframes - 1] : NULL;
+}
+
+static OrnSub classify(Ctx *c, const OrnNode *e, int depth);
+static bool invariant(Ctx *c, const OrnNode *e, int depth);
+
+/* A variable: follow a single '=' definition; else what its declaration says. */
+static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
+{
+    switch (sym->kind) {
+    case SYM_KEY:
+        if (in_loop(c, sym) && sym->key_index >= 0 && sym->key_index < c->loop->nkeys)
+            return affine(sym->key_index, 1, 0);
+        return unknown(true);
+    case SYM_ARG: {
+        Frame *f = frame(c);
+        if (f && !f->generic)
+            for (int i = 0; i < f->nparams; i++)
+                if (f->params[i] == sym) return f->args[i];
+        return unknown(true);
+    }
+    case SYM_VAR: {
+        int id = sym->id;
+        if (id >= 0 && id < c->u->sema.nsyms && c->nassign[id] == 1 && c->def[id])
+            return classify(c, c->def[id], depth + 1);
+        /* assigned again: outer variables cannot change inside the loop (only
+         * accumulators, which cannot be read), so they are invariant */
+        bool outer = !in_loop(c, sym) && !sym->fn;
+        return unknown(!outer);
+    }
+    case SYM_PARAM:
+    case SYM_CONST: return unknown(false); /* non-integer const, or a param */
+    case SYM_LOOPVAR: {
+        const OrnNode *d = sym->decl;
+        bool outer = !in_loop(c, sym) && !sym->fn;
+        if (outer) return unknown(false);
+        /* for t in lo..hi with invariant bounds ranges over the same values in every
+         * iteration */
+        if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym)
+            return unknown(!(invariant(c, d->u.for_.lo, depth + 1) &&
+                             invariant(c, d->u.for_.hi, depth + 1)));
+        return unknown(true);
+    }
+    default: return unknown(true);
+    }
+}
+
+static bool int_type(const OrnType *t)
+{
+    return t && (t->kind == T_I32 || t->kind == T_I64);
+}
+
+static OrnSub combine(OrnOp op, OrnSub l, OrnSub r)
+{
+    bool ovf = false;
+    int64_t a = 0, cc = 0;
+    if (l.kind == ORN_SUB_UNKNOWN || r.kind == ORN_SUB_UNKNOWN ||
+        l.kind == ORN_SUB_ALL || r.kind == ORN_SUB_ALL)
+        return unknown(sub_varies(l) || sub_varies(r));
+    if (op == OP_ADD || op == OP_SUB) {
+        int64_t ra = r.kind == ORN_SUB_AFFINE ? r.a : 0;
+        int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0;
+        if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE && l.key != r.key)
+            return unknown(true); /* two keys: not a*k + c */
+        ovf |= op == OP_ADD ? __builtin_add_overflow(la, ra, &a) : __builtin_sub_overflow(la, ra, &a);
+        ovf |= op == OP_ADD ? __builtin_add_overflow(l.c, r.c, &cc)
+                            : __builtin_sub_overflow(l.c, r.c, &cc);
+        if (ovf) return unknown(true);
+        int key = l.kind == ORN_SUB_AFFINE ? l.key : r.key;
+        return (l.kind == ORN_SUB_AFFINE || r.kind == ORN_SUB_AFFINE) ? affine(key, a, cc)
+                                                                     : constant(cc);
+    }
+    if (op == OP_MUL) {
+        if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
+        OrnSub k = l.kind == ORN_SUB_AFFINE ? l : r, f = l.kind == ORN_SUB_AFFINE ? r : l;
+        if (k.kind == ORN_SUB_CONST) {
+            if (__builtin_mul_overflow(k.c, f.c, &cc)) return unknown(false);
+            return constant(cc);
+        }
+        ovf |= __builtin_mul_overflow(k.a, f.c, &a);
+        ovf |= __builtin_mul_overflow(k.c, f.c, &cc);
+        if (ovf) return unknown(true);
+        return affine(k.key, a, cc);
+    }
+    return unknown(sub_varies(l) || sub_varies(r));
+}
+
+static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
+{
+    if (!e || depth > MAX_FOLLOW) return unknown(true);
+    if (e->kind == N_SLICE) {
+        OrnSub s = unknown(false);
+        s.kind = ORN_SUB_ALL;
+        return s;
+    }
+    OrnConstVal cv;
+    if (int_type(e->type) && orn_sema_eval_const(e, &cv) &&
+        (cv.kind == T_I64 || cv.kind == T_I32))
+        return constant(cv.i);
+    switch (e->kind) {
+    case N_INT: return constant(e->u.ilit.v);
+    case N_NAME: return e->u.name.sym ? classify_name(c, e->u.name.sym, depth) : unknown(true);
+    case N_UNARY:
+        if (e->u.unary.op == OP_NEG)
+            return combine(OP_SUB, constant(0), classify(c, e->u.unary.e, depth + 1));
+        break;
+    case N_BINARY: {
+        OrnOp op = e->u.binary.op;
+        if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && int_type(e->type))
+            return combine(op, classify(c, e->u.binary.l, depth + 1),
+                           classify(c, e->u.binary.r, depth + 1));
+        break;
+    }
+    case N_CALL:
+        /* i64(x), i32(x) of an integer are x */
+        if ((e->u.call.builtin == ORN_BI_I64 || e->u.call.builtin == ORN_BI_I32) &&
+            e->u.call.args && !e->u.call.args->next && int_type(e->u.call.args->type))
+            return classify(c, e->u.call.args, depth + 1);
+        break;
+    default: break;
+    }
+    return unknown(!invariant(c, e, depth + 1));
+}
+
+/* Loop-invariant: the same value in every iteration of the parallel_for. */
+static bool invariant(Ctx *c, const OrnNode *e, int depth)
+{
+    if (!e) return true;
+    if (depth > MAX_FOLLOW) return false;
+    switch (e->kind) {
+    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: return true;
+    case N_NAME: {
+        const OrnSym *sym = e->u.name.sym;
+        if (!sym) return false;
+        if (sym->kind == SYM_DIST) return true; /* the array itself (rows(A) ...) */
+        if (sym->kind == SYM_FN || sym->kind == SYM_EXTERN) return true;
+        return !sub_varies(classify_name(c, sym, depth));
+    }
+    case N_UNARY: return invariant(c, e->u.unary.e, depth + 1);
+    case N_BINARY:
+        return invariant(c, e->u.binary.l, depth + 1) && invariant(c, e->u.binary.r, depth + 1);
+    case N_KWARG: return invariant(c, e->u.kwarg.value, depth + 1);
+    case N_CALL: {
+        int bi = e->u.call.builtin;
+        bool pure = bi >= 0 && ((orn_builtins[bi].flags & BI_CONST) || bi == ORN_BI_ROWS ||
+                                bi == ORN_BI_COLS || bi == ORN_BI_DIM || bi == ORN_BI_NNZ ||
+                                bi == ORN_BI_LEN);
+        if (!pure) return false; /* random draws, user functions, element reads */
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (!invariant(c, a, depth + 1)) return false;
+        return true;
+    }
+    case N_INDEX: {
+        /* an element of an outer local array (replicated, read-only in the loop) */
+        const OrnNode *b = e->u.index.base;
+        if (!b || b->kind != N_NAME || !b->u.name.sym) return false;
+        const OrnSym *sym = b->u.name.sym;
+        if (sym->kind == SYM_DIST || in_loop(c, sym) || sym->fn) return false;
+        for (const OrnNode *s = e->u.index.subs; s; s = s->next)
+            if (s->kind != N_SLICE && !invariant(c, s, depth + 1)) return false;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+/* ---- recording accesses ---- */
+
+static int array_index(Ctx *c, OrnSym *sym)
+{
+    for (int i = 0; i < c->narrays; i++)
+        if (c->arrays[i] == sym) return i;
+    if (c->narrays == c->caparrays) {
+        c->caparrays = c->caparrays ? 2 * c->caparrays : 8;
+        c->arrays = orn_xrealloc(c->arrays, (size_t)c->caparrays * sizeof *c->arrays);
+    }
+    c->arrays[c->narrays] = sym;
+    return c->narrays++;
+}
+
+static OrnAccess *new_access(Ctx *c, OrnSym *array, OrnSpan span)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->v = orn_xrealloc(c->v, (size_t)c->cap * sizeof *c->v);
+    }
+    OrnAccess *a = &c->v[c->n++];
+    memset(a, 0, sizeof *a);
+    a->array = array;
+    a->ref.array = array_index(c, array);
+    a->span = span;
+    a->conditional = c->cond > 0;
+    Frame *f = frame(c);
+    if (f) {
+        a->callee = f->fn;
+        a->call_site = c->call_site;
+    }
+    return a;
+}
+
+static int ndims_of(const OrnSym *sym)
+{
+    const OrnType *t = sym->type;
+    if (t && t->kind == T_BUFFER) t = t->target;
+    return t && t->kind == T_ARRAY ? t->ndims : 1;
+}
+
+/* A[subs] read and/or written. */
+static void record_index(Ctx *c, const OrnNode *ix, bool read, bool write)
+{
+    OrnSym *sym = ix->u.index.base->u.name.sym;
+    OrnAccess *a = new_access(c, sym, ix->span);
+    a->ref.read = read;
+    a->ref.write = write;
+    a->buffer_update = sym->type && sym->type->kind == T_BUFFER;
+    a->ref.exempt = a->buffer_update;
+    int m = 0;
+    for (const OrnNode *s = ix->u.index.subs; s && m < ORN_DEP_MAXDIM; s = s->next, m++) {
+        a->ref.subs[m] = classify(c, s, 0);
+        a->sub_span[m] = s->span;
+    }
+    a->ref.nsubs = m;
+}
+
+static void record_value(Ctx *c, const OrnNode *name, bool read, bool write)
+{
+    OrnAccess *a = new_access(c, c->loop->space, name->span);
+    a->ref.read = read;
+    a->ref.write = write;
+    a->via_value = true;
+    a->ref.nsubs = c->loop->nkeys;
+    for (int p = 0; p < c->loop->nkeys; p++) {
+        a->ref.subs[p] = affine(p, 1, 0);
+        a->sub_span[p] = name->span;
+    }
+}
+
+static void record_whole(Ctx *c, const OrnNode *name)
+{
+    OrnAccess *a = new_access(c, name->u.name.sym, name->span);
+    a->ref.read = true;
+    a->whole = true;
+    a->ref.nsubs = ndims_of(name->u.name.sym);
+    for (int m = 0; m < a->ref.nsubs; m++) {
+        a->ref.subs[m].kind = ORN_SUB_ALL;
+        a->sub_span[m] = name->span;
+    }
+}
+
+static bool is_dist_name(const OrnNode *e)
+{
+    return e && e->kind == N_NAME && e->u.name.sym && e->u.name.sym->kind == SYM_DIST;
+}
+
+static bool is_dist_index(const OrnNode *e)
+{
+    return e && e->kind == N_INDEX && is_dist_name(e->u.index.base);
+}
+
+/* ---- the walk ---- */
+
+static void walk_expr(Ctx *c, const OrnNode *e);
+static void walk_stmts(Ctx *c, const OrnNode *list);
+
+static void walk_subs(Ctx *c, const OrnNode *ix)
+{
+    for (const OrnNode *s = ix->u.index.subs; s; s = s->next) walk_expr(c, s);
+}
+
+static bool on_stack(const Ctx *c, const OrnNode *fn, bool *generic)
+{
+    for (int i = 0; i < c->nframes; i++)
+        if (c->frames[i].fn == fn) {
+            if (c->frames[i].generic) *generic = true;
+            return true;
+        }
+    return false;
+}
+
+/* A user function called from the body: its accesses, as if inlined here. */
+static void inline_call(Ctx *c, const OrnNode *call)
+{
+    const OrnSym *fs = call->u.call.sym;
+    const OrnNode *fn = fs ? fs->decl : NULL;
+    if (!fn || fn->kind != N_FN || fn->u.fn.is_extern || !fn->u.fn.body) return;
+    bool generic_seen = false;
+    bool recursive = on_stack(c, fn, &generic_seen);
+    if (generic_seen) return; /* an activation with unknown parameters covers this one */
+    if (c->nframes >= MAX_INLINE + 1) return;
+    bool generic = recursive || c->nframes >= MAX_INLINE;
+
+    Frame nf;
+    memset(&nf, 0, sizeof nf);
+    nf.fn = fn;
+    nf.generic = generic;
+    const OrnNode *arg = call->u.call.args;
+    for (const OrnNode *p = fn->u.fn.args; p && nf.nparams < 16; p = p->next) {
+        nf.params[nf.nparams] = p->u.arg.sym;
+        nf.args[nf.nparams] = arg && arg->kind != N_KWARG ? classify(c, arg, 0) : unknown(true);
+        nf.nparams++;
+        if (arg) arg = arg->next;
+    }
+    OrnSpan saved_site = c->call_site;
+    if (c->nframes == 0) c->call_site = call->span;
+    c->frames[c->nframes++] = nf;
+    int saved_cond = c->cond;
+    walk_stmts(c, fn->u.fn.body->kind == N_BLOCK ? fn->u.fn.body->u.block.stmts : fn->u.fn.body);
+    c->cond = saved_cond;
+    c->nframes--;
+    c->call_site = saved_site;
+}
+
+static void walk_call(Ctx *c, const OrnNode *e)
+{
+    int bi = e->u.call.builtin;
+    bool meta = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM ||
+                bi == ORN_BI_NNZ || bi == ORN_BI_LEN;
+    for (const OrnNode *a = e->u.call.args; a; a = a->next) {
+        const OrnNode *x = a->kind == N_KWARG ? a->u.kwarg.value : a;
+        if (is_dist_name(x)) {
+            /* extents read no elements; anything else reads the whole array */
+            if (!meta) record_whole(c, x);
+        } else if (meta && is_dist_index(x)) {
+            walk_subs(c, x); /* len(A[:, j]): the length only */
+        } else {
+            walk_expr(c, x);
+        }
+    }
+    if (bi < 0) inline_call(c, e);
+}
+
+static void walk_expr(Ctx *c, const OrnNode *e)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case N_NAME: {
+        const OrnSym *sym = e->u.name.sym;
+        if (!sym) return;
+        if (sym->kind == SYM_VALUE && sym == c->loop->value && c->nframes == 0)
+            record_value(c, e, true, false);
+        else if (sym->kind == SYM_DIST)
+            record_whole(c, e); /* a bare array where a value is used: all of it */
+        return;
+    }
+    case N_INDEX:
+        if (is_dist_index(e)) {
+            record_index(c, e, true, false);
+            walk_subs(c, e);
+        } else {
+            walk_expr(c, e->u.index.base);
+            walk_subs(c, e);
+        }
+        return;
+    case N_UNARY: walk_expr(c, e->u.unary.e); return;
+    case N_BINARY:
+        walk_expr(c, e->u.binary.l);
+        walk_expr(c, e->u.binary.r);
+        return;
+    case N_CALL: walk_call(c, e); return;
+    case N_KWARG: walk_expr(c, e->u.kwarg.value); return;
+    default: return;
+    }
+}
+
+static void walk_assign(Ctx *c, const OrnNode *n)
+{
+    const OrnNode *t = n->u.assign.target;
+    bool compound = n->u.assign.op != OP_NONE;
+    walk_expr(c, n->u.assign.value);
+    if (!t) return;
+    if (t->kind == N_NAME) {
+        const OrnSym *sym = t->u.name.sym;
+        if (sym && sym->kind == SYM_VALUE && sym == c->loop->value && c->nframes == 0)
+            record_value(c, t, compound, true);
+    } else if (t->kind == N_INDEX) {
+        if (is_dist_index(t))
+            record_index(c, t, compound, true);
+        else
+            walk_expr(c, t->u.index.base);
+        walk_subs(c, t);
+    }
+}
+
+static void walk_stmt(Ctx *c, const OrnNode *s)
+{
+    switch (s->kind) {
+    case N_EXPR: walk_expr(c, s->u.expr_stmt.e); break;
+    case N_ASSIGN: walk_assign(c, s); break;
+    case N_BLOCK: walk_stmts(c, s->u.block.stmts); break;
+    case N_IF:
+        walk_expr(c, s->u.if_.cond);
+        c->cond++;
+        if (s->u.if_.then) walk_stmt(c, s->u.if_.then);
+        if (s->u.if_.els) walk_stmt(c, s->u.if_.els);
+        c->cond--;
+        break;
+    case N_FOR:
+        walk_expr(c, s->u.for_.lo);
+        walk_expr(c, s->u.for_.hi);
+        c->cond++;
+        if (s->u.for_.body) walk_stmt(c, s->u.for_.body);
+        c->cond--;
+        break;
+    case N_FOREACH:
+        walk_expr(c, s->u.foreach.iter);
+        c->cond++;
+        if (s->u.foreach.body) walk_stmt(c, s->u.foreach.body);
+        c->cond--;
+        break;
+    case N_WHILE:
+        c->cond++;
+        walk_expr(c, s->u.while_.cond);
+        if (s->u.while_.body) walk_stmt(c, s->u.while_.body);
+        c->cond--;
+        break;
+    case N_RETURN: walk_expr(c, s->u.ret.value); break;
+    default: break;
+    }
+}
+
+static void walk_stmts(Ctx *c, const OrnNode *list)
+{
+    for (const OrnNode *s = list; s; s = s->next) walk_stmt(c, s);
+}
+
+void orn_access_collect(OrnUnit *u, const OrnLoop *loop, OrnAccessList *out)
+{
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.u = u;
+    c.loop = loop;
+    size_t nsyms = (size_t)(u->sema.nsyms > 0 ? u->sema.nsyms : 1);
+    c.nassign = orn_xcalloc(nsyms, sizeof *c.nassign);
+    c.def = orn_xcalloc(nsyms, sizeof *c.def);
+    count_assigns(&c, u->program);
+    if (loop->space) array_index(&c, loop->space);
+    const OrnNode *body = loop->node->u.parfor.body;
+    if (body) walk_stmt(&c, body);
+
+    out->n = c.n;
+    out->v = orn_arena_alloc(u->arena, (size_t)(c.n ? c.n : 1) * sizeof *out->v);
+    if (c.n) memcpy(out->v, c.v, (size_t)c.n * sizeof *c.v);
+    out->narrays = c.narrays;
+    out->arrays = orn_arena_alloc(u->arena, (size_t)(c.narrays ? c.narrays : 1) * sizeof(OrnSym *));
+    if (c.narrays) memcpy(out->arrays, c.arrays, (size_t)c.narrays * sizeof(OrnSym *));
+    free(c.v);
+    free(c.arrays);
+    free(c.nassign);
+    free(c.def);
+}

@@ -1,0 +1,714 @@
+/* analyze.c: accesses -> dependence vectors -> schedule and roles -> notes, per loop; the
+ * serial warning. See analyze.h. */
+#include "analyze.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+typedef struct Builder {
+    OrnUnit *u;
+    OrnLoopPlan *p;
+    OrnPlanNote *notes;
+    int nnotes, capnotes;
+} Builder;
+
+/* ---- small text helpers ---- */
+
+static char *arena_str(OrnUnit *u, const char *s, size_t n)
+{
+    return orn_arena_strndup(u->arena, s, n);
+}
+
+/* The source text of a span, on one line, shortened to at most 48 bytes. */
+static const char *span_text(OrnUnit *u, OrnSpan sp)
+{
+    const char *t = u->src.text;
+    size_t lo = sp.lo, hi = sp.hi;
+    if (!t || lo > u->src.len || hi > u->src.len || hi < lo) return "?";
+    size_t n = 0;
+    while (lo + n < hi && t[lo + n] != '\n' && t[lo + n] != '\r') n++;
+    if (n > 48) {
+        char buf[64];
+        memcpy(buf, t + lo, 45);
+        memcpy(buf + 45, "...", 4);
+        return arena_str(u, buf, 48);
+    }
+    return arena_str(u, t + lo, n);
+}
+
+static const char *acc_text(OrnUnit *u, const OrnAccess *a)
+{
+    return span_text(u, a->span);
+}
+
+static void note(Builder *b, OrnNoteKind kind, int array, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void note(Builder *b, OrnNoteKind kind, int array, const char *fmt, ...)
+{
+    OrnBuf t;
+    orn_buf_init(&t);
+    va_list ap;
+    va_start(ap, fmt);
+    orn_buf_vprintf(&t, fmt, ap);
+    va_end(ap);
+    if (b->nnotes == b->capnotes) {
+        b->capnotes = b->capnotes ? 2 * b->capnotes : 16;
+        b->notes = orn_xrealloc(b->notes, (size_t)b->capnotes * sizeof *b->notes);
+    }
+    OrnPlanNote *n = &b->notes[b->nnotes++];
+    n->kind = kind;
+    n->array = array;
+    n->text = arena_str(b->u, t.data ? t.data : "", t.len);
+    orn_buf_free(&t);
+}
+
+static const char *vec_str(OrnUnit *u, const OrnDepVec *v)
+{
+    char buf[96];
+    orn_dep_vec_str(v, buf, sizeof buf);
+    return arena_str(u, buf, strlen(buf));
+}
+
+static const char *dim_name(const OrnLoopPlan *p, const OrnPlanSchedule *s, int d)
+{
+    static char buf[4][64];
+    static int i;
+    i = (i + 1) % 4;
+    return orn_plan_dim_name(&p->problem, s, d, buf[i], sizeof buf[i]);
+}
+
+/* "W[:, u] (line 46) and W[:, u] (line 44)" for the first pair of dependence d. */
+static const char *pair_text(OrnUnit *u, const OrnLoopPlan *p, int d)
+{
+    const OrnLoopDep *dep = &p->deps[d];
+    if (!dep->npairs) return "";
+    const OrnAccess *a = &p->acc.v[dep->pairs[0].a], *b = &p->acc.v[dep->pairs[0].b];
+    OrnBuf t;
+    orn_buf_init(&t);
+    if (a == b)
+        orn_buf_printf(&t, "%s (%s, line %u) in two iterations", acc_text(u, a),
+                       orn_access_kind(a), a->span.line);
+    else
+        orn_buf_printf(&t, "%s (%s, line %u) and %s (%s, line %u)", acc_text(u, a),
+                       orn_access_kind(a), a->span.line, acc_text(u, b), orn_access_kind(b),
+                       b->span.line);
+    const char *r = arena_str(u, t.data, t.len);
+    orn_buf_free(&t);
+    return r;
+}
+
+/* ---- dependences ---- */
+
+static void add_dep(Builder *b, const OrnDepVec *v, int i, int j)
+{
+    OrnLoopPlan *p = b->p;
+    int k;
+    for (k = 0; k < p->ndeps; k++)
+        if (orn_dep_vec_equal(&p->deps[k].v, v)) break;
+    if (k == p->ndeps) {
+        p->deps = orn_xrealloc(p->deps, (size_t)(p->ndeps + 1) * sizeof *p->deps);
+        memset(&p->deps[k], 0, sizeof p->deps[k]);
+        p->deps[k].v = *v;
+        p->ndeps++;
+    }
+    OrnLoopDep *d = &p->deps[k];
+    d->pairs = orn_xrealloc(d->pairs, (size_t)(d->npairs + 1) * sizeof *d->pairs);
+    d->pairs[d->npairs].a = i;
+    d->pairs[d->npairs].b = j;
+    d->npairs++;
+}
+
+static void find_deps(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    const OrnAccessList *acc = &p->acc;
+    for (int i = 0; i < acc->n; i++) {
+        for (int j = i; j < acc->n; j++) {
+            const OrnDepRef *x = &acc->v[i].ref, *y = &acc->v[j].ref;
+            bool conflict = orn_dep_conflicts(x, y, p->ordered);
+            bool ww = !conflict && !p->ordered && orn_dep_conflicts(x, y, true);
+            if (!conflict && !ww) continue;
+            int nsubs = x->nsubs < y->nsubs ? x->nsubs : y->nsubs;
+            OrnDepVec v;
+            if (!orn_dep_test(p->nkeys, nsubs, x->subs, y->subs, &v)) continue;
+            if (ww) {
+                if (!orn_dep_vec_is_zero(&v)) p->ww_pairs++;
+                continue;
+            }
+            if (p->ordered) {
+                OrnDepVec pieces[2 * ORN_DEP_MAXDIM];
+                int n = orn_dep_lexpos(&v, pieces);
+                for (int k = 0; k < n; k++) add_dep(b, &pieces[k], i, j);
+            } else {
+                orn_dep_sign_normalize(&v);
+                if (!orn_dep_vec_is_zero(&v)) add_dep(b, &v, i, j);
+            }
+        }
+    }
+    /* move into the arena */
+    OrnLoopDep *deps = orn_arena_alloc(b->u->arena, (size_t)(p->ndeps + 1) * sizeof *deps);
+    for (int k = 0; k < p->ndeps; k++) {
+        deps[k] = p->deps[k];
+        deps[k].pairs =
+            orn_arena_alloc(b->u->arena, (size_t)p->deps[k].npairs * sizeof(OrnDepPair));
+        memcpy(deps[k].pairs, p->deps[k].pairs, (size_t)p->deps[k].npairs * sizeof(OrnDepPair));
+        free(p->deps[k].pairs);
+    }
+    free(p->deps);
+    p->deps = deps;
+}
+
+/* ---- arrays ---- */
+
+static OrnSym *buffer_target(OrnSym *buf)
+{
+    const OrnNode *d = buf->decl;
+    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL)
+        return NULL;
+    const OrnNode *a = d->u.dist.value->u.call.args;
+    return a && a->kind == N_NAME ? a->u.name.sym : NULL;
+}
+
+static void summarize_arrays(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    p->narrays = p->acc.narrays;
+    p->arrays = orn_arena_alloc(u->arena, (size_t)(p->narrays + 1) * sizeof *p->arrays);
+    OrnPlanArray *infos = orn_arena_alloc(u->arena, (size_t)(p->narrays + 1) * sizeof *infos);
+    for (int k = 0; k < p->narrays; k++) {
+        OrnArrayPlan *ap = &p->arrays[k];
+        OrnPlanArray *in = &ap->info;
+        OrnSym *sym = p->acc.arrays[k];
+        ap->sym = sym;
+        in->name = sym->name->s;
+        const OrnType *t = sym->type;
+        in->is_buffer = t && t->kind == T_BUFFER;
+        if (in->is_buffer) {
+            ap->target = buffer_target(sym);
+            t = t->target;
+        }
+        in->ndims = t && t->kind == T_ARRAY ? t->ndims : 1;
+        in->is_space = sym == p->loop->space;
+        in->only_const = true;
+        bool first = true;
+        for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;
+        for (int i = 0; i < p->acc.n; i++) {
+            const OrnAccess *a = &p->acc.v[i];
+            if (a->ref.array != k || a->buffer_update) continue;
+            in->read |= a->ref.read;
+            in->written |= a->ref.write;
+            for (int m = 0; m < in->ndims; m++) {
+                OrnSub s = m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
+                if (s.kind != ORN_SUB_CONST) in->only_const = false;
+                if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
+                if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
+                bool aligned = s.kind == ORN_SUB_AFFINE;
+                if (first) {
+                    if (aligned) {
+                        in->key_of_dim[m] = s.key;
+                        in->coef[m] = s.a;
+                        in->halo_lo[m] = in->halo_hi[m] = s.c;
+                    }
+                } else if (in->key_of_dim[m] >= 0) {
+                    if (!aligned || s.key != in->key_of_dim[m] || s.a != in->coef[m]) {
+                        in->key_of_dim[m] = -1;
+                    } else {
+                        if (s.c < in->halo_lo[m]) in->halo_lo[m] = s.c;
+                        if (s.c > in->halo_hi[m]) in->halo_hi[m] = s.c;
+                    }
+                }
+            }
+            first = false;
+        }
+        if (first) in->only_const = false; /* no element access (buffers) */
+        infos[k] = *in;
+    }
+    p->problem.arrays = infos;
+    p->problem.narrays = p->narrays;
+}
+
+/* ---- notes ---- */
+
+static const char *keys_tuple(const OrnLoopPlan *p, const OrnPlanSchedule *s)
+{
+    static char buf[160];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int d = 0; d < s->ndims; d++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", d ? ", " : "",
+                                dim_name(p, s, d == 0 ? s->dims[0] : s->dims[1]));
+    return buf;
+}
+
+static void strategy_notes(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    const OrnPlanSchedule *s = &p->sched;
+    const char *d0 = s->ndims > 0 ? dim_name(p, s, s->dims[0]) : "";
+    const char *d1 = s->ndims > 1 ? dim_name(p, s, s->dims[1]) : "";
+    OrnStrategy inner = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
+
+    if (s->strategy == ORN_STRAT_UNIMODULAR) {
+        OrnBuf t;
+        orn_buf_init(&t);
+        orn_buf_puts(&t, "[");
+        for (int r = 0; r < p->nkeys; r++) {
+            orn_buf_puts(&t, r ? ", [" : "[");
+            for (int c = 0; c < p->nkeys; c++) orn_buf_printf(&t, "%s%d", c ? ", " : "", s->T.m[r][c]);
+            orn_buf_puts(&t, "]");
+        }
+        orn_buf_puts(&t, "]");
+        OrnBuf nv;
+        orn_buf_init(&nv);
+        for (int i = 0; i < p->ndeps; i++) {
+            OrnDepVec pieces[2 * ORN_DEP_MAXDIM];
+            int n = orn_plan_oriented(&p->problem, &s->T, &p->deps[i].v, pieces);
+            for (int k = 0; k < n; k++)
+                orn_buf_printf(&nv, "%s%s", nv.len ? ", " : "", vec_str(u, &pieces[k]));
+        }
+        OrnBuf coords;
+        orn_buf_init(&coords);
+        for (int r = 0; r < p->nkeys; r++)
+            orn_buf_printf(&coords, "%s%s", r ? ", " : "", dim_name(p, s, r));
+        note(b, ORN_NOTE_STRATEGY, -1,
+             "unimodular: no schedule is legal in the original keys; the transform %s "
+             "(new coordinates (%s)) turns the dependences into %s, and then %s over (%s) is "
+             "legal",
+             t.data, coords.data, nv.len ? nv.data : "none",
+             orn_plan_strategy_name(inner), keys_tuple(p, s));
+        orn_buf_free(&t);
+        orn_buf_free(&nv);
+        orn_buf_free(&coords);
+    }
+    switch (inner) {
+    case ORN_STRAT_1D:
+        if (p->ndeps == 0)
+            note(b, ORN_NOTE_STRATEGY, -1,
+                 "1d along %s: no two iterations touch the same element with a write, so "
+                 "blocks of %s run in parallel without communicating",
+                 d0, d0);
+        else
+            note(b, ORN_NOTE_STRATEGY, -1,
+                 "1d along %s: every dependence vector is 0 in %s, so iterations that "
+                 "conflict fall in the same block of %s",
+                 d0, d0, d0);
+        break;
+    case ORN_STRAT_2D:
+        note(b, ORN_NOTE_STRATEGY, -1,
+             "2d over (%s, %s): every dependence vector is 0 in %s or in %s, so blocks that "
+             "run at the same time share neither a %s-block nor a %s-block; each rank keeps "
+             "its %s-blocks and the %s-blocks rotate between ranks",
+             d0, d1, d0, d1, d0, d1, d0, d1);
+        break;
+    case ORN_STRAT_2D_ORDERED:
+        note(b, ORN_NOTE_STRATEGY, -1,
+             "2d_ordered over (%s, %s): every dependence goes forward (is >= 0) in both %s "
+             "and %s, so blocks run as a wavefront: block (s, t) after blocks (s-1, t) and "
+             "(s, t-1), each block in key order",
+             d0, d1, d0, d1);
+        break;
+    default: break;
+    }
+    if (s->strategy == ORN_STRAT_SERIAL) {
+        const OrnPlanChoice *c = &p->choice;
+        if (c->closest >= 0 && c->nculprits > 0) {
+            const OrnPlanCandidate *cl = &c->cands[c->closest];
+            note(b, ORN_NOTE_STRATEGY, -1,
+                 "serial: no parallel schedule keeps every dependence; the closest, %s over "
+                 "(%s), is broken by %d dependence vector%s, first %s from %s",
+                 orn_plan_strategy_name(cl->s.strategy), keys_tuple(p, &cl->s), c->nculprits,
+                 c->nculprits == 1 ? "" : "s", vec_str(u, &p->deps[c->culprits[0]].v),
+                 pair_text(u, p, c->culprits[0]));
+        } else {
+            note(b, ORN_NOTE_STRATEGY, -1, "serial: no parallel schedule keeps every dependence");
+        }
+        if (c->unimodular_tried)
+            note(b, ORN_NOTE_REJECTED, -1,
+                 "unimodular: none of the %d skews and interchanges tried makes a schedule "
+                 "legal",
+                 c->unimodular_tried);
+    }
+}
+
+/* Why the candidate is illegal, in words. */
+static void reject_note(Builder *b, const OrnPlanCandidate *c)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    const char *d0 = dim_name(p, &c->s, c->s.dims[0]);
+    const char *v = vec_str(u, &p->deps[c->blocker].v);
+    const char *why = pair_text(u, p, c->blocker);
+    switch (c->s.strategy) {
+    case ORN_STRAT_1D:
+        note(b, ORN_NOTE_REJECTED, -1, "1d along %s is illegal: dependence %s (%s) is not 0 in %s",
+             d0, v, why, d0);
+        break;
+    case ORN_STRAT_2D: {
+        const char *d1 = dim_name(p, &c->s, c->s.dims[1]);
+        note(b, ORN_NOTE_REJECTED, -1,
+             "2d over (%s, %s) is illegal: dependence %s (%s) is 0 in neither %s nor %s", d0, d1,
+             v, why, d0, d1);
+        break;
+    }
+    case ORN_STRAT_2D_ORDERED: {
+        const char *d1 = dim_name(p, &c->s, c->s.dims[1]);
+        note(b, ORN_NOTE_REJECTED, -1,
+             "2d_ordered over (%s, %s) is illegal: dependence %s (%s) can go backward in %s or "
+             "%s",
+             d0, d1, v, why, d0, d1);
+        break;
+    }
+    default: break;
+    }
+}
+
+static void candidate_notes(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    const OrnPlanChoice *c = &p->choice;
+    OrnStrategy won = p->sched.strategy;
+    for (int i = 0; i < c->ncands; i++) {
+        const OrnPlanCandidate *k = &c->cands[i];
+        /* 2d and 2d_ordered come in both orientations; legality is the same for 2d */
+        if (k->s.strategy == ORN_STRAT_2D && k->s.dims[0] > k->s.dims[1]) continue;
+        if (k->s.strategy == ORN_STRAT_2D_ORDERED && k->s.dims[0] > k->s.dims[1] &&
+            !k->legal)
+            continue;
+        bool better_class = k->s.strategy < won ||
+                            (won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED) ||
+                            won == ORN_STRAT_SERIAL;
+        if (!k->legal) {
+            if (better_class && k->blocker >= 0) reject_note(b, k);
+            continue;
+        }
+        if (i == c->best_cand) continue;
+        if (k->s.strategy != won &&
+            !(won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED))
+            continue;
+        const OrnPlanSchedule *bs = &p->sched;
+        if (k->s.cost > bs->cost)
+            note(b, ORN_NOTE_ALTERNATIVE, -1,
+                 "%s over (%s) is legal too but costs more (estimated %d against %d)",
+                 orn_plan_strategy_name(k->s.strategy), keys_tuple(p, &k->s), k->s.cost,
+                 bs->cost);
+        else
+            note(b, ORN_NOTE_ALTERNATIVE, -1,
+                 "%s over (%s) is legal too and costs the same (estimated %d); the first "
+                 "candidate in key order wins",
+                 orn_plan_strategy_name(k->s.strategy), keys_tuple(p, &k->s), k->s.cost);
+    }
+}
+
+/* The first access of array k (non-buffer-update first), for role notes. */
+static const OrnAccess *first_access(const OrnLoopPlan *p, int k, bool want_unknown)
+{
+    const OrnAccess *any = NULL;
+    for (int i = 0; i < p->acc.n; i++) {
+        const OrnAccess *a = &p->acc.v[i];
+        if (a->ref.array != k) continue;
+        if (!any) any = a;
+        if (!want_unknown) return a;
+        for (int m = 0; m < a->ref.nsubs; m++)
+            if (a->ref.subs[m].kind == ORN_SUB_UNKNOWN && a->ref.subs[m].varies) return a;
+    }
+    return any;
+}
+
+static void role_notes(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    const OrnPlanSchedule *s = &p->sched;
+    for (int k = 0; k < p->narrays; k++) {
+        const OrnArrayPlan *ap = &p->arrays[k];
+        const OrnPlanArray *in = &ap->info;
+        const char *name = in->name;
+        switch (ap->role) {
+        case ORN_ROLE_PARTITIONED:
+            if (in->is_space) {
+                if (s->strategy == ORN_STRAT_SERIAL)
+                    note(b, ORN_NOTE_ROLE, k,
+                         "%s: the iteration space; its blocks run one after another", name);
+                else
+                    note(b, ORN_NOTE_ROLE, k, "%s: the iteration space, cut into blocks of (%s)",
+                         name, keys_tuple(p, s));
+                break;
+            }
+            {
+                OrnBuf t;
+                orn_buf_init(&t);
+                for (int m = 0; m < in->ndims; m++) {
+                    int key = in->key_of_dim[m];
+                    if (key < 0) continue;
+                    bool part = false;
+                    for (int d = 0; d < s->ndims; d++)
+                        part |= !s->transformed && s->dims[d] == key;
+                    if (!part && !s->transformed) continue;
+                    orn_buf_printf(&t, "%sdimension %d follows %s", t.len ? ", " : "", m + 1,
+                                   p->keys[key]);
+                    if (in->coef[m] != 1) orn_buf_printf(&t, " (times %lld)", in->coef[m]);
+                    if (part && (in->halo_lo[m] || in->halo_hi[m]))
+                        orn_buf_printf(&t, ", with a halo: %s%+lld .. %s%+lld",
+                                       p->keys[key], in->halo_lo[m], p->keys[key], in->halo_hi[m]);
+                }
+                note(b, ORN_NOTE_ROLE, k, "%s: partitioned with the iteration space (%s)", name,
+                     t.len ? t.data : "aligned with the partition");
+                orn_buf_free(&t);
+            }
+            break;
+        case ORN_ROLE_ROTATED: {
+            int m = 0;
+            for (; m < in->ndims; m++)
+                if (in->key_of_dim[m] >= 0 &&
+                    (s->transformed || in->key_of_dim[m] == s->dims[1]))
+                    break;
+            note(b, ORN_NOTE_ROLE, k,
+                 "%s: rotated: its dimension %d follows %s, so its blocks move from rank to rank "
+                 "with the %s-blocks",
+                 name, m + 1, dim_name(p, s, s->dims[1]), dim_name(p, s, s->dims[1]));
+            break;
+        }
+        case ORN_ROLE_REPLICATED:
+            if (in->only_const)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: replicated: read-only, at constant subscripts; every rank gets a copy",
+                     name);
+            else if (in->keys_mask)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: replicated: read-only, indexed by keys the blocks do not follow, so "
+                     "every block reads all of it; every rank gets a copy",
+                     name);
+            else
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: replicated: read-only, at subscripts that are the same in every "
+                     "iteration (%s); every rank gets a copy",
+                     name, acc_text(u, first_access(p, k, false)));
+            break;
+        case ORN_ROLE_PREFETCHED: {
+            const OrnAccess *a = first_access(p, k, true);
+            if (in->varying_unknown)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: prefetched: read-only, at subscripts known only at run time (%s, "
+                     "line %u); each block fetches the elements it reads before it runs",
+                     name, acc_text(u, a), a->span.line);
+            else
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: prefetched: read-only, indexed by keys the blocks do not follow over a "
+                     "sparse iteration space; each block fetches the elements it reads",
+                     name);
+            break;
+        }
+        case ORN_ROLE_BUFFERED:
+            if (ap->target)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: buffered: updates to %s are collected on each rank and applied at "
+                     "flushes; reads of %s may be up to one flush stale, so they create no "
+                     "dependence",
+                     name, ap->target->name->s, ap->target->name->s);
+            else
+                note(b, ORN_NOTE_ROLE, k, "%s: buffered", name);
+            break;
+        case ORN_ROLE_REMOTE: {
+            const OrnAccess *a = first_access(p, k, false);
+            note(b, ORN_NOTE_ROLE, k,
+                 "%s: remote: written at elements no block owns (%s, line %u); the writes go "
+                 "to the rank that owns them",
+                 name, acc_text(u, a), a->span.line);
+            break;
+        }
+        }
+    }
+}
+
+static const char *acc_kind_name(OrnAccKind k)
+{
+    switch (k) {
+    case ACC_SUM: return "sum";
+    case ACC_PROD: return "product";
+    case ACC_MIN: return "min";
+    case ACC_MAX: return "max";
+    }
+    return "?";
+}
+
+static void other_notes(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    const OrnLoop *l = p->loop;
+    for (int i = 0; i < l->naccums; i++)
+        note(b, ORN_NOTE_OTHER, -1,
+             "%s: accumulator (%s): each rank reduces its iterations, then the ranks combine "
+             "them after the loop",
+             l->accums[i].sym->name->s, acc_kind_name(l->accums[i].kind));
+    if (p->ww_pairs)
+        note(b, ORN_NOTE_OTHER, -1,
+             "%d pair%s of writes to the same element %s allowed: the loop is unordered, so "
+             "the value left is that of one of the writes, as in some serial order",
+             p->ww_pairs, p->ww_pairs == 1 ? "" : "s", p->ww_pairs == 1 ? "is" : "are");
+    bool cond = false, callee = false;
+    const OrnAccess *ca = NULL;
+    for (int d = 0; d < p->ndeps; d++)
+        for (int k = 0; k < p->deps[d].npairs; k++) {
+            const OrnAccess *x = &p->acc.v[p->deps[d].pairs[k].a];
+            const OrnAccess *y = &p->acc.v[p->deps[d].pairs[k].b];
+            cond |= x->conditional || y->conditional;
+        }
+    for (int i = 0; i < p->acc.n; i++)
+        if (p->acc.v[i].callee && !callee) {
+            callee = true;
+            ca = &p->acc.v[i];
+        }
+    if (cond)
+        note(b, ORN_NOTE_OTHER, -1,
+             "accesses under if, for or while count as if they always happen");
+    if (callee)
+        note(b, ORN_NOTE_OTHER, -1,
+             "accesses in functions called from the body (first: %s in %s, called at line %u) "
+             "are analysed as if inlined at each call",
+             acc_text(b->u, ca), ca->callee->u.fn.id->s, ca->call_site.line);
+    if (p->blocks_per_rank)
+        note(b, ORN_NOTE_OTHER, -1,
+             "partition counts are run-time parameters of the plan: by default %d x ranks "
+             "blocks per partitioned dimension",
+             p->blocks_per_rank);
+}
+
+/* ---- the serial warning ---- */
+
+static bool has_unknown(const OrnAccess *a, int *m)
+{
+    for (int i = 0; i < a->ref.nsubs; i++)
+        if (a->ref.subs[i].kind == ORN_SUB_UNKNOWN) {
+            *m = i;
+            return true;
+        }
+    return false;
+}
+
+static void serial_warning(Builder *b)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    const OrnPlanChoice *c = &p->choice;
+    OrnDiags *dg = &u->diags;
+    if (!c->nculprits) return;
+    const OrnLoopDep *d0 = &p->deps[c->culprits[0]];
+    const OrnAccess *a = &p->acc.v[d0->pairs[0].a], *bb = &p->acc.v[d0->pairs[0].b];
+    const OrnAccess *w = a->ref.write ? a : bb, *r = w == a ? bb : a;
+    if (r != w)
+        orn_diag(dg, ORN_WARNING, w->span,
+                 "parallel_for runs serially: no parallel schedule keeps the dependence %s "
+                 "between '%s' (%s%s) and '%s' (%s) in two iterations",
+                 vec_str(u, &d0->v), acc_text(u, w), orn_access_kind(w),
+                 w->via_value ? " of the value variable" : "", acc_text(u, r),
+                 orn_access_kind(r));
+    else
+        orn_diag(dg, ORN_WARNING, w->span,
+                 "parallel_for runs serially: no parallel schedule keeps the dependence %s "
+                 "between two iterations that both %s '%s'",
+                 vec_str(u, &d0->v), w->ref.read ? "read and write" : "write", acc_text(u, w));
+    if (r != w)
+        orn_diag(dg, ORN_NOTE, r->span, "'%s' is the other access (%s)", acc_text(u, r),
+                 orn_access_kind(r));
+    if (w->callee)
+        orn_diag(dg, ORN_NOTE, w->call_site, "the access is in '%s', called here",
+                 w->callee->u.fn.id->s);
+    for (int i = 1; i < c->nculprits && i < 4; i++) {
+        const OrnLoopDep *d = &p->deps[c->culprits[i]];
+        const OrnAccess *x = &p->acc.v[d->pairs[0].a], *y = &p->acc.v[d->pairs[0].b];
+        orn_diag(dg, ORN_NOTE, x->span, "also dependence %s: '%s' (%s) and '%s' (%s)",
+                 vec_str(u, &d->v), acc_text(u, x), orn_access_kind(x), acc_text(u, y),
+                 orn_access_kind(y));
+    }
+    if (c->nculprits > 4)
+        orn_note_plain(dg, "and %d more dependence vectors", c->nculprits - 4);
+    orn_diag(dg, ORN_NOTE, p->loop->node->span.line ? p->loop->node->span : w->span,
+             "the loop runs one iteration at a time, in key order");
+    /* how to change it */
+    int m;
+    if (has_unknown(w, &m) || has_unknown(r, &m)) {
+        const OrnAccess *x = has_unknown(w, &m) ? w : r;
+        orn_note_plain(dg, "the subscript '%s' of %s is not a*k + c in a loop key, so it may be "
+                           "any element",
+                       span_text(u, x->sub_span[m]), acc_text(u, x));
+    }
+    if (p->ordered)
+        orn_note_plain(dg, "if any order of the iterations gives an acceptable result, remove "
+                           "@ordered");
+    else if (w->ref.read && w->ref.write && !w->via_value && w->array->type &&
+             w->array->type->kind == T_ARRAY)
+        orn_note_plain(dg, "if reads of '%s' may see updates up to one flush late, update it "
+                           "through a buffer: 'dist %s_delta = buffer(%s)', then '%s_delta[...] "
+                           "+= ...'",
+                       w->array->name->s, w->array->name->s, w->array->name->s,
+                       w->array->name->s);
+}
+
+/* ---- per loop ---- */
+
+static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p)
+{
+    Builder b;
+    memset(&b, 0, sizeof b);
+    b.u = u;
+    b.p = p;
+    memset(p, 0, sizeof *p);
+    p->loop = l;
+    p->line = (int)l->node->span.line;
+    p->ordered = l->node->u.parfor.ordered;
+    p->nkeys = l->nkeys;
+    for (int k = 0; k < l->nkeys; k++) p->keys[k] = l->keys[k] ? l->keys[k]->name->s : "?";
+
+    orn_access_collect(u, l, &p->acc);
+    find_deps(&b);
+    summarize_arrays(&b);
+
+    OrnDepVec *vecs = orn_arena_alloc(u->arena, (size_t)(p->ndeps + 1) * sizeof *vecs);
+    for (int i = 0; i < p->ndeps; i++) vecs[i] = p->deps[i].v;
+    p->problem.nkeys = p->nkeys;
+    for (int k = 0; k < p->nkeys; k++) p->problem.keys[k] = p->keys[k];
+    p->problem.ordered = p->ordered;
+    p->problem.sparse_space = l->space->type && l->space->type->sparse;
+    p->problem.vecs = vecs;
+    p->problem.nvecs = p->ndeps;
+
+    orn_plan_choose(u->arena, &p->problem, &p->choice);
+    p->sched = p->choice.best;
+    for (int k = 0; k < p->narrays; k++) p->arrays[k].role = p->choice.roles[k];
+    p->blocks_per_rank = p->sched.strategy == ORN_STRAT_SERIAL ? 0 : 2;
+
+    strategy_notes(&b);
+    candidate_notes(&b);
+    role_notes(&b);
+    other_notes(&b);
+    p->notes = orn_arena_alloc(u->arena, (size_t)(b.nnotes + 1) * sizeof *p->notes);
+    if (b.nnotes) memcpy(p->notes, b.notes, (size_t)b.nnotes * sizeof *b.notes);
+    p->nnotes = b.nnotes;
+    free(b.notes);
+
+    if (p->sched.strategy == ORN_STRAT_SERIAL) serial_warning(&b);
+}
+
+bool orn_analyze(OrnUnit *u, OrnPlanSet *out)
+{
+    memset(out, 0, sizeof *out);
+    int n = 0;
+    for (int i = 0; i < u->sema.nloops; i++) {
+        const OrnLoop *l = u->sema.loops[i];
+        if (l && l->space && l->nkeys >= 1 && l->nkeys <= ORN_DEP_MAXDIM) n++;
+    }
+    out->loops = orn_arena_alloc(u->arena, (size_t)(n + 1) * sizeof *out->loops);
+    for (int i = 0; i < u->sema.nloops; i++) {
+        const OrnLoop *l = u->sema.loops[i];
+        if (!l || !l->space || l->nkeys < 1 || l->nkeys > ORN_DEP_MAXDIM) continue;
+        analyze_loop(u, l, &out->loops[out->nloops++]);
+    }
+    return true;
+}
