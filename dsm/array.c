@@ -1,0 +1,1079 @@
+/* array.c: distributed dense and sparse arrays: creation, element placement, moving
+ * elements between partitions, gathering, single-element access and reductions.
+ *
+ * Invariants:
+ * - a->part is identical on every rank; tiles[t].n is known on every rank.
+ * - A rank holds storage only for the tiles it owns (and for replicated tiles), so memory
+ *   is proportional to the local share.
+ * - Dense tiles store their box row-major; sparse tiles store keys strictly increasing.
+ *
+ * Moving elements (orn_dsm_repartition): dense arrays send box intersections of old and new
+ * tiles, both sides enumerating (old tile, new tile) pairs in the same order, so only
+ * values travel (no keys). Sparse arrays send (key, value) records to the owner of the new
+ * tile. Either way one alltoallv: 2 (P-1) a + b (bytes moved).
+ */
+#include "dsm_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+/* ---------------------------------------------------------------- keys */
+
+int64_t orn_dsm_ravel(const OrnDsmArray *a, const int64_t *key)
+{
+    int64_t lin = 0;
+    for (int d = 0; d < a->ndim; d++) lin = lin * a->dims[d] + key[d];
+    return lin;
+}
+
+void orn_dsm_unravel(const OrnDsmArray *a, int64_t lin, int64_t *key)
+{
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        int64_t e = a->dims[d] ? a->dims[d] : 1;
+        key[d] = lin % e;
+        lin /= e;
+    }
+}
+
+static int volume_ok(int ndim, const int64_t *dims, int64_t *vol)
+{
+    int64_t v = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (dims[d] < 0) return 0;
+        if (dims[d] && v > INT64_MAX / dims[d]) return 0;
+        v *= dims[d];
+    }
+    *vol = v;
+    return 1;
+}
+
+int orn_dsm_linear_ok(const OrnDsmArray *a)
+{
+    int64_t v;
+    return volume_ok(a->ndim, a->dims, &v);
+}
+
+int orn_dsm_key_cmp(const int64_t *a, const int64_t *b, int ndim)
+{
+    for (int d = 0; d < ndim; d++)
+        if (a[d] != b[d]) return a[d] < b[d] ? -1 : 1;
+    return 0;
+}
+
+int64_t orn_dsm_box_volume(int ndim, const int64_t *lo, const int64_t *hi)
+{
+    int64_t v = 1;
+    for (int d = 0; d < ndim; d++) v *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+    return v;
+}
+
+static void key_str(char *buf, size_t n, const int64_t *key, int ndim)
+{
+    size_t len = 0;
+    len += (size_t)snprintf(buf + len, n - len, "(");
+    for (int d = 0; d < ndim && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%lld", d ? ", " : "", (long long)key[d]);
+    if (len < n) snprintf(buf + len, n - len, ")");
+}
+
+/* ---------------------------------------------------------------- sorting */
+
+typedef struct SortBy {
+    const int64_t *keys;
+    const int64_t *tags;
+    int ndim;
+} SortBy;
+
+static int cmp_idx(const SortBy *s, int64_t i, int64_t j)
+{
+    int c = orn_dsm_key_cmp(s->keys + i * s->ndim, s->keys + j * s->ndim, s->ndim);
+    if (c) return c;
+    if (s->tags && s->tags[i] != s->tags[j]) return s->tags[i] < s->tags[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* Bottom-up merge sort of an index permutation (stable, O(n log n), no recursion). */
+static void sort_index(const SortBy *s, int64_t *idx, int64_t n)
+{
+    int64_t *tmp = orn_xmalloc((size_t)(n ? n : 1) * sizeof *tmp);
+    int64_t *src = idx, *dst = tmp;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = cmp_idx(s, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != idx) memcpy(idx, src, (size_t)n * sizeof *idx);
+    free(tmp);
+}
+
+void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, void *vals,
+                           int64_t *tags)
+{
+    SortBy s = {keys, tags, ndim};
+    int sorted = 1;
+    for (int64_t i = 1; i < n && sorted; i++) sorted = cmp_idx(&s, i - 1, i) < 0;
+    if (sorted) return;
+    int64_t *idx = orn_xmalloc((size_t)n * sizeof *idx);
+    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    sort_index(&s, idx, n);
+    int64_t *k2 = orn_xmalloc((size_t)n * (size_t)ndim * sizeof *k2);
+    char *v2 = orn_xmalloc((size_t)n * esize);
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(k2 + i * ndim, keys + idx[i] * ndim, (size_t)ndim * sizeof *k2);
+        memcpy(v2 + (size_t)i * esize, (char *)vals + (size_t)idx[i] * esize, esize);
+    }
+    memcpy(keys, k2, (size_t)n * (size_t)ndim * sizeof *k2);
+    memcpy(vals, v2, (size_t)n * esize);
+    if (tags) {
+        int64_t *t2 = orn_xmalloc((size_t)n * sizeof *t2);
+        for (int64_t i = 0; i < n; i++) t2[i] = tags[idx[i]];
+        memcpy(tags, t2, (size_t)n * sizeof *t2);
+        free(t2);
+    }
+    free(k2);
+    free(v2);
+    free(idx);
+}
+
+/* ---------------------------------------------------------------- arrays and tiles */
+
+int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                      int sparse, OrnDsmArray **out)
+{
+    int64_t vol;
+    *out = NULL;
+    if (ndim < 1 || ndim > ORN_DSM_MAXDIM)
+        return orn_dsm_fail(ctx, ORN_E_ARG, "array: %d dimensions (1 to %d allowed)", ndim,
+                            ORN_DSM_MAXDIM);
+    if ((int)type < ORN_DSM_I32 || (int)type > ORN_DSM_F64)
+        return orn_dsm_fail(ctx, ORN_E_ARG, "array: unknown element type %d", (int)type);
+    for (int d = 0; d < ndim; d++)
+        if (dims[d] < 0)
+            return orn_dsm_fail(ctx, ORN_E_ARG, "array: negative extent %lld",
+                                (long long)dims[d]);
+    if (!sparse && !volume_ok(ndim, dims, &vol))
+        return orn_dsm_fail(ctx, ORN_E_ARG, "array: dense volume overflows 64 bits");
+    OrnDsmArray *a = orn_xcalloc(1, sizeof *a);
+    a->ctx = ctx;
+    a->type = type;
+    a->esize = orn_dsm_type_size(type);
+    a->ndim = ndim;
+    for (int d = 0; d < ORN_DSM_MAXDIM; d++) a->dims[d] = d < ndim ? dims[d] : 1;
+    a->sparse = sparse;
+    a->nnz = sparse ? 0 : vol;
+    if (ctx->nreg == ctx->capreg) {
+        ctx->capreg = ctx->capreg ? 2 * ctx->capreg : 16;
+        ctx->reg = orn_xrealloc(ctx->reg, (size_t)ctx->capreg * sizeof *ctx->reg);
+    }
+    a->id = ctx->nreg;
+    ctx->reg[ctx->nreg++] = a;
+    snprintf(a->name, sizeof a->name, "array#%d", a->id);
+    *out = a;
+    return ORN_OK;
+}
+
+void orn_dsm_set_name(OrnDsmArray *a, const char *name)
+{
+    snprintf(a->name, sizeof a->name, "%s", name);
+}
+
+void orn_dsm_tile_box(const OrnDsmArray *a, int64_t t, int64_t *lo, int64_t *hi)
+{
+    int grid[ORN_DSM_MAXDIM];
+    orn_dsm_part_unravel(&a->part, t, grid);
+    for (int d = 0; d < ORN_DSM_MAXDIM; d++) {
+        lo[d] = 0;
+        hi[d] = 1;
+        if (d < a->ndim) {
+            lo[d] = a->part.bounds[d][grid[d]];
+            hi[d] = a->part.bounds[d][grid[d] + 1];
+        }
+    }
+}
+
+static void tile_release(OrnDsmTile *t)
+{
+    free(t->vals);
+    free(t->keys);
+    free(t->rowptr);
+    t->vals = NULL;
+    t->keys = NULL;
+    t->rowptr = NULL;
+}
+
+static void tiles_free(OrnDsmTile *tiles, int64_t n)
+{
+    if (!tiles) return;
+    for (int64_t t = 0; t < n; t++) tile_release(&tiles[t]);
+    free(tiles);
+}
+
+/* New tile table for partition p (boxes, holders; no storage). */
+static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
+{
+    OrnDsmTile *tiles = orn_xcalloc((size_t)p->ntiles, sizeof *tiles);
+    int me = a->ctx->rank;
+    for (int64_t t = 0; t < p->ntiles; t++) {
+        int grid[ORN_DSM_MAXDIM];
+        orn_dsm_part_unravel(p, t, grid);
+        for (int d = 0; d < ORN_DSM_MAXDIM; d++) {
+            tiles[t].lo[d] = d < a->ndim ? p->bounds[d][grid[d]] : 0;
+            tiles[t].hi[d] = d < a->ndim ? p->bounds[d][grid[d] + 1] : 1;
+        }
+        tiles[t].n = a->sparse ? 0 : orn_dsm_box_volume(a->ndim, tiles[t].lo, tiles[t].hi);
+        tiles[t].held = p->owner[t] == me || p->owner[t] == ORN_DSM_ALL;
+    }
+    return tiles;
+}
+
+static void alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
+{
+    for (int64_t t = 0; t < ntiles; t++)
+        if (tiles[t].held && tiles[t].n)
+            tiles[t].vals = orn_xcalloc((size_t)tiles[t].n, a->esize);
+}
+
+void orn_dsm_tiles_reset(OrnDsmArray *a)
+{
+    tiles_free(a->tiles, a->part.ntiles);
+    a->tiles = tiles_for(a, &a->part);
+}
+
+int orn_dsm_holds(const OrnDsmArray *a, int64_t t)
+{
+    return a->tiles[t].held;
+}
+
+void orn_dsm_free(OrnDsmArray *a)
+{
+    if (!a) return;
+    OrnDsmCtx *ctx = a->ctx;
+    if (a->id >= 0 && a->id < ctx->nreg && ctx->reg[a->id] == a) ctx->reg[a->id] = NULL;
+    tiles_free(a->tiles, a->part.ntiles);
+    orn_dsm_part_free(&a->part);
+    free(a);
+}
+
+int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                  OrnDsmArray **out)
+{
+    OrnDsmArray *a = NULL;
+    int status = orn_dsm_array_new(ctx, type, ndim, dims, 0, &a);
+    if (status) return status;
+    status = orn_dsm_part_default(ctx, ndim, a->dims, &a->part);
+    if (status) {
+        orn_dsm_free(a);
+        return orn_dsm_fail(ctx, status, "array: bad partition");
+    }
+    a->tiles = tiles_for(a, &a->part);
+    alloc_dense(a, a->tiles, a->part.ntiles);
+    *out = a;
+    return ORN_OK;
+}
+
+/* Call fn(key, ptr) for every element of a held dense tile, in row-major order. */
+int orn_dsm_init(OrnDsmArray *a, orn_dsm_init_fn fn, void *ud)
+{
+    if (a->sparse) return orn_dsm_fail(a->ctx, ORN_E_ARG, "init: array is sparse");
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        OrnDsmTile *tl = &a->tiles[t];
+        if (!tl->held || !tl->n) continue;
+        int64_t key[ORN_DSM_MAXDIM];
+        memcpy(key, tl->lo, sizeof key);
+        char *v = tl->vals;
+        for (int64_t i = 0; i < tl->n; i++) {
+            fn(orn_dsm_ravel(a, key), v + (size_t)i * a->esize, ud);
+            for (int d = a->ndim - 1; d >= 0; d--) {
+                if (++key[d] < tl->hi[d]) break;
+                key[d] = tl->lo[d];
+            }
+        }
+    }
+    return ORN_OK;
+}
+
+int orn_dsm_fill(OrnDsmArray *a, const void *value)
+{
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        OrnDsmTile *tl = &a->tiles[t];
+        if (!tl->held) continue;
+        for (int64_t i = 0; i < tl->n; i++)
+            memcpy((char *)tl->vals + (size_t)i * a->esize, value, a->esize);
+    }
+    return ORN_OK;
+}
+
+int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
+{
+    OrnDsmArray *b = NULL;
+    int status = orn_dsm_array_new(a->ctx, a->type, a->ndim, a->dims, a->sparse, &b);
+    if (status) return status;
+    orn_dsm_part_copy(&b->part, &a->part);
+    b->nnz = a->nnz;
+    b->part_tag = a->part_tag;
+    b->tiles = tiles_for(b, &b->part);
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *s = &a->tiles[t];
+        OrnDsmTile *d = &b->tiles[t];
+        d->n = s->n;
+        if (!s->held || !s->n) continue;
+        d->vals = orn_xmalloc((size_t)s->n * a->esize);
+        memcpy(d->vals, s->vals, (size_t)s->n * a->esize);
+        if (a->sparse) {
+            d->keys = orn_xmalloc((size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
+            memcpy(d->keys, s->keys, (size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
+        }
+    }
+    *out = b;
+    return ORN_OK;
+}
+
+int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key)
+{
+    int64_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = orn_dsm_key_cmp(t->keys + mid * a->ndim, key, a->ndim);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+void *orn_dsm_local_ptr(OrnDsmArray *a, const int64_t *key)
+{
+    for (int d = 0; d < a->ndim; d++)
+        if (key[d] < 0 || key[d] >= a->dims[d]) return NULL;
+    int64_t t = orn_dsm_part_tile_of(&a->part, key);
+    OrnDsmTile *tl = &a->tiles[t];
+    if (!tl->held) return NULL;
+    if (a->sparse) {
+        int64_t i = orn_dsm_tile_find(a, tl, key);
+        return i < 0 ? NULL : (char *)tl->vals + (size_t)i * a->esize;
+    }
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++) off = off * (tl->hi[d] - tl->lo[d]) + (key[d] - tl->lo[d]);
+    return (char *)tl->vals + (size_t)off * a->esize;
+}
+
+int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t)
+{
+    OrnDsmTile *tl = &a->tiles[t];
+    if (tl->rowptr || !a->sparse || !tl->held) return ORN_OK;
+    int64_t rows = tl->hi[0] - tl->lo[0];
+    tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
+    int64_t i = 0;
+    for (int64_t r = 0; r <= rows; r++) {
+        while (i < tl->n && tl->keys[i * a->ndim] < tl->lo[0] + r) i++;
+        tl->rowptr[r] = i;
+    }
+    return ORN_OK;
+}
+
+/* ---------------------------------------------------------------- sparse scatter */
+
+/* Send n elements (keys, values, tags; selfonly[i] marks elements of replicated tiles,
+ * which every rank holds and therefore only keeps for itself) to the holders of their
+ * tiles in partition np. Returns np's tiles with sorted (key, tag) storage; *tags_out
+ * gets the tags per tile (caller frees each) when want_tags. */
+static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n,
+                          const int64_t *keys, const char *vals, const int64_t *tags,
+                          const unsigned char *selfonly, OrnDsmTile **tiles_out,
+                          int64_t ***tags_out)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
+    size_t es = a->esize, rec = (size_t)nd * 8 + 8 + es;
+    size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
+    size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
+    size_t *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
+    int64_t *dest = orn_xmalloc((size_t)(n ? n : 1) * sizeof *dest);
+    char *sbuf = NULL, *rbuf = NULL;
+    OrnDsmTile *tiles = NULL;
+    int64_t **ttags = NULL;
+
+    for (int64_t i = 0; i < n; i++) {
+        int64_t t = orn_dsm_part_tile_of(np, keys + i * nd);
+        int o = np->owner[t];
+        if (selfonly && selfonly[i]) o = (o == ORN_DSM_ALL || o == me) ? me : -2;
+        dest[i] = o;
+        if (o == ORN_DSM_ALL)
+            for (int p = 0; p < P; p++) scount[p] += rec;
+        else if (o >= 0)
+            scount[o] += rec;
+    }
+    for (int p = 0; p < P; p++) soff[p + 1] = soff[p] + scount[p];
+    sbuf = orn_xmalloc(soff[P] ? soff[P] : 1);
+    {
+        size_t *pos = orn_xmalloc((size_t)P * sizeof *pos);
+        memcpy(pos, soff, (size_t)P * sizeof *pos);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t tag = tags ? tags[i] : -1;
+            for (int p = 0; p < P; p++) {
+                if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
+                char *r = sbuf + pos[p];
+                memcpy(r, keys + i * nd, (size_t)nd * 8);
+                memcpy(r + (size_t)nd * 8, &tag, 8);
+                memcpy(r + (size_t)nd * 8 + 8, vals + (size_t)i * es, es);
+                pos[p] += rec;
+            }
+        }
+        free(pos);
+    }
+    status = orn_dsm_alltoallv(ctx, sbuf, scount, (void **)&rbuf, rcount, "move elements");
+    if (status) goto fn_exit;
+    free(sbuf);
+    sbuf = NULL;
+
+    /* Count per tile, then place. */
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += rcount[p];
+    int64_t nrec = (int64_t)(total / rec);
+    tiles = tiles_for(a, np);
+    ttags = orn_xcalloc((size_t)np->ntiles, sizeof *ttags);
+    int64_t *fill = orn_xcalloc((size_t)np->ntiles, sizeof *fill);
+    int64_t key[ORN_DSM_MAXDIM];
+    for (int64_t i = 0; i < nrec; i++) {
+        memcpy(key, rbuf + (size_t)i * rec, (size_t)nd * 8);
+        fill[orn_dsm_part_tile_of(np, key)]++;
+    }
+    for (int64_t t = 0; t < np->ntiles; t++) {
+        tiles[t].n = fill[t];
+        if (fill[t]) {
+            tiles[t].keys = orn_xmalloc((size_t)fill[t] * (size_t)nd * 8);
+            tiles[t].vals = orn_xmalloc((size_t)fill[t] * es);
+            ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
+        }
+        fill[t] = 0;
+    }
+    for (int64_t i = 0; i < nrec; i++) {
+        const char *r = rbuf + (size_t)i * rec;
+        memcpy(key, r, (size_t)nd * 8);
+        int64_t t = orn_dsm_part_tile_of(np, key), j = fill[t]++;
+        memcpy(tiles[t].keys + j * nd, key, (size_t)nd * 8);
+        memcpy(&ttags[t][j], r + (size_t)nd * 8, 8);
+        memcpy((char *)tiles[t].vals + (size_t)j * es, r + (size_t)nd * 8 + 8, es);
+    }
+    free(fill);
+    for (int64_t t = 0; t < np->ntiles; t++)
+        if (tiles[t].n)
+            orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals, ttags[t]);
+    *tiles_out = tiles;
+    tiles = NULL;
+    if (tags_out) {
+        *tags_out = ttags;
+        ttags = NULL;
+    }
+fn_exit:
+    if (ttags) {
+        for (int64_t t = 0; t < np->ntiles; t++) free(ttags[t]);
+        free(ttags);
+    }
+    tiles_free(tiles, np->ntiles);
+    free(sbuf);
+    free(rbuf);
+    free(scount);
+    free(rcount);
+    free(soff);
+    free(dest);
+    return status;
+}
+
+static void free_tags(int64_t **tags, int64_t n)
+{
+    if (!tags) return;
+    for (int64_t t = 0; t < n; t++) free(tags[t]);
+    free(tags);
+}
+
+/* Global element counts of sparse tiles: each holder (rank 0 for replicated tiles)
+ * contributes its count. */
+static int sync_counts(OrnDsmArray *a, OrnDsmTile *tiles, const OrnDsmPart *p)
+{
+    int64_t *cnt = orn_xcalloc((size_t)p->ntiles, sizeof *cnt);
+    for (int64_t t = 0; t < p->ntiles; t++)
+        if (p->owner[t] == a->ctx->rank || (p->owner[t] == ORN_DSM_ALL && a->ctx->rank == 0))
+            cnt[t] = tiles[t].n;
+    int status = orn_dsm_allreduce_i64(a->ctx, cnt, (size_t)p->ntiles, ORN_DSM_SUM);
+    if (!status) {
+        a->nnz = 0;
+        for (int64_t t = 0; t < p->ntiles; t++) {
+            tiles[t].n = cnt[t];
+            a->nnz += cnt[t];
+        }
+    }
+    free(cnt);
+    return status;
+}
+
+/* Check sorted tiles for duplicate keys; on one, record the error and return the order
+ * key of the report (the later line, or the key's index). */
+static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags,
+                           const OrnDsmPart *p, const char *path, int64_t *order)
+{
+    int nd = a->ndim, found = 0;
+    int64_t best = 0, bt = -1, bi = -1;
+    for (int64_t t = 0; t < p->ntiles; t++) {
+        const OrnDsmTile *tl = &tiles[t];
+        if (!tl->held) continue;
+        for (int64_t i = 1; i < tl->n; i++) {
+            if (orn_dsm_key_cmp(tl->keys + (i - 1) * nd, tl->keys + i * nd, nd)) continue;
+            int64_t ord = tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
+            if (!found || ord < best) {
+                found = 1;
+                best = ord;
+                bt = t;
+                bi = i;
+            }
+        }
+    }
+    if (!found) return ORN_OK;
+    char ks[160];
+    key_str(ks, sizeof ks, tiles[bt].keys + bi * nd, nd);
+    *order = best;
+    if (tags[bt][bi] >= 0)
+        return orn_dsm_fail(a->ctx, ORN_E_PARSE, "%s:%lld: duplicate key %s, first on line %lld",
+                            path ? path : "input", (long long)tags[bt][bi], ks,
+                            (long long)tags[bt][bi - 1]);
+    return orn_dsm_fail(a->ctx, ORN_E_ARG, "duplicate key %s", ks);
+}
+
+int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                          int sparse, int64_t n, const int64_t *keys, const void *vals,
+                          const int64_t *lines, const char *path, OrnDsmArray **out)
+{
+    OrnDsmArray *a = NULL;
+    OrnDsmTile *tiles = NULL;
+    int64_t **tags = NULL;
+    int64_t order = 0, ntiles = 0;
+    int status = ORN_OK;
+    *out = NULL;
+
+    /* Keys inside the extents (checked locally, agreed on the first bad one). */
+    if (ndim >= 1 && ndim <= ORN_DSM_MAXDIM) {
+        for (int64_t i = 0; i < n && !status; i++) {
+            for (int d = 0; d < ndim; d++) {
+                if (keys[i * ndim + d] >= 0 && keys[i * ndim + d] < dims[d]) continue;
+                char ks[160];
+                key_str(ks, sizeof ks, keys + i * ndim, ndim);
+                order = lines ? lines[i] : i;
+                if (lines)
+                    status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: key %s outside the array",
+                                          path ? path : "input", (long long)lines[i], ks);
+                else
+                    status = orn_dsm_fail(ctx, ORN_E_RANGE, "element key %s outside the array", ks);
+                break;
+            }
+        }
+    }
+    status = orn_dsm_agree_at(ctx, status, order);
+    if (status) return status;
+    status = orn_dsm_array_new(ctx, type, ndim, dims, sparse, &a);
+    status = orn_dsm_agree(ctx, status);
+    if (status) goto fn_fail;
+
+    /* Default partition; sparse arrays balanced along dimension 0. */
+    status = orn_dsm_part_default(ctx, ndim, a->dims, &a->part);
+    if (status) goto fn_fail;
+    ntiles = a->part.ntiles;
+    if (sparse) {
+        status = orn_dsm_balance_keys(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], keys,
+                                      n, ndim, 0);
+        if (status) goto fn_fail;
+    }
+    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags);
+    if (status) goto fn_fail;
+    order = 0;
+    status = find_duplicates(a, tiles, tags, &a->part, path, &order);
+    status = orn_dsm_agree_at(ctx, status, order);
+    if (status) goto fn_fail;
+    if (!sparse) {
+        /* Every key of every tile exactly once: no duplicates, so count == volume. */
+        int64_t missing = -1;
+        for (int64_t t = 0; t < a->part.ntiles && missing < 0; t++) {
+            OrnDsmTile *tl = &tiles[t];
+            if (!tl->held) continue;
+            int64_t vol = orn_dsm_box_volume(ndim, tl->lo, tl->hi);
+            if (tl->n == vol) continue;
+            /* First key of the box that is not present. */
+            int64_t key[ORN_DSM_MAXDIM], j = 0;
+            memcpy(key, tl->lo, sizeof key);
+            for (int64_t i = 0; i < vol; i++) {
+                if (j < tl->n && !orn_dsm_key_cmp(tl->keys + j * ndim, key, ndim)) j++;
+                else {
+                    missing = orn_dsm_ravel(a, key);
+                    break;
+                }
+                for (int d = ndim - 1; d >= 0; d--) {
+                    if (++key[d] < tl->hi[d]) break;
+                    key[d] = tl->lo[d];
+                }
+            }
+        }
+        if (missing >= 0) {
+            int64_t key[ORN_DSM_MAXDIM];
+            char ks[160];
+            orn_dsm_unravel(a, missing, key);
+            key_str(ks, sizeof ks, key, ndim);
+            status = orn_dsm_fail(ctx, ORN_E_ARG, "dense array: no value for element %s", ks);
+        }
+        status = orn_dsm_agree_at(ctx, status, missing);
+        if (status) goto fn_fail;
+        for (int64_t t = 0; t < a->part.ntiles; t++) {
+            free(tiles[t].keys);
+            tiles[t].keys = NULL;
+            tiles[t].n = orn_dsm_box_volume(ndim, tiles[t].lo, tiles[t].hi);
+        }
+    } else {
+        status = sync_counts(a, tiles, &a->part);
+        if (status) goto fn_fail;
+    }
+    a->tiles = tiles;
+    tiles = NULL;
+    *out = a;
+    a = NULL;
+fn_exit:
+    free_tags(tags, ntiles);
+    return status;
+fn_fail:
+    tiles_free(tiles, ntiles);
+    orn_dsm_free(a);
+    a = NULL;
+    goto fn_exit;
+}
+
+/* ---------------------------------------------------------------- repartition */
+
+/* Copy the intersection box `ilo..ihi` between two row-major boxes. */
+static void box_copy(int nd, size_t es, const int64_t *ilo, const int64_t *ihi,
+                     const int64_t *slo, const int64_t *shi, const char *src,
+                     const int64_t *dlo, const int64_t *dhi, char *dst)
+{
+    int64_t idx[ORN_DSM_MAXDIM];
+    memcpy(idx, ilo, sizeof idx);
+    size_t row = (size_t)(ihi[nd - 1] - ilo[nd - 1]) * es;
+    for (;;) {
+        int64_t so = 0, doff = 0;
+        for (int d = 0; d < nd; d++) {
+            so = so * (shi[d] - slo[d]) + (idx[d] - slo[d]);
+            doff = doff * (dhi[d] - dlo[d]) + (idx[d] - dlo[d]);
+        }
+        memcpy(dst + (size_t)doff * es, src + (size_t)so * es, row);
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            if (++idx[d] < ihi[d]) break;
+            idx[d] = ilo[d];
+        }
+        if (d < 0) break;
+    }
+}
+
+static int intersect(int nd, const OrnDsmTile *a, const OrnDsmTile *b, int64_t *lo, int64_t *hi)
+{
+    for (int d = 0; d < nd; d++) {
+        lo[d] = a->lo[d] > b->lo[d] ? a->lo[d] : b->lo[d];
+        hi[d] = a->hi[d] < b->hi[d] ? a->hi[d] : b->hi[d];
+        if (lo[d] >= hi[d]) return 0;
+    }
+    return 1;
+}
+
+/* Source rank of the data for (old tile to, new tile tn) received by rank `r`; -1 if r
+ * receives nothing for this pair. */
+static int pair_source(const OrnDsmPart *op, const OrnDsmPart *np, int64_t to, int64_t tn, int r)
+{
+    int no = np->owner[tn], oo = op->owner[to];
+    if (no != ORN_DSM_ALL && no != r) return -1;
+    return oo == ORN_DSM_ALL ? r : oo;
+}
+
+static int dense_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int P = ctx->size, me = ctx->rank, nd = a->ndim, status;
+    size_t es = a->esize;
+    const OrnDsmPart *op = &a->part;
+    OrnDsmTile *nt = tiles_for(a, np);
+    alloc_dense(a, nt, np->ntiles);
+    size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
+    size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
+    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
+    char *sbuf = NULL, *rbuf = NULL;
+    int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
+
+    /* Sizes, then pack; pairs in (old, new) order; local pairs copied directly. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            size_t tot = 0;
+            for (int p = 0; p < P; p++) {
+                pos[p] = tot;
+                tot += scount[p];
+            }
+            sbuf = orn_xmalloc(tot ? tot : 1);
+        }
+        for (int64_t to = 0; to < op->ntiles; to++) {
+            const OrnDsmTile *ot = &a->tiles[to];
+            if (!ot->held) continue;
+            for (int64_t tn = 0; tn < np->ntiles; tn++) {
+                if (!intersect(nd, ot, &nt[tn], lo, hi)) continue;
+                size_t bytes = (size_t)orn_dsm_box_volume(nd, lo, hi) * es;
+                for (int p = 0; p < P; p++) {
+                    if (pair_source(op, np, to, tn, p) != me) continue;
+                    if (p == me) {
+                        if (pass == 1)
+                            box_copy(nd, es, lo, hi, ot->lo, ot->hi, ot->vals, nt[tn].lo,
+                                     nt[tn].hi, nt[tn].vals);
+                        continue;
+                    }
+                    if (pass == 0) scount[p] += bytes;
+                    else {
+                        box_copy(nd, es, lo, hi, ot->lo, ot->hi, ot->vals, lo, hi, sbuf + pos[p]);
+                        pos[p] += bytes;
+                    }
+                }
+            }
+        }
+    }
+    status = orn_dsm_alltoallv(ctx, sbuf, scount, (void **)&rbuf, rcount, "repartition");
+    if (status) goto fn_exit;
+    {
+        size_t off = 0;
+        for (int p = 0; p < P; p++) {
+            pos[p] = off;
+            off += rcount[p];
+        }
+    }
+    for (int64_t to = 0; to < op->ntiles; to++) {
+        for (int64_t tn = 0; tn < np->ntiles; tn++) {
+            int src = pair_source(op, np, to, tn, me);
+            if (src < 0 || src == me) continue;
+            if (!intersect(nd, &a->tiles[to], &nt[tn], lo, hi)) continue;
+            size_t bytes = (size_t)orn_dsm_box_volume(nd, lo, hi) * es;
+            box_copy(nd, es, lo, hi, lo, hi, rbuf + pos[src], nt[tn].lo, nt[tn].hi, nt[tn].vals);
+            pos[src] += bytes;
+        }
+    }
+    *out = nt;
+    nt = NULL;
+fn_exit:
+    tiles_free(nt, np->ntiles);
+    free(sbuf);
+    free(rbuf);
+    free(scount);
+    free(rcount);
+    free(pos);
+    return status;
+}
+
+static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
+{
+    int nd = a->ndim, status;
+    size_t es = a->esize;
+    int64_t n = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (a->tiles[t].held) n += a->tiles[t].n;
+    int64_t *keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);
+    char *vals = orn_xmalloc((size_t)(n ? n : 1) * es);
+    unsigned char *self = orn_xmalloc((size_t)(n ? n : 1));
+    int64_t m = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        if (!tl->held || !tl->n) continue;
+        memcpy(keys + m * nd, tl->keys, (size_t)tl->n * (size_t)nd * 8);
+        memcpy(vals + (size_t)m * es, tl->vals, (size_t)tl->n * es);
+        memset(self + m, a->part.owner[t] == ORN_DSM_ALL, (size_t)tl->n);
+        m += tl->n;
+    }
+    OrnDsmTile *nt = NULL;
+    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL);
+    free(keys);
+    free(vals);
+    free(self);
+    if (status) return status;
+    status = sync_counts(a, nt, np);
+    if (status) {
+        tiles_free(nt, np->ntiles);
+        return status;
+    }
+    *out = nt;
+    return ORN_OK;
+}
+
+int orn_dsm_repartition(OrnDsmArray *a, const OrnDsmPart *np)
+{
+    if (orn_dsm_part_equal(&a->part, np)) {
+        memcpy(a->part.slot, np->slot, (size_t)np->ntiles * sizeof *np->slot);
+        return ORN_OK;
+    }
+    if (np->ndim != a->ndim)
+        return orn_dsm_fail(a->ctx, ORN_E_INTERNAL, "repartition: partition has %d dimensions, "
+                            "array %d", np->ndim, a->ndim);
+    for (int d = 0; d < a->ndim; d++)
+        if (np->bounds[d][0] != 0 || np->bounds[d][np->nb[d]] != a->dims[d])
+            return orn_dsm_fail(a->ctx, ORN_E_INTERNAL,
+                                "repartition: boundaries of dimension %d do not span 0..%lld", d,
+                                (long long)a->dims[d]);
+    OrnDsmTile *nt = NULL;
+    int status = a->sparse ? sparse_repartition(a, np, &nt) : dense_repartition(a, np, &nt);
+    if (status) return status;
+    tiles_free(a->tiles, a->part.ntiles);
+    orn_dsm_part_free(&a->part);
+    orn_dsm_part_copy(&a->part, np);
+    a->tiles = nt;
+    a->part_tag = 0;
+    return ORN_OK;
+}
+
+/* ---------------------------------------------------------------- gather, get, set */
+
+static int replicated_part(const OrnDsmArray *a, OrnDsmPart *p)
+{
+    int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
+    int status = orn_dsm_part_init(p, a->ndim, nb);
+    if (status) return status;
+    for (int d = 0; d < a->ndim; d++) {
+        p->bounds[d][0] = 0;
+        p->bounds[d][1] = a->dims[d];
+    }
+    p->owner[0] = ORN_DSM_ALL;
+    return ORN_OK;
+}
+
+int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
+{
+    OrnDsmArray *c = NULL;
+    OrnDsmPart p;
+    int status = orn_dsm_copy(a, &c);
+    if (status) return status;
+    status = replicated_part(a, &p);
+    if (!status) status = orn_dsm_repartition(c, &p);
+    orn_dsm_part_free(&p);
+    if (status) {
+        orn_dsm_free(c);
+        return status;
+    }
+    OrnDsmTile *t = &c->tiles[0];
+    *n = t->n;
+    *keys = t->keys;
+    *vals = t->vals;
+    if (!*vals) *vals = orn_xmalloc(1);
+    t->keys = NULL;
+    t->vals = NULL;
+    orn_dsm_free(c);
+    return ORN_OK;
+}
+
+static int key_inside(OrnDsmArray *a, const int64_t *key, const char *op)
+{
+    for (int d = 0; d < a->ndim; d++) {
+        if (key[d] >= 0 && key[d] < a->dims[d]) continue;
+        char ks[160];
+        key_str(ks, sizeof ks, key, a->ndim);
+        return orn_dsm_fail(a->ctx, ORN_E_RANGE, "%s: key %s outside %s", op, ks, a->name);
+    }
+    return ORN_OK;
+}
+
+int orn_dsm_get(OrnDsmArray *a, const int64_t *key, void *out)
+{
+    int status = key_inside(a, key, "read");
+    if (status) return status;
+    int64_t t = orn_dsm_part_tile_of(&a->part, key);
+    int o = a->part.owner[t];
+    memset(out, 0, a->esize);
+    if (o == ORN_DSM_ALL || o == a->ctx->rank) {
+        void *p = orn_dsm_local_ptr(a, key);
+        if (p) memcpy(out, p, a->esize);
+    }
+    if (o == ORN_DSM_ALL) return ORN_OK;
+    return orn_dsm_bcast(a->ctx, out, a->esize, o);
+}
+
+int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value)
+{
+    int status = key_inside(a, key, "write");
+    if (status) return status;
+    int64_t t = orn_dsm_part_tile_of(&a->part, key);
+    int o = a->part.owner[t];
+    if (o == ORN_DSM_ALL || o == a->ctx->rank) {
+        void *p = orn_dsm_local_ptr(a, key);
+        if (p) memcpy(p, value, a->esize);
+        else {
+            char ks[160];
+            key_str(ks, sizeof ks, key, a->ndim);
+            status = orn_dsm_fail(a->ctx, ORN_E_RANGE,
+                                  "write: %s has no stored element %s (sparse arrays keep "
+                                  "their structure)", a->name, ks);
+        }
+    }
+    if (o == ORN_DSM_ALL) return status;
+    return orn_dsm_agree(a->ctx, status);
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+static double to_f64(OrnDsmType t, const void *p)
+{
+    switch (t) {
+    case ORN_DSM_I32: { int32_t v; memcpy(&v, p, 4); return (double)v; }
+    case ORN_DSM_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case ORN_DSM_F32: { float v; memcpy(&v, p, 4); return (double)v; }
+    case ORN_DSM_F64: { double v; memcpy(&v, p, 8); return v; }
+    }
+    return 0;
+}
+
+/* Combine per-tile partials (each contributed by exactly one rank) in tile order. */
+static int tile_total(OrnDsmArray *a, double *part, double *out)
+{
+    int status = orn_dsm_allreduce_f64(a->ctx, part, (size_t)a->part.ntiles, ORN_DSM_SUM);
+    if (status) return status;
+    double s = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++) s += part[t];
+    *out = s;
+    return ORN_OK;
+}
+
+static int contributes(const OrnDsmArray *a, int64_t t)
+{
+    int o = a->part.owner[t];
+    return a->tiles[t].held && (o != ORN_DSM_ALL || a->ctx->rank == 0);
+}
+
+int orn_dsm_sum(OrnDsmArray *a, double *out)
+{
+    double *part = orn_xcalloc((size_t)a->part.ntiles, sizeof *part);
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        if (!contributes(a, t)) continue;
+        const char *v = a->tiles[t].vals;
+        double s = 0;
+        for (int64_t i = 0; i < a->tiles[t].n; i++) s += to_f64(a->type, v + (size_t)i * a->esize);
+        part[t] = s;
+    }
+    int status = tile_total(a, part, out);
+    free(part);
+    return status;
+}
+
+int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    OrnDsmArray *tmp = NULL;
+    int status = ORN_OK;
+    if (a->ndim != b->ndim)
+        return orn_dsm_fail(ctx, ORN_E_ARG, "dot: %d and %d dimensions", a->ndim, b->ndim);
+    for (int d = 0; d < a->ndim; d++)
+        if (a->dims[d] != b->dims[d])
+            return orn_dsm_fail(ctx, ORN_E_ARG, "dot: extents differ in dimension %d (%lld, %lld)",
+                                d, (long long)a->dims[d], (long long)b->dims[d]);
+    if (!orn_dsm_part_equal(&a->part, &b->part)) {
+        status = orn_dsm_copy(b, &tmp);
+        if (!status) status = orn_dsm_repartition(tmp, &a->part);
+        if (status) goto fn_exit;
+        b = tmp;
+    }
+    double *part = orn_xcalloc((size_t)a->part.ntiles, sizeof *part);
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        if (!contributes(a, t)) continue;
+        OrnDsmTile *ta = &a->tiles[t], *tb = &b->tiles[t];
+        /* Iterate the sparse side (a if both are), look up the other. */
+        OrnDsmArray *it = a->sparse || !b->sparse ? a : b, *other = it == a ? b : a;
+        OrnDsmTile *ti = it == a ? ta : tb, *to = it == a ? tb : ta;
+        double s = 0;
+        for (int64_t i = 0; i < ti->n; i++) {
+            const char *vi = (const char *)ti->vals + (size_t)i * it->esize;
+            const void *vo = NULL;
+            if (!other->sparse && !it->sparse) vo = (const char *)to->vals + (size_t)i * other->esize;
+            else {
+                vo = orn_dsm_local_ptr(other, ti->keys + i * it->ndim);
+            }
+            if (vo) s += to_f64(it->type, vi) * to_f64(other->type, vo);
+        }
+        part[t] = s;
+    }
+    status = tile_total(a, part, out);
+    free(part);
+fn_exit:
+    orn_dsm_free(tmp);
+    return status;
+}
+
+int orn_dsm_norm(OrnDsmArray *a, double *out)
+{
+    double s = 0;
+    int status = orn_dsm_dot(a, a, &s);
+    if (!status) *out = sqrt(s);
+    return status;
+}
+
+/* ---------------------------------------------------------------- writing elements */
+
+int orn_dsm_write_elements(OrnDsmArray *a, int64_t n, const int64_t *keys, const void *vals)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int P = ctx->size, nd = a->ndim, status = ORN_OK;
+    size_t es = a->esize, rec = (size_t)nd * 8 + es;
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
+    int *dest = orn_xmalloc((size_t)(n ? n : 1) * sizeof *dest);
+    char *sbuf = NULL, *rbuf = NULL;
+    for (int64_t i = 0; i < n; i++) {
+        status = key_inside(a, keys + i * nd, "write");
+        if (status) break;
+        dest[i] = a->part.owner[orn_dsm_part_tile_of(&a->part, keys + i * nd)];
+        if (dest[i] == ORN_DSM_ALL)
+            for (int p = 0; p < P; p++) sc[p] += rec;
+        else
+            sc[dest[i]] += rec;
+    }
+    status = orn_dsm_agree(ctx, status);
+    if (status) goto fn_exit;
+    for (int p = 0; p < P; p++) pos[p + 1] = pos[p] + sc[p];
+    sbuf = orn_xmalloc(pos[P] ? pos[P] : 1);
+    for (int64_t i = 0; i < n; i++) {
+        for (int p = 0; p < P; p++) {
+            if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
+            memcpy(sbuf + pos[p], keys + i * nd, (size_t)nd * 8);
+            memcpy(sbuf + pos[p] + (size_t)nd * 8, (const char *)vals + (size_t)i * es, es);
+            pos[p] += rec;
+        }
+    }
+    status = orn_dsm_alltoallv(ctx, sbuf, sc, (void **)&rbuf, rc, "write elements");
+    if (status) goto fn_exit;
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += rc[p];
+    for (size_t off = 0; off < total; off += rec) {
+        int64_t key[ORN_DSM_MAXDIM];
+        memcpy(key, rbuf + off, (size_t)nd * 8);
+        void *dst = orn_dsm_local_ptr(a, key);
+        if (!dst) {
+            char ks[160];
+            key_str(ks, sizeof ks, key, nd);
+            status = orn_dsm_fail(ctx, ORN_E_RANGE, "write: %s has no stored element %s",
+                                  a->name, ks);
+            break;
+        }
+        memcpy(dst, rbuf + off + (size_t)nd * 8, es);
+    }
+    status = orn_dsm_agree(ctx, status);
+fn_exit:
+    free(sc);
+    free(rc);
+    free(pos);
+    free(dest);
+    free(sbuf);
+    free(rbuf);
+    return status;
+}

@@ -1,0 +1,312 @@
+/* coll.c: waiting with timeouts, and the collectives, built on the transport's
+ * point-to-point operations.
+ *
+ * Every wait goes through orn_dsm_waitall(): it polls test() and, between polls, serves
+ * remote reads (fetch.c), so a rank that waits never blocks a peer that needs it. It backs
+ * off from sched_yield() to short sleeps (ranks may outnumber cores, so a hard spin would
+ * steal the core of the rank we wait for) and, after the context's timeout, fails naming
+ * the peer and the operation.
+ *
+ * Collectives are written with point-to-point messages so that every wait knows which peer
+ * it is waiting for. Cost models (P ranks, message latency a, per-byte time b):
+ *   alltoallv:   counts then data, each a direct exchange with every peer:
+ *                2 (P-1) a + b * (bytes sent + bytes received); good for the small P of a
+ *                single job here, and every pair is a single message.
+ *   allgatherv:  the same with everyone sending its block to everyone: 2 (P-1) a + b P n.
+ *   barrier:     dissemination, ceil(log2 P) rounds of one message: ceil(log2 P) a.
+ *   bcast:       root sends to each peer: (P-1) (a + b n) at the root.
+ * Reductions gather every rank's contribution and combine them in rank order on every
+ * rank, so the result is bit-identical everywhere and from run to run.
+ */
+#include "dsm_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+
+double orn_dsm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what)
+{
+    return orn_dsm_fail(ctx, status, "%s: %s", what, ctx->tp->err);
+}
+
+int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag,
+                  OrnDsmReq **req)
+{
+    int status = ctx->tp->ops->isend(ctx->tp, buf, n, peer, tag, req);
+    if (status) return orn_dsm_tp_fail(ctx, status, "send");
+    return ORN_OK;
+}
+
+int orn_dsm_irecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, OrnDsmReq **req)
+{
+    int status = ctx->tp->ops->irecv(ctx->tp, buf, n, peer, tag, req);
+    if (status) return orn_dsm_tp_fail(ctx, status, "receive");
+    return ORN_OK;
+}
+
+int orn_dsm_test(OrnDsmCtx *ctx, OrnDsmReq **req, int *done)
+{
+    int status = ctx->tp->ops->test(ctx->tp, req, done);
+    if (status) return orn_dsm_tp_fail(ctx, status, "test");
+    return ORN_OK;
+}
+
+void orn_dsm_drop(OrnDsmCtx *ctx, OrnDsmReq **req)
+{
+    ctx->tp->ops->drop(ctx->tp, req);
+}
+
+static void backoff(int polls)
+{
+    if (polls < 64) {
+        sched_yield();
+        return;
+    }
+    /* 8 us doubling to 256 us: short against a block transfer, long enough to give the
+     * core away when ranks outnumber cores. */
+    int shift = (polls - 64) / 16;
+    long ns = 8000L << (shift > 5 ? 5 : shift);
+    struct timespec ts = {0, ns};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n,
+                    const char *what)
+{
+    int status = ORN_OK, polls = 0;
+    double start = orn_dsm_now();
+    for (;;) {
+        int pending = -1;
+        for (int i = 0; i < n; i++) {
+            if (!reqs[i]) continue;
+            int done = 0;
+            status = ctx->tp->ops->test(ctx->tp, &reqs[i], &done);
+            if (status) {
+                status = orn_dsm_fail(ctx, status, "%s: %s", what, ctx->tp->err);
+                goto fn_fail;
+            }
+            if (!done && pending < 0) pending = i;
+        }
+        if (pending < 0) break;
+        status = orn_dsm_serve(ctx);
+        if (status) goto fn_fail;
+        double waited = orn_dsm_now() - start;
+        if (waited > ctx->timeout) {
+            if (peers)
+                status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
+                                      "timed out after %.3g s waiting for peer %d (%s)",
+                                      waited, peers[pending], what);
+            else
+                status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
+                                      "timed out after %.3g s waiting (%s)", waited, what);
+            goto fn_fail;
+        }
+        backoff(polls++);
+    }
+fn_exit:
+    return status;
+fn_fail:
+    for (int i = 0; i < n; i++) orn_dsm_drop(ctx, &reqs[i]);
+    goto fn_exit;
+}
+
+int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, void **recv,
+                      size_t *rcounts, const char *what)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;
+    OrnDsmReq **reqs = orn_xcalloc(2 * (size_t)P, sizeof *reqs);
+    int *peers = orn_xcalloc(2 * (size_t)P, sizeof *peers);
+    uint64_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    size_t *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
+    char *rbuf = NULL;
+    char whatbuf[160];
+    *recv = NULL;
+
+    for (int p = 0; p < P; p++) {
+        sc[p] = scounts[p];
+        soff[p + 1] = soff[p] + scounts[p];
+    }
+    /* Sizes. */
+    snprintf(whatbuf, sizeof whatbuf, "%s: exchange of sizes", what);
+    for (int p = 0; p < P; p++) {
+        if (p == me) continue;
+        peers[nr] = p;
+        status = orn_dsm_irecv(ctx, &rc[p], sizeof rc[p], p, ORN_TAG_COUNTS, &reqs[nr++]);
+        if (status) goto fn_fail;
+    }
+    for (int p = 0; p < P; p++) {
+        if (p == me) continue;
+        peers[nr] = p;
+        status = orn_dsm_isend(ctx, &sc[p], sizeof sc[p], p, ORN_TAG_COUNTS, &reqs[nr++]);
+        if (status) goto fn_fail;
+    }
+    rc[me] = sc[me];
+    status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
+    if (status) goto fn_fail;
+
+    /* Data. */
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += (size_t)rc[p];
+    rbuf = orn_xmalloc(total ? total : 1);
+    snprintf(whatbuf, sizeof whatbuf, "%s: exchange of data", what);
+    nr = 0;
+    size_t off = 0;
+    for (int p = 0; p < P; p++) {
+        rcounts[p] = (size_t)rc[p];
+        if (p == me) {
+            if (rc[p]) memcpy(rbuf + off, (const char *)send + soff[p], (size_t)rc[p]);
+        } else if (rc[p]) {
+            peers[nr] = p;
+            status = orn_dsm_irecv(ctx, rbuf + off, (size_t)rc[p], p, ORN_TAG_DATA, &reqs[nr++]);
+            if (status) goto fn_fail;
+        }
+        off += (size_t)rc[p];
+    }
+    for (int p = 0; p < P; p++) {
+        if (p == me || !sc[p]) continue;
+        peers[nr] = p;
+        status = orn_dsm_isend(ctx, (const char *)send + soff[p], (size_t)sc[p], p,
+                               ORN_TAG_DATA, &reqs[nr++]);
+        if (status) goto fn_fail;
+    }
+    status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
+    if (status) goto fn_fail;
+    *recv = rbuf;
+    rbuf = NULL;
+fn_exit:
+    free(rbuf);
+    free(reqs);
+    free(peers);
+    free(sc);
+    free(rc);
+    free(soff);
+    return status;
+fn_fail:
+    for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
+    goto fn_exit;
+}
+
+int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv,
+                       size_t *counts, const char *what)
+{
+    int P = ctx->size, status;
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc);
+    size_t *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    char *sbuf = orn_xmalloc(n * (size_t)P + 1);
+    for (int p = 0; p < P; p++) {
+        sc[p] = n;
+        if (n) memcpy(sbuf + (size_t)p * n, send, n);
+    }
+    status = orn_dsm_alltoallv(ctx, sbuf, sc, recv, rc, what);
+    if (!status)
+        for (int p = 0; p < P; p++) counts[p] = rc[p];
+    free(sc);
+    free(rc);
+    free(sbuf);
+    return status;
+}
+
+int orn_dsm_barrier(OrnDsmCtx *ctx)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK;
+    char token = 0, in = 0;
+    for (int k = 1; k < P; k *= 2) {
+        OrnDsmReq *reqs[2] = {NULL, NULL};
+        int peers[2] = {(me - k + P) % P, (me + k) % P};
+        status = orn_dsm_irecv(ctx, &in, 1, peers[0], ORN_TAG_BARRIER, &reqs[0]);
+        if (!status) status = orn_dsm_isend(ctx, &token, 1, peers[1], ORN_TAG_BARRIER, &reqs[1]);
+        if (!status) status = orn_dsm_waitall(ctx, reqs, peers, 2, "barrier");
+        if (status) {
+            orn_dsm_drop(ctx, &reqs[0]);
+            orn_dsm_drop(ctx, &reqs[1]);
+            return status;
+        }
+    }
+    return ORN_OK;
+}
+
+int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;
+    if (P == 1 || n == 0) return ORN_OK;
+    OrnDsmReq **reqs = orn_xcalloc((size_t)P, sizeof *reqs);
+    int *peers = orn_xcalloc((size_t)P, sizeof *peers);
+    if (me == root) {
+        for (int p = 0; p < P; p++) {
+            if (p == me) continue;
+            peers[nr] = p;
+            status = orn_dsm_isend(ctx, buf, n, p, ORN_TAG_DATA, &reqs[nr++]);
+            if (status) break;
+        }
+    } else {
+        peers[0] = root;
+        status = orn_dsm_irecv(ctx, buf, n, root, ORN_TAG_DATA, &reqs[nr++]);
+    }
+    if (!status) status = orn_dsm_waitall(ctx, reqs, peers, nr, "broadcast");
+    for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
+    free(reqs);
+    free(peers);
+    return status;
+}
+
+int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op)
+{
+    int P = ctx->size;
+    void *all = NULL;
+    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
+    int status = orn_dsm_allgatherv(ctx, v, n * sizeof *v, &all, counts, "allreduce");
+    if (!status) {
+        const int64_t *a = all;
+        for (size_t i = 0; i < n; i++) {
+            int64_t x = a[i];
+            for (int p = 1; p < P; p++) {
+                int64_t y = a[(size_t)p * n + i];
+                if (op == ORN_DSM_SUM) x += y;
+                else if (op == ORN_DSM_MIN) x = y < x ? y : x;
+                else x = y > x ? y : x;
+            }
+            v[i] = x;
+        }
+    }
+    free(all);
+    free(counts);
+    return status;
+}
+
+int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op)
+{
+    int P = ctx->size;
+    void *all = NULL;
+    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
+    int status = orn_dsm_allgatherv(ctx, v, n * sizeof *v, &all, counts, "allreduce");
+    if (!status) {
+        const double *a = all;
+        for (size_t i = 0; i < n; i++) {
+            double x = a[i];
+            for (int p = 1; p < P; p++) {
+                double y = a[(size_t)p * n + i];
+                if (op == ORN_DSM_SUM) x += y;
+                else if (op == ORN_DSM_MIN) x = fmin(x, y);
+                else x = fmax(x, y);
+            }
+            v[i] = x;
+        }
+    }
+    free(all);
+    free(counts);
+    return status;
+}

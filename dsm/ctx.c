@@ -1,0 +1,180 @@
+/* ctx.c: the DSM context: transport, error message, timeout, array registry. */
+#include "dsm_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
+{
+    OrnDsmCtx *ctx = orn_xcalloc(1, sizeof *ctx);
+    ctx->tp = tp;
+    ctx->rank = tp->rank;
+    ctx->size = tp->size;
+    ctx->timeout = 60.0;
+    const char *env = getenv("ORN_TIMEOUT");
+    if (env && *env) {
+        char *end = NULL;
+        double t = strtod(env, &end);
+        if (end && *end == '\0' && t > 0) ctx->timeout = t;
+    }
+    *out = ctx;
+    return ORN_OK;
+}
+
+void orn_dsm_ctx_free(OrnDsmCtx *ctx)
+{
+    if (!ctx) return;
+    orn_dsm_quiesce(ctx);
+    orn_dsm_serve_free(ctx);
+    free(ctx->reg);
+    if (ctx->tp) ctx->tp->ops->free(ctx->tp);
+    free(ctx);
+}
+
+int orn_dsm_rank(const OrnDsmCtx *ctx)
+{
+    return ctx->rank;
+}
+
+int orn_dsm_size(const OrnDsmCtx *ctx)
+{
+    return ctx->size;
+}
+
+OrnDsmTransport *orn_dsm_transport(OrnDsmCtx *ctx)
+{
+    return ctx->tp;
+}
+
+void orn_dsm_set_timeout(OrnDsmCtx *ctx, double seconds)
+{
+    if (seconds > 0) ctx->timeout = seconds;
+}
+
+double orn_dsm_timeout(const OrnDsmCtx *ctx)
+{
+    return ctx->timeout;
+}
+
+const char *orn_dsm_error(const OrnDsmCtx *ctx)
+{
+    return ctx->err;
+}
+
+OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx)
+{
+    return (OrnStatus)ctx->errcode;
+}
+
+int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
+    ctx->errcode = code;
+    return code;
+}
+
+int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
+{
+    char prefix[512], old[sizeof ctx->err];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, ctx->err, sizeof old);
+    /* "prefix: old", truncated to the buffer. */
+    size_t pl = strnlen(prefix, sizeof prefix), room = sizeof ctx->err - 1;
+    if (pl > room - 2) pl = room - 2;
+    memcpy(ctx->err, prefix, pl);
+    memcpy(ctx->err + pl, ": ", 2);
+    size_t ol = strnlen(old, room - pl - 2);
+    memcpy(ctx->err + pl + 2, old, ol);
+    ctx->err[pl + 2 + ol] = '\0';
+    ctx->errcode = code;
+    return code;
+}
+
+void orn_dsm_clear_error(OrnDsmCtx *ctx)
+{
+    ctx->err[0] = '\0';
+    ctx->errcode = ORN_OK;
+}
+
+void orn_dsm_die(OrnDsmCtx *ctx, int exit_code)
+{
+    fflush(stdout);
+    fprintf(stderr, "orion: rank %d: %s\n", ctx->rank, ctx->err[0] ? ctx->err : "failed");
+    fflush(stderr);
+    ctx->tp->ops->abort(ctx->tp, exit_code ? exit_code : 1);
+}
+
+int orn_dsm_agree(OrnDsmCtx *ctx, int status)
+{
+    return orn_dsm_agree_at(ctx, status, 0);
+}
+
+int orn_dsm_agree_at(OrnDsmCtx *ctx, int status, int64_t order)
+{
+    int P = ctx->size, rc, first = -1, code = ORN_OK;
+    struct {
+        int64_t order;
+        int32_t status, pad;
+    } mine = {order, status, 0}, s;
+    void *all = NULL;
+    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
+    char msg[sizeof ctx->err];
+    rc = orn_dsm_allgatherv(ctx, &mine, sizeof mine, &all, counts, "agreement on status");
+    if (rc) goto fn_exit;
+    int64_t best = 0;
+    for (int p = 0; p < P; p++) {
+        memcpy(&s, (char *)all + (size_t)p * sizeof s, sizeof s);
+        if (s.status != ORN_OK && (first < 0 || s.order < best)) {
+            first = p;
+            code = s.status;
+            best = s.order;
+        }
+    }
+    if (first < 0) {
+        rc = ORN_OK;
+        goto fn_exit;
+    }
+    memcpy(msg, ctx->err, sizeof msg);
+    rc = orn_dsm_bcast(ctx, msg, sizeof msg, first);
+    if (rc) goto fn_exit;
+    msg[sizeof msg - 1] = '\0';
+    memcpy(ctx->err, msg, sizeof msg);
+    ctx->errcode = code;
+    rc = code;
+fn_exit:
+    free(all);
+    free(counts);
+    return rc;
+}
+
+size_t orn_dsm_type_size(OrnDsmType t)
+{
+    return (t == ORN_DSM_I32 || t == ORN_DSM_F32) ? 4 : 8;
+}
+
+const char *orn_dsm_type_name(OrnDsmType t)
+{
+    switch (t) {
+    case ORN_DSM_I32: return "i32";
+    case ORN_DSM_I64: return "i64";
+    case ORN_DSM_F32: return "f32";
+    case ORN_DSM_F64: return "f64";
+    }
+    return "?";
+}
+
+OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id)
+{
+    if (id < 0 || id >= ctx->nreg) return NULL;
+    return ctx->reg[id];
+}

@@ -1,0 +1,270 @@
+/* dsm.h: distributed shared memory for Orion: contexts, distributed dense and sparse
+ * arrays, their partitions, parallel loaders, save/load, and collective helpers.
+ *
+ * Owns: every byte of distributed-array storage on this rank, the partition metadata
+ * (replicated on every rank and always identical there), and the array registry that the
+ * on-demand fetch service answers from. It reaches MPI only through transport.h.
+ *
+ * Conventions:
+ * - Every function returns an OrnStatus (ORN_OK == 0). On failure the context holds a
+ *   message "operation: cause" (orn_dsm_error()); nothing is printed and nothing exits.
+ * - Functions marked "collective" must be called by every rank, in the same order, with
+ *   the same arguments where arguments describe global things (extents, types, paths).
+ *   Collective functions marked "agreed" return the same status and message on every rank
+ *   (for instance a malformed line in a loader), so a program may carry on after them;
+ *   after any other failed collective the ranks no longer agree and the caller must end the
+ *   job (orn_rt_die() in the runtime).
+ * - Keys are int64_t coordinates, at most ORN_DSM_MAXDIM of them; key order is
+ *   lexicographic order of the coordinates.
+ */
+#ifndef ORN_DSM_H
+#define ORN_DSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ORN_DSM_MAXDIM 4
+/* Owner of a replicated tile: every rank holds a copy. */
+#define ORN_DSM_ALL (-1)
+
+typedef enum OrnStatus {
+    ORN_OK = 0,
+    ORN_E_MPI,      /* the MPI library returned an error */
+    ORN_E_TIMEOUT,  /* waited longer than the timeout on a peer */
+    ORN_E_IO,       /* a file could not be opened, read or written */
+    ORN_E_PARSE,    /* malformed input file: message is "path:line: what was expected" */
+    ORN_E_FORMAT,   /* binary file is not a valid Orion array file */
+    ORN_E_ARG,      /* bad argument (extent, type, dimension) */
+    ORN_E_PLAN,     /* a plan that the runtime cannot execute */
+    ORN_E_RANGE,    /* a key outside an array or outside the local partition */
+    ORN_E_BODY,     /* a loop body reported an error */
+    ORN_E_INTERNAL  /* a bug in Orion */
+} OrnStatus;
+
+/* Element types of distributed arrays; the numbering is shared with runtime/plan.h. */
+typedef enum OrnDsmType { ORN_DSM_I32 = 0, ORN_DSM_I64 = 1, ORN_DSM_F32 = 2, ORN_DSM_F64 = 3 } OrnDsmType;
+/* "No type given": for orn_dsm_load()'s type hint. */
+#define ORN_DSM_ANYTYPE (-1)
+
+typedef struct OrnDsmTransport OrnDsmTransport;
+typedef struct OrnDsmCtx OrnDsmCtx;
+typedef struct OrnDsmArray OrnDsmArray;
+
+/* ---------------------------------------------------------------- partitions */
+
+/* A partition cuts an array into a grid of boxes ("tiles"): along dimension d there are
+ * nb[d] tiles with boundaries bounds[d][0] = 0 < ... <= bounds[d][nb[d]] = extent (equal
+ * boundaries give empty tiles). Tiles are numbered row-major over the grid. Each tile has
+ * one owner rank, or ORN_DSM_ALL when every rank holds a copy (replication). `slot` is free
+ * for schedules (the 2-D rotation stores ring positions there); 0 otherwise. */
+typedef struct OrnDsmPart {
+    int ndim;
+    int nb[ORN_DSM_MAXDIM];
+    int64_t *bounds[ORN_DSM_MAXDIM]; /* nb[d] + 1 entries each */
+    int64_t ntiles;
+    int *owner; /* ntiles */
+    int *slot;  /* ntiles */
+} OrnDsmPart;
+
+/* A tile's storage on a rank that holds it (vals == NULL elsewhere, and for empty tiles of
+ * sparse arrays keys and vals may be NULL with n == 0). Dense tiles store the whole box
+ * row-major; sparse tiles store n elements strictly increasing in key order. */
+typedef struct OrnDsmTile {
+    int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM]; /* the box, hi exclusive */
+    int64_t n;       /* elements: dense: box volume; sparse: stored (known on every rank) */
+    int held;        /* this rank holds the storage */
+    void *vals;      /* n values */
+    int64_t *keys;   /* sparse: n * ndim coordinates */
+    int64_t *rowptr; /* sparse, built on demand: hi[0]-lo[0]+1 offsets of dim-0 rows */
+} OrnDsmTile;
+
+struct OrnDsmArray {
+    OrnDsmCtx *ctx;
+    int id; /* registry id, equal on every rank (arrays are created collectively) */
+    OrnDsmType type;
+    size_t esize;
+    int ndim;
+    int64_t dims[ORN_DSM_MAXDIM];
+    int sparse;
+    int64_t nnz; /* stored elements, global (dense: the volume) */
+    OrnDsmPart part;
+    OrnDsmTile *tiles; /* part.ntiles */
+    /* Opaque tag describing who produced the current partition (the runtime stores a
+     * plan signature here so that a loop run twice does not recompute its partition). */
+    uint64_t part_tag;
+    char name[32];
+};
+
+int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);
+void orn_dsm_part_free(OrnDsmPart *p);
+int orn_dsm_part_copy(OrnDsmPart *dst, const OrnDsmPart *src);
+/* Equal grids, boundaries and owners (slots ignored). */
+int orn_dsm_part_equal(const OrnDsmPart *a, const OrnDsmPart *b);
+/* Uniform boundaries for `extent` into nb tiles: bounds[k] = floor(k * extent / nb). */
+void orn_dsm_bounds_uniform(int64_t *bounds, int64_t extent, int nb);
+/* The tile holding key (key inside the array). */
+int64_t orn_dsm_part_tile_of(const OrnDsmPart *p, const int64_t *key);
+/* Grid index (per dimension) of tile t, and back. */
+void orn_dsm_part_unravel(const OrnDsmPart *p, int64_t t, int *grid);
+int64_t orn_dsm_part_ravel(const OrnDsmPart *p, const int *grid);
+/* The default partition of a new array: along dimension 0 into one tile per rank. */
+int orn_dsm_part_default(OrnDsmCtx *ctx, int ndim, const int64_t *dims, OrnDsmPart *p);
+/* Collective. Boundaries along array dimension `dim` into nb tiles such that tiles hold
+ * about equal numbers of stored elements, from a histogram of the coordinates (uniform
+ * for dense arrays). Deterministic for given data, independent of the rank count. */
+int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds);
+/* Collective. Move the array's elements to a new partition (a no-op when equal). */
+int orn_dsm_repartition(OrnDsmArray *a, const OrnDsmPart *p);
+
+/* ---------------------------------------------------------------- context */
+
+/* Create a context over an existing transport (the context takes ownership). */
+int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out);
+void orn_dsm_ctx_free(OrnDsmCtx *ctx);
+int orn_dsm_rank(const OrnDsmCtx *ctx);
+int orn_dsm_size(const OrnDsmCtx *ctx);
+OrnDsmTransport *orn_dsm_transport(OrnDsmCtx *ctx);
+/* Seconds a rank waits on a peer before reporting it (default 60, or $ORN_TIMEOUT). */
+void orn_dsm_set_timeout(OrnDsmCtx *ctx, double seconds);
+double orn_dsm_timeout(const OrnDsmCtx *ctx);
+
+/* The last error: "operation: cause"; "" when none. */
+const char *orn_dsm_error(const OrnDsmCtx *ctx);
+OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx);
+/* Record an error and return `code` (for callers building on the DSM, e.g. the runtime). */
+int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prefix the current message with "what: " (adds context while an error propagates). */
+int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void orn_dsm_clear_error(OrnDsmCtx *ctx);
+/* Print "orion: rank R: <message>" on stderr and take every rank down (MPI_Abort). */
+void orn_dsm_die(OrnDsmCtx *ctx, int exit_code) __attribute__((noreturn));
+/* Collective, agreed: every rank passes its own status; if any failed, every rank returns
+ * the failure of the lowest failing rank with that rank's message. */
+int orn_dsm_agree(OrnDsmCtx *ctx, int status);
+
+size_t orn_dsm_type_size(OrnDsmType t);
+const char *orn_dsm_type_name(OrnDsmType t);
+
+/* ---------------------------------------------------------------- collectives on the ctx */
+
+/* Collective, deterministic reductions (combined in rank order, bit-identical everywhere). */
+int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op);
+int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op);
+enum { ORN_DSM_SUM, ORN_DSM_MIN, ORN_DSM_MAX };
+int orn_dsm_barrier(OrnDsmCtx *ctx);
+int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root);
+
+/* ---------------------------------------------------------------- arrays */
+
+/* Collective. A dense array of zeros with the default partition. ndim 1..4, extents >= 0. */
+int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                  OrnDsmArray **out);
+/* Collective. Set every element from its global row-major index (rank-count independent
+ * when fn is): fn writes one element of the array's type to out. */
+typedef void (*orn_dsm_init_fn)(int64_t index, void *out, void *ud);
+int orn_dsm_init(OrnDsmArray *a, orn_dsm_init_fn fn, void *ud);
+/* Collective. Fill with one value (of the array's type). */
+int orn_dsm_fill(OrnDsmArray *a, const void *value);
+/* Collective. Build an array from elements scattered over ranks: each rank passes its own
+ * n elements (keys n*ndim, vals n values of `type`). Sparse: keys must be unique (a
+ * duplicate is an error naming the key; `lines`, if not NULL, gives a source line per
+ * element for the message "path:line: duplicate key ..., first on line L" with `path`).
+ * Dense: every key of the box must be given exactly once. Keys outside dims: error.
+ * The result has the default partition (sparse: balanced along dimension 0). Agreed. */
+int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                          int sparse, int64_t n, const int64_t *keys, const void *vals,
+                          const int64_t *lines, const char *path, OrnDsmArray **out);
+/* Collective. Overwrite existing elements: each rank passes n (key, value) pairs, which go
+ * to the elements' owners (replicated tiles: every rank). Sparse: keys must be stored. */
+int orn_dsm_write_elements(OrnDsmArray *a, int64_t n, const int64_t *keys, const void *vals);
+/* Collective. A deep copy (same partition). */
+int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out);
+/* Collective (arrays are freed in the same order on every rank). NULL is allowed. */
+void orn_dsm_free(OrnDsmArray *a);
+void orn_dsm_set_name(OrnDsmArray *a, const char *name);
+OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id);
+
+/* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when
+ * the rank does not hold the tile or (sparse) the key is not stored. */
+void *orn_dsm_local_ptr(OrnDsmArray *a, const int64_t *key);
+/* Local: index of key in a held sparse tile, or -1. */
+int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key);
+/* Local: sparse tile row index (built once). Returns ORN_OK. */
+int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t);
+
+/* Collective. Read one element (the owner broadcasts it; absent sparse keys read 0);
+ * write one element (every rank passes the same value; sparse arrays: only stored keys). */
+int orn_dsm_get(OrnDsmArray *a, const int64_t *key, void *out);
+int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value);
+
+/* Collective. Whole-array reductions in f64, deterministic for a given partition:
+ * per tile in key order, tiles combined in tile order. dot() needs equal extents; b is
+ * brought to a's partition through a temporary copy when the partitions differ. */
+int orn_dsm_sum(OrnDsmArray *a, double *out);
+int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out);
+int orn_dsm_norm(OrnDsmArray *a, double *out);
+
+/* Collective. Every rank gets the whole array: dense: *vals = volume values row-major
+ * (keys NULL); sparse: *keys (n*ndim) and *vals in key order. Free with free(). For tests,
+ * oracles and small arrays only. */
+int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals);
+
+/* ---------------------------------------------------------------- loaders, save, load */
+
+/* Collective, agreed. Each rank reads a byte range of the file; elements are sent to their
+ * owners. Formats (comment lines starting with '#', and blank lines, are skipped; fields
+ * are separated by spaces or tabs; a malformed line is an error "path:line: expected ..."):
+ *   triplets: "row col value", 0-based -> sparse 2-D f32
+ *   libsvm:   "label idx:value ..." with idx >= 1 increasing -> X sparse 2-D f32
+ *             [samples, max idx] (column idx-1), y dense 1-D f32 labels
+ *   docword:  "doc word count", 0-based -> sparse 3-D i32 keyed (doc, word, j),
+ *             j = 0..count-1, value 0, extents (max doc+1, max word+1, max count)
+ * Extents come from the data; results do not depend on the rank count. */
+int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out);
+int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDsmArray **y);
+int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out);
+
+/* Collective, agreed. A path ending in .txt or .tsv: text, one stored element per line,
+ * key coordinates then value separated by single spaces, lexicographic key order, values
+ * %.17g (f64) / %.9g (f32) / integers. Any other path: the binary format (docs/runtime.md).
+ * Rank 0 writes the file. */
+int orn_dsm_save(OrnDsmArray *a, const char *path);
+/* Collective, agreed. Read what orn_dsm_save wrote. Binary files carry their type and
+ * shape. Text files: type_hint gives the element type (ORN_DSM_ANYTYPE: i64 if every value
+ * is an integer, else f64); ndim is the field count - 1, extents the largest key + 1; the
+ * array is dense when every key of that box is present, sparse otherwise. */
+int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
+
+/* ---------------------------------------------------------------- remote reads */
+
+/* Collective. Bulk fetch for several arrays at once: each rank asks for n (array, key)
+ * pairs (linear row-major key indices) and gets their values (found[i] = 0 for absent
+ * sparse keys, value 0). Owners answer from their tiles; requests are grouped per owner
+ * (one message per rank pair). */
+typedef struct OrnDsmFetch {
+    int64_t n;
+    const int *array; /* array ids */
+    const int64_t *lin;
+    void *vals;      /* n slots of `stride` bytes each: the value is written at the start */
+    size_t stride;
+    unsigned char *found;
+} OrnDsmFetch;
+int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f);
+/* Local, may wait on a peer: fetch one element from its owner now (on-demand miss). The
+ * owner answers from its service loop (every rank serves while it waits on anything and
+ * when orn_dsm_progress() is called). */
+int orn_dsm_fetch_one(OrnDsmArray *a, int64_t lin, void *out, int *found);
+/* Local: serve pending remote requests and advance outstanding transfers. */
+int orn_dsm_progress(OrnDsmCtx *ctx);
+/* Local: wait until this rank's replies to remote reads have been sent (before exit). */
+int orn_dsm_quiesce(OrnDsmCtx *ctx);
+
+/* Row-major linear index of a key, and back; orn_dsm_linear_ok() says whether the volume
+ * fits in int64 (required for remote reads of an array). */
+int64_t orn_dsm_ravel(const OrnDsmArray *a, const int64_t *key);
+void orn_dsm_unravel(const OrnDsmArray *a, int64_t lin, int64_t *key);
+int orn_dsm_linear_ok(const OrnDsmArray *a);
+
+#endif

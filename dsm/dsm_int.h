@@ -1,0 +1,69 @@
+/* dsm_int.h: private to dsm/ (the context's layout and module-internal helpers). */
+#ifndef ORN_DSM_INT_H
+#define ORN_DSM_INT_H
+
+#include <stdint.h>
+
+#include "dsm.h"
+#include "transport.h"
+
+typedef struct SvcReply {
+    OrnDsmReq *req;
+    void *buf;
+} SvcReply;
+
+struct OrnDsmCtx {
+    OrnDsmTransport *tp;
+    int rank, size;
+    double timeout;
+    int errcode;
+    char err[1024];
+    /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */
+    OrnDsmArray **reg;
+    int nreg, capreg;
+    /* On-demand fetch service: replies in flight, re-entrancy guard. */
+    SvcReply *svc;
+    int nsvc, capsvc;
+    int serving;
+};
+
+/* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the
+ * lowest rank), e.g. the smallest line number of a file read in parallel. */
+int orn_dsm_agree_at(OrnDsmCtx *ctx, int status, int64_t order);
+
+/* coll.c */
+double orn_dsm_now(void);
+int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what);
+
+/* fetch.c: answer waiting remote requests (called from every wait loop). */
+int orn_dsm_serve(OrnDsmCtx *ctx);
+void orn_dsm_serve_free(OrnDsmCtx *ctx);
+
+/* array.c */
+int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                      int sparse, OrnDsmArray **out);
+void orn_dsm_tile_box(const OrnDsmArray *a, int64_t t, int64_t *lo, int64_t *hi);
+void orn_dsm_tiles_reset(OrnDsmArray *a); /* free storage, set boxes from a->part */
+int64_t orn_dsm_box_volume(int ndim, const int64_t *lo, const int64_t *hi);
+int orn_dsm_key_cmp(const int64_t *a, const int64_t *b, int ndim);
+int orn_dsm_holds(const OrnDsmArray *a, int64_t t);
+/* Sort parallel arrays of keys (n*ndim), values and optional tags by key (stable). */
+void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, void *vals,
+                           int64_t *tags);
+
+/* partition.c: balanced boundaries along `dim` for a flat key list (n keys of ndim). */
+int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
+                         const int64_t *keys, int64_t n, int ndim, int dim);
+
+/* loader.c helpers shared with saveload.c */
+typedef struct OrnDsmRange {
+    char *buf;      /* this rank's bytes, NUL-terminated */
+    size_t len;
+    int64_t line0;  /* global number of this rank's first line */
+    int64_t nlines; /* lines in the range */
+} OrnDsmRange;
+int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r);
+/* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
+int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
+
+#endif

@@ -1,0 +1,275 @@
+/* fetch.c: remote reads: bulk fetch (collective) and on-demand fetch with its service.
+ *
+ * Bulk fetch: the requests of a rank are grouped per owner, sent in one message each, and
+ * answered in one message each: two alltoallv, 4 (P-1) a + b (16 B per request + 16 B per
+ * reply). Keys owned locally (or replicated) are answered without messages.
+ *
+ * On-demand fetch: one request and one reply (2 a + 32 b), answered by the owner whenever
+ * it serves: in every wait loop (coll.c) and in orn_dsm_progress(). A rank that waits for
+ * a reply serves others meanwhile, so two ranks fetching from each other cannot deadlock.
+ * Replies are in flight in ctx->svc until their sends complete.
+ *
+ * Messages: request {int32 array id, int32 0, int64 linear key}; reply {8 value bytes,
+ * uint8 found, uint8 error, 6 pad}.
+ */
+#include "dsm_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+typedef struct Req {
+    int32_t id, pad;
+    int64_t lin;
+} Req;
+
+typedef struct Rep {
+    unsigned char val[8];
+    unsigned char found, error, pad[6];
+} Rep;
+
+/* Answer one request from local storage. */
+static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
+{
+    memset(r, 0, sizeof *r);
+    OrnDsmArray *a = orn_dsm_lookup(ctx, q->id);
+    if (!a || !orn_dsm_linear_ok(a) || q->lin < 0) {
+        r->error = 1;
+        return;
+    }
+    int64_t vol = 1;
+    for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
+    if (q->lin >= vol) {
+        r->error = 1;
+        return;
+    }
+    int64_t key[ORN_DSM_MAXDIM];
+    orn_dsm_unravel(a, q->lin, key);
+    int64_t t = orn_dsm_part_tile_of(&a->part, key);
+    if (!a->tiles[t].held) {
+        r->error = 2;
+        return;
+    }
+    void *p = orn_dsm_local_ptr(a, key);
+    if (p) {
+        memcpy(r->val, p, a->esize);
+        r->found = 1;
+    }
+}
+
+static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
+{
+    OrnDsmArray *a = orn_dsm_lookup(ctx, id);
+    if (!a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
+    if (!orn_dsm_linear_ok(a))
+        return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
+                            a->name);
+    int64_t key[ORN_DSM_MAXDIM];
+    orn_dsm_unravel(a, lin, key);
+    int o = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
+    *owner = o == ORN_DSM_ALL ? ctx->rank : o;
+    return ORN_OK;
+}
+
+int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK;
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
+    int *dest = orn_xmalloc((size_t)(f->n ? f->n : 1) * sizeof *dest);
+    Req *sreq = NULL, *rreq = NULL;
+    Rep *srep = NULL, *rrep = NULL;
+
+    for (int64_t i = 0; i < f->n; i++) {
+        status = owner_of(ctx, f->array[i], f->lin[i], &dest[i]);
+        if (status) goto fn_exit;
+        if (dest[i] != me) sc[dest[i]] += sizeof(Req);
+    }
+    for (int p = 0; p < P; p++) pos[p + 1] = pos[p] + sc[p];
+    sreq = orn_xmalloc(pos[P] ? pos[P] : 1);
+    {
+        size_t *at = orn_xmalloc((size_t)P * sizeof *at);
+        memcpy(at, pos, (size_t)P * sizeof *at);
+        for (int64_t i = 0; i < f->n; i++) {
+            if (dest[i] == me) {
+                Req q = {f->array[i], 0, f->lin[i]};
+                Rep r;
+                answer(ctx, &q, &r);
+                if (r.error) {
+                    status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                          "fetch: local read of key %lld of array %d failed",
+                                          (long long)f->lin[i], f->array[i]);
+                    free(at);
+                    goto fn_exit;
+                }
+                OrnDsmArray *a = orn_dsm_lookup(ctx, f->array[i]);
+                memcpy((char *)f->vals + (size_t)i * f->stride, r.val, a->esize);
+                f->found[i] = r.found;
+                continue;
+            }
+            Req *q = (Req *)((char *)sreq + at[dest[i]]);
+            q->id = f->array[i];
+            q->pad = 0;
+            q->lin = f->lin[i];
+            at[dest[i]] += sizeof(Req);
+        }
+        free(at);
+    }
+    status = orn_dsm_alltoallv(ctx, sreq, sc, (void **)&rreq, rc, "prefetch requests");
+    if (status) goto fn_exit;
+    /* Answer in the order received; replies go back with the same counts. */
+    size_t nin = 0;
+    for (int p = 0; p < P; p++) nin += rc[p] / sizeof(Req);
+    srep = orn_xmalloc((nin ? nin : 1) * sizeof *srep);
+    for (size_t i = 0; i < nin; i++) {
+        answer(ctx, &rreq[i], &srep[i]);
+        if (srep[i].error) {
+            status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                  "prefetch: asked for key %lld of array %d, not held here",
+                                  (long long)rreq[i].lin, rreq[i].id);
+            goto fn_exit;
+        }
+    }
+    for (int p = 0; p < P; p++) rc[p] = rc[p] / sizeof(Req) * sizeof(Rep);
+    size_t *back = orn_xcalloc((size_t)P, sizeof *back);
+    status = orn_dsm_alltoallv(ctx, srep, rc, (void **)&rrep, back, "prefetch replies");
+    free(back);
+    if (status) goto fn_exit;
+    {
+        /* Replies from owner p are in the order of our requests to p. */
+        size_t *at = orn_xcalloc((size_t)P + 1, sizeof *at);
+        for (int p = 0; p < P; p++) at[p + 1] = at[p] + sc[p] / sizeof(Req);
+        for (int64_t i = 0; i < f->n; i++) {
+            if (dest[i] == me) continue;
+            const Rep *r = &rrep[at[dest[i]]++];
+            OrnDsmArray *a = orn_dsm_lookup(ctx, f->array[i]);
+            memcpy((char *)f->vals + (size_t)i * f->stride, r->val, a->esize);
+            f->found[i] = r->found;
+        }
+        free(at);
+    }
+fn_exit:
+    free(sc);
+    free(rc);
+    free(pos);
+    free(dest);
+    free(sreq);
+    free(rreq);
+    free(srep);
+    free(rrep);
+    return status;
+}
+
+int orn_dsm_fetch_one(OrnDsmArray *a, int64_t lin, void *out, int *found)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int owner, status = owner_of(ctx, a->id, lin, &owner);
+    if (status) return status;
+    Req q = {a->id, 0, lin};
+    Rep r;
+    if (owner == ctx->rank) {
+        answer(ctx, &q, &r);
+    } else {
+        OrnDsmReq *reqs[2] = {NULL, NULL};
+        int peers[2] = {owner, owner};
+        char what[96];
+        snprintf(what, sizeof what, "on-demand read of %s", a->name);
+        status = orn_dsm_irecv(ctx, &r, sizeof r, owner, ORN_TAG_SVC_REP, &reqs[0]);
+        if (!status) status = orn_dsm_isend(ctx, &q, sizeof q, owner, ORN_TAG_SVC_REQ, &reqs[1]);
+        if (!status) status = orn_dsm_waitall(ctx, reqs, peers, 2, what);
+        if (status) {
+            orn_dsm_drop(ctx, &reqs[0]);
+            orn_dsm_drop(ctx, &reqs[1]);
+            return status;
+        }
+    }
+    if (r.error)
+        return orn_dsm_fail(ctx, ORN_E_INTERNAL, "on-demand read of %s key %lld: rank %d "
+                            "does not hold it", a->name, (long long)lin, owner);
+    memcpy(out, r.val, a->esize);
+    *found = r.found;
+    return ORN_OK;
+}
+
+int orn_dsm_serve(OrnDsmCtx *ctx)
+{
+    int status = ORN_OK;
+    if (ctx->serving) return ORN_OK;
+    ctx->serving = 1;
+    /* Retire replies whose sends completed. */
+    for (int i = 0; i < ctx->nsvc;) {
+        int done = 0;
+        status = orn_dsm_test(ctx, &ctx->svc[i].req, &done);
+        if (status) goto fn_exit;
+        if (done) {
+            free(ctx->svc[i].buf);
+            ctx->svc[i] = ctx->svc[--ctx->nsvc];
+        } else {
+            i++;
+        }
+    }
+    for (int k = 0; k < 64; k++) {
+        int found = 0, peer = -1;
+        size_t n = 0;
+        status = ctx->tp->ops->iprobe(ctx->tp, ORN_TAG_SVC_REQ, &found, &peer, &n);
+        if (status) {
+            status = orn_dsm_tp_fail(ctx, status, "serving remote reads");
+            goto fn_exit;
+        }
+        if (!found) break;
+        if (n != sizeof(Req)) {
+            status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "service: request of %zu bytes from %d",
+                                  n, peer);
+            goto fn_exit;
+        }
+        Req q;
+        OrnDsmReq *rq = NULL;
+        status = orn_dsm_irecv(ctx, &q, sizeof q, peer, ORN_TAG_SVC_REQ, &rq);
+        if (!status) status = orn_dsm_waitall(ctx, &rq, &peer, 1, "service request");
+        if (status) goto fn_exit;
+        Rep *r = orn_xmalloc(sizeof *r);
+        answer(ctx, &q, r);
+        if (ctx->nsvc == ctx->capsvc) {
+            ctx->capsvc = ctx->capsvc ? 2 * ctx->capsvc : 8;
+            ctx->svc = orn_xrealloc(ctx->svc, (size_t)ctx->capsvc * sizeof *ctx->svc);
+        }
+        SvcReply *s = &ctx->svc[ctx->nsvc++];
+        s->buf = r;
+        s->req = NULL;
+        status = orn_dsm_isend(ctx, r, sizeof *r, peer, ORN_TAG_SVC_REP, &s->req);
+        if (status) goto fn_exit;
+    }
+fn_exit:
+    ctx->serving = 0;
+    return status;
+}
+
+int orn_dsm_quiesce(OrnDsmCtx *ctx)
+{
+    int status = ORN_OK;
+    while (ctx->nsvc && !status) {
+        OrnDsmReq *req = ctx->svc[ctx->nsvc - 1].req;
+        ctx->svc[ctx->nsvc - 1].req = NULL;
+        status = orn_dsm_waitall(ctx, &req, NULL, 1, "finishing replies to remote reads");
+        free(ctx->svc[--ctx->nsvc].buf);
+    }
+    return status;
+}
+
+void orn_dsm_serve_free(OrnDsmCtx *ctx)
+{
+    for (int i = 0; i < ctx->nsvc; i++) {
+        orn_dsm_drop(ctx, &ctx->svc[i].req);
+        free(ctx->svc[i].buf);
+    }
+    free(ctx->svc);
+    ctx->svc = NULL;
+    ctx->nsvc = ctx->capsvc = 0;
+}
+
+int orn_dsm_progress(OrnDsmCtx *ctx)
+{
+    return orn_dsm_serve(ctx);
+}

@@ -1,0 +1,89 @@
+/* transport.h: the narrow interface through which the DSM and the runtime reach MPI.
+ *
+ * A transport is a table of five point-to-point operations (QBE-style struct of function
+ * pointers). Two back ends: transport_mpi.c (the only file of the project that includes
+ * <mpi.h>) and transport_local.c (one process, no MPI: unit tests of the DSM's logic run
+ * without mpiexec). Everything else -- collectives, timeouts, the on-demand fetch service --
+ * is built on these operations in coll.c and fetch.c, so it is the same code on both.
+ *
+ * Every protocol has its own tag (ORN_TAG_*). Messages between a pair of ranks with the
+ * same tag are matched in order (MPI's non-overtaking rule), which the collectives rely on:
+ * all ranks call them in the same order.
+ */
+#ifndef ORN_DSM_TRANSPORT_H
+#define ORN_DSM_TRANSPORT_H
+
+#include <stddef.h>
+
+#include "dsm.h"
+
+typedef struct OrnDsmReq OrnDsmReq;
+
+typedef struct OrnDsmTransportOps {
+    const char *name;
+    /* Start a transfer of n bytes (any n, also 0 and above INT_MAX). */
+    int (*isend)(OrnDsmTransport *tp, const void *buf, size_t n, int peer, int tag,
+                 OrnDsmReq **req);
+    int (*irecv)(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag,
+                 OrnDsmReq **req);
+    /* *done = 1 when complete; then the request is released and *req set to NULL. */
+    int (*test)(OrnDsmTransport *tp, OrnDsmReq **req, int *done);
+    /* Is a message with `tag` from any peer waiting? Gives its source and size. */
+    int (*iprobe)(OrnDsmTransport *tp, int tag, int *found, int *peer, size_t *n);
+    /* Release a request that will never be waited for (error paths). */
+    void (*drop)(OrnDsmTransport *tp, OrnDsmReq **req);
+    /* End the whole job (all ranks) with this exit code. */
+    void (*abort)(OrnDsmTransport *tp, int code) __attribute__((noreturn));
+    void (*free)(OrnDsmTransport *tp);
+} OrnDsmTransportOps;
+
+struct OrnDsmTransport {
+    const OrnDsmTransportOps *ops;
+    int rank, size;
+    char err[256]; /* cause of the last failed operation */
+};
+
+/* MPI back end: initializes MPI if nobody has (MPI_Init_thread, FUNNELED), duplicates
+ * MPI_COMM_WORLD and sets MPI_ERRORS_RETURN on the duplicate; free() finalizes MPI if it
+ * initialized it. A plain ./prog (no mpiexec) is an MPI singleton of size 1. */
+int orn_dsm_tp_mpi_new(int *argc, char ***argv, OrnDsmTransport **out);
+/* One process, size 1, no MPI. */
+int orn_dsm_tp_local_new(OrnDsmTransport **out);
+
+/* Protocol tags. */
+enum {
+    ORN_TAG_COUNTS = 1, /* collectives: sizes */
+    ORN_TAG_DATA,       /* collectives: payload */
+    ORN_TAG_BARRIER,
+    ORN_TAG_SVC_REQ, /* on-demand fetch: request */
+    ORN_TAG_SVC_REP, /* on-demand fetch: reply */
+    ORN_TAG_RING,    /* 2-D rotation: rotated blocks */
+    ORN_TAG_STREAM,  /* save: rank-ordered streams to rank 0 */
+    ORN_TAG_TEST = 64
+};
+
+/* ---- context-level operations (coll.c): timeouts, error messages, service ---- */
+
+/* Point to point through the context: errors are recorded in the context. */
+int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag,
+                  OrnDsmReq **req);
+int orn_dsm_irecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, OrnDsmReq **req);
+/* Non-blocking check of one request (NULL counts as done). */
+int orn_dsm_test(OrnDsmCtx *ctx, OrnDsmReq **req, int *done);
+/* Wait for n requests (NULL entries are skipped) while serving remote reads. Polls with
+ * test() and short sleeps (never spins hard: ranks may outnumber cores). After the
+ * context's timeout it fails with "timed out after S s waiting for peer P (what)". */
+int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n,
+                    const char *what);
+void orn_dsm_drop(OrnDsmCtx *ctx, OrnDsmReq **req);
+
+/* Collective exchange: rank r sends scounts[p] bytes at offset sum(scounts[<p]) of send
+ * to rank p; receives into a new buffer (*recv, free()) with rcounts[p] bytes from p. */
+int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, void **recv,
+                      size_t *rcounts, const char *what);
+/* Collective: every rank contributes n bytes (n may differ); every rank receives all, in
+ * rank order, in a new buffer (*recv), with counts[p]. */
+int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv,
+                       size_t *counts, const char *what);
+
+#endif

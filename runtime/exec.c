@@ -1,0 +1,887 @@
+/* exec.c: running one parallel_for (orn_rt_run): validation, views and their slow paths
+ * (caches, on-demand fetches, buffer deltas), the step/round driver shared by all
+ * schedules, accumulators and the trace.
+ *
+ * Driver: a schedule (sched_*.c) divides the loop into global steps; at step s every rank
+ * runs its work items (blocks, or element ranges of blocks, in key order). When the loop
+ * prefetches or has buffers, the work of a step is cut into rounds -- one block each, or
+ * flush_every iterations -- and every round is
+ *     prefetch pass -> bulk fetch (collective) -> bodies -> buffer flush (collective)
+ * All ranks run the same number of rounds per step (the maximum; every rank computes
+ * everyone's work from the replicated partition metadata), so the collectives match.
+ * Reads of prefetched arrays inside a round see the values as of the round's start: at
+ * most one flush interval stale, as the language allows for buffers.
+ *
+ * Accumulators: each block keeps its own partial (starting from the identity); at the end
+ * the partials are gathered and combined in block order on every rank, so the result is
+ * bit-identical on every rank and from run to run.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "rt_int.h"
+
+double rt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int rt_fail(Exec *x, int code, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return orn_dsm_fail(x->dsm, code, "%s", msg);
+}
+
+void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
+{
+    if (count <= 0) return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->w = orn_xrealloc(l->w, (size_t)l->cap * sizeof *l->w);
+    }
+    l->w[l->n++] = (Work){tile, first, count};
+}
+
+static const char *role_name(int r)
+{
+    static const char *const names[] = {"partitioned", "rotated", "replicated", "prefetched",
+                                        "buffered"};
+    return r >= 0 && r <= 4 ? names[r] : "?";
+}
+
+static void key_text(char *buf, size_t n, const int64_t *key, int nd)
+{
+    size_t len = 0;
+    for (int d = 0; d < nd && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%lld", d ? ", " : "", (long long)key[d]);
+}
+
+/* First error inside a body's slow path wins; the body carries on with zeros. */
+static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
+{
+    if (x->status) return;
+    char ks[160];
+    const ViewImpl *vi = v->impl;
+    key_text(ks, sizeof ks, key, v->ndim);
+    x->status = rt_fail(x, ORN_E_RANGE, "%s %s[%s] (%s): %s", what,
+                        x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks,
+                        role_name(v->role), why);
+}
+
+/* ---------------------------------------------------------------- view slow paths */
+
+/* The key in the store's coordinates and its linear index, or -1 outside the store. */
+static int64_t store_key(const ViewImpl *vi, const int64_t *key, int nd, int64_t *skey)
+{
+    const OrnDsmArray *s = vi->store;
+    if (vi->xform) {
+        for (int i = 0; i < s->ndim; i++) {
+            int64_t y = -vi->off[i];
+            for (int j = 0; j < nd; j++) y += (int64_t)vi->T[i][j] * key[j];
+            skey[i] = y;
+        }
+    } else {
+        for (int d = 0; d < nd; d++) skey[d] = key[d];
+    }
+    for (int d = 0; d < s->ndim; d++)
+        if (skey[d] < 0 || skey[d] >= s->dims[d]) return -1;
+    return orn_dsm_ravel(s, skey);
+}
+
+static int in_tile(const OrnDsmTile *t, const int64_t *k, int nd)
+{
+    for (int d = 0; d < nd; d++)
+        if (k[d] < t->lo[d] || k[d] >= t->hi[d]) return 0;
+    return 1;
+}
+
+/* Reads may go anywhere (through the cache) for prefetched and replicated arrays, and in
+ * ordered schedules, whose steps separate writers from readers. */
+static int reads_anywhere(const Exec *x, const OrnRtView *v)
+{
+    return v->role == ORN_ROLE_PREFETCHED || v->role == ORN_ROLE_REPLICATED || x->halo;
+}
+
+static void op_read(OrnRtView *v, const int64_t *key, void *out)
+{
+    ViewImpl *vi = v->impl;
+    Exec *x = vi->x;
+    OrnDsmArray *s = vi->store;
+    int64_t skey[ORN_DSM_MAXDIM];
+    memset(out, 0, v->esize);
+    if (v->role == ORN_ROLE_BUFFERED) {
+        body_err(x, v, "read of", key, "a buffer can only be updated with += and -=");
+        return;
+    }
+    int64_t lin = store_key(vi, key, v->ndim, skey);
+    if (lin < 0) {
+        body_err(x, v, "read of", key, "outside the array");
+        return;
+    }
+    /* The block's own (sparse) tile. */
+    if (vi->tile >= 0 && s->sparse && in_tile(&s->tiles[vi->tile], skey, s->ndim)) {
+        const OrnDsmTile *t = &s->tiles[vi->tile];
+        int64_t i = orn_dsm_tile_find(s, t, skey);
+        if (i >= 0) memcpy(out, (const char *)t->vals + (size_t)i * s->esize, s->esize);
+        return;
+    }
+    if (!reads_anywhere(x, v)) {
+        body_err(x, v, "read of", key, "outside the block this rank runs (plan violation)");
+        return;
+    }
+    /* Held here: read directly (nobody writes it concurrently). */
+    int64_t t = orn_dsm_part_tile_of(&s->part, skey);
+    if (s->tiles[t].held) {
+        const void *p = orn_dsm_local_ptr(s, skey);
+        if (p) memcpy(out, p, s->esize);
+        return;
+    }
+    CacheEnt *c = rt_map_find(&vi->cache, lin);
+    if (c && c->state == 2) {
+        memcpy(out, c->val, s->esize);
+        return;
+    }
+    /* Miss: fetch on demand from the owner, never a silent zero. */
+    unsigned char val[8] = {0};
+    int found = 0, created;
+    int status = orn_dsm_fetch_one(s, lin, val, &found);
+    if (status) {
+        if (!x->status) x->status = status;
+        return;
+    }
+    x->rt->stats.misses++;
+    c = rt_map_insert(&vi->cache, lin, &created);
+    memcpy(c->val, val, 8);
+    c->state = 2;
+    c->found = (unsigned char)found;
+    memcpy(out, val, s->esize);
+}
+
+static void *op_write(OrnRtView *v, const int64_t *key)
+{
+    ViewImpl *vi = v->impl;
+    Exec *x = vi->x;
+    OrnDsmArray *s = vi->store;
+    int64_t skey[ORN_DSM_MAXDIM];
+    memset(vi->scratch, 0, sizeof vi->scratch);
+    if (x->in_prefetch) return vi->scratch;
+    if (v->role == ORN_ROLE_BUFFERED || v->role == ORN_ROLE_PREFETCHED ||
+        v->role == ORN_ROLE_REPLICATED) {
+        body_err(x, v, "write of", key, "this array is read-only in the loop");
+        return vi->scratch;
+    }
+    if (store_key(vi, key, v->ndim, skey) < 0) {
+        body_err(x, v, "write of", key, "outside the array");
+        return vi->scratch;
+    }
+    if (vi->tile >= 0 && s->sparse && in_tile(&s->tiles[vi->tile], skey, s->ndim)) {
+        const OrnDsmTile *t = &s->tiles[vi->tile];
+        int64_t i = orn_dsm_tile_find(s, t, skey);
+        if (i >= 0) return (char *)t->vals + (size_t)i * s->esize;
+        body_err(x, v, "write of", key, "no such stored element (sparse arrays keep their "
+                 "structure)");
+        return vi->scratch;
+    }
+    body_err(x, v, "write of", key, "outside the block this rank runs (plan violation)");
+    return vi->scratch;
+}
+
+static void op_add(OrnRtView *v, const int64_t *key, const void *delta)
+{
+    ViewImpl *vi = v->impl;
+    Exec *x = vi->x;
+    if (x->in_prefetch) return;
+    if (!vi->buf) {
+        body_err(x, v, "update of", key, "only buffers take deltas");
+        return;
+    }
+    OrnDsmArray *a = vi->buf->target;
+    for (int d = 0; d < a->ndim; d++) {
+        if (key[d] < 0 || key[d] >= a->dims[d]) {
+            body_err(x, v, "update of", key, "outside the array");
+            return;
+        }
+    }
+    rt_buffer_add_lin(vi->buf, orn_dsm_ravel(a, key), delta);
+}
+
+static void op_prefetch(OrnRtView *v, const int64_t *key)
+{
+    ViewImpl *vi = v->impl;
+    Exec *x = vi->x;
+    if (!x->in_prefetch || !vi->store || v->role == ORN_ROLE_BUFFERED) return;
+    if (orn_rt_local(v, key)) return;
+    OrnDsmArray *s = vi->store;
+    int64_t skey[ORN_DSM_MAXDIM];
+    int64_t lin = store_key(vi, key, v->ndim, skey);
+    if (lin < 0 || !reads_anywhere(x, v)) return;
+    if (s->tiles[orn_dsm_part_tile_of(&s->part, skey)].held) return;
+    int created;
+    CacheEnt *c = rt_map_insert(&vi->cache, lin, &created);
+    if (!created) return;
+    c->state = 1;
+    if (vi->nreq == vi->capreq) {
+        vi->capreq = vi->capreq ? 2 * vi->capreq : 256;
+        vi->req = orn_xrealloc(vi->req, (size_t)vi->capreq * sizeof *vi->req);
+    }
+    vi->req[vi->nreq++] = lin;
+}
+
+static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **vals, int64_t *n)
+{
+    ViewImpl *vi = v->impl;
+    Exec *x = vi->x;
+    OrnDsmArray *s = vi->store;
+    *keys = NULL;
+    *vals = NULL;
+    *n = 0;
+    int64_t key[ORN_DSM_MAXDIM] = {i, 0, 0, 0};
+    if (!s || !s->sparse || vi->xform) {
+        body_err(x, v, "row view of", key, "row views need a sparse array");
+        return;
+    }
+    if (i < 0 || i >= s->dims[0]) {
+        body_err(x, v, "row view of", key, "outside the array");
+        return;
+    }
+    int64_t t = vi->tile;
+    if (t < 0 || i < s->tiles[t].lo[0] || i >= s->tiles[t].hi[0]) {
+        if (v->role != ORN_ROLE_REPLICATED) {
+            body_err(x, v, "row view of", key, "outside the block this rank runs (row views of "
+                     "sparse arrays need the array partitioned with the loop or replicated)");
+            return;
+        }
+        t = orn_dsm_part_tile_of(&s->part, key);
+    }
+    OrnDsmTile *tl = &s->tiles[t];
+    orn_dsm_tile_rows(s, t);
+    int64_t r = i - tl->lo[0];
+    *keys = tl->keys + tl->rowptr[r] * s->ndim;
+    *vals = (const char *)tl->vals + (size_t)tl->rowptr[r] * s->esize;
+    *n = tl->rowptr[r + 1] - tl->rowptr[r];
+}
+
+static const OrnRtViewOps rt_ops = {
+    .read = op_read,
+    .write = op_write,
+    .add = op_add,
+    .prefetch = op_prefetch,
+    .row = op_row,
+};
+
+/* ---------------------------------------------------------------- binding blocks */
+
+static void box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
+{
+    const OrnDsmTile *tl = &a->tiles[t];
+    v->base = a->sparse ? NULL : tl->vals;
+    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) {
+        v->lo[d] = d < a->ndim ? tl->lo[d] : 0;
+        v->hi[d] = d < a->ndim ? tl->hi[d] : 0;
+        v->stride[d] = 0;
+    }
+    int64_t s = 1;
+    for (int d = a->ndim - 1; d >= 0; d--) {
+        v->stride[d] = s;
+        s *= tl->hi[d] - tl->lo[d];
+    }
+}
+
+static void empty_view(OrnRtView *v)
+{
+    v->base = NULL;
+    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) v->lo[d] = v->hi[d] = v->stride[d] = 0;
+}
+
+static void acc_identity(const OrnPlanAcc *a, OrnRtScalar *v)
+{
+    memset(v, 0, sizeof *v);
+    int one = a->kind == ORN_ACC_PROD, lo = a->kind == ORN_ACC_MAX, hi = a->kind == ORN_ACC_MIN;
+    switch (a->type) {
+    case ORN_PLAN_I32: v->i32 = one ? 1 : hi ? INT32_MAX : lo ? INT32_MIN : 0; break;
+    case ORN_PLAN_I64: v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0; break;
+    case ORN_PLAN_F32: v->f32 = one ? 1.0f : hi ? INFINITY : lo ? -INFINITY : 0.0f; break;
+    case ORN_PLAN_F64: v->f64 = one ? 1.0 : hi ? INFINITY : lo ? -INFINITY : 0.0; break;
+    }
+}
+
+#define COMBINE(f)                                                                             \
+    switch (a->kind) {                                                                         \
+    case ORN_ACC_SUM: r->f = r->f + p->f; break;                                               \
+    case ORN_ACC_PROD: r->f = r->f * p->f; break;                                              \
+    case ORN_ACC_MIN: r->f = p->f < r->f ? p->f : r->f; break;                                 \
+    case ORN_ACC_MAX: r->f = p->f > r->f ? p->f : r->f; break;                                 \
+    }
+
+static void acc_combine(const OrnPlanAcc *a, OrnRtScalar *r, const OrnRtScalar *p)
+{
+    switch (a->type) {
+    case ORN_PLAN_I32: {
+        /* Integer sums and products wrap (computed unsigned: no undefined behaviour). */
+        if (a->kind == ORN_ACC_SUM) r->i32 = (int32_t)((uint32_t)r->i32 + (uint32_t)p->i32);
+        else if (a->kind == ORN_ACC_PROD) r->i32 = (int32_t)((uint32_t)r->i32 * (uint32_t)p->i32);
+        else if (a->kind == ORN_ACC_MIN) r->i32 = p->i32 < r->i32 ? p->i32 : r->i32;
+        else r->i32 = p->i32 > r->i32 ? p->i32 : r->i32;
+        break;
+    }
+    case ORN_PLAN_I64: {
+        if (a->kind == ORN_ACC_SUM) r->i64 = (int64_t)((uint64_t)r->i64 + (uint64_t)p->i64);
+        else if (a->kind == ORN_ACC_PROD) r->i64 = (int64_t)((uint64_t)r->i64 * (uint64_t)p->i64);
+        else if (a->kind == ORN_ACC_MIN) r->i64 = p->i64 < r->i64 ? p->i64 : r->i64;
+        else r->i64 = p->i64 > r->i64 ? p->i64 : r->i64;
+        break;
+    }
+    case ORN_PLAN_F32: COMBINE(f32) break;
+    case ORN_PLAN_F64: COMBINE(f64) break;
+    }
+}
+
+static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
+{
+    const OrnPlan *pl = x->plan;
+    OrnDsmArray *it = x->iter;
+    OrnDsmTile *t = &it->tiles[tile];
+    if (!t->held)
+        return rt_fail(x, ORN_E_INTERNAL, "block %lld of the iteration space is not held here",
+                       (long long)tile);
+    memset(b, 0, sizeof *b);
+    b->ndim = pl->nkeys;
+    b->sparse = it->sparse || x->iter_keys != NULL;
+    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) {
+        b->lo[d] = d < it->ndim ? t->lo[d] : 0;
+        b->hi[d] = d < it->ndim ? t->hi[d] : 0;
+    }
+    b->keys = x->iter_keys ? x->iter_keys(x, tile) : t->keys;
+    b->vals = t->vals;
+    b->views = x->views;
+    b->acc = pl->naccs ? &x->accpart[tile * pl->naccs] : NULL;
+    if (pl->naccs && !x->accused[tile]) {
+        for (int a = 0; a < pl->naccs; a++) acc_identity(&pl->accs[a], &b->acc[a]);
+        x->accused[tile] = 1;
+    }
+    b->seed = x->rt->seed;
+    b->stream = x->stream;
+    b->block = tile;
+    for (int k = 0; k < x->n; k++) {
+        OrnRtView *v = &x->views[k];
+        ViewImpl *vi = &x->vi[k];
+        int role = pl->arrays[k].role;
+        vi->tile = -1;
+        if (k == 0) {
+            vi->tile = tile;
+            if (vi->xform) empty_view(v);
+            else box_view(v, it, tile);
+            continue;
+        }
+        switch (role) {
+        case ORN_ROLE_PARTITIONED:
+        case ORN_ROLE_ROTATED: {
+            int64_t ta = rt_aligned_tile(x, k, tile);
+            if (!vi->store->tiles[ta].held)
+                return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
+                               (long long)ta, vi->store->name);
+            box_view(v, vi->store, ta);
+            vi->tile = ta;
+            break;
+        }
+        case ORN_ROLE_REPLICATED:
+            box_view(v, vi->store, 0);
+            vi->tile = 0;
+            break;
+        default:
+            empty_view(v);
+        }
+    }
+    return ORN_OK;
+}
+
+/* ---------------------------------------------------------------- running work */
+
+static int body_failed(Exec *x, int rc)
+{
+    if (orn_dsm_error_code(x->dsm) == ORN_E_BODY) return ORN_E_BODY;
+    return rt_fail(x, ORN_E_BODY, "the loop body failed (status %d)", rc);
+}
+
+static void trace_push(Exec *x, const Work *w)
+{
+    if (!x->rt->trace_on) return;
+    if (x->ntr == x->captr) {
+        x->captr = x->captr ? 2 * x->captr : 64;
+        x->tr = orn_xrealloc(x->tr, (size_t)x->captr * sizeof *x->tr);
+    }
+    OrnRtTraceEntry *e = &x->tr[x->ntr++];
+    memset(e, 0, sizeof *e);
+    e->step = x->step;
+    e->round = x->round;
+    e->rank = x->me;
+    e->seq = x->seq++;
+    e->block = w->tile;
+    e->first = w->first;
+    e->count = w->count;
+    const OrnDsmTile *t = &x->iter->tiles[w->tile];
+    for (int d = 0; d < x->iter->ndim; d++) {
+        e->lo[d] = t->lo[d];
+        e->hi[d] = t->hi[d];
+    }
+}
+
+static int run_item(Exec *x, const Work *w, int prefetch_pass)
+{
+    OrnRtBlock b;
+    const OrnRtLoop *L = x->loop;
+    int status = bind(x, w->tile, &b);
+    if (status) return status;
+    if (prefetch_pass) {
+        b.first = w->first;
+        b.count = w->count;
+        x->in_prefetch = 1;
+        int rc = L->prefetch(x->rt, &b, L->env);
+        x->in_prefetch = 0;
+        if (rc) return body_failed(x, rc);
+        return x->status;
+    }
+    trace_push(x, w);
+    double t0 = rt_now();
+    int64_t end = w->first + w->count, len = w->count;
+    for (int64_t f = w->first; f < end; f += len) {
+        if (x->need_progress) len = x->rt->slice;
+        if (len > end - f) len = end - f;
+        b.first = f;
+        b.count = len;
+        int rc = L->body(x->rt, &b, L->env);
+        if (rc) return body_failed(x, rc);
+        if (x->status) return x->status;
+        if (x->need_progress && f + len < end) {
+            status = orn_dsm_progress(x->dsm);
+            if (status) return status;
+        }
+    }
+    x->rt->stats.compute += rt_now() - t0;
+    x->rt->stats.blocks++;
+    return ORN_OK;
+}
+
+/* Collective: fetch what the prefetch pass announced. */
+static int exchange(Exec *x)
+{
+    int64_t n = 0;
+    for (int k = 0; k < x->n; k++) n += x->vi[k].nreq;
+    int *ids = orn_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
+    int64_t *lins = orn_xmalloc((size_t)(n ? n : 1) * sizeof *lins);
+    unsigned char *vals = orn_xcalloc((size_t)(n ? n : 1), 8);
+    unsigned char *found = orn_xcalloc((size_t)(n ? n : 1), 1);
+    int64_t m = 0;
+    for (int k = 0; k < x->n; k++)
+        for (int64_t i = 0; i < x->vi[k].nreq; i++) {
+            ids[m] = x->vi[k].store->id;
+            lins[m++] = x->vi[k].req[i];
+        }
+    OrnDsmFetch f = {n, ids, lins, vals, 8, found};
+    int status = orn_dsm_fetch_bulk(x->dsm, &f);
+    if (!status) {
+        m = 0;
+        for (int k = 0; k < x->n; k++) {
+            ViewImpl *vi = &x->vi[k];
+            for (int64_t i = 0; i < vi->nreq; i++, m++) {
+                CacheEnt *c = rt_map_find(&vi->cache, vi->req[i]);
+                memcpy(c->val, vals + (size_t)m * 8, 8);
+                c->found = found[m];
+                c->state = 2;
+            }
+            vi->nreq = 0;
+        }
+        x->rt->stats.prefetched += n;
+    }
+    free(ids);
+    free(lins);
+    free(vals);
+    free(found);
+    return status;
+}
+
+/* Cut a work list into rounds: per item, or per flush_every iterations. Writes the round
+ * number of each piece into rounds (parallel to the pieces in out); returns the count. */
+static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int64_t **round_of)
+{
+    int64_t nr = 0, fill = 0, cap = 0;
+    out->n = 0;
+    *round_of = NULL;
+    for (int64_t i = 0; i < in->n; i++) {
+        const Work *w = &in->w[i];
+        if (x->flush_every <= 0) {
+            rt_work_push(out, w->tile, w->first, w->count);
+            if (out->n > cap) {
+                cap = out->cap;
+                *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
+            }
+            (*round_of)[out->n - 1] = nr++;
+            continue;
+        }
+        int64_t f = w->first, end = w->first + w->count;
+        while (f < end) {
+            int64_t len = x->flush_every - fill;
+            if (len > end - f) len = end - f;
+            rt_work_push(out, w->tile, f, len);
+            if (out->n > cap) {
+                cap = out->cap;
+                *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
+            }
+            (*round_of)[out->n - 1] = nr;
+            fill += len;
+            f += len;
+            if (fill == x->flush_every) {
+                fill = 0;
+                nr++;
+            }
+        }
+    }
+    if (fill) nr++;
+    return nr;
+}
+
+static int flush_buffers(Exec *x)
+{
+    for (int k = 0; k < x->n; k++) {
+        if (!x->vi[k].buf) continue;
+        int status = orn_rt_buffer_flush(x->vi[k].buf);
+        if (status) return status;
+    }
+    return ORN_OK;
+}
+
+static void clear_caches(Exec *x)
+{
+    for (int k = 0; k < x->n; k++) {
+        rt_map_clear(&x->vi[k].cache);
+        x->vi[k].nreq = 0;
+    }
+}
+
+static int run_step(Exec *x, int64_t s)
+{
+    int status = ORN_OK;
+    WorkList mine = {0}, other = {0}, pieces = {0};
+    int64_t *round_of = NULL;
+    x->sched->work(x, s, x->me, &mine);
+    if (!x->rounds) {
+        for (int64_t i = 0; i < mine.n && !status; i++) status = run_item(x, &mine.w[i], 0);
+        if (!status && x->sched->step_sync && x->P > 1) status = orn_dsm_barrier(x->dsm);
+        goto fn_exit;
+    }
+    /* Rounds: everyone runs max over ranks of their round counts. */
+    int64_t rounds = 0;
+    for (int q = 0; q < x->P; q++) {
+        WorkList tmp = {0};
+        int64_t *ro = NULL;
+        other.n = 0;
+        x->sched->work(x, s, q, &other);
+        int64_t nr = cut_rounds(x, &other, &tmp, &ro);
+        if (nr > rounds) rounds = nr;
+        free(tmp.w);
+        free(ro);
+    }
+    cut_rounds(x, &mine, &pieces, &round_of);
+    int64_t at = 0;
+    for (int64_t r = 0; r < rounds && !status; r++) {
+        int64_t from = at;
+        while (at < pieces.n && round_of[at] == r) at++;
+        if (x->loop->prefetch) {
+            for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 1);
+            if (status) break;
+            status = exchange(x);
+            if (status) break;
+        }
+        for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 0);
+        if (status) break;
+        status = flush_buffers(x);
+        clear_caches(x);
+        x->round++;
+        x->rt->stats.rounds++;
+    }
+fn_exit:
+    free(mine.w);
+    free(other.w);
+    free(pieces.w);
+    free(round_of);
+    return status;
+}
+
+/* ---------------------------------------------------------------- validation */
+
+static int validate(Exec *x)
+{
+    const OrnPlan *p = x->plan;
+    const OrnRtLoop *L = x->loop;
+    if (p->version != ORN_PLAN_VERSION)
+        return rt_fail(x, ORN_E_PLAN, "plan version %d, runtime expects %d", p->version,
+                       ORN_PLAN_VERSION);
+    if (p->nkeys < 1 || p->nkeys > ORN_PLAN_MAXDIM)
+        return rt_fail(x, ORN_E_PLAN, "%d loop keys (1 to %d allowed)", p->nkeys, ORN_PLAN_MAXDIM);
+    if (p->narrays < 1 || !p->arrays || !L->args || !L->body)
+        return rt_fail(x, ORN_E_PLAN, "no iteration space, arguments or body");
+    if (p->naccs && (!p->accs || !L->acc))
+        return rt_fail(x, ORN_E_PLAN, "accumulators without storage");
+    int need = p->strategy == ORN_PLAN_1D ? 1 : p->strategy == ORN_PLAN_SERIAL ? 0 : 2;
+    if ((int)p->strategy < 0 || p->strategy > ORN_PLAN_UNIMODULAR)
+        return rt_fail(x, ORN_E_PLAN, "unknown strategy %d", (int)p->strategy);
+    if (p->npart != need)
+        return rt_fail(x, ORN_E_PLAN, "strategy needs %d partitioned key dimensions, plan has %d",
+                       need, p->npart);
+    for (int i = 0; i < need; i++) {
+        if (p->part_dims[i] < 0 || p->part_dims[i] >= p->nkeys)
+            return rt_fail(x, ORN_E_PLAN, "partitioned key dimension %d out of range",
+                           p->part_dims[i]);
+        if (p->part_count[i] < 0)
+            return rt_fail(x, ORN_E_PLAN, "negative block count");
+    }
+    if (need == 2 && p->part_dims[0] == p->part_dims[1])
+        return rt_fail(x, ORN_E_PLAN, "the two partitioned key dimensions are the same");
+    if (p->flush_every < 0) return rt_fail(x, ORN_E_PLAN, "negative flush interval");
+    for (int k = 0; k < p->narrays; k++) {
+        const OrnPlanArray *a = &p->arrays[k];
+        const char *nm = a->name ? a->name : "?";
+        OrnDsmArray *arr = a->role == ORN_ROLE_BUFFERED
+                               ? (L->args[k].buffer ? L->args[k].buffer->target : NULL)
+                               : L->args[k].array;
+        if ((int)a->role < 0 || a->role > ORN_ROLE_BUFFERED)
+            return rt_fail(x, ORN_E_PLAN, "array %s: unknown role %d", nm, (int)a->role);
+        if (!arr)
+            return rt_fail(x, ORN_E_PLAN, "array %s (%s): no %s given", nm, role_name(a->role),
+                           a->role == ORN_ROLE_BUFFERED ? "buffer" : "array");
+        if (a->ndim != arr->ndim)
+            return rt_fail(x, ORN_E_PLAN, "array %s: plan says %d dimensions, array has %d", nm,
+                           a->ndim, arr->ndim);
+        for (int d = 0; d < a->ndim; d++)
+            if (a->key_dim[d] < -1 || a->key_dim[d] >= p->nkeys)
+                return rt_fail(x, ORN_E_PLAN, "array %s: dimension %d mapped to key %d", nm, d,
+                               a->key_dim[d]);
+        if (k == 0) {
+            if (a->role != ORN_ROLE_PARTITIONED || a->ndim != p->nkeys)
+                return rt_fail(x, ORN_E_PLAN, "the iteration space %s must be partitioned and "
+                               "have one dimension per key", nm);
+            for (int d = 0; d < a->ndim; d++)
+                if (a->key_dim[d] != d)
+                    return rt_fail(x, ORN_E_PLAN, "iteration space %s: dimension %d must map "
+                                   "to key %d", nm, d, d);
+        }
+        if (a->role == ORN_ROLE_ROTATED && p->strategy != ORN_PLAN_2D)
+            return rt_fail(x, ORN_E_PLAN, "array %s: only the 2d strategy rotates arrays", nm);
+        if ((a->role == ORN_ROLE_PREFETCHED || a->role == ORN_ROLE_BUFFERED) &&
+            !orn_dsm_linear_ok(arr))
+            return rt_fail(x, ORN_E_PLAN, "array %s: too large for keyed remote access", nm);
+    }
+    for (int i = 0; i < p->naccs; i++)
+        if ((int)p->accs[i].kind < 0 || p->accs[i].kind > ORN_ACC_MAX ||
+            (int)p->accs[i].type < 0 || p->accs[i].type > ORN_PLAN_F64)
+            return rt_fail(x, ORN_E_PLAN, "accumulator %d: bad kind or type", i);
+    return ORN_OK;
+}
+
+/* ---------------------------------------------------------------- finishing */
+
+static int reduce_accs(Exec *x)
+{
+    const OrnPlan *p = x->plan;
+    int na = p->naccs, status;
+    if (!na) return ORN_OK;
+    int64_t nt = x->iter->part.ntiles, used = 0;
+    size_t rec = 8 + (size_t)na * sizeof(OrnRtScalar);
+    for (int64_t t = 0; t < nt; t++) used += x->accused[t];
+    char *mine = orn_xmalloc((size_t)(used ? used : 1) * rec), *all = NULL;
+    int64_t m = 0;
+    for (int64_t t = 0; t < nt; t++) {
+        if (!x->accused[t]) continue;
+        memcpy(mine + (size_t)m * rec, &t, 8);
+        memcpy(mine + (size_t)m * rec + 8, &x->accpart[t * na], (size_t)na * sizeof(OrnRtScalar));
+        m++;
+    }
+    size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
+    status = orn_dsm_allgatherv(x->dsm, mine, (size_t)used * rec, (void **)&all, counts,
+                                "accumulators");
+    if (!status) {
+        size_t total = 0;
+        for (int q = 0; q < x->P; q++) total += counts[q];
+        const char **by_tile = orn_xcalloc((size_t)nt, sizeof *by_tile);
+        for (size_t off = 0; off < total; off += rec) {
+            int64_t t;
+            memcpy(&t, all + off, 8);
+            if (t >= 0 && t < nt) by_tile[t] = all + off + 8;
+        }
+        for (int a = 0; a < na; a++) {
+            OrnRtScalar r = x->loop->acc[a];
+            for (int64_t t = 0; t < nt; t++) {
+                if (!by_tile[t]) continue;
+                OrnRtScalar pv;
+                memcpy(&pv, by_tile[t] + (size_t)a * sizeof pv, sizeof pv);
+                acc_combine(&p->accs[a], &r, &pv);
+            }
+            x->loop->acc[a] = r;
+        }
+        free(by_tile);
+    }
+    free(mine);
+    free(all);
+    free(counts);
+    return status;
+}
+
+static int cmp_trace(const void *a, const void *b)
+{
+    const OrnRtTraceEntry *x = a, *y = b;
+    if (x->step != y->step) return x->step < y->step ? -1 : 1;
+    if (x->round != y->round) return x->round < y->round ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int gather_trace(Exec *x)
+{
+    OrnRtCtx *rt = x->rt;
+    free(rt->trace);
+    rt->trace = NULL;
+    rt->ntrace = 0;
+    if (!rt->trace_on) return ORN_OK;
+    void *all = NULL;
+    size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
+    int status = orn_dsm_allgatherv(x->dsm, x->tr ? (void *)x->tr : (void *)"",
+                                    (size_t)x->ntr * sizeof *x->tr, &all, counts, "trace");
+    if (!status) {
+        size_t total = 0;
+        for (int q = 0; q < x->P; q++) total += counts[q];
+        rt->ntrace = (int64_t)(total / sizeof(OrnRtTraceEntry));
+        rt->trace = all;
+        all = NULL;
+        qsort(rt->trace, (size_t)rt->ntrace, sizeof *rt->trace, cmp_trace);
+    }
+    free(all);
+    free(counts);
+    return status;
+}
+
+static uint64_t next_stream(OrnRtCtx *rt, int loop_id)
+{
+    int i = 0;
+    for (; i < rt->nloops; i++)
+        if (rt->loops[i].loop_id == loop_id) break;
+    if (i == rt->nloops) {
+        if (rt->nloops == rt->caploops) {
+            rt->caploops = rt->caploops ? 2 * rt->caploops : 16;
+            rt->loops = orn_xrealloc(rt->loops, (size_t)rt->caploops * sizeof *rt->loops);
+        }
+        rt->loops[rt->nloops++] = (LoopCount){loop_id, 0};
+    }
+    int64_t n = rt->loops[i].count++;
+    return ((uint64_t)(uint32_t)loop_id << 32) | (uint32_t)n;
+}
+
+static const OrnRtSched *pick(OrnPlanStrategy s)
+{
+    switch (s) {
+    case ORN_PLAN_SERIAL: return &orn_rt_sched_serial;
+    case ORN_PLAN_1D: return &orn_rt_sched_1d;
+    case ORN_PLAN_2D: return &orn_rt_sched_2d_rotation;
+    case ORN_PLAN_2D_ORDERED: return &orn_rt_sched_2d_wavefront;
+    case ORN_PLAN_UNIMODULAR: return &orn_rt_sched_unimodular;
+    }
+    return NULL;
+}
+
+int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
+{
+    Exec x;
+    int status;
+    double t0 = rt_now();
+    memset(&x, 0, sizeof x);
+    memset(&rt->stats, 0, sizeof rt->stats);
+    x.rt = rt;
+    x.dsm = rt->dsm;
+    x.loop = loop;
+    x.plan = loop->plan;
+    x.P = orn_dsm_size(rt->dsm);
+    x.me = orn_dsm_rank(rt->dsm);
+    orn_dsm_clear_error(rt->dsm);
+    status = validate(&x);
+    if (status) goto fn_fail;
+    const OrnPlan *p = x.plan;
+    x.sched = pick(p->strategy);
+    x.n = p->narrays;
+    x.iter = loop->args[0].array;
+    x.stream = next_stream(rt, p->loop_id);
+    x.views = orn_xcalloc((size_t)x.n, sizeof *x.views);
+    x.vi = orn_xcalloc((size_t)x.n, sizeof *x.vi);
+    x.flush_every = p->flush_every;
+    for (int k = 0; k < x.n; k++) {
+        OrnRtView *v = &x.views[k];
+        ViewImpl *vi = &x.vi[k];
+        vi->x = &x;
+        vi->k = k;
+        vi->buf = p->arrays[k].role == ORN_ROLE_BUFFERED ? loop->args[k].buffer : NULL;
+        vi->store = vi->buf ? vi->buf->target : loop->args[k].array;
+        vi->tile = -1;
+        rt_map_init(&vi->cache, sizeof(CacheEnt));
+        v->ndim = vi->store->ndim;
+        v->type = (int)vi->store->type;
+        v->esize = vi->store->esize;
+        v->role = p->arrays[k].role;
+        v->ops = &rt_ops;
+        v->impl = vi;
+        if (vi->buf) {
+            x.rounds = 1;
+            int64_t fe = vi->buf->flush_every;
+            if (fe > 0 && (x.flush_every <= 0 || fe < x.flush_every)) x.flush_every = fe;
+        }
+    }
+    if (loop->prefetch) x.rounds = 1;
+    for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
+
+    status = x.sched->setup(&x);
+    if (status) goto fn_fail;
+    if (p->naccs) {
+        x.accpart = orn_xcalloc((size_t)x.iter->part.ntiles * (size_t)p->naccs,
+                                sizeof *x.accpart);
+        x.accused = orn_xcalloc((size_t)x.iter->part.ntiles, 1);
+    }
+    for (int64_t s = 0; s < x.nsteps; s++) {
+        x.step = s;
+        status = x.sched->step_begin(&x, s);
+        if (!status) status = run_step(&x, s);
+        if (!status) status = x.sched->step_end(&x, s);
+        if (status) goto fn_fail;
+    }
+    rt->stats.steps = x.nsteps;
+    status = x.sched->finish(&x);
+    if (!status) status = reduce_accs(&x);
+    if (!status) status = gather_trace(&x);
+    if (status) goto fn_fail;
+fn_exit:
+    if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
+    if (x.vi)
+        for (int k = 0; k < x.n; k++) {
+            rt_map_free(&x.vi[k].cache);
+            free(x.vi[k].req);
+        }
+    free(x.views);
+    free(x.vi);
+    free(x.accpart);
+    free(x.accused);
+    free(x.tr);
+    rt->stats.total = rt_now() - t0;
+    return status;
+fn_fail:
+    orn_dsm_fail_ctx(rt->dsm, status, "parallel_for at %s:%d (%s)",
+                     loop->plan && loop->plan->file ? loop->plan->file : "?",
+                     loop->plan ? loop->plan->line : 0, x.sched ? x.sched->name : "plan");
+    goto fn_exit;
+}

@@ -1,0 +1,256 @@
+/* rt.c: the runtime context (settings, loop counters, trace, statistics), rand/randn
+ * arrays, and the small hash map the caches and buffers use. */
+#include "rt_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+/* ---------------------------------------------------------------- map */
+
+void rt_map_init(RtMap *m, size_t vsize)
+{
+    memset(m, 0, sizeof *m);
+    m->vsize = vsize;
+}
+
+void rt_map_free(RtMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+void rt_map_clear(RtMap *m)
+{
+    if (m->n == 0) return;
+    for (int64_t i = 0; i < m->cap; i++) m->keys[i] = -1;
+    m->n = 0;
+}
+
+static uint64_t hash64(int64_t k)
+{
+    uint64_t z = (uint64_t)k * 0x9E3779B97F4A7C15ULL;
+    return z ^ (z >> 29);
+}
+
+void *rt_map_find(const RtMap *m, int64_t key)
+{
+    if (!m->cap) return NULL;
+    uint64_t mask = (uint64_t)m->cap - 1;
+    for (uint64_t i = hash64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) return m->vals + i * m->vsize;
+        if (m->keys[i] < 0) return NULL;
+    }
+}
+
+static void map_grow(RtMap *m)
+{
+    RtMap old = *m;
+    m->cap = old.cap ? 2 * old.cap : 64;
+    m->n = 0;
+    m->keys = orn_xmalloc((size_t)m->cap * sizeof *m->keys);
+    m->vals = orn_xcalloc((size_t)m->cap, m->vsize);
+    for (int64_t i = 0; i < m->cap; i++) m->keys[i] = -1;
+    for (int64_t i = 0; i < old.cap; i++) {
+        if (old.keys[i] < 0) continue;
+        int created;
+        memcpy(rt_map_insert(m, old.keys[i], &created), old.vals + (size_t)i * m->vsize,
+               m->vsize);
+    }
+    free(old.keys);
+    free(old.vals);
+}
+
+void *rt_map_insert(RtMap *m, int64_t key, int *created)
+{
+    if (2 * (m->n + 1) > m->cap) map_grow(m);
+    uint64_t mask = (uint64_t)m->cap - 1;
+    for (uint64_t i = hash64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            *created = 0;
+            return m->vals + i * m->vsize;
+        }
+        if (m->keys[i] < 0) {
+            m->keys[i] = key;
+            m->n++;
+            memset(m->vals + i * m->vsize, 0, m->vsize);
+            *created = 1;
+            return m->vals + i * m->vsize;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- context */
+
+static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
+{
+    OrnRtCtx *rt = orn_xcalloc(1, sizeof *rt);
+    rt->dsm = dsm;
+    rt->blocks_per_rank = 2;
+    rt->slice = 4096;
+    const char *env = getenv("ORN_BLOCKS_PER_RANK");
+    if (env && *env) {
+        int k = atoi(env);
+        if (k >= 1 && k <= 1024) rt->blocks_per_rank = k;
+    }
+    return rt;
+}
+
+int orn_rt_init(int *argc, char ***argv, OrnRtCtx **out)
+{
+    OrnDsmTransport *tp = NULL;
+    OrnDsmCtx *dsm = NULL;
+    *out = NULL;
+    int status = orn_dsm_tp_mpi_new(argc, argv, &tp);
+    if (status) return status;
+    status = orn_dsm_ctx_new(tp, &dsm);
+    if (status) {
+        tp->ops->free(tp);
+        return status;
+    }
+    *out = ctx_new(dsm);
+    return ORN_OK;
+}
+
+int orn_rt_init_local(OrnRtCtx **out)
+{
+    OrnDsmTransport *tp = NULL;
+    OrnDsmCtx *dsm = NULL;
+    int status = orn_dsm_tp_local_new(&tp);
+    if (!status) status = orn_dsm_ctx_new(tp, &dsm);
+    if (status) return status;
+    *out = ctx_new(dsm);
+    return ORN_OK;
+}
+
+void orn_rt_finalize(OrnRtCtx *rt)
+{
+    if (!rt) return;
+    free(rt->trace);
+    free(rt->loops);
+    orn_dsm_ctx_free(rt->dsm);
+    free(rt);
+}
+
+OrnDsmCtx *orn_rt_dsm(OrnRtCtx *rt)
+{
+    return rt->dsm;
+}
+
+int orn_rt_rank(const OrnRtCtx *rt)
+{
+    return orn_dsm_rank(rt->dsm);
+}
+
+int orn_rt_size(const OrnRtCtx *rt)
+{
+    return orn_dsm_size(rt->dsm);
+}
+
+const char *orn_rt_error(const OrnRtCtx *rt)
+{
+    return orn_dsm_error(rt->dsm);
+}
+
+void orn_rt_die(OrnRtCtx *rt)
+{
+    orn_dsm_die(rt->dsm, 1);
+}
+
+void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed)
+{
+    rt->seed = seed;
+}
+
+uint64_t orn_rt_seed(const OrnRtCtx *rt)
+{
+    return rt->seed;
+}
+
+void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k)
+{
+    if (k >= 1) rt->blocks_per_rank = k;
+}
+
+void orn_rt_set_timeout(OrnRtCtx *rt, double seconds)
+{
+    orn_dsm_set_timeout(rt->dsm, seconds);
+}
+
+void orn_rt_set_trace(OrnRtCtx *rt, int on)
+{
+    rt->trace_on = on;
+}
+
+void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements)
+{
+    if (elements >= 1) rt->slice = elements;
+}
+
+void orn_rt_set_nocomm(OrnRtCtx *rt, int on)
+{
+    rt->nocomm = on;
+}
+
+const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n)
+{
+    *n = rt->ntrace;
+    return rt->trace;
+}
+
+void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out)
+{
+    *out = rt->stats;
+}
+
+int orn_rt_body_error(OrnRtCtx *rt, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return orn_dsm_fail(rt->dsm, ORN_E_BODY, "%s", msg);
+}
+
+/* ---------------------------------------------------------------- rand / randn arrays */
+
+typedef struct RandInit {
+    uint64_t seed;
+    int normal;
+    OrnDsmType type;
+} RandInit;
+
+static void rand_elem(int64_t index, void *out, void *ud)
+{
+    const RandInit *r = ud;
+    double v = orn_rt_rand_at(r->seed, index, r->normal);
+    switch (r->type) {
+    case ORN_DSM_F32: { float f = (float)v; memcpy(out, &f, 4); break; }
+    case ORN_DSM_F64: memcpy(out, &v, 8); break;
+    case ORN_DSM_I32: {
+        int32_t i = r->normal ? (int32_t)lround(v) : (int32_t)floor(v * 2147483648.0);
+        memcpy(out, &i, 4);
+        break;
+    }
+    case ORN_DSM_I64: {
+        int64_t i = r->normal ? (int64_t)llround(v) : (int64_t)floor(v * 2147483648.0);
+        memcpy(out, &i, 8);
+        break;
+    }
+    }
+}
+
+int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims,
+                      uint64_t seed, int normal, OrnDsmArray **out)
+{
+    int status = orn_dsm_dense(rt->dsm, type, ndim, dims, out);
+    if (status) return status;
+    RandInit r = {seed, normal, type};
+    return orn_dsm_init(*out, rand_elem, &r);
+}

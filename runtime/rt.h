@@ -1,0 +1,282 @@
+/* rt.h: the Orion runtime: executes plans (runtime/plan.h) on distributed arrays (dsm/).
+ *
+ * Generated code (and tests, and later the REPL and the CUDA back end) call this API:
+ *   - orn_rt_init() / orn_rt_finalize(): one context per process, MPI underneath;
+ *   - arrays: the DSM's constructors and loaders, plus rand/randn here;
+ *   - orn_rt_run(): one parallel_for: a plan, an argument per plan array, a body function
+ *     called per block of iterations, an optional prefetch function, accumulators;
+ *   - inside bodies: views (fast element access), buffer deltas, random streams.
+ * All state lives in the OrnRtCtx; no globals. Functions return OrnStatus (dsm.h); after a
+ * failed collective call generated code calls orn_rt_die(), which prints
+ * "orion: rank R: <operation>: <cause>" and takes every rank down.
+ */
+#ifndef ORN_RT_H
+#define ORN_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dsm.h"
+#include "plan.h"
+
+typedef struct OrnRtCtx OrnRtCtx;
+typedef struct OrnRtBuffer OrnRtBuffer;
+typedef struct OrnRtView OrnRtView;
+typedef struct OrnRtBlock OrnRtBlock;
+
+/* ---------------------------------------------------------------- context */
+
+/* MPI underneath (initializes MPI unless the caller did). */
+int orn_rt_init(int *argc, char ***argv, OrnRtCtx **out);
+/* One process, no MPI (unit tests of runtime logic). */
+int orn_rt_init_local(OrnRtCtx **out);
+/* Frees the context; finalizes MPI if orn_rt_init initialized it. */
+void orn_rt_finalize(OrnRtCtx *rt);
+OrnDsmCtx *orn_rt_dsm(OrnRtCtx *rt);
+int orn_rt_rank(const OrnRtCtx *rt);
+int orn_rt_size(const OrnRtCtx *rt);
+const char *orn_rt_error(const OrnRtCtx *rt);
+/* Print "orion: rank R: <message>" and end the job on every rank with exit code 1. */
+void orn_rt_die(OrnRtCtx *rt) __attribute__((noreturn));
+
+/* Settings (every rank must use the same ones). */
+void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed);            /* default 0 */
+uint64_t orn_rt_seed(const OrnRtCtx *rt);
+void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k);         /* default 2, $ORN_BLOCKS_PER_RANK */
+void orn_rt_set_timeout(OrnRtCtx *rt, double seconds);        /* default 60, $ORN_TIMEOUT */
+void orn_rt_set_trace(OrnRtCtx *rt, int on);                  /* record block order */
+void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements);        /* progress granularity, 4096 */
+/* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
+ * run measures computation alone (results are meaningless). */
+void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
+
+/* ---------------------------------------------------------------- arrays */
+
+/* Collective. Dense arrays of uniform [0, 1) (normal = 0) or standard normal (normal = 1)
+ * values: element i (row-major index) is f(seed, i) from Philox4x32-10, so the contents do
+ * not depend on the number of ranks. Integer types get floor(2^31 u) / normal rounded. */
+int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims,
+                      uint64_t seed, int normal, OrnDsmArray **out);
+
+/* ---------------------------------------------------------------- buffers */
+
+/* apply(elem, delta, env): combine a delta into an element in place (both of the target's
+ * element type); NULL means elem += delta. */
+typedef int (*orn_rt_apply_fn)(void *elem, const void *delta, void *env);
+/* A write buffer for `target`: deltas are summed per key on the rank that makes them and
+ * sent to the owners at flushes, where apply() combines them into the target in source-rank
+ * order. flush_every: iterations per rank between flushes (0 = at the end of each block). */
+int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, void *env,
+                      int64_t flush_every, OrnRtBuffer **out);
+void orn_rt_buffer_free(OrnRtBuffer *b);
+OrnDsmArray *orn_rt_buffer_target(OrnRtBuffer *b);
+/* Outside loops: add a delta (local) and flush (collective). */
+int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta);
+int orn_rt_buffer_flush(OrnRtBuffer *b);
+
+/* ---------------------------------------------------------------- loops */
+
+typedef union OrnRtScalar {
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+} OrnRtScalar;
+
+/* Slow paths of a view. The runtime installs its own; a serial oracle may install others. */
+typedef struct OrnRtViewOps {
+    /* A read the fast path could not serve (outside the dense box, or sparse). */
+    void (*read)(OrnRtView *v, const int64_t *key, void *out);
+    /* A pointer for writing an element outside the dense box (normally a plan violation:
+     * the runtime records an error and returns scratch space). */
+    void *(*write)(OrnRtView *v, const int64_t *key);
+    /* Buffers: add a delta. */
+    void (*add)(OrnRtView *v, const int64_t *key, const void *delta);
+    /* Prefetch pass: announce a read. */
+    void (*prefetch)(OrnRtView *v, const int64_t *key);
+    /* Row i (dimension 0) of a sparse array: its keys (ndim each) and values. */
+    void (*row)(OrnRtView *v, int64_t i, const int64_t **keys, const void **vals, int64_t *n);
+} OrnRtViewOps;
+
+/* How a body sees one array during one block. The dense fast path: an element whose key
+ * lies in [lo, hi) is at base + sum((key[d] - lo[d]) * stride[d]) * esize. */
+struct OrnRtView {
+    char *base; /* dense local box, or NULL */
+    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM];
+    int64_t stride[ORN_PLAN_MAXDIM]; /* in elements */
+    int ndim;
+    int type; /* OrnPlanType */
+    size_t esize;
+    int role; /* OrnPlanRole */
+    const OrnRtViewOps *ops;
+    void *impl; /* owner of the ops' state */
+};
+
+/* One call of a body: run elements [first, first + count) of a block, in key order. */
+struct OrnRtBlock {
+    int ndim;     /* number of loop keys */
+    int sparse;   /* elements listed in keys[] (sparse iteration space, or unimodular) */
+    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM]; /* dense: the box, row-major */
+    int64_t first, count;
+    const int64_t *keys; /* sparse: keys of element e at keys[e * ndim ...] */
+    void *vals;          /* element e's value (dense: row-major in the box) */
+    OrnRtView *views;    /* views[k] for the plan's array k; views[0] the iteration space */
+    OrnRtScalar *acc;    /* this block's accumulator partials, in the plan's order */
+    uint64_t seed, stream; /* random streams: see orn_rt_rng_init() */
+    int64_t block;         /* block number (tile of the iteration space) */
+};
+
+typedef int (*orn_rt_body_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
+/* A prefetch pass: for the same block, call orn_rt_prefetch() for every key the body will
+ * read from a prefetched array (or, in ordered loops, outside its block). */
+typedef int (*orn_rt_prefetch_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
+
+/* One argument per plan array: the array, or for ORN_ROLE_BUFFERED the buffer. */
+typedef struct OrnRtArg {
+    OrnDsmArray *array;
+    OrnRtBuffer *buffer;
+} OrnRtArg;
+
+typedef struct OrnRtLoop {
+    const OrnPlan *plan;
+    OrnRtArg *args; /* plan->narrays */
+    orn_rt_body_fn body;
+    orn_rt_prefetch_fn prefetch; /* may be NULL */
+    void *env;
+    OrnRtScalar *acc; /* plan->naccs: the values before the loop in, reduced values out */
+} OrnRtLoop;
+
+/* Collective: run a parallel_for. */
+int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop);
+/* Inside a body: report a failure (the body then returns non-zero). */
+int orn_rt_body_error(OrnRtCtx *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The order in which the last loop ran its blocks (when tracing is on), on every rank:
+ * sorted by (step, round, rank, sequence). Concurrent blocks share a step; a round ends at
+ * a buffer flush. lo/hi: the block's box (transformed keys for unimodular loops). */
+typedef struct OrnRtTraceEntry {
+    int64_t step, round;
+    int32_t rank, pad;
+    int64_t seq;
+    int64_t block, first, count;
+    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM];
+} OrnRtTraceEntry;
+const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n);
+
+/* Statistics of the last loop on this rank. */
+typedef struct OrnRtStats {
+    double total;        /* seconds in orn_rt_run */
+    double compute;      /* seconds in bodies */
+    double wait;         /* seconds waiting for rotated blocks */
+    int64_t steps, rounds, blocks;
+    int64_t prefetched;  /* keys fetched in bulk */
+    int64_t misses;      /* keys fetched on demand */
+    int64_t flushed;     /* buffer deltas sent */
+} OrnRtStats;
+void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
+
+/* ---------------------------------------------------------------- inside bodies */
+
+/* Key of element e of a block. */
+static inline void orn_rt_block_key(const OrnRtBlock *b, int64_t e, int64_t *key)
+{
+    if (b->sparse) {
+        for (int d = 0; d < b->ndim; d++) key[d] = b->keys[e * b->ndim + d];
+        return;
+    }
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        int64_t w = b->hi[d] - b->lo[d];
+        key[d] = b->lo[d] + e % w;
+        e /= w;
+    }
+}
+
+/* Pointer into the dense local box, or NULL when the key is outside it. */
+static inline void *orn_rt_local(const OrnRtView *v, const int64_t *key)
+{
+    if (!v->base) return NULL;
+    int64_t off = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (key[d] < v->lo[d] || key[d] >= v->hi[d]) return NULL;
+        off += (key[d] - v->lo[d]) * v->stride[d];
+    }
+    return v->base + (size_t)off * v->esize;
+}
+
+/* Read an element into out (esize bytes): local box, else the slow path (cache, on-demand
+ * fetch, sparse lookup). */
+static inline void orn_rt_read(OrnRtView *v, const int64_t *key, void *out)
+{
+    const void *p = orn_rt_local(v, key);
+    if (p) memcpy(out, p, v->esize);
+    else v->ops->read(v, key, out);
+}
+
+/* Pointer for writing (and reading back) an element of the local box. */
+static inline void *orn_rt_wptr(OrnRtView *v, const int64_t *key)
+{
+    void *p = orn_rt_local(v, key);
+    return p ? p : v->ops->write(v, key);
+}
+
+static inline void orn_rt_add(OrnRtView *v, const int64_t *key, const void *delta)
+{
+    v->ops->add(v, key, delta);
+}
+
+static inline void orn_rt_prefetch(OrnRtView *v, const int64_t *key)
+{
+    v->ops->prefetch(v, key);
+}
+
+static inline void orn_rt_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **vals,
+                              int64_t *n)
+{
+    v->ops->row(v, i, keys, vals, n);
+}
+
+#define ORN_RT_TYPED(T, name)                                                                   \
+    static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                       \
+    {                                                                                          \
+        T x;                                                                                   \
+        orn_rt_read(v, key, &x);                                                               \
+        return x;                                                                              \
+    }                                                                                          \
+    static inline void orn_rt_add_##name(OrnRtView *v, const int64_t *key, T d)               \
+    {                                                                                          \
+        v->ops->add(v, key, &d);                                                               \
+    }
+ORN_RT_TYPED(int32_t, i32)
+ORN_RT_TYPED(int64_t, i64)
+ORN_RT_TYPED(float, f32)
+ORN_RT_TYPED(double, f64)
+#undef ORN_RT_TYPED
+
+/* ---------------------------------------------------------------- random streams */
+
+/* Counter-based streams (Philox4x32-10): a draw depends only on (seed, stream, key,
+ * draw number), never on ranks or scheduling. Inside a loop use the block's seed and
+ * stream (the stream is derived from the plan's loop_id and how many times the loop ran)
+ * and the iteration's key. */
+typedef struct OrnRtRng {
+    uint32_t key[2];
+    uint32_t ctr[4];
+    uint32_t out[4];
+    int avail;
+} OrnRtRng;
+
+void orn_rt_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+void orn_rt_rng_init(OrnRtRng *g, uint64_t seed, uint64_t stream, const int64_t *key, int nkey);
+static inline void orn_rt_rng_iter(OrnRtRng *g, const OrnRtBlock *b, const int64_t *key)
+{
+    orn_rt_rng_init(g, b->seed, b->stream, key, b->ndim);
+}
+uint32_t orn_rt_rng_u32(OrnRtRng *g);
+double orn_rt_rng_uniform(OrnRtRng *g); /* [0, 1), 53 bits */
+double orn_rt_rng_normal(OrnRtRng *g);  /* standard normal (Box-Muller) */
+int64_t orn_rt_rng_int(OrnRtRng *g, int64_t n); /* uniform in 0..n-1 (n >= 1), unbiased */
+/* Element `index` of a rand (normal = 0) / randn (normal = 1) array with this seed. */
+double orn_rt_rand_at(uint64_t seed, int64_t index, int normal);
+
+#endif

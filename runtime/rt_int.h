@@ -1,0 +1,177 @@
+/* rt_int.h: private to runtime/: the context, the state of one loop execution (Exec), the
+ * schedule interface, and helpers shared by the schedules. */
+#ifndef ORN_RT_INT_H
+#define ORN_RT_INT_H
+
+#include <stdint.h>
+
+#include "rt.h"
+#include "transport.h"
+
+/* ---------------------------------------------------------------- int64 -> value map */
+
+/* Open addressing, linear probing, keys >= 0 (-1 marks empty), values of vsize bytes. */
+typedef struct RtMap {
+    int64_t cap, n;
+    int64_t *keys;
+    char *vals;
+    size_t vsize;
+} RtMap;
+void rt_map_init(RtMap *m, size_t vsize);
+void rt_map_free(RtMap *m);
+void rt_map_clear(RtMap *m);
+void *rt_map_find(const RtMap *m, int64_t key);
+void *rt_map_insert(RtMap *m, int64_t key, int *created); /* zero-filled when created */
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct LoopCount {
+    int loop_id;
+    int64_t count;
+} LoopCount;
+
+struct OrnRtCtx {
+    OrnDsmCtx *dsm;
+    uint64_t seed;
+    int blocks_per_rank;
+    int64_t slice;
+    int trace_on;
+    int nocomm;
+    OrnRtTraceEntry *trace;
+    int64_t ntrace;
+    OrnRtStats stats;
+    LoopCount *loops; /* invocations per loop id (random streams) */
+    int nloops, caploops;
+};
+
+struct OrnRtBuffer {
+    OrnRtCtx *rt;
+    OrnDsmArray *target;
+    orn_rt_apply_fn apply;
+    void *env;
+    int64_t flush_every;
+    RtMap deltas; /* linear key -> summed delta (target's element type) */
+};
+int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
+
+/* ---------------------------------------------------------------- one loop execution */
+
+typedef struct Exec Exec;
+
+typedef struct Work {
+    int64_t tile; /* tile of the iteration store */
+    int64_t first, count;
+} Work;
+
+typedef struct WorkList {
+    Work *w;
+    int64_t n, cap;
+} WorkList;
+void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count);
+
+/* State behind one view (OrnRtView.impl). */
+typedef struct ViewImpl {
+    Exec *x;
+    int k;              /* plan array index */
+    OrnDsmArray *store; /* where the values live (unimodular: the transformed copy) */
+    OrnRtBuffer *buf;
+    int64_t tile;       /* tile of `store` bound for the current block, -1 none */
+    RtMap cache;        /* linear key of store -> CacheEnt */
+    int64_t *req;       /* keys announced by the prefetch pass, not yet fetched */
+    int64_t nreq, capreq;
+    int xform;          /* keys are mapped: key' = T key - off (unimodular) */
+    int T[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM];
+    int64_t off[ORN_PLAN_MAXDIM];
+    unsigned char scratch[16];
+} ViewImpl;
+
+typedef struct CacheEnt {
+    unsigned char val[8];
+    unsigned char state; /* 1 announced, 2 present */
+    unsigned char found;
+    unsigned char pad[6];
+} CacheEnt;
+
+typedef struct OrnRtSched OrnRtSched;
+
+struct Exec {
+    OrnRtCtx *rt;
+    OrnDsmCtx *dsm;
+    const OrnRtLoop *loop;
+    const OrnPlan *plan;
+    const OrnRtSched *sched;
+    int P, me;
+    OrnDsmArray *iter; /* the iteration store: args[0].array, or a transformed copy */
+    const int64_t *(*iter_keys)(Exec *x, int64_t tile); /* unimodular: original keys */
+    OrnRtView *views;
+    ViewImpl *vi;
+    int n;          /* plan->narrays */
+    int halo;       /* reads outside the block go through the cache (ordered schedules) */
+    int rounds;     /* prefetch exchanges / buffer flushes per round */
+    int64_t flush_every;
+    int64_t nsteps;
+    int kd[2];      /* partitioned key dimensions */
+    int nb[2];      /* blocks along them */
+    int need_progress; /* transfers in flight: poll between slices */
+    int in_prefetch;   /* running the prefetch pass */
+    int status;     /* first error raised inside a body's slow path */
+    OrnRtScalar *accpart; /* per iteration tile: naccs partials */
+    unsigned char *accused;
+    OrnRtTraceEntry *tr;
+    int64_t ntr, captr, seq;
+    int64_t step, round;
+    uint64_t stream;
+    OrnRtStats stats;
+    void *sched_state;
+};
+
+struct OrnRtSched {
+    const char *name;
+    /* Partition the arrays, set x->nsteps and schedule state. */
+    int (*setup)(Exec *x);
+    /* Before / after the computation of step s (e.g. receive / send rotated blocks). */
+    int (*step_begin)(Exec *x, int64_t s);
+    int (*step_end)(Exec *x, int64_t s);
+    /* The work of `rank` at step s, for any rank (every rank can compute anyone's work:
+     * the round counts of a step are then known without messages). */
+    void (*work)(Exec *x, int64_t s, int rank, WorkList *out);
+    int (*finish)(Exec *x);
+    void (*cleanup)(Exec *x);
+    int step_sync; /* steps must not overlap between ranks (wavefronts) */
+};
+
+extern const OrnRtSched orn_rt_sched_serial;
+extern const OrnRtSched orn_rt_sched_1d;
+extern const OrnRtSched orn_rt_sched_2d_rotation;
+extern const OrnRtSched orn_rt_sched_2d_wavefront;
+extern const OrnRtSched orn_rt_sched_unimodular;
+
+/* ---------------------------------------------------------------- layout helpers */
+
+/* Owner of a block from its indices along the partitioned key dimensions (g[i] = -1 when
+ * the array does not follow part dimension i). */
+typedef int (*RtOwnerFn)(const Exec *x, const int *g);
+
+/* Partition the iteration space (args[0]) along x->kd[0..np) into x->nb blocks, balanced,
+ * owners by fn; reuses the current partition when the same plan made it. */
+int rt_partition_iter(Exec *x, int np, RtOwnerFn fn);
+/* The partition of array a aligned with the iteration space (same boundaries along dims
+ * mapped by key_dim to partitioned key dimensions), owners by fn. */
+int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwnerFn fn,
+                    OrnDsmPart *out);
+/* Repartition every non-iteration argument for its role: PARTITIONED aligned (fn),
+ * REPLICATED everywhere; ROTATED arrays are left to the schedule. */
+int rt_partition_args(Exec *x, int np, RtOwnerFn fn);
+/* One tile held by every rank / by `rank`. */
+int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out);
+/* The tile of array k aligned with iteration tile t. */
+int64_t rt_aligned_tile(Exec *x, int k, int64_t t);
+/* Blocks per partitioned dimension i for this run. */
+int rt_blocks(Exec *x, int i);
+uint64_t rt_plan_sig(const Exec *x, uint64_t salt);
+
+/* exec.c */
+int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+double rt_now(void);
+
+#endif

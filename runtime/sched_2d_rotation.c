@@ -1,0 +1,345 @@
+/* sched_2d_rotation.c: the 2d strategy: 2-D blocks, rotated arrays passed around a ring.
+ *
+ * The iteration space is cut into B0 x B1 blocks along the partitioned key dimensions
+ * (k0, k1). Rank r owns the rows of blocks [r B0 / P, (r+1) B0 / P) and the partitioned
+ * arrays tied to k0 (W in SGD MF) for those rows. The rotated arrays (H) are cut into B1
+ * blocks along k1; each rank starts with L = ceil(B1 / P) ring slots holding its share.
+ * At step s (cycle c = s / L, slot k = s mod L) every rank runs its rows against the block
+ * in slot k, then sends that block to rank r+1 and posts the receive of the block that
+ * rank r-1 is finishing into slot k, needed L steps later. After P L steps every block has
+ * visited every rank once and is back home. Two ranks never hold the same block, and rows
+ * are disjoint, so concurrent blocks are independent (dependence vectors (0, *), (*, 0)).
+ *
+ * Overlap: a block sent at step s is needed at step s + L, so with B1 >= 2P (L >= 2) its
+ * transfer has L - 1 steps of computation to hide behind. The MPI library only moves data
+ * when called, so while transfers are in flight the driver runs each block in slices of
+ * `slice` elements and polls between them (orn_dsm_progress).
+ *
+ * Cost model (N iterations, t per iteration, P ranks, a rotated block of S bytes, latency
+ * a, byte time b, L = ceil(B1 / P)):
+ *   T = P L steps x max( (N / (P^2 L)) t,  a + S b )  +  (a + S b) for the last return
+ *   compute-bound when (N / (P^2 L)) t >= a + S b, i.e. the epoch takes (N / P) t plus one
+ *   unhidden block transfer; memory: 2 rotated blocks per slot (one in flight, one arriving).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "rt_int.h"
+
+typedef struct Ring {
+    int L;
+    int nrot;
+    int *rot;              /* plan indices of the rotated arrays */
+    int64_t *start, *cnt;  /* per rank: first block and number of blocks at home */
+    OrnDsmReq **rreq, **sreq; /* [slot * nrot + i] */
+    void **rbuf, **sbuf;
+    int64_t *rblock;       /* block arriving into each slot, -1 none */
+    void **scratch;        /* nocomm: a stand-in block per rotated array */
+    int comm;              /* blocks travel (P > 1 and not nocomm) */
+} Ring;
+
+static int rowrank(const Exec *x, const int *g)
+{
+    return g[0] < 0 ? -1 : (int)((int64_t)g[0] * x->P / x->nb[0]);
+}
+
+static int ring_home(const Exec *x, const int *g)
+{
+    const Ring *R = x->sched_state;
+    if (g[1] < 0) return 0;
+    for (int q = 0; q < x->P; q++)
+        if (g[1] >= R->start[q] && g[1] < R->start[q] + R->cnt[q]) return q;
+    return 0;
+}
+
+/* Block in slot k of rank r during cycle c. */
+static int64_t held_block(const Ring *R, int P, int r, int64_t c, int k)
+{
+    int q = (int)(((r - c) % P + P) % P);
+    return k < R->cnt[q] ? R->start[q] + k : -1;
+}
+
+static size_t block_bytes(const OrnDsmArray *a, int64_t j)
+{
+    return (size_t)a->tiles[j].n * a->esize;
+}
+
+static int setup(Exec *x)
+{
+    const OrnPlan *p = x->plan;
+    int P = x->P, status;
+    Ring *R = orn_xcalloc(1, sizeof *R);
+    x->sched_state = R;
+    x->nb[0] = rt_blocks(x, 0);
+    x->nb[1] = rt_blocks(x, 1);
+    R->start = orn_xcalloc((size_t)P, sizeof *R->start);
+    R->cnt = orn_xcalloc((size_t)P, sizeof *R->cnt);
+    R->L = 0;
+    for (int q = 0; q < P; q++) {
+        R->start[q] = (int64_t)q * x->nb[1] / P;
+        R->cnt[q] = (int64_t)(q + 1) * x->nb[1] / P - R->start[q];
+        if (R->cnt[q] > R->L) R->L = (int)R->cnt[q];
+    }
+    R->rot = orn_xcalloc((size_t)x->n, sizeof *R->rot);
+    for (int k = 1; k < x->n; k++) {
+        const OrnPlanArray *pa = &p->arrays[k];
+        int t0 = 0, t1 = 0;
+        for (int d = 0; d < pa->ndim; d++) {
+            t0 += pa->key_dim[d] == x->kd[0];
+            t1 += pa->key_dim[d] == x->kd[1];
+        }
+        const char *nm = pa->name ? pa->name : "?";
+        if (pa->role == ORN_ROLE_ROTATED) {
+            if (t1 != 1 || t0)
+                return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be indexed by key %d "
+                               "in exactly one dimension and not by key %d", nm, x->kd[1], x->kd[0]);
+            if (x->loop->args[k].array->sparse)
+                return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be dense", nm);
+            R->rot[R->nrot++] = k;
+        } else if (pa->role == ORN_ROLE_PARTITIONED && !t0) {
+            return rt_fail(x, ORN_E_PLAN, "2d: partitioned array %s must be indexed by key %d "
+                           "(or be rotated)", nm, x->kd[0]);
+        }
+    }
+    status = rt_partition_iter(x, 2, rowrank);
+    if (!status) status = rt_partition_args(x, 2, rowrank);
+    for (int i = 0; i < R->nrot && !status; i++) {
+        int k = R->rot[i];
+        OrnDsmArray *a = x->loop->args[k].array;
+        OrnDsmPart part;
+        status = rt_aligned_part(x, a, p->arrays[k].key_dim, 2, ring_home, &part);
+        if (!status) {
+            for (int64_t j = 0; j < part.ntiles; j++) {
+                int q = part.owner[j];
+                part.slot[j] = (int)(j - R->start[q]);
+            }
+            status = orn_dsm_repartition(a, &part);
+        }
+        orn_dsm_part_free(&part);
+    }
+    if (status) return status;
+    size_t ns = (size_t)R->L * (size_t)(R->nrot ? R->nrot : 1);
+    R->rreq = orn_xcalloc(ns, sizeof *R->rreq);
+    R->sreq = orn_xcalloc(ns, sizeof *R->sreq);
+    R->rbuf = orn_xcalloc(ns, sizeof *R->rbuf);
+    R->sbuf = orn_xcalloc(ns, sizeof *R->sbuf);
+    R->rblock = orn_xcalloc((size_t)R->L, sizeof *R->rblock);
+    for (int k = 0; k < R->L; k++) R->rblock[k] = -1;
+    R->comm = P > 1 && !x->rt->nocomm && R->nrot > 0;
+    if (P > 1 && x->rt->nocomm) {
+        R->scratch = orn_xcalloc((size_t)(R->nrot ? R->nrot : 1), sizeof *R->scratch);
+        for (int i = 0; i < R->nrot; i++) {
+            const OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+            size_t m = 1;
+            for (int64_t j = 0; j < a->part.ntiles; j++)
+                if (block_bytes(a, j) > m) m = block_bytes(a, j);
+            R->scratch[i] = orn_xcalloc(m, 1);
+        }
+    }
+    x->nsteps = (int64_t)P * R->L;
+    return ORN_OK;
+}
+
+static int step_begin(Exec *x, int64_t s)
+{
+    Ring *R = x->sched_state;
+    int64_t c = s / R->L;
+    int k = (int)(s % R->L);
+    int64_t j = held_block(R, x->P, x->me, c, k);
+    if (j < 0 || c == 0 || x->P == 1) return ORN_OK;
+    if (R->scratch) {
+        for (int i = 0; i < R->nrot; i++) {
+            OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+            t->vals = R->scratch[i];
+            t->held = 1;
+        }
+        return ORN_OK;
+    }
+    if (!R->comm) return ORN_OK;
+    int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
+    for (int i = 0; i < R->nrot; i++) peers[i] = (x->me - 1 + x->P) % x->P;
+    char what[160];
+    snprintf(what, sizeof what, "2-D rotation, step %lld: rotated block %lld of %s from the "
+             "previous rank", (long long)s, (long long)j,
+             x->loop->args[R->rot[0]].array->name);
+    double t0 = rt_now();
+    int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
+    x->rt->stats.wait += rt_now() - t0;
+    free(peers);
+    if (status) return status;
+    for (int i = 0; i < R->nrot; i++) {
+        OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+        t->vals = R->rbuf[(size_t)k * R->nrot + i];
+        t->held = 1;
+        R->rbuf[(size_t)k * R->nrot + i] = NULL;
+    }
+    R->rblock[k] = -1;
+    return ORN_OK;
+}
+
+static int step_end(Exec *x, int64_t s)
+{
+    Ring *R = x->sched_state;
+    int64_t c = s / R->L;
+    int k = (int)(s % R->L), P = x->P, status = ORN_OK;
+    int64_t j = held_block(R, P, x->me, c, k);
+    if (P == 1) return ORN_OK;
+    if (R->scratch) {
+        if (c > 0 && j >= 0)
+            for (int i = 0; i < R->nrot; i++) {
+                OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+                t->vals = NULL;
+                t->held = 0;
+            }
+        return ORN_OK;
+    }
+    if (!R->comm) return ORN_OK;
+    int next = (x->me + 1) % P, prev = (x->me - 1 + P) % P;
+    if (j >= 0) {
+        /* The slot's previous send (L steps ago) must be done before its buffer goes. */
+        int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
+        for (int i = 0; i < R->nrot; i++) peers[i] = next;
+        status = orn_dsm_waitall(x->dsm, &R->sreq[(size_t)k * R->nrot], peers, R->nrot,
+                                 "2-D rotation: sending a rotated block to the next rank");
+        free(peers);
+        if (status) return status;
+        for (int i = 0; i < R->nrot; i++) {
+            size_t at = (size_t)k * R->nrot + i;
+            free(R->sbuf[at]);
+            OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+            OrnDsmTile *t = &a->tiles[j];
+            R->sbuf[at] = t->vals;
+            t->vals = NULL;
+            t->held = 0;
+            status = orn_dsm_isend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"",
+                                   block_bytes(a, j), next, ORN_TAG_RING, &R->sreq[at]);
+            if (status) return status;
+        }
+    }
+    /* What rank r-1 finished at this step arrives into this slot for the next cycle
+     * (cycle P brings every block home). */
+    int64_t jn = held_block(R, P, x->me, c + 1, k);
+    if (jn >= 0) {
+        for (int i = 0; i < R->nrot; i++) {
+            size_t at = (size_t)k * R->nrot + i;
+            OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+            size_t n = block_bytes(a, jn);
+            R->rbuf[at] = orn_xmalloc(n ? n : 1);
+            status = orn_dsm_irecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, &R->rreq[at]);
+            if (status) return status;
+        }
+        R->rblock[k] = jn;
+    }
+    x->need_progress = 1;
+    return ORN_OK;
+}
+
+static int finish(Exec *x)
+{
+    Ring *R = x->sched_state;
+    int P = x->P, status = ORN_OK;
+    if (!R->comm) return ORN_OK;
+    size_t ns = (size_t)R->L * (size_t)R->nrot;
+    int *peers = orn_xmalloc((ns ? ns : 1) * sizeof *peers);
+    for (size_t i = 0; i < ns; i++) peers[i] = (x->me + 1) % P;
+    double t0 = rt_now();
+    status = orn_dsm_waitall(x->dsm, R->sreq, peers, (int)ns,
+                             "2-D rotation: sending rotated blocks home");
+    for (size_t i = 0; i < ns; i++) peers[i] = (x->me - 1 + P) % P;
+    if (!status)
+        status = orn_dsm_waitall(x->dsm, R->rreq, peers, (int)ns,
+                                 "2-D rotation: receiving this rank's rotated blocks back");
+    x->rt->stats.wait += rt_now() - t0;
+    free(peers);
+    if (status) return status;
+    for (int k = 0; k < R->L; k++) {
+        int64_t j = R->rblock[k];
+        for (int i = 0; i < R->nrot; i++) {
+            size_t at = (size_t)k * R->nrot + i;
+            free(R->sbuf[at]);
+            R->sbuf[at] = NULL;
+            if (j < 0) continue;
+            OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+            t->vals = R->rbuf[at];
+            t->held = 1;
+            R->rbuf[at] = NULL;
+        }
+        R->rblock[k] = -1;
+    }
+    x->need_progress = 0;
+    /* Every block is home again. */
+    for (int i = 0; i < R->nrot; i++) {
+        const OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+        for (int64_t j = 0; j < a->part.ntiles; j++)
+            if ((a->part.owner[j] == x->me) != (a->tiles[j].held != 0))
+                return rt_fail(x, ORN_E_INTERNAL, "2d: block %lld of %s is not home after the "
+                               "rotation", (long long)j, a->name);
+    }
+    return ORN_OK;
+}
+
+static void cleanup(Exec *x)
+{
+    Ring *R = x->sched_state;
+    if (!R) return;
+    size_t ns = (size_t)R->L * (size_t)(R->nrot ? R->nrot : 1);
+    for (size_t i = 0; R->rreq && i < ns; i++) {
+        orn_dsm_drop(x->dsm, &R->rreq[i]);
+        orn_dsm_drop(x->dsm, &R->sreq[i]);
+        free(R->rbuf[i]);
+        free(R->sbuf[i]);
+    }
+    if (R->scratch) {
+        /* Tiles that still point at scratch space (an error mid-step) let go of it. */
+        for (int i = 0; i < R->nrot; i++) {
+            OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+            for (int64_t j = 0; j < a->part.ntiles; j++)
+                if (a->tiles[j].vals == R->scratch[i]) {
+                    a->tiles[j].vals = NULL;
+                    a->tiles[j].held = 0;
+                }
+            free(R->scratch[i]);
+        }
+        free(R->scratch);
+    }
+    free(R->rreq);
+    free(R->sreq);
+    free(R->rbuf);
+    free(R->sbuf);
+    free(R->rblock);
+    free(R->rot);
+    free(R->start);
+    free(R->cnt);
+    free(R);
+    x->sched_state = NULL;
+}
+
+static void work(Exec *x, int64_t s, int rank, WorkList *out)
+{
+    const Ring *R = x->sched_state;
+    const OrnDsmArray *it = x->iter;
+    int64_t j = held_block(R, x->P, rank, s / R->L, (int)(s % R->L));
+    if (j < 0) return;
+    for (int b0 = 0; b0 < x->nb[0]; b0++) {
+        int g[2] = {b0, -1};
+        if (rowrank(x, g) != rank) continue;
+        int grid[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+        grid[x->kd[0]] = b0;
+        grid[x->kd[1]] = (int)j;
+        int64_t t = orn_dsm_part_ravel(&it->part, grid);
+        rt_work_push(out, t, 0, it->tiles[t].n);
+    }
+}
+
+const OrnRtSched orn_rt_sched_2d_rotation = {
+    .name = "2d",
+    .setup = setup,
+    .step_begin = step_begin,
+    .step_end = step_end,
+    .work = work,
+    .finish = finish,
+    .cleanup = cleanup,
+    .step_sync = 0,
+};

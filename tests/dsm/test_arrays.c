@@ -1,0 +1,270 @@
+/* test_arrays.c: distributed arrays against serial expectations, at any rank count:
+ * creation, rand/randn independent of the rank count, repartition between dense and sparse
+ * partitions (1-D, 2-D, replicated), histogram balancing of power-law data, single-element
+ * access, reductions, remote reads, agreed errors. */
+#include <math.h>
+
+#include "harness.h"
+
+/* A deterministic generator for test data (independent of ranks). */
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void test_dense(TestEnv *t)
+{
+    int64_t dims[3] = {7, 5, 3};
+    OrnDsmArray *a = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 3, dims, 42, 1, &a));
+    int64_t n = 0, *keys = NULL;
+    void *vals = NULL;
+    OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+    CHECK(t, n == 105 && keys == NULL);
+    for (int64_t i = 0; i < n; i++) {
+        double want = orn_rt_rand_at(42, i, 1);
+        CHECK(t, memcmp(&((double *)vals)[i], &want, 8) == 0);
+    }
+    free(vals);
+
+    /* Repartition through several grids, replicated included; contents never change. */
+    int grids[][3] = {{1, 1, 1}, {3, 2, 1}, {1, 4, 2}, {7, 1, 3}, {2, 2, 2}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 3, grids[g]));
+        for (int d = 0; d < 3; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
+        for (int64_t k = 0; k < p.ntiles; k++)
+            p.owner[k] = g == 0 ? ORN_DSM_ALL : (int)((k * 7 + g) % (uint64_t)t->size);
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        for (int64_t i = 0; i < n; i++) {
+            double want = orn_rt_rand_at(42, i, 1);
+            CHECK(t, memcmp(&((double *)vals)[i], &want, 8) == 0);
+        }
+        free(vals);
+        /* Single-element reads agree everywhere. */
+        int64_t key[3] = {6, 4, 2};
+        double v;
+        OK(t, orn_dsm_get(a, key, &v));
+        double want = orn_rt_rand_at(42, 104, 1);
+        CHECK(t, v == want);
+    }
+    /* set, sum, norm */
+    int64_t key[3] = {3, 2, 1};
+    double nine = 9.0, sum = 0, ser = 0;
+    OK(t, orn_dsm_set(a, key, &nine));
+    OK(t, orn_dsm_sum(a, &sum));
+    for (int64_t i = 0; i < 105; i++) ser += i == (3 * 5 + 2) * 3 + 1 ? 9.0 : orn_rt_rand_at(42, i, 1);
+    CHECK(t, fabs(sum - ser) < 1e-9);
+    double nrm = 0;
+    OK(t, orn_dsm_norm(a, &nrm));
+    CHECK(t, nrm > 9.0);
+    orn_dsm_free(a);
+
+    /* Integer fill, dot of differently partitioned arrays. */
+    int64_t d1[1] = {1000};
+    OrnDsmArray *x = NULL, *y = NULL;
+    OK(t, orn_dsm_dense(t->dsm, ORN_DSM_I64, 1, d1, &x));
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F32, 1, d1, 3, 0, &y));
+    int64_t two = 2;
+    OK(t, orn_dsm_fill(x, &two));
+    OrnDsmPart p;
+    int nb[1] = {5};
+    OK(t, orn_dsm_part_init(&p, 1, nb));
+    orn_dsm_bounds_uniform(p.bounds[0], 1000, 5);
+    for (int k = 0; k < 5; k++) p.owner[k] = (t->size - 1 - k % t->size);
+    OK(t, orn_dsm_repartition(y, &p));
+    orn_dsm_part_free(&p);
+    double dot = 0, want = 0;
+    OK(t, orn_dsm_dot(x, y, &dot));
+    for (int64_t i = 0; i < 1000; i++) want += 2.0 * (double)(float)orn_rt_rand_at(3, i, 0);
+    CHECK(t, fabs(dot - want) < 1e-6 * fabs(want));
+    orn_dsm_free(x);
+    orn_dsm_free(y);
+}
+
+/* Elements of a sparse 2-D test matrix; rank r contributes every P-th of them. */
+static void sparse_elems(TestEnv *t, int64_t rows, int64_t cols, int64_t want, int64_t *n,
+                         int64_t **keys, float **vals)
+{
+    *keys = malloc((size_t)want * 2 * 8);
+    *vals = malloc((size_t)want * 4);
+    int64_t m = 0;
+    for (int64_t i = 0; i < want; i++) {
+        if (i % t->size != t->rank) continue;
+        /* distinct keys: a bijection of i into the rows x cols box */
+        int64_t lin = (int64_t)((uint64_t)(i * 7919) % (uint64_t)(rows * cols));
+        (*keys)[2 * m] = lin / cols;
+        (*keys)[2 * m + 1] = lin % cols;
+        (*vals)[m++] = (float)(mix((uint64_t)i) % 1000) / 7.0f;
+    }
+    *n = m;
+}
+
+static void test_sparse(TestEnv *t)
+{
+    int64_t dims[2] = {53, 61}, n, *keys;
+    float *vals;
+    sparse_elems(t, 53, 61, 900, &n, &keys, &vals);
+    OrnDsmArray *a = NULL;
+    OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, n, keys, vals, NULL, NULL, &a));
+    CHECK(t, a->nnz == 900);
+    free(keys);
+    free(vals);
+    int64_t gn, *gk;
+    void *gv;
+    OK(t, orn_dsm_gather(a, &gn, &gk, &gv));
+    CHECK(t, gn == 900);
+    for (int64_t i = 1; i < gn; i++)
+        CHECK(t, gk[2 * (i - 1)] < gk[2 * i] ||
+                     (gk[2 * (i - 1)] == gk[2 * i] && gk[2 * (i - 1) + 1] < gk[2 * i + 1]));
+    /* 2-D balanced repartition keeps contents. */
+    OrnDsmPart p;
+    int nb[2] = {2 * t->size, 3};
+    OK(t, orn_dsm_part_init(&p, 2, nb));
+    OK(t, orn_dsm_balance(a, 0, nb[0], p.bounds[0]));
+    OK(t, orn_dsm_balance(a, 1, nb[1], p.bounds[1]));
+    for (int64_t k = 0; k < p.ntiles; k++) p.owner[k] = (int)(k % t->size);
+    OK(t, orn_dsm_repartition(a, &p));
+    orn_dsm_part_free(&p);
+    int64_t hn, *hk;
+    void *hv;
+    OK(t, orn_dsm_gather(a, &hn, &hk, &hv));
+    CHECK(t, hn == gn && !memcmp(hk, gk, (size_t)gn * 16) && !memcmp(hv, gv, (size_t)gn * 4));
+    /* Remote reads: bulk and on demand, absent keys read 0 with found = 0. */
+    int ids[4] = {a->id, a->id, a->id, a->id};
+    int64_t lins[4] = {gk[0] * 61 + gk[1], gk[2 * 450] * 61 + gk[2 * 450 + 1],
+                       gk[2 * 899] * 61 + gk[2 * 899 + 1], 0};
+    /* key (0, 0) is absent unless the generator produced it */
+    int absent_ok = !(gk[0] == 0 && gk[1] == 0);
+    float out[4 * 2];
+    unsigned char found[4];
+    OrnDsmFetch f = {4, ids, lins, out, 8, found};
+    OK(t, orn_dsm_fetch_bulk(t->dsm, &f));
+    CHECK(t, found[0] && out[0] == ((float *)gv)[0]);
+    CHECK(t, found[1] && out[2] == ((float *)gv)[450]);
+    CHECK(t, found[2] && out[4] == ((float *)gv)[899]);
+    if (absent_ok) CHECK(t, !found[3] && out[6] == 0.0f);
+    float one;
+    int fnd;
+    OK(t, orn_dsm_fetch_one(a, lins[1], &one, &fnd));
+    CHECK(t, fnd && one == ((float *)gv)[450]);
+    OK(t, orn_dsm_barrier(t->dsm)); /* owners serve while they wait here */
+    /* write_elements: every rank rewrites its share of elements. */
+    int64_t wn = 0, *wk = malloc((size_t)gn * 16);
+    float *wv = malloc((size_t)gn * 4);
+    for (int64_t i = t->rank; i < gn; i += t->size) {
+        wk[2 * wn] = gk[2 * i];
+        wk[2 * wn + 1] = gk[2 * i + 1];
+        wv[wn++] = (float)i;
+    }
+    OK(t, orn_dsm_write_elements(a, wn, wk, wv));
+    free(hk);
+    free(hv);
+    OK(t, orn_dsm_gather(a, &hn, &hk, &hv));
+    for (int64_t i = 0; i < hn; i++) CHECK(t, ((float *)hv)[i] == (float)i);
+    free(wk);
+    free(wv);
+    free(hk);
+    free(hv);
+    free(gk);
+    free(gv);
+    orn_dsm_free(a);
+
+    /* Duplicates: an agreed error naming the key (and lines when given). */
+    int64_t dk[4] = {1, 2, 1, 2}, lines[2] = {10 + t->rank, 20 + t->rank};
+    float dv[2] = {1, 2};
+    int64_t m = t->rank == 0 ? 2 : 0;
+    int st = orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, m, dk, dv, lines, "dup.txt", &a);
+    CHECK(t, st == ORN_E_PARSE);
+    CHECK(t, strcmp(orn_dsm_error(t->dsm), "dup.txt:20: duplicate key (1, 2), first on line 10") == 0);
+    int64_t bad[2] = {53, 0};
+    m = t->rank == t->size - 1 ? 1 : 0;
+    st = orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, m, bad, dv, NULL, NULL, &a);
+    CHECK(t, st == ORN_E_RANGE && strstr(orn_dsm_error(t->dsm), "(53, 0) outside"));
+    /* Dense from elements: a missing element is an error. */
+    int64_t d1[1] = {4}, k1[3] = {0, 1, 3};
+    float v1[3] = {1, 2, 3};
+    m = t->rank == 0 ? 3 : 0;
+    st = orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 1, d1, 0, m, k1, v1, NULL, NULL, &a);
+    CHECK(t, st == ORN_E_ARG && strstr(orn_dsm_error(t->dsm), "no value for element (2)"));
+}
+
+/* Power-law degrees: rows with Zipf-like counts; balanced blocks hold about N / B each. */
+static void test_balance(TestEnv *t)
+{
+    const int64_t rows = 4000, cols = 3000;
+    int64_t cap = 0, n = 0, total = 0, maxrow = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t deg = 1 + (int64_t)(600.0 / pow((double)(r % 997 + 1), 0.9));
+        total += deg;
+        if (deg > maxrow) maxrow = deg;
+        if (r % t->size == t->rank) cap += deg;
+    }
+    int64_t *keys = malloc((size_t)(cap ? cap : 1) * 16);
+    float *vals = malloc((size_t)(cap ? cap : 1) * 4);
+    for (int64_t r = t->rank; r < rows; r += t->size) {
+        int64_t deg = 1 + (int64_t)(600.0 / pow((double)(r % 997 + 1), 0.9));
+        for (int64_t j = 0; j < deg; j++) { /* distinct columns: 37 is prime to cols */
+            keys[2 * n] = r;
+            keys[2 * n + 1] = (j * 37 + r) % cols;
+            vals[n++] = 1.0f;
+        }
+    }
+    int64_t dims[2] = {rows, cols};
+    OrnDsmArray *a = NULL;
+    OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, n, keys, vals, NULL, NULL, &a));
+    CHECK(t, a->nnz == total);
+    free(keys);
+    free(vals);
+    for (int nbk = 2; nbk <= 8; nbk *= 2) {
+        int nb[2] = {nbk * t->size, nbk * t->size};
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 2, nb));
+        OK(t, orn_dsm_balance(a, 0, nb[0], p.bounds[0]));
+        OK(t, orn_dsm_balance(a, 1, nb[1], p.bounds[1]));
+        for (int64_t k = 0; k < p.ntiles; k++) p.owner[k] = (int)(k % t->size);
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        /* Row bands: each within one heaviest row of the average. */
+        for (int b = 0; b < nb[0]; b++) {
+            int64_t c = 0;
+            for (int b1 = 0; b1 < nb[1]; b1++) c += a->tiles[b * nb[1] + b1].n;
+            double avg = (double)total / nb[0];
+            CHECK(t, fabs((double)c - avg) <= (double)maxrow + 1);
+        }
+        /* Column bands: columns are spread evenly, so within 15 %. */
+        for (int b1 = 0; b1 < nb[1]; b1++) {
+            int64_t c = 0;
+            for (int b = 0; b < nb[0]; b++) c += a->tiles[b * nb[1] + b1].n;
+            double avg = (double)total / nb[1];
+            CHECK(t, fabs((double)c - avg) <= 0.15 * avg);
+        }
+        /* An unbalanced (uniform) cut of the rows is much worse: the test means something. */
+        if (nbk == 2 && t->rank == 0) {
+            int64_t worst = 0;
+            for (int b = 0; b < nb[0]; b++) {
+                int64_t c = 0;
+                for (int b1 = 0; b1 < nb[1]; b1++) c += a->tiles[b * nb[1] + b1].n;
+                if (c > worst) worst = c;
+            }
+            printf("balance: %d row blocks, largest %lld, average %.0f, heaviest row %lld\n",
+                   nb[0], (long long)worst, (double)total / nb[0], (long long)maxrow);
+        }
+    }
+    orn_dsm_free(a);
+}
+
+int main(int argc, char **argv)
+{
+    TestEnv t;
+    t_init(&t, &argc, &argv);
+    test_dense(&t);
+    test_sparse(&t);
+    test_balance(&t);
+    return t_finish(&t, "test_arrays");
+}
