@@ -1,6 +1,7 @@
 /* access.c: collect and classify the dist accesses of a parallel_for (see access.h). */
 #include "access.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ typedef struct Ctx {
     int narrays, caparrays;
     /* where we are */
     int cond;           /* open if/for/while around the current statement */
+    const char *why;    /* the first reason a subscript being classified is unknown */
     Frame frames[MAX_INLINE + 2];
     int nframes;
     OrnSpan call_site;
@@ -134,6 +136,17 @@ static Frame *frame(Ctx *c)
 static OrnSub classify(Ctx *c, const OrnNode *e, int depth);
 static bool invariant(Ctx *c, const OrnNode *e, int depth);
 
+/* Unknown, and why (the first reason found while classifying one subscript wins). */
+static OrnSub unknown_why(Ctx *c, bool varies, const char *fmt, const char *name)
+{
+    if (!c->why) {
+        char buf[160];
+        snprintf(buf, sizeof buf, fmt, name);
+        c->why = orn_arena_strndup(c->u->arena, buf, strlen(buf));
+    }
+    return unknown(varies);
+}
+
 /* A variable: follow a single '=' definition; else what its declaration says. */
 static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
 {
@@ -147,7 +160,7 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         if (f && !f->generic)
             for (int i = 0; i < f->nparams; i++)
                 if (f->params[i] == sym) return f->args[i];
-        return unknown(true);
+        return unknown_why(c, true, "'%s' is a parameter of a recursive call", sym->name->s);
     }
     case SYM_VAR: {
         int id = sym->id;
@@ -156,22 +169,39 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         /* assigned again: outer variables cannot change inside the loop (only
          * accumulators, which cannot be read), so they are invariant */
         bool outer = !in_loop(c, sym) && !sym->fn;
-        return unknown(!outer);
+        if (outer)
+            return unknown_why(c, false, "'%s' is a variable: the same element in every "
+                                         "iteration, but not known at compile time",
+                               sym->name->s);
+        return unknown_why(c, true, "'%s' is assigned more than once, so its value is not "
+                                    "followed", sym->name->s);
     }
     case SYM_PARAM:
-    case SYM_CONST: return unknown(false); /* non-integer const, or a param */
+        return unknown_why(c, false, "'%s' is a run-time param, not a compile-time const",
+                           sym->name->s);
+    case SYM_CONST: return unknown(false); /* a non-integer const */
+    case SYM_VALUE:
+        return unknown_why(c, true, "'%s' is the loop's value, known only at run time",
+                           sym->name->s);
     case SYM_LOOPVAR: {
         const OrnNode *d = sym->decl;
         bool outer = !in_loop(c, sym) && !sym->fn;
-        if (outer) return unknown(false);
+        if (outer)
+            return unknown_why(c, false, "'%s' is a for-variable of an enclosing loop",
+                               sym->name->s);
         /* for t in lo..hi with invariant bounds ranges over the same values in every
          * iteration */
-        if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym)
-            return unknown(!(invariant(c, d->u.for_.lo, depth + 1) &&
-                             invariant(c, d->u.for_.hi, depth + 1)));
-        return unknown(true);
+        if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym) {
+            bool inv = invariant(c, d->u.for_.lo, depth + 1) &&
+                       invariant(c, d->u.for_.hi, depth + 1);
+            return unknown_why(c, !inv,
+                               inv ? "'%s' runs over a range, the same in every iteration"
+                                   : "'%s' runs over a range that depends on the iteration",
+                               sym->name->s);
+        }
+        return unknown_why(c, true, "'%s' runs over the entries of a view (data)", sym->name->s);
     }
-    default: return unknown(true);
+    default: return unknown_why(c, true, "'%s' is not a loop key", sym->name->s);
     }
 }
 
@@ -191,7 +221,7 @@ static OrnSub combine(OrnOp op, OrnSub l, OrnSub r)
         int64_t ra = r.kind == ORN_SUB_AFFINE ? r.a : 0;
         int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0;
         if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE && l.key != r.key)
-            return unknown(true); /* two keys: not a*k + c */
+            return unknown(true); /* two keys: not a*k + c (the caller says why) */
         ovf |= op == OP_ADD ? __builtin_add_overflow(la, ra, &a) : __builtin_sub_overflow(la, ra, &a);
         ovf |= op == OP_ADD ? __builtin_add_overflow(l.c, r.c, &cc)
                             : __builtin_sub_overflow(l.c, r.c, &cc);
@@ -236,9 +266,15 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
         break;
     case N_BINARY: {
         OrnOp op = e->u.binary.op;
-        if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && int_type(e->type))
-            return combine(op, classify(c, e->u.binary.l, depth + 1),
-                           classify(c, e->u.binary.r, depth + 1));
+        if ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && int_type(e->type)) {
+            OrnSub l = classify(c, e->u.binary.l, depth + 1);
+            OrnSub r = classify(c, e->u.binary.r, depth + 1);
+            OrnSub s = combine(op, l, r);
+            if (s.kind == ORN_SUB_UNKNOWN && l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE)
+                unknown_why(c, true, "%s", op == OP_MUL ? "it multiplies keys"
+                                                         : "it combines two different keys");
+            return s;
+        }
         break;
     }
     case N_CALL:
@@ -249,7 +285,12 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
         break;
     default: break;
     }
-    return unknown(!invariant(c, e, depth + 1));
+    bool inv = invariant(c, e, depth + 1);
+    if (e->kind == N_INDEX) return unknown_why(c, !inv, "%s", "it is read from an array");
+    if (e->kind == N_CALL)
+        return unknown_why(c, !inv, "it is the result of '%s(...)'",
+                           e->u.call.id ? e->u.call.id->s : "a call");
+    return unknown_why(c, !inv, "%s", "it is not of the form a*k + c");
 }
 
 /* Loop-invariant: the same value in every iteration of the parallel_for. */
@@ -346,8 +387,10 @@ static void record_index(Ctx *c, const OrnNode *ix, bool read, bool write)
     a->ref.exempt = a->buffer_update;
     int m = 0;
     for (const OrnNode *s = ix->u.index.subs; s && m < ORN_DEP_MAXDIM; s = s->next, m++) {
+        c->why = NULL;
         a->ref.subs[m] = classify(c, s, 0);
         a->sub_span[m] = s->span;
+        if (a->ref.subs[m].kind == ORN_SUB_UNKNOWN) a->why_unknown[m] = c->why;
     }
     a->ref.nsubs = m;
 }
@@ -496,8 +539,12 @@ static void walk_assign(Ctx *c, const OrnNode *n)
 {
     const OrnNode *t = n->u.assign.target;
     bool compound = n->u.assign.op != OP_NONE;
-    walk_expr(c, n->u.assign.value);
-    if (!t) return;
+    /* the target is recorded first, so arrays are listed in the order they are written in
+     * the source (a compound assignment reads the target before the value anyway) */
+    if (!t) {
+        walk_expr(c, n->u.assign.value);
+        return;
+    }
     if (t->kind == N_NAME) {
         const OrnSym *sym = t->u.name.sym;
         if (sym && sym->kind == SYM_VALUE && sym == c->loop->value && c->nframes == 0)
@@ -509,6 +556,7 @@ static void walk_assign(Ctx *c, const OrnNode *n)
             walk_expr(c, t->u.index.base);
         walk_subs(c, t);
     }
+    walk_expr(c, n->u.assign.value);
 }
 
 static void walk_stmt(Ctx *c, const OrnNode *s)

@@ -32,6 +32,7 @@ typedef struct OrnAccess {
     OrnDepRef ref;        /* ref.array indexes OrnAccessList.arrays */
     OrnSpan span;         /* A[i, j], the value variable, or the whole-array argument */
     OrnSpan sub_span[ORN_DEP_MAXDIM]; /* each subscript (the access span for implicit ones) */
+    const char *why_unknown[ORN_DEP_MAXDIM]; /* UNKNOWN subscripts: why, in words, or NULL */
     const OrnNode *callee;/* the N_FN the access is in, or NULL (the loop body) */
     OrnSpan call_site;    /* callee: the call in the loop body that reaches it */
     bool conditional;     /* under if, for or while */

@@ -117,6 +117,12 @@ static void add_dep(Builder *b, const OrnDepVec *v, int i, int j)
         p->ndeps++;
     }
     OrnLoopDep *d = &p->deps[k];
+    /* the write first: "W[:, u] (write) and W[:, u] (read)" */
+    if (!p->acc.v[i].ref.write && p->acc.v[j].ref.write) {
+        int t = i;
+        i = j;
+        j = t;
+    }
     d->pairs = orn_xrealloc(d->pairs, (size_t)(d->npairs + 1) * sizeof *d->pairs);
     d->pairs[d->npairs].a = i;
     d->pairs[d->npairs].b = j;
@@ -198,6 +204,16 @@ static void summarize_arrays(Builder *b)
         in->only_const = true;
         bool first = true;
         for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;
+        if (in->is_space) {
+            /* every iteration owns its own element: an implicit access at the keys */
+            for (int m = 0; m < in->ndims && m < p->nkeys; m++) {
+                in->key_of_dim[m] = m;
+                in->coef[m] = 1;
+                in->halo_lo[m] = in->halo_hi[m] = 0;
+                in->keys_mask |= 1u << m;
+            }
+            first = false;
+        }
         for (int i = 0; i < p->acc.n; i++) {
             const OrnAccess *a = &p->acc.v[i];
             if (a->ref.array != k || a->buffer_update) continue;
@@ -227,6 +243,11 @@ static void summarize_arrays(Builder *b)
             first = false;
         }
         if (first) in->only_const = false; /* no element access (buffers) */
+        if (in->is_space) {
+            in->only_const = false;
+            for (int m = 0; m < in->ndims && m < p->nkeys; m++)
+                if (in->key_of_dim[m] != m) in->space_misaligned = true;
+        }
         infos[k] = *in;
     }
     p->problem.arrays = infos;
@@ -244,6 +265,14 @@ static const char *keys_tuple(const OrnLoopPlan *p, const OrnPlanSchedule *s)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", d ? ", " : "",
                                 dim_name(p, s, d == 0 ? s->dims[0] : s->dims[1]));
     return buf;
+}
+
+static const char *sched_text(const OrnLoopPlan *p, const OrnPlanSchedule *s)
+{
+    static char buf[4][160];
+    static int i;
+    i = (i + 1) % 4;
+    return orn_plan_schedule_text(&p->problem, s, buf[i], sizeof buf[i]);
 }
 
 static void strategy_notes(Builder *b)
@@ -277,12 +306,12 @@ static void strategy_notes(Builder *b)
         orn_buf_init(&coords);
         for (int r = 0; r < p->nkeys; r++)
             orn_buf_printf(&coords, "%s%s", r ? ", " : "", dim_name(p, s, r));
+        OrnPlanSchedule in = *s;
+        in.strategy = inner;
         note(b, ORN_NOTE_STRATEGY, -1,
              "unimodular: no schedule is legal in the original keys; the transform %s "
-             "(new coordinates (%s)) turns the dependences into %s, and then %s over (%s) is "
-             "legal",
-             t.data, coords.data, nv.len ? nv.data : "none",
-             orn_plan_strategy_name(inner), keys_tuple(p, s));
+             "(new coordinates (%s)) turns the dependences into %s, and then %s is legal",
+             t.data, coords.data, nv.len ? nv.data : "none", sched_text(p, &in));
         orn_buf_free(&t);
         orn_buf_free(&nv);
         orn_buf_free(&coords);
@@ -303,8 +332,8 @@ static void strategy_notes(Builder *b)
     case ORN_STRAT_2D:
         note(b, ORN_NOTE_STRATEGY, -1,
              "2d over (%s, %s): every dependence vector is 0 in %s or in %s, so blocks that "
-             "run at the same time share neither a %s-block nor a %s-block; each rank keeps "
-             "its %s-blocks and the %s-blocks rotate between ranks",
+             "run at the same time share no block of %s and no block of %s; each rank keeps "
+             "its blocks of %s and the blocks of %s rotate between ranks",
              d0, d1, d0, d1, d0, d1, d0, d1);
         break;
     case ORN_STRAT_2D_ORDERED:
@@ -321,9 +350,9 @@ static void strategy_notes(Builder *b)
         if (c->closest >= 0 && c->nculprits > 0) {
             const OrnPlanCandidate *cl = &c->cands[c->closest];
             note(b, ORN_NOTE_STRATEGY, -1,
-                 "serial: no parallel schedule keeps every dependence; the closest, %s over "
-                 "(%s), is broken by %d dependence vector%s, first %s from %s",
-                 orn_plan_strategy_name(cl->s.strategy), keys_tuple(p, &cl->s), c->nculprits,
+                 "serial: no parallel schedule keeps every dependence; the closest, %s, is "
+                 "broken by %d dependence vector%s, first %s from %s",
+                 sched_text(p, &cl->s), c->nculprits,
                  c->nculprits == 1 ? "" : "s", vec_str(u, &p->deps[c->culprits[0]].v),
                  pair_text(u, p, c->culprits[0]));
         } else {
@@ -377,9 +406,8 @@ static void candidate_notes(Builder *b)
     for (int i = 0; i < c->ncands; i++) {
         const OrnPlanCandidate *k = &c->cands[i];
         /* 2d and 2d_ordered come in both orientations; legality is the same for 2d */
-        if (k->s.strategy == ORN_STRAT_2D && k->s.dims[0] > k->s.dims[1]) continue;
-        if (k->s.strategy == ORN_STRAT_2D_ORDERED && k->s.dims[0] > k->s.dims[1] &&
-            !k->legal)
+        if ((k->s.strategy == ORN_STRAT_2D || k->s.strategy == ORN_STRAT_2D_ORDERED) &&
+            k->s.dims[0] > k->s.dims[1] && !k->legal)
             continue;
         bool better_class = k->s.strategy < won ||
                             (won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED) ||
@@ -393,16 +421,32 @@ static void candidate_notes(Builder *b)
             !(won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED))
             continue;
         const OrnPlanSchedule *bs = &p->sched;
+        if (k->s.strategy == ORN_STRAT_2D_ORDERED && k->s.dims[0] > k->s.dims[1]) {
+            /* the same wavefront, transposed: only worth a note if it differs */
+            bool same = false;
+            for (int j = 0; j < c->ncands; j++) {
+                const OrnPlanCandidate *o = &c->cands[j];
+                if (o->s.strategy == ORN_STRAT_2D_ORDERED && o->s.dims[0] == k->s.dims[1] &&
+                    o->s.dims[1] == k->s.dims[0] && o->legal && o->s.cost == k->s.cost)
+                    same = true;
+            }
+            if (same) continue;
+        }
         if (k->s.cost > bs->cost)
             note(b, ORN_NOTE_ALTERNATIVE, -1,
-                 "%s over (%s) is legal too but costs more (estimated %d against %d)",
-                 orn_plan_strategy_name(k->s.strategy), keys_tuple(p, &k->s), k->s.cost,
-                 bs->cost);
+                 "%s is legal too but costs more (estimated %d against %d)", sched_text(p, &k->s),
+                 k->s.cost, bs->cost);
+        else if (k->s.strategy == ORN_STRAT_2D)
+            note(b, ORN_NOTE_ALTERNATIVE, -1,
+                 "%s (blocks of %s stay, blocks of %s rotate) is legal too and costs the same "
+                 "(estimated %d); the first key stays",
+                 sched_text(p, &k->s), dim_name(p, &k->s, k->s.dims[0]),
+                 dim_name(p, &k->s, k->s.dims[1]), k->s.cost);
         else
             note(b, ORN_NOTE_ALTERNATIVE, -1,
-                 "%s over (%s) is legal too and costs the same (estimated %d); the first "
-                 "candidate in key order wins",
-                 orn_plan_strategy_name(k->s.strategy), keys_tuple(p, &k->s), k->s.cost);
+                 "%s is legal too and costs the same (estimated %d); the first candidate in "
+                 "key order wins",
+                 sched_text(p, &k->s), k->s.cost);
     }
 }
 
@@ -421,6 +465,43 @@ static const OrnAccess *first_access(const OrnLoopPlan *p, int k, bool want_unkn
     return any;
 }
 
+/* a*k + c as source would write it: "i", "i-1", "2*i+1", "-i+3" */
+static void put_affine(OrnBuf *t, long long a, const char *key, long long c)
+{
+    if (a == 1)
+        orn_buf_printf(t, "%s", key);
+    else if (a == -1)
+        orn_buf_printf(t, "-%s", key);
+    else
+        orn_buf_printf(t, "%lld*%s", a, key);
+    if (c) orn_buf_printf(t, "%+lld", c);
+}
+
+/* "a halo along i: i-1 .. i+1" for the partitioned dimensions of an array whose accesses
+ * reach outside the elements a block owns. */
+static void put_halo(OrnBuf *t, const OrnLoopPlan *p, const OrnPlanArray *in)
+{
+    const OrnPlanSchedule *s = &p->sched;
+    for (int m = 0; m < in->ndims; m++) {
+        int key = in->key_of_dim[m];
+        if (key < 0 || s->transformed || !orn_plan_dim_has_halo(in, m)) continue;
+        bool part = false;
+        for (int d = 0; d < s->ndims; d++) part |= s->dims[d] == key;
+        if (!part) continue;
+        orn_buf_printf(t, "%sa halo along %s: ", t->len ? ", " : "", p->keys[key]);
+        put_affine(t, in->coef[m], p->keys[key], in->halo_lo[m]);
+        orn_buf_puts(t, " .. ");
+        put_affine(t, in->coef[m], p->keys[key], in->halo_hi[m]);
+    }
+}
+
+static const OrnAccess *first_write(const OrnLoopPlan *p, int k)
+{
+    for (int i = 0; i < p->acc.n; i++)
+        if (p->acc.v[i].ref.array == k && p->acc.v[i].ref.write) return &p->acc.v[i];
+    return first_access(p, k, false);
+}
+
 static void role_notes(Builder *b)
 {
     OrnLoopPlan *p = b->p;
@@ -435,10 +516,28 @@ static void role_notes(Builder *b)
             if (in->is_space) {
                 if (s->strategy == ORN_STRAT_SERIAL)
                     note(b, ORN_NOTE_ROLE, k,
-                         "%s: the iteration space; its blocks run one after another", name);
-                else
-                    note(b, ORN_NOTE_ROLE, k, "%s: the iteration space, cut into blocks of (%s)",
-                         name, keys_tuple(p, s));
+                         "%s: the iteration space, cut into blocks of %s that run one after "
+                         "another, each on the rank that owns it",
+                         name, p->keys[0]);
+                else {
+                    OrnBuf h;
+                    orn_buf_init(&h);
+                    put_halo(&h, p, in);
+                    const OrnAccess *x = NULL;
+                    if (in->space_misaligned)
+                        for (int i = 0; i < p->acc.n && !x; i++) {
+                            const OrnAccess *a = &p->acc.v[i];
+                            for (int m = 0; a->ref.array == k && m < a->ref.nsubs; m++)
+                                if (a->ref.subs[m].kind != ORN_SUB_AFFINE ||
+                                    a->ref.subs[m].key != m || a->ref.subs[m].a != 1)
+                                    x = a;
+                        }
+                    note(b, ORN_NOTE_ROLE, k, "%s: the iteration space, cut into blocks of (%s)%s%s%s%s%s",
+                         name, keys_tuple(p, s), h.len ? "; read with " : "", h.len ? h.data : "",
+                         x ? "; also accessed at elements of other blocks (" : "",
+                         x ? acc_text(u, x) : "", x ? "), which are fetched" : "");
+                    orn_buf_free(&h);
+                }
                 break;
             }
             {
@@ -450,14 +549,12 @@ static void role_notes(Builder *b)
                     bool part = false;
                     for (int d = 0; d < s->ndims; d++)
                         part |= !s->transformed && s->dims[d] == key;
+                    if (s->strategy == ORN_STRAT_SERIAL) part = key == 0;
                     if (!part && !s->transformed) continue;
-                    orn_buf_printf(&t, "%sdimension %d follows %s", t.len ? ", " : "", m + 1,
-                                   p->keys[key]);
-                    if (in->coef[m] != 1) orn_buf_printf(&t, " (times %lld)", in->coef[m]);
-                    if (part && (in->halo_lo[m] || in->halo_hi[m]))
-                        orn_buf_printf(&t, ", with a halo: %s%+lld .. %s%+lld",
-                                       p->keys[key], in->halo_lo[m], p->keys[key], in->halo_hi[m]);
+                    orn_buf_printf(&t, "%sdimension %d follows ", t.len ? ", " : "", m + 1);
+                    put_affine(&t, in->coef[m], p->keys[key], 0);
                 }
+                put_halo(&t, p, in);
                 note(b, ORN_NOTE_ROLE, k, "%s: partitioned with the iteration space (%s)", name,
                      t.len ? t.data : "aligned with the partition");
                 orn_buf_free(&t);
@@ -471,7 +568,7 @@ static void role_notes(Builder *b)
                     break;
             note(b, ORN_NOTE_ROLE, k,
                  "%s: rotated: its dimension %d follows %s, so its blocks move from rank to rank "
-                 "with the %s-blocks",
+                 "with the blocks of %s",
                  name, m + 1, dim_name(p, s, s->dims[1]), dim_name(p, s, s->dims[1]));
             break;
         }
@@ -516,11 +613,20 @@ static void role_notes(Builder *b)
                 note(b, ORN_NOTE_ROLE, k, "%s: buffered", name);
             break;
         case ORN_ROLE_REMOTE: {
-            const OrnAccess *a = first_access(p, k, false);
-            note(b, ORN_NOTE_ROLE, k,
-                 "%s: remote: written at elements no block owns (%s, line %u); the writes go "
-                 "to the rank that owns them",
-                 name, acc_text(u, a), a->span.line);
+            const OrnAccess *a = first_write(p, k);
+            if (s->strategy == ORN_STRAT_SERIAL)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: remote: the loop runs serially, so each element it %s is %s the rank "
+                     "that owns it",
+                     name, in->read ? "reads or writes" : "writes",
+                     in->read ? "fetched from and written back to" : "written back to");
+            else
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: remote: written at elements no block owns (%s, line %u); %s",
+                     name, acc_text(u, a), a->span.line,
+                     in->read ? "the elements a block reads are fetched before it runs and "
+                                "its writes go to the rank that owns them"
+                              : "the writes go to the rank that owns them");
             break;
         }
         }
@@ -547,7 +653,7 @@ static void other_notes(Builder *b)
              "%s: accumulator (%s): each rank reduces its iterations, then the ranks combine "
              "them after the loop",
              l->accums[i].sym->name->s, acc_kind_name(l->accums[i].kind));
-    if (p->ww_pairs)
+    if (p->ww_pairs && p->sched.strategy != ORN_STRAT_SERIAL)
         note(b, ORN_NOTE_OTHER, -1,
              "%d pair%s of writes to the same element %s allowed: the loop is unordered, so "
              "the value left is that of one of the writes, as in some serial order",
@@ -635,9 +741,14 @@ static void serial_warning(Builder *b)
     int m;
     if (has_unknown(w, &m) || has_unknown(r, &m)) {
         const OrnAccess *x = has_unknown(w, &m) ? w : r;
-        orn_note_plain(dg, "the subscript '%s' of %s is not a*k + c in a loop key, so it may be "
-                           "any element",
-                       span_text(u, x->sub_span[m]), acc_text(u, x));
+        if (x->why_unknown[m])
+            orn_note_plain(dg, "the subscript '%s' of '%s' is not a*k + c in a loop key (%s), "
+                               "so the access may touch any element",
+                           span_text(u, x->sub_span[m]), acc_text(u, x), x->why_unknown[m]);
+        else
+            orn_note_plain(dg, "the subscript '%s' of '%s' is not a*k + c in a loop key, so the "
+                               "access may touch any element",
+                           span_text(u, x->sub_span[m]), acc_text(u, x));
     }
     if (p->ordered)
         orn_note_plain(dg, "if any order of the iterations gives an acceptable result, remove "
@@ -685,6 +796,11 @@ static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p)
     p->blocks_per_rank = p->sched.strategy == ORN_STRAT_SERIAL ? 0 : 2;
 
     strategy_notes(&b);
+    if (p->sched.strategy != ORN_STRAT_SERIAL) {
+        char cost[256];
+        orn_plan_cost_text(&p->problem, &p->sched, cost, sizeof cost);
+        note(&b, ORN_NOTE_STRATEGY, -1, "estimated communication cost %s", cost);
+    }
     candidate_notes(&b);
     role_notes(&b);
     other_notes(&b);

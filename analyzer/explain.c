@@ -1,6 +1,7 @@
 /* explain.c: the text and JSON reports of the analyzer's plans (see explain.h). */
 #include "explain.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* ---- shared helpers ---- */
@@ -56,28 +57,40 @@ static void put_span_text(OrnBuf *b, const OrnUnit *u, OrnSpan sp, size_t max, b
 
 /* ---- text ---- */
 
-/* The source line of sp and a caret line under it, indented, as diagnostics print them. */
-static void put_snippet(OrnBuf *b, const OrnUnit *u, OrnSpan sp, const char *indent)
+/* The source line of the spans (all on line sp[0].line) and one caret line with '^' at the
+ * start of each span and '~' under the rest, as diagnostics print them. */
+static void put_snippet(OrnBuf *b, const OrnUnit *u, const OrnSpan *sp, int n, const char *indent)
 {
     const OrnSource *src = &u->src;
-    if (sp.line == 0 || sp.line > src->nlines) return;
+    uint32_t line = sp[0].line;
+    if (line == 0 || line > src->nlines) return;
     size_t len;
-    const char *text = orn_source_line(src, sp.line, &len);
-    size_t start = src->lines[sp.line - 1];
-    size_t c0 = sp.lo >= start && sp.lo <= start + len ? sp.lo - start : 0;
-    size_t c1 = sp.hi > start + c0 ? sp.hi - start : c0 + 1;
-    if (c1 > len) c1 = len;
-    if (c1 <= c0) c1 = c0 + 1;
+    const char *text = orn_source_line(src, line, &len);
+    size_t start = src->lines[line - 1];
     if (len > 160) len = 160;
-    orn_buf_printf(b, "%s%5u | ", indent, sp.line);
+    char mark[161];
+    memset(mark, ' ', sizeof mark);
+    size_t end = 0;
+    for (int k = 0; k < n; k++) {
+        size_t c0 = sp[k].lo >= start && sp[k].lo <= start + len ? sp[k].lo - start : 0;
+        size_t c1 = sp[k].hi > start + c0 ? sp[k].hi - start : c0 + 1;
+        if (c1 > len) c1 = len;
+        if (c1 <= c0) c1 = c0 + 1;
+        if (c0 >= sizeof mark - 1) continue;
+        if (c1 > sizeof mark - 1) c1 = sizeof mark - 1;
+        for (size_t i = c0 + 1; i < c1; i++)
+            if (mark[i] == ' ') mark[i] = '~';
+        mark[c0] = '^';
+        if (c1 > end) end = c1;
+    }
+    orn_buf_printf(b, "%s%5u | ", indent, line);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
         orn_buf_putc(b, c == '\t' ? '\t' : c < 0x20 || c == 0x7f ? '?' : (char)c);
     }
     orn_buf_printf(b, "\n%s      | ", indent);
-    for (size_t i = 0; i < c0 && i < len; i++) orn_buf_putc(b, text[i] == '\t' ? '\t' : ' ');
-    orn_buf_putc(b, '^');
-    for (size_t i = c0 + 1; i < c1; i++) orn_buf_putc(b, '~');
+    for (size_t i = 0; i < end; i++)
+        orn_buf_putc(b, mark[i] == ' ' && i < len && text[i] == '\t' ? '\t' : mark[i]);
     orn_buf_putc(b, '\n');
 }
 
@@ -87,7 +100,7 @@ static void put_access(OrnBuf *b, const OrnUnit *u, const OrnAccess *a)
     orn_buf_printf(b, " (%s, line %u", orn_access_kind(a), a->span.line);
     if (a->callee) orn_buf_printf(b, ", in %s called at line %u", a->callee->u.fn.id->s,
                                   a->call_site.line);
-    if (a->via_value) orn_buf_puts(b, ", the value variable");
+    if (a->via_value) orn_buf_puts(b, ", the loop's value variable");
     orn_buf_putc(b, ')');
 }
 
@@ -136,11 +149,28 @@ static void put_deps_text(OrnBuf *b, const OrnUnit *u, const OrnLoopPlan *p)
             put_access(b, u, y);
         }
         orn_buf_putc(b, '\n');
-        put_snippet(b, u, x->span, "      ");
-        if (y != x && y->span.lo != x->span.lo) put_snippet(b, u, y->span, "      ");
-        if (dep->npairs > 1)
-            orn_buf_printf(b, "      and %d more pair%s of accesses\n", dep->npairs - 1,
-                           dep->npairs == 2 ? "" : "s");
+        if (y != x && y->span.line == x->span.line) {
+            OrnSpan both[2] = {x->span, y->span};
+            put_snippet(b, u, both, 2, "      ");
+        } else {
+            put_snippet(b, u, &x->span, 1, "      ");
+            if (y != x) put_snippet(b, u, &y->span, 1, "      ");
+        }
+        for (int k = 1; k < dep->npairs && k < 4; k++) {
+            const OrnAccess *x2 = &p->acc.v[dep->pairs[k].a], *y2 = &p->acc.v[dep->pairs[k].b];
+            orn_buf_puts(b, "      also ");
+            put_access(b, u, x2);
+            if (x2 == y2) {
+                orn_buf_puts(b, " in two iterations\n");
+                continue;
+            }
+            orn_buf_puts(b, " against ");
+            put_access(b, u, y2);
+            orn_buf_putc(b, '\n');
+        }
+        if (dep->npairs > 4)
+            orn_buf_printf(b, "      and %d more pair%s of accesses\n", dep->npairs - 4,
+                           dep->npairs == 5 ? "" : "s");
     }
 }
 

@@ -79,14 +79,13 @@ static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
 {
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
-    if (s->strategy != ORN_STRAT_SERIAL) {
-        unsigned am = aligned_mask(a);
-        unsigned stay = row_keys(pb, s, s->dims[0]);
-        if ((am & stay) == stay) return ORN_ROLE_PARTITIONED;
-        if (uses_rotation(s)) {
-            unsigned move = row_keys(pb, s, s->dims[1]);
-            if ((am & move) == move) return ORN_ROLE_ROTATED;
-        }
+    unsigned am = aligned_mask(a);
+    /* serial runs the blocks of the first key in order, each on the rank that owns it */
+    unsigned stay = s->strategy == ORN_STRAT_SERIAL ? 1u : row_keys(pb, s, s->dims[0]);
+    if ((am & stay) == stay) return ORN_ROLE_PARTITIONED;
+    if (s->strategy != ORN_STRAT_SERIAL && uses_rotation(s)) {
+        unsigned move = row_keys(pb, s, s->dims[1]);
+        if ((am & move) == move) return ORN_ROLE_ROTATED;
     }
     if (a->written) return ORN_ROLE_REMOTE;
     if (a->only_const) return ORN_ROLE_REPLICATED;
@@ -102,6 +101,13 @@ void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole 
 }
 
 /* A partitioned array reads a halo when a partition key's dimension has offsets. */
+bool orn_plan_dim_has_halo(const OrnPlanArray *a, int m)
+{
+    /* a block [lo, hi] of the key owns elements a*lo .. a*hi + |a| - 1 of the dimension */
+    long long span = a->coef[m] < 0 ? -a->coef[m] : a->coef[m];
+    return a->halo_lo[m] < 0 || a->halo_hi[m] > span - 1;
+}
+
 static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
 {
     if (s->strategy == ORN_STRAT_SERIAL) return false;
@@ -109,34 +115,96 @@ static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const O
     for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
     for (int m = 0; m < a->ndims; m++)
         if (a->key_of_dim[m] >= 0 && (part >> a->key_of_dim[m] & 1u) &&
-            (a->halo_lo[m] != 0 || a->halo_hi[m] != 0))
+            orn_plan_dim_has_halo(a, m))
             return true;
     return false;
 }
 
-int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+static int base_cost(const OrnPlanSchedule *s, const char **what)
 {
-    int cost = 0;
     OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
     switch (st) {
-    case ORN_STRAT_1D: cost = ORN_COST_BASE_1D; break;
-    case ORN_STRAT_2D: cost = ORN_COST_BASE_2D; break;
-    case ORN_STRAT_2D_ORDERED: cost = ORN_COST_BASE_WAVEFRONT; break;
-    default: cost = ORN_COST_BASE_SERIAL; break;
+    case ORN_STRAT_1D: *what = NULL; return ORN_COST_BASE_1D;
+    case ORN_STRAT_2D: *what = "synchronised rotation steps"; return ORN_COST_BASE_2D;
+    case ORN_STRAT_2D_ORDERED: *what = "wavefront fill and drain"; return ORN_COST_BASE_WAVEFRONT;
+    default: *what = "one iteration at a time"; return ORN_COST_BASE_SERIAL;
     }
+}
+
+static int role_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a,
+                     OrnRole r)
+{
+    switch (r) {
+    case ORN_ROLE_PARTITIONED:
+        if (a->space_misaligned) return ORN_COST_PREFETCHED;
+        return has_halo(pb, s, a) ? ORN_COST_HALO : 0;
+    case ORN_ROLE_ROTATED: return ORN_COST_ROTATED;
+    case ORN_ROLE_REPLICATED: return ORN_COST_REPLICATED;
+    case ORN_ROLE_PREFETCHED: return ORN_COST_PREFETCHED;
+    case ORN_ROLE_BUFFERED: return ORN_COST_BUFFERED;
+    case ORN_ROLE_REMOTE: return ORN_COST_REMOTE;
+    }
+    return 0;
+}
+
+int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    const char *what;
+    int cost = base_cost(s, &what);
     if (s->strategy == ORN_STRAT_UNIMODULAR) cost += ORN_COST_BASE_TRANSFORM;
     for (int i = 0; i < pb->narrays; i++) {
         const OrnPlanArray *a = &pb->arrays[i];
-        switch (role_of(pb, s, a)) {
-        case ORN_ROLE_PARTITIONED: cost += has_halo(pb, s, a) ? ORN_COST_HALO : 0; break;
-        case ORN_ROLE_ROTATED: cost += ORN_COST_ROTATED; break;
-        case ORN_ROLE_REPLICATED: cost += ORN_COST_REPLICATED; break;
-        case ORN_ROLE_PREFETCHED: cost += ORN_COST_PREFETCHED; break;
-        case ORN_ROLE_BUFFERED: cost += ORN_COST_BUFFERED; break;
-        case ORN_ROLE_REMOTE: cost += ORN_COST_REMOTE; break;
-        }
+        cost += role_cost(pb, s, a, role_of(pb, s, a));
     }
     return cost;
+}
+
+void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
+                        int size)
+{
+    const char *what;
+    int base = base_cost(s, &what);
+    int len = snprintf(buf, (size_t)size, "%d", orn_plan_cost(pb, s));
+    const char *sep = ": ";
+    for (int i = 0; i < pb->narrays && len < size; i++) {
+        const OrnPlanArray *a = &pb->arrays[i];
+        OrnRole r = role_of(pb, s, a);
+        int c = role_cost(pb, s, a, r);
+        if (!c) continue;
+        len += snprintf(buf + len, (size_t)(size - len), "%s%s %s%s %d", sep, a->name,
+                        orn_plan_role_name(r),
+                        r != ORN_ROLE_PARTITIONED ? ""
+                        : a->space_misaligned     ? " and read across blocks"
+                                                  : " with a halo",
+                        c);
+        sep = ", ";
+    }
+    if (base && len < size)
+        len += snprintf(buf + len, (size_t)(size - len), "%s%d for %s", sep, base, what), sep = ", ";
+    if (s->strategy == ORN_STRAT_UNIMODULAR && len < size)
+        len += snprintf(buf + len, (size_t)(size - len), "%s%d for the transformed blocks", sep,
+                        ORN_COST_BASE_TRANSFORM), sep = ", ";
+    if (sep[0] == ':' && len < size) snprintf(buf + len, (size_t)(size - len), " (nothing moves)");
+}
+
+const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                                   char *buf, int size)
+{
+    char d0[64], d1[64];
+    OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
+    if (s->strategy == ORN_STRAT_SERIAL || s->ndims == 0) {
+        snprintf(buf, (size_t)size, "serial");
+        return buf;
+    }
+    orn_plan_dim_name(pb, s, s->dims[0], d0, sizeof d0);
+    if (st == ORN_STRAT_1D)
+        snprintf(buf, (size_t)size, "%s1d along %s",
+                 s->strategy == ORN_STRAT_UNIMODULAR ? "unimodular, then " : "", d0);
+    else
+        snprintf(buf, (size_t)size, "%s%s over (%s, %s)",
+                 s->strategy == ORN_STRAT_UNIMODULAR ? "unimodular, then " : "",
+                 orn_plan_strategy_name(st), d0, orn_plan_dim_name(pb, s, s->dims[1], d1, sizeof d1));
+    return buf;
 }
 
 const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,
@@ -146,18 +214,20 @@ const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s
         snprintf(buf, (size_t)size, "%s", pb->keys[d]);
         return buf;
     }
+    /* positive terms first: "j-i", "i+j", "2*i-j" */
     int len = 0;
     buf[0] = 0;
-    for (int c = 0; c < pb->nkeys && len < size; c++) {
-        int f = s->T.m[d][c];
-        if (!f) continue;
-        const char *sign = f < 0 ? "-" : len ? "+" : "";
-        int af = f < 0 ? -f : f;
-        if (af == 1)
-            len += snprintf(buf + len, (size_t)(size - len), "%s%s", sign, pb->keys[c]);
-        else
-            len += snprintf(buf + len, (size_t)(size - len), "%s%d*%s", sign, af, pb->keys[c]);
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int c = 0; c < pb->nkeys && len < size; c++) {
+            int f = s->T.m[d][c];
+            if (!f || (pass == 0) != (f > 0)) continue;
+            const char *sign = f < 0 ? "-" : len ? "+" : "";
+            int af = f < 0 ? -f : f;
+            if (af == 1)
+                len += snprintf(buf + len, (size_t)(size - len), "%s%s", sign, pb->keys[c]);
+            else
+                len += snprintf(buf + len, (size_t)(size - len), "%s%d*%s", sign, af, pb->keys[c]);
+        }
     return buf;
 }
 

@@ -60,6 +60,8 @@ typedef struct OrnPlanArray {
     long long coef[ORN_DEP_MAXDIM];
     long long halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
     unsigned keys_mask;   /* keys used by some affine subscript (bit p: key p) */
+    bool space_misaligned;/* the iteration space, also accessed at elements that are not
+                             the iteration's own (A[n - 1 - i]): those cross blocks */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
@@ -113,8 +115,21 @@ typedef struct OrnPlanChoice {
 /* Choose a schedule and the role of each array. Allocates from `a`. */
 void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out);
 
+/* Does an access of dimension m of a reach outside the elements the key's block owns
+ * (a*k + c with c outside [0, |a| - 1])? */
+bool orn_plan_dim_has_halo(const OrnPlanArray *a, int m);
+
 /* Roles of the arrays under schedule s (out has pb->narrays entries). */
 void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out);
+
+/* The estimated cost of s and what it is made of, as text: "12: H rotated 10, 2 for
+ * synchronised steps". */
+void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
+                        int size);
+
+/* "1d along i", "2d over (u, i)", "2d_ordered over (i, j)", "serial". */
+const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                                   char *buf, int size);
 
 /* Oriented pieces of vector v for schedules that run blocks in an order: the
  * lexicographically positive split (orn_dep_lexpos), each multiplied by T. Returns the

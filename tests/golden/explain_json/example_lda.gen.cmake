@@ -1,0 +1,2 @@
+# The shipped example, unchanged: its plans are part of the contract.
+configure_file("${CASE_DIR}/../../../examples/lda.orn" "${OUT}" COPYONLY)
