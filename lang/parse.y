@@ -5,7 +5,7 @@
  * arena. Syntax errors are reported with readable messages (yyreport_syntax_error) and
  * recovered from at the next statement end, as jq does, so one run reports every error.
  *
- * Shapes another pass must know (also in the report of the commit that added this file):
+ * Shapes later passes rely on:
  *  - a statement that is an expression is N_EXPR; assignments are N_ASSIGN whose target
  *    is an N_NAME or an N_INDEX (anything else is a syntax error here);
  *  - call arguments are the positional expressions, then N_KWARG nodes (a positional
@@ -13,7 +13,9 @@
  *  - a subscript list holds expressions and N_SLICE (':');
  *  - parentheses leave no node: the inner expression's span is widened to cover them;
  *  - '-' applied to a literal stays N_UNARY(OP_NEG, literal);
- *  - elif chains are nested N_IF in `els`; `else` is an N_BLOCK;
+ *  - elif chains are nested N_IF in `els`; `else` is an N_BLOCK; no else: NULL;
+ *  - loop variables, foreach key/value, parallel_for keys/value and dist names are N_NAME
+ *    nodes (with their own spans); N_CALL.builtin is -1 until sema resolves it;
  *  - parallel_for's span starts at 'parallel_for' (annotations have their own spans) and
  *    it has at most 4 keys; fn, extern, const, param, dist may appear in any block here
  *    (sema enforces "top level only"). */

@@ -7,8 +7,9 @@
  *   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DORN_FUZZ=ON
  *   cmake --build build/fuzz -j2 --target fuzz_front
  *   mkdir -p build/fuzz/corpus-front
- *   build/fuzz/tests/fuzz/fuzz_front -max_total_time=60 -max_len=4096 -timeout=10 \
- *       -rss_limit_mb=2048 build/fuzz/corpus-front tests/fuzz/corpus/front
+ *   build/fuzz/tests/fuzz/fuzz_front -dict=tests/fuzz/front.dict -max_total_time=60 \
+ *       -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+ *       build/fuzz/corpus-front tests/fuzz/corpus/front
  * New inputs go to build/fuzz/corpus-front (the first directory); crashes are written as
  * crash-* in the current directory. Copy an input worth keeping into
  * tests/fuzz/corpus/front/, where the always-built replay test (fuzz/front/replay) runs
