@@ -551,7 +551,10 @@ static void walk_assign(Ctx *c, const OrnNode *n)
             record_value(c, t, compound, true);
     } else if (t->kind == N_INDEX) {
         if (is_dist_index(t))
+        {
             record_index(c, t, compound, true);
+            c->v[c->n - 1].additive = n->u.assign.op == OP_ADD || n->u.assign.op == OP_SUB;
+        }
         else
             walk_expr(c, t->u.index.base);
         walk_subs(c, t);

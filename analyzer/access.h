@@ -39,6 +39,7 @@ typedef struct OrnAccess {
     bool via_value;       /* the value variable (read, or written back) */
     bool whole;           /* a whole-array read: sum(A), dot(A, B), norm(A) */
     bool buffer_update;   /* B[...] += / -= on a buffer */
+    bool additive;        /* a write by += or -= (one a buffer could take instead) */
 } OrnAccess;
 
 typedef struct OrnAccessList {

@@ -698,6 +698,53 @@ static bool has_unknown(const OrnAccess *a, int *m)
     return false;
 }
 
+/* What if the loop were unordered, or array `exempt` (an index in arrays, or -1) were
+ * updated through a buffer? The schedule it would get, as text, or NULL if still serial. */
+static const char *what_if(Builder *b, bool ordered, int exempt)
+{
+    OrnLoopPlan *p = b->p;
+    OrnUnit *u = b->u;
+    const OrnAccessList *acc = &p->acc;
+    int cap = 2 * ORN_DEP_MAXDIM * (acc->n * (acc->n + 1) / 2) + 1, n = 0;
+    OrnDepVec *vecs = orn_xcalloc((size_t)cap, sizeof *vecs);
+    for (int i = 0; i < acc->n; i++)
+        for (int j = i; j < acc->n; j++) {
+            OrnDepRef x = acc->v[i].ref, y = acc->v[j].ref;
+            if (x.array == exempt) x.exempt = true;
+            if (y.array == exempt) y.exempt = true;
+            if (!orn_dep_conflicts(&x, &y, ordered)) continue;
+            int nsubs = x.nsubs < y.nsubs ? x.nsubs : y.nsubs;
+            OrnDepVec v, pieces[2 * ORN_DEP_MAXDIM];
+            if (!orn_dep_test(p->nkeys, nsubs, x.subs, y.subs, &v)) continue;
+            int np = 0;
+            if (ordered) {
+                np = orn_dep_lexpos(&v, pieces);
+            } else {
+                orn_dep_sign_normalize(&v);
+                if (!orn_dep_vec_is_zero(&v)) pieces[np++] = v;
+            }
+            for (int k = 0; k < np; k++) {
+                bool dup = false;
+                for (int m = 0; m < n && !dup; m++) dup = orn_dep_vec_equal(&vecs[m], &pieces[k]);
+                if (!dup && n < cap) vecs[n++] = pieces[k];
+            }
+        }
+    OrnPlanProblem pb = p->problem;
+    pb.ordered = ordered;
+    pb.vecs = vecs;
+    pb.nvecs = n;
+    OrnPlanChoice c;
+    orn_plan_choose(u->arena, &pb, &c);
+    const char *r = NULL;
+    if (c.best.strategy != ORN_STRAT_SERIAL) {
+        char buf[160];
+        orn_plan_schedule_text(&pb, &c.best, buf, sizeof buf);
+        r = arena_str(u, buf, strlen(buf));
+    }
+    free(vecs);
+    return r;
+}
+
 static void serial_warning(Builder *b)
 {
     OrnLoopPlan *p = b->p;
@@ -750,16 +797,37 @@ static void serial_warning(Builder *b)
                                "access may touch any element",
                            span_text(u, x->sub_span[m]), acc_text(u, x));
     }
-    if (p->ordered)
-        orn_note_plain(dg, "if any order of the iterations gives an acceptable result, remove "
-                           "@ordered");
-    else if (w->ref.read && w->ref.write && !w->via_value && w->array->type &&
-             w->array->type->kind == T_ARRAY)
-        orn_note_plain(dg, "if reads of '%s' may see updates up to one flush late, update it "
-                           "through a buffer: 'dist %s_delta = buffer(%s)', then '%s_delta[...] "
-                           "+= ...'",
-                       w->array->name->s, w->array->name->s, w->array->name->s,
-                       w->array->name->s);
+    bool hinted = false;
+    if (p->ordered) {
+        const char *alt = what_if(b, false, -1);
+        hinted |= alt != NULL;
+        if (alt)
+            orn_note_plain(dg, "if any order of the iterations gives an acceptable result, remove "
+                               "@ordered: the loop could then run as %s",
+                           alt);
+    }
+    /* a buffer for the array written by += / -= (every write of it must be one) */
+    const OrnAccess *x = w->ref.write ? w : r;
+    bool additive = x->ref.write && !x->via_value && x->array->type &&
+                    x->array->type->kind == T_ARRAY;
+    for (int i = 0; i < p->acc.n && additive; i++) {
+        const OrnAccess *y = &p->acc.v[i];
+        if (y->ref.array == x->ref.array && y->ref.write && !y->additive) additive = false;
+    }
+    if (additive) {
+        const char *alt = what_if(b, p->ordered, x->ref.array);
+        const char *an = x->array->name->s;
+        hinted |= alt != NULL;
+        if (alt)
+            orn_note_plain(dg, "if reads of '%s' may lag behind its updates by up to one flush, "
+                               "update it through a buffer ('dist %s_delta = buffer(%s)', then "
+                               "'%s_delta[...] += ...'): the loop could then run as %s",
+                           an, an, an, an, alt);
+    }
+    if (!hinted && !has_unknown(w, &m) && !has_unknown(r, &m))
+        orn_note_plain(dg, "no rewrite the compiler knows of (%sa buffer) makes this loop "
+                           "parallel; run serially, it gives the right result",
+                       p->ordered ? "removing @ordered, " : "");
 }
 
 /* ---- per loop ---- */
