@@ -98,7 +98,8 @@ static int lex_int(OrnLexer *lx, ORN_PARSE_YYSTYPE *val)
     }
     if (bad_suffix(lx)) return TK_INT;
     if (over)
-        lex_error(lx, lx->tok, lx->cur, "integer literal is too large for i64 (the largest is %lld)",
+        lex_error(lx, lx->tok, lx->cur,
+                  "integer literal is too large for i64 (the largest is %lld)",
                   (long long)INT64_MAX);
     return TK_INT;
 }

@@ -317,7 +317,10 @@ static bool give_up(const OrnParser *p)
 %%
 
 program
-    : stmts { p->program = mk_block(p, $1, orn_source_span(&p->u->src, 0, (uint32_t)p->u->src.len)); }
+    : stmts {
+          OrnSpan all = orn_source_span(&p->u->src, 0, (uint32_t)p->u->src.len);
+          p->program = mk_block(p, $1, all);
+      }
     ;
 
 stmts
@@ -362,14 +365,16 @@ stmt
 
 block_stmt
     : if_kw expr SEP body if_tail END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk(p, N_IF, @$);
           $$->u.if_.cond = $2;
           $$->u.if_.then = $4;
           $$->u.if_.els = $5;
       }
     | for_kw IDENT IN expr DOTDOT expr SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk(p, N_FOR, @$);
           $$->u.for_.var = mk_name(p, $2, @2);
           $$->u.for_.lo = $4;
@@ -377,7 +382,8 @@ block_stmt
           $$->u.for_.body = $8;
       }
     | for_kw LPAREN IDENT COMMA IDENT RPAREN IN expr SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk(p, N_FOREACH, @$);
           $$->u.foreach.key = mk_name(p, $3, @3);
           $$->u.foreach.value = mk_name(p, $5, @5);
@@ -385,7 +391,8 @@ block_stmt
           $$->u.foreach.body = $10;
       }
     | for_kw IDENT COMMA IDENT IN expr SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk(p, N_FOREACH, @$);
           $$->u.foreach.key = mk_name(p, $2, @2);
           $$->u.foreach.value = mk_name(p, $4, @4);
@@ -393,7 +400,8 @@ block_stmt
           $$->u.foreach.body = $8;
       }
     | while_kw expr SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk(p, N_WHILE, @$);
           $$->u.while_.cond = $2;
           $$->u.while_.body = $4;
@@ -409,24 +417,43 @@ block_stmt
           }
       }
     | fn_kw IDENT LPAREN params RPAREN ret_type SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk_fn(p, @$, $2, @2, $4, $6, $8);
       }
     /* An error in a block's header: skip to the end of the header line and parse the body,
      * so the block's 'end' still closes it and the body's errors are reported too. */
-    | if_kw error SEP { yyerrok; } body if_tail END  { $$ = NULL; close_block(p); (void)$1; (void)$5; (void)$6; }
-    | for_kw error SEP { yyerrok; } body END         { $$ = NULL; close_block(p); (void)$1; (void)$5; }
-    | while_kw error SEP { yyerrok; } body END       { $$ = NULL; close_block(p); (void)$1; (void)$5; }
-    | fn_kw error SEP { yyerrok; } body END          { $$ = NULL; close_block(p); (void)$1; (void)$5; }
+    | if_kw error SEP { yyerrok; } body if_tail END {
+          $$ = NULL;
+          close_block(p);
+          (void)$1, (void)$5, (void)$6;
+      }
+    | for_kw error SEP { yyerrok; } body END {
+          $$ = NULL;
+          close_block(p);
+          (void)$1, (void)$5;
+      }
+    | while_kw error SEP { yyerrok; } body END {
+          $$ = NULL;
+          close_block(p);
+          (void)$1, (void)$5;
+      }
+    | fn_kw error SEP { yyerrok; } body END {
+          $$ = NULL;
+          close_block(p);
+          (void)$1, (void)$5;
+      }
     ;
 
 parfor
     : pf_kw pf_keys pf_value IN expr SEP body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = mk_parfor(p, @$, $2, $3, $5, $7);
       }
     | pf_kw error SEP { yyerrok; } body END {
-          close_block(p); (void)$1;
+          close_block(p);
+          (void)$1;
           $$ = NULL;
           (void)$5;
       }
