@@ -224,7 +224,9 @@ static void summarize_arrays(Builder *b)
                 if (s.kind != ORN_SUB_CONST) in->only_const = false;
                 if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
                 if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
-                bool aligned = s.kind == ORN_SUB_AFFINE;
+                /* k + c only: a block of k then owns a block of the dimension (the
+                 * runtime's key_dim); 2*k or -k spread a block across the array */
+                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1;
                 if (first) {
                     if (aligned) {
                         in->key_of_dim[m] = s.key;
@@ -516,9 +518,9 @@ static void role_notes(Builder *b)
             if (in->is_space) {
                 if (s->strategy == ORN_STRAT_SERIAL)
                     note(b, ORN_NOTE_ROLE, k,
-                         "%s: the iteration space, cut into blocks of %s that run one after "
-                         "another, each on the rank that owns it",
-                         name, p->keys[0]);
+                         "%s: the iteration space; one rank runs all its iterations in key "
+                         "order, with the data gathered there",
+                         name);
                 else {
                     OrnBuf h;
                     orn_buf_init(&h);
@@ -616,10 +618,9 @@ static void role_notes(Builder *b)
             const OrnAccess *a = first_write(p, k);
             if (s->strategy == ORN_STRAT_SERIAL)
                 note(b, ORN_NOTE_ROLE, k,
-                     "%s: remote: the loop runs serially, so each element it %s is %s the rank "
-                     "that owns it",
-                     name, in->read ? "reads or writes" : "writes",
-                     in->read ? "fetched from and written back to" : "written back to");
+                     "%s: remote: %s at elements that do not follow the first key; the rank "
+                     "that runs the loop holds it while it runs",
+                     name, in->read ? "read and written" : "written");
             else
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: remote: written at elements no block owns (%s, line %u); %s",

@@ -1,8 +1,8 @@
 /* strategy.c: enumerate the candidate schedules, keep the legal ones, pick the best, assign
  * array roles; the serial fallback.
  *
- * Serial: iterations run one at a time in key order (the blocks of the iteration space are
- * visited in order, one rank at a time). Always legal. Cost model: ORN_COST_BASE_SERIAL =
+ * Serial: one rank runs every iteration in key order, with the iteration space and the
+ * arrays it writes gathered there. Always legal. Cost model: ORN_COST_BASE_SERIAL =
  * 1000, and arrays it writes are written remotely: it is the last resort, and the compiler
  * warns when it is chosen, naming the dependences that broke the closest parallel
  * candidate. */
@@ -80,7 +80,8 @@ static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
     unsigned am = aligned_mask(a);
-    /* serial runs the blocks of the first key in order, each on the rank that owns it */
+    /* serial: one rank runs everything; arrays that follow the first key are gathered
+     * with the iteration space (the runtime treats every array of a serial loop so) */
     unsigned stay = s->strategy == ORN_STRAT_SERIAL ? 1u : row_keys(pb, s, s->dims[0]);
     if ((am & stay) == stay) return ORN_ROLE_PARTITIONED;
     if (s->strategy != ORN_STRAT_SERIAL && uses_rotation(s)) {

@@ -142,8 +142,8 @@ static void test_loops(void)
           "parallel_for i, b in B\n    A[2 * i] = A[2 * i + 1] + b\nend\n"
           "parallel_for i, b in B\n    A[2 * i] = A[2 * i + 2] + b\nend\n"
           "parallel_for i, b in B\n    A[3 * i + 1] += A[6 * i]\nend\n",
-          "1d dims=[0] vecs=- B=partitioned A=partitioned\n"
-          "serial dims=[] vecs=[1] B=partitioned A=partitioned\n"
+          "1d dims=[0] vecs=- B=partitioned A=remote\n"
+          "serial dims=[] vecs=[1] B=partitioned A=remote\n"
           "1d dims=[0] vecs=- B=partitioned A=remote\n",
           1);
     /* 3-D space with an unused key; 4-D */
