@@ -6,17 +6,17 @@
 #include <string.h>
 
 enum {
-    MAX_INLINE = 8,     /* call depth analysed with bound parameters */
-    MAX_FOLLOW = 16,    /* definitions followed through variables */
+    MAX_INLINE = 8,  /* call depth analysed with bound parameters */
+    MAX_FOLLOW = 16, /* definitions followed through variables */
 };
 
 /* One inlined call: the callee's parameters bound to the classified arguments. */
 typedef struct Frame {
-    const OrnNode *fn;  /* N_FN */
+    const OrnNode *fn; /* N_FN */
     OrnSym *params[16];
     OrnSub args[16];
     int nparams;
-    bool generic;       /* parameters unknown (recursion or depth limit) */
+    bool generic; /* parameters unknown (recursion or depth limit) */
 } Frame;
 
 typedef struct Ctx {
@@ -31,8 +31,8 @@ typedef struct Ctx {
     OrnSym **arrays;
     int narrays, caparrays;
     /* where we are */
-    int cond;           /* open if/for/while around the current statement */
-    const char *why;    /* the first reason a subscript being classified is unknown */
+    int cond;        /* open if/for/while around the current statement */
+    const char *why; /* the first reason a subscript being classified is unknown */
     Frame frames[MAX_INLINE + 2];
     int nframes;
     OrnSpan call_site;
@@ -59,7 +59,9 @@ static void count_assigns(Ctx *c, const OrnNode *n)
 {
     if (!n) return;
     switch (n->kind) {
-    case N_BLOCK: count_list(c, n->u.block.stmts); break;
+    case N_BLOCK:
+        count_list(c, n->u.block.stmts);
+        break;
     case N_ASSIGN: {
         const OrnNode *t = n->u.assign.target;
         if (t && t->kind == N_NAME && t->u.name.sym) {
@@ -75,12 +77,23 @@ static void count_assigns(Ctx *c, const OrnNode *n)
         count_assigns(c, n->u.if_.then);
         count_assigns(c, n->u.if_.els);
         break;
-    case N_FOR: count_assigns(c, n->u.for_.body); break;
-    case N_FOREACH: count_assigns(c, n->u.foreach.body); break;
-    case N_WHILE: count_assigns(c, n->u.while_.body); break;
-    case N_PARFOR: count_assigns(c, n->u.parfor.body); break;
-    case N_FN: count_assigns(c, n->u.fn.body); break;
-    default: break;
+    case N_FOR:
+        count_assigns(c, n->u.for_.body);
+        break;
+    case N_FOREACH:
+        count_assigns(c, n->u.foreach.body);
+        break;
+    case N_WHILE:
+        count_assigns(c, n->u.while_.body);
+        break;
+    case N_PARFOR:
+        count_assigns(c, n->u.parfor.body);
+        break;
+    case N_FN:
+        count_assigns(c, n->u.fn.body);
+        break;
+    default:
+        break;
     }
 }
 
@@ -170,16 +183,20 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
          * accumulators, which cannot be read), so they are invariant */
         bool outer = !in_loop(c, sym) && !sym->fn;
         if (outer)
-            return unknown_why(c, false, "'%s' is a variable: the same element in every "
-                                         "iteration, but not known at compile time",
+            return unknown_why(c, false,
+                               "'%s' is a variable: the same element in every "
+                               "iteration, but not known at compile time",
                                sym->name->s);
-        return unknown_why(c, true, "'%s' is assigned more than once, so its value is not "
-                                    "followed", sym->name->s);
+        return unknown_why(c, true,
+                           "'%s' is assigned more than once, so its value is not "
+                           "followed",
+                           sym->name->s);
     }
     case SYM_PARAM:
         return unknown_why(c, false, "'%s' is a run-time param, not a compile-time const",
                            sym->name->s);
-    case SYM_CONST: return unknown(false); /* a non-integer const */
+    case SYM_CONST:
+        return unknown(false); /* a non-integer const */
     case SYM_VALUE:
         return unknown_why(c, true, "'%s' is the loop's value, known only at run time",
                            sym->name->s);
@@ -192,8 +209,8 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         /* for t in lo..hi with invariant bounds ranges over the same values in every
          * iteration */
         if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym) {
-            bool inv = invariant(c, d->u.for_.lo, depth + 1) &&
-                       invariant(c, d->u.for_.hi, depth + 1);
+            bool inv =
+                invariant(c, d->u.for_.lo, depth + 1) && invariant(c, d->u.for_.hi, depth + 1);
             return unknown_why(c, !inv,
                                inv ? "'%s' runs over a range, the same in every iteration"
                                    : "'%s' runs over a range that depends on the iteration",
@@ -201,7 +218,8 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         }
         return unknown_why(c, true, "'%s' runs over the entries of a view (data)", sym->name->s);
     }
-    default: return unknown_why(c, true, "'%s' is not a loop key", sym->name->s);
+    default:
+        return unknown_why(c, true, "'%s' is not a loop key", sym->name->s);
     }
 }
 
@@ -214,21 +232,22 @@ static OrnSub combine(OrnOp op, OrnSub l, OrnSub r)
 {
     bool ovf = false;
     int64_t a = 0, cc = 0;
-    if (l.kind == ORN_SUB_UNKNOWN || r.kind == ORN_SUB_UNKNOWN ||
-        l.kind == ORN_SUB_ALL || r.kind == ORN_SUB_ALL)
+    if (l.kind == ORN_SUB_UNKNOWN || r.kind == ORN_SUB_UNKNOWN || l.kind == ORN_SUB_ALL ||
+        r.kind == ORN_SUB_ALL)
         return unknown(sub_varies(l) || sub_varies(r));
     if (op == OP_ADD || op == OP_SUB) {
         int64_t ra = r.kind == ORN_SUB_AFFINE ? r.a : 0;
         int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0;
         if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE && l.key != r.key)
             return unknown(true); /* two keys: not a*k + c (the caller says why) */
-        ovf |= op == OP_ADD ? __builtin_add_overflow(la, ra, &a) : __builtin_sub_overflow(la, ra, &a);
+        ovf |=
+            op == OP_ADD ? __builtin_add_overflow(la, ra, &a) : __builtin_sub_overflow(la, ra, &a);
         ovf |= op == OP_ADD ? __builtin_add_overflow(l.c, r.c, &cc)
                             : __builtin_sub_overflow(l.c, r.c, &cc);
         if (ovf) return unknown(true);
         int key = l.kind == ORN_SUB_AFFINE ? l.key : r.key;
         return (l.kind == ORN_SUB_AFFINE || r.kind == ORN_SUB_AFFINE) ? affine(key, a, cc)
-                                                                     : constant(cc);
+                                                                      : constant(cc);
     }
     if (op == OP_MUL) {
         if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
@@ -254,12 +273,13 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
         return s;
     }
     OrnConstVal cv;
-    if (int_type(e->type) && orn_sema_eval_const(e, &cv) &&
-        (cv.kind == T_I64 || cv.kind == T_I32))
+    if (int_type(e->type) && orn_sema_eval_const(e, &cv) && (cv.kind == T_I64 || cv.kind == T_I32))
         return constant(cv.i);
     switch (e->kind) {
-    case N_INT: return constant(e->u.ilit.v);
-    case N_NAME: return e->u.name.sym ? classify_name(c, e->u.name.sym, depth) : unknown(true);
+    case N_INT:
+        return constant(e->u.ilit.v);
+    case N_NAME:
+        return e->u.name.sym ? classify_name(c, e->u.name.sym, depth) : unknown(true);
     case N_UNARY:
         if (e->u.unary.op == OP_NEG)
             return combine(OP_SUB, constant(0), classify(c, e->u.unary.e, depth + 1));
@@ -271,8 +291,8 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
             OrnSub r = classify(c, e->u.binary.r, depth + 1);
             OrnSub s = combine(op, l, r);
             if (s.kind == ORN_SUB_UNKNOWN && l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE)
-                unknown_why(c, true, "%s", op == OP_MUL ? "it multiplies keys"
-                                                         : "it combines two different keys");
+                unknown_why(c, true, "%s",
+                            op == OP_MUL ? "it multiplies keys" : "it combines two different keys");
             return s;
         }
         break;
@@ -283,7 +303,8 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
             e->u.call.args && !e->u.call.args->next && int_type(e->u.call.args->type))
             return classify(c, e->u.call.args, depth + 1);
         break;
-    default: break;
+    default:
+        break;
     }
     bool inv = invariant(c, e, depth + 1);
     if (e->kind == N_INDEX) return unknown_why(c, !inv, "%s", "it is read from an array");
@@ -299,7 +320,11 @@ static bool invariant(Ctx *c, const OrnNode *e, int depth)
     if (!e) return true;
     if (depth > MAX_FOLLOW) return false;
     switch (e->kind) {
-    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: return true;
+    case N_INT:
+    case N_FLOAT:
+    case N_STR:
+    case N_BOOL:
+        return true;
     case N_NAME: {
         const OrnSym *sym = e->u.name.sym;
         if (!sym) return false;
@@ -307,15 +332,17 @@ static bool invariant(Ctx *c, const OrnNode *e, int depth)
         if (sym->kind == SYM_FN || sym->kind == SYM_EXTERN) return true;
         return !sub_varies(classify_name(c, sym, depth));
     }
-    case N_UNARY: return invariant(c, e->u.unary.e, depth + 1);
+    case N_UNARY:
+        return invariant(c, e->u.unary.e, depth + 1);
     case N_BINARY:
         return invariant(c, e->u.binary.l, depth + 1) && invariant(c, e->u.binary.r, depth + 1);
-    case N_KWARG: return invariant(c, e->u.kwarg.value, depth + 1);
+    case N_KWARG:
+        return invariant(c, e->u.kwarg.value, depth + 1);
     case N_CALL: {
         int bi = e->u.call.builtin;
-        bool pure = bi >= 0 && ((orn_builtins[bi].flags & BI_CONST) || bi == ORN_BI_ROWS ||
-                                bi == ORN_BI_COLS || bi == ORN_BI_DIM || bi == ORN_BI_NNZ ||
-                                bi == ORN_BI_LEN);
+        bool pure = bi >= 0 &&
+                    ((orn_builtins[bi].flags & BI_CONST) || bi == ORN_BI_ROWS ||
+                     bi == ORN_BI_COLS || bi == ORN_BI_DIM || bi == ORN_BI_NNZ || bi == ORN_BI_LEN);
         if (!pure) return false; /* random draws, user functions, element reads */
         for (const OrnNode *a = e->u.call.args; a; a = a->next)
             if (!invariant(c, a, depth + 1)) return false;
@@ -331,7 +358,8 @@ static bool invariant(Ctx *c, const OrnNode *e, int depth)
             if (s->kind != N_SLICE && !invariant(c, s, depth + 1)) return false;
         return true;
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -486,8 +514,8 @@ static void inline_call(Ctx *c, const OrnNode *call)
 static void walk_call(Ctx *c, const OrnNode *e)
 {
     int bi = e->u.call.builtin;
-    bool meta = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM ||
-                bi == ORN_BI_NNZ || bi == ORN_BI_LEN;
+    bool meta = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM || bi == ORN_BI_NNZ ||
+                bi == ORN_BI_LEN;
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         const OrnNode *x = a->kind == N_KWARG ? a->u.kwarg.value : a;
         if (is_dist_name(x)) {
@@ -524,14 +552,21 @@ static void walk_expr(Ctx *c, const OrnNode *e)
             walk_subs(c, e);
         }
         return;
-    case N_UNARY: walk_expr(c, e->u.unary.e); return;
+    case N_UNARY:
+        walk_expr(c, e->u.unary.e);
+        return;
     case N_BINARY:
         walk_expr(c, e->u.binary.l);
         walk_expr(c, e->u.binary.r);
         return;
-    case N_CALL: walk_call(c, e); return;
-    case N_KWARG: walk_expr(c, e->u.kwarg.value); return;
-    default: return;
+    case N_CALL:
+        walk_call(c, e);
+        return;
+    case N_KWARG:
+        walk_expr(c, e->u.kwarg.value);
+        return;
+    default:
+        return;
     }
 }
 
@@ -550,12 +585,10 @@ static void walk_assign(Ctx *c, const OrnNode *n)
         if (sym && sym->kind == SYM_VALUE && sym == c->loop->value && c->nframes == 0)
             record_value(c, t, compound, true);
     } else if (t->kind == N_INDEX) {
-        if (is_dist_index(t))
-        {
+        if (is_dist_index(t)) {
             record_index(c, t, compound, true);
             c->v[c->n - 1].additive = n->u.assign.op == OP_ADD || n->u.assign.op == OP_SUB;
-        }
-        else
+        } else
             walk_expr(c, t->u.index.base);
         walk_subs(c, t);
     }
@@ -565,9 +598,15 @@ static void walk_assign(Ctx *c, const OrnNode *n)
 static void walk_stmt(Ctx *c, const OrnNode *s)
 {
     switch (s->kind) {
-    case N_EXPR: walk_expr(c, s->u.expr_stmt.e); break;
-    case N_ASSIGN: walk_assign(c, s); break;
-    case N_BLOCK: walk_stmts(c, s->u.block.stmts); break;
+    case N_EXPR:
+        walk_expr(c, s->u.expr_stmt.e);
+        break;
+    case N_ASSIGN:
+        walk_assign(c, s);
+        break;
+    case N_BLOCK:
+        walk_stmts(c, s->u.block.stmts);
+        break;
     case N_IF:
         walk_expr(c, s->u.if_.cond);
         c->cond++;
@@ -594,8 +633,11 @@ static void walk_stmt(Ctx *c, const OrnNode *s)
         if (s->u.while_.body) walk_stmt(c, s->u.while_.body);
         c->cond--;
         break;
-    case N_RETURN: walk_expr(c, s->u.ret.value); break;
-    default: break;
+    case N_RETURN:
+        walk_expr(c, s->u.ret.value);
+        break;
+    default:
+        break;
     }
 }
 

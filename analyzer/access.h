@@ -28,24 +28,24 @@
 #include "unit.h"
 
 typedef struct OrnAccess {
-    OrnSym *array;        /* the dist array, or the buffer for buffer updates */
-    OrnDepRef ref;        /* ref.array indexes OrnAccessList.arrays */
-    OrnSpan span;         /* A[i, j], the value variable, or the whole-array argument */
+    OrnSym *array;                    /* the dist array, or the buffer for buffer updates */
+    OrnDepRef ref;                    /* ref.array indexes OrnAccessList.arrays */
+    OrnSpan span;                     /* A[i, j], the value variable, or the whole-array argument */
     OrnSpan sub_span[ORN_DEP_MAXDIM]; /* each subscript (the access span for implicit ones) */
     const char *why_unknown[ORN_DEP_MAXDIM]; /* UNKNOWN subscripts: why, in words, or NULL */
-    const OrnNode *callee;/* the N_FN the access is in, or NULL (the loop body) */
-    OrnSpan call_site;    /* callee: the call in the loop body that reaches it */
-    bool conditional;     /* under if, for or while */
-    bool via_value;       /* the value variable (read, or written back) */
-    bool whole;           /* a whole-array read: sum(A), dot(A, B), norm(A) */
-    bool buffer_update;   /* B[...] += / -= on a buffer */
-    bool additive;        /* a write by += or -= (one a buffer could take instead) */
+    const OrnNode *callee; /* the N_FN the access is in, or NULL (the loop body) */
+    OrnSpan call_site;     /* callee: the call in the loop body that reaches it */
+    bool conditional;      /* under if, for or while */
+    bool via_value;        /* the value variable (read, or written back) */
+    bool whole;            /* a whole-array read: sum(A), dot(A, B), norm(A) */
+    bool buffer_update;    /* B[...] += / -= on a buffer */
+    bool additive;         /* a write by += or -= (one a buffer could take instead) */
 } OrnAccess;
 
 typedef struct OrnAccessList {
     OrnAccess *v;
     int n;
-    OrnSym **arrays;      /* distinct arrays: the iteration space first, then by first use */
+    OrnSym **arrays; /* distinct arrays: the iteration space first, then by first use */
     int narrays;
 } OrnAccessList;
 

@@ -91,8 +91,8 @@ static const char *pair_text(OrnUnit *u, const OrnLoopPlan *p, int d)
     OrnBuf t;
     orn_buf_init(&t);
     if (a == b)
-        orn_buf_printf(&t, "%s (%s, line %u) in two iterations", acc_text(u, a),
-                       orn_access_kind(a), a->span.line);
+        orn_buf_printf(&t, "%s (%s, line %u) in two iterations", acc_text(u, a), orn_access_kind(a),
+                       a->span.line);
     else
         orn_buf_printf(&t, "%s (%s, line %u) and %s (%s, line %u)", acc_text(u, a),
                        orn_access_kind(a), a->span.line, acc_text(u, b), orn_access_kind(b),
@@ -174,8 +174,7 @@ static void find_deps(Builder *b)
 static OrnSym *buffer_target(OrnSym *buf)
 {
     const OrnNode *d = buf->decl;
-    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL)
-        return NULL;
+    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL) return NULL;
     const OrnNode *a = d->u.dist.value->u.call.args;
     return a && a->kind == N_NAME ? a->u.name.sym : NULL;
 }
@@ -220,7 +219,8 @@ static void summarize_arrays(Builder *b)
             in->read |= a->ref.read;
             in->written |= a->ref.write;
             for (int m = 0; m < in->ndims; m++) {
-                OrnSub s = m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
+                OrnSub s =
+                    m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
                 if (s.kind != ORN_SUB_CONST) in->only_const = false;
                 if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
                 if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
@@ -292,7 +292,8 @@ static void strategy_notes(Builder *b)
         orn_buf_puts(&t, "[");
         for (int r = 0; r < p->nkeys; r++) {
             orn_buf_puts(&t, r ? ", [" : "[");
-            for (int c = 0; c < p->nkeys; c++) orn_buf_printf(&t, "%s%d", c ? ", " : "", s->T.m[r][c]);
+            for (int c = 0; c < p->nkeys; c++)
+                orn_buf_printf(&t, "%s%d", c ? ", " : "", s->T.m[r][c]);
             orn_buf_puts(&t, "]");
         }
         orn_buf_puts(&t, "]");
@@ -345,7 +346,8 @@ static void strategy_notes(Builder *b)
              "(s, t-1), each block in key order",
              d0, d1, d0, d1);
         break;
-    default: break;
+    default:
+        break;
     }
     if (s->strategy == ORN_STRAT_SERIAL) {
         const OrnPlanChoice *c = &p->choice;
@@ -354,9 +356,8 @@ static void strategy_notes(Builder *b)
             note(b, ORN_NOTE_STRATEGY, -1,
                  "serial: no parallel schedule keeps every dependence; the closest, %s, is "
                  "broken by %d dependence vector%s, first %s from %s",
-                 sched_text(p, &cl->s), c->nculprits,
-                 c->nculprits == 1 ? "" : "s", vec_str(u, &p->deps[c->culprits[0]].v),
-                 pair_text(u, p, c->culprits[0]));
+                 sched_text(p, &cl->s), c->nculprits, c->nculprits == 1 ? "" : "s",
+                 vec_str(u, &p->deps[c->culprits[0]].v), pair_text(u, p, c->culprits[0]));
         } else {
             note(b, ORN_NOTE_STRATEGY, -1, "serial: no parallel schedule keeps every dependence");
         }
@@ -384,8 +385,8 @@ static void reject_note(Builder *b, const OrnPlanCandidate *c)
     case ORN_STRAT_2D: {
         const char *d1 = dim_name(p, &c->s, c->s.dims[1]);
         note(b, ORN_NOTE_REJECTED, -1,
-             "2d over (%s, %s) is illegal: dependence %s (%s) is 0 in neither %s nor %s", d0, d1,
-             v, why, d0, d1);
+             "2d over (%s, %s) is illegal: dependence %s (%s) is 0 in neither %s nor %s", d0, d1, v,
+             why, d0, d1);
         break;
     }
     case ORN_STRAT_2D_ORDERED: {
@@ -396,7 +397,8 @@ static void reject_note(Builder *b, const OrnPlanCandidate *c)
              d0, d1, v, why, d0, d1);
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -411,9 +413,10 @@ static void candidate_notes(Builder *b)
         if ((k->s.strategy == ORN_STRAT_2D || k->s.strategy == ORN_STRAT_2D_ORDERED) &&
             k->s.dims[0] > k->s.dims[1] && !k->legal)
             continue;
-        bool better_class = k->s.strategy < won ||
-                            (won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED) ||
-                            won == ORN_STRAT_SERIAL;
+        bool better_class =
+            k->s.strategy < won ||
+            (won == ORN_STRAT_UNIMODULAR && k->s.strategy == ORN_STRAT_2D_ORDERED) ||
+            won == ORN_STRAT_SERIAL;
         if (!k->legal) {
             if (better_class && k->blocker >= 0) reject_note(b, k);
             continue;
@@ -534,8 +537,9 @@ static void role_notes(Builder *b)
                                     a->ref.subs[m].key != m || a->ref.subs[m].a != 1)
                                     x = a;
                         }
-                    note(b, ORN_NOTE_ROLE, k, "%s: the iteration space, cut into blocks of (%s)%s%s%s%s%s",
-                         name, keys_tuple(p, s), h.len ? "; read with " : "", h.len ? h.data : "",
+                    note(b, ORN_NOTE_ROLE, k,
+                         "%s: the iteration space, cut into blocks of (%s)%s%s%s%s%s", name,
+                         keys_tuple(p, s), h.len ? "; read with " : "", h.len ? h.data : "",
                          x ? "; also accessed at elements of other blocks (" : "",
                          x ? acc_text(u, x) : "", x ? "), which are fetched" : "");
                     orn_buf_free(&h);
@@ -549,8 +553,7 @@ static void role_notes(Builder *b)
                     int key = in->key_of_dim[m];
                     if (key < 0) continue;
                     bool part = false;
-                    for (int d = 0; d < s->ndims; d++)
-                        part |= !s->transformed && s->dims[d] == key;
+                    for (int d = 0; d < s->ndims; d++) part |= !s->transformed && s->dims[d] == key;
                     if (s->strategy == ORN_STRAT_SERIAL) part = key == 0;
                     if (!part && !s->transformed) continue;
                     orn_buf_printf(&t, "%sdimension %d follows ", t.len ? ", " : "", m + 1);
@@ -565,8 +568,7 @@ static void role_notes(Builder *b)
         case ORN_ROLE_ROTATED: {
             int m = 0;
             for (; m < in->ndims; m++)
-                if (in->key_of_dim[m] >= 0 &&
-                    (s->transformed || in->key_of_dim[m] == s->dims[1]))
+                if (in->key_of_dim[m] >= 0 && (s->transformed || in->key_of_dim[m] == s->dims[1]))
                     break;
             note(b, ORN_NOTE_ROLE, k,
                  "%s: rotated: its dimension %d follows %s, so its blocks move from rank to rank "
@@ -623,8 +625,8 @@ static void role_notes(Builder *b)
                      name, in->read ? "read and written" : "written");
             else
                 note(b, ORN_NOTE_ROLE, k,
-                     "%s: remote: written at elements no block owns (%s, line %u); %s",
-                     name, acc_text(u, a), a->span.line,
+                     "%s: remote: written at elements no block owns (%s, line %u); %s", name,
+                     acc_text(u, a), a->span.line,
                      in->read ? "the elements a block reads are fetched before it runs and "
                                 "its writes go to the rank that owns them"
                               : "the writes go to the rank that owns them");
@@ -637,10 +639,14 @@ static void role_notes(Builder *b)
 static const char *acc_kind_name(OrnAccKind k)
 {
     switch (k) {
-    case ACC_SUM: return "sum";
-    case ACC_PROD: return "product";
-    case ACC_MIN: return "min";
-    case ACC_MAX: return "max";
+    case ACC_SUM:
+        return "sum";
+    case ACC_PROD:
+        return "product";
+    case ACC_MIN:
+        return "min";
+    case ACC_MAX:
+        return "max";
     }
     return "?";
 }
@@ -761,8 +767,7 @@ static void serial_warning(Builder *b)
                  "parallel_for runs serially: no parallel schedule keeps the dependence %s "
                  "between '%s' (%s%s) and '%s' (%s) in two iterations",
                  vec_str(u, &d0->v), acc_text(u, w), orn_access_kind(w),
-                 w->via_value ? " of the value variable" : "", acc_text(u, r),
-                 orn_access_kind(r));
+                 w->via_value ? " of the value variable" : "", acc_text(u, r), orn_access_kind(r));
     else
         orn_diag(dg, ORN_WARNING, w->span,
                  "parallel_for runs serially: no parallel schedule keeps the dependence %s "
@@ -781,8 +786,7 @@ static void serial_warning(Builder *b)
                  vec_str(u, &d->v), acc_text(u, x), orn_access_kind(x), acc_text(u, y),
                  orn_access_kind(y));
     }
-    if (c->nculprits > 4)
-        orn_note_plain(dg, "and %d more dependence vectors", c->nculprits - 4);
+    if (c->nculprits > 4) orn_note_plain(dg, "and %d more dependence vectors", c->nculprits - 4);
     orn_diag(dg, ORN_NOTE, p->loop->node->span.line ? p->loop->node->span : w->span,
              "the loop runs one iteration at a time, in key order");
     /* how to change it */
@@ -790,12 +794,14 @@ static void serial_warning(Builder *b)
     if (has_unknown(w, &m) || has_unknown(r, &m)) {
         const OrnAccess *x = has_unknown(w, &m) ? w : r;
         if (x->why_unknown[m])
-            orn_note_plain(dg, "the subscript '%s' of '%s' is not a*k + c in a loop key (%s), "
-                               "so the access may touch any element",
+            orn_note_plain(dg,
+                           "the subscript '%s' of '%s' is not a*k + c in a loop key (%s), "
+                           "so the access may touch any element",
                            span_text(u, x->sub_span[m]), acc_text(u, x), x->why_unknown[m]);
         else
-            orn_note_plain(dg, "the subscript '%s' of '%s' is not a*k + c in a loop key, so the "
-                               "access may touch any element",
+            orn_note_plain(dg,
+                           "the subscript '%s' of '%s' is not a*k + c in a loop key, so the "
+                           "access may touch any element",
                            span_text(u, x->sub_span[m]), acc_text(u, x));
     }
     bool hinted = false;
@@ -803,14 +809,15 @@ static void serial_warning(Builder *b)
         const char *alt = what_if(b, false, -1);
         hinted |= alt != NULL;
         if (alt)
-            orn_note_plain(dg, "if any order of the iterations gives an acceptable result, remove "
-                               "@ordered: the loop could then run as %s",
+            orn_note_plain(dg,
+                           "if any order of the iterations gives an acceptable result, remove "
+                           "@ordered: the loop could then run as %s",
                            alt);
     }
     /* a buffer for the array written by += / -= (every write of it must be one) */
     const OrnAccess *x = w->ref.write ? w : r;
-    bool additive = x->ref.write && !x->via_value && x->array->type &&
-                    x->array->type->kind == T_ARRAY;
+    bool additive =
+        x->ref.write && !x->via_value && x->array->type && x->array->type->kind == T_ARRAY;
     for (int i = 0; i < p->acc.n && additive; i++) {
         const OrnAccess *y = &p->acc.v[i];
         if (y->ref.array == x->ref.array && y->ref.write && !y->additive) additive = false;
@@ -820,14 +827,16 @@ static void serial_warning(Builder *b)
         const char *an = x->array->name->s;
         hinted |= alt != NULL;
         if (alt)
-            orn_note_plain(dg, "if reads of '%s' may lag behind its updates by up to one flush, "
-                               "update it through a buffer ('dist %s_delta = buffer(%s)', then "
-                               "'%s_delta[...] += ...'): the loop could then run as %s",
+            orn_note_plain(dg,
+                           "if reads of '%s' may lag behind its updates by up to one flush, "
+                           "update it through a buffer ('dist %s_delta = buffer(%s)', then "
+                           "'%s_delta[...] += ...'): the loop could then run as %s",
                            an, an, an, an, alt);
     }
     if (!hinted && !has_unknown(w, &m) && !has_unknown(r, &m))
-        orn_note_plain(dg, "no rewrite the compiler knows of (%sa buffer) makes this loop "
-                           "parallel; run serially, it gives the right result",
+        orn_note_plain(dg,
+                       "no rewrite the compiler knows of (%sa buffer) makes this loop "
+                       "parallel; run serially, it gives the right result",
                        p->ordered ? "removing @ordered, " : "");
 }
 

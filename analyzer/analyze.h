@@ -34,8 +34,8 @@ typedef struct OrnLoopDep {
 typedef struct OrnArrayPlan {
     OrnSym *sym;
     OrnRole role;
-    OrnSym *target;       /* buffered: the array the buffer updates */
-    OrnPlanArray info;    /* flags and alignment with the keys */
+    OrnSym *target;    /* buffered: the array the buffer updates */
+    OrnPlanArray info; /* flags and alignment with the keys */
 } OrnArrayPlan;
 
 /* A sentence of explanation; `kind` says which part of --explain it belongs to. */
@@ -49,20 +49,20 @@ typedef enum {
 
 typedef struct OrnPlanNote {
     OrnNoteKind kind;
-    int array;            /* ORN_NOTE_ROLE: index in OrnLoopPlan.arrays; else -1 */
+    int array; /* ORN_NOTE_ROLE: index in OrnLoopPlan.arrays; else -1 */
     const char *text;
 } OrnPlanNote;
 
 typedef struct OrnLoopPlan {
     const OrnLoop *loop;
-    int line;             /* of the parallel_for keyword */
+    int line; /* of the parallel_for keyword */
     bool ordered;
     int nkeys;
     const char *keys[ORN_DEP_MAXDIM];
     OrnAccessList acc;
     OrnLoopDep *deps;
     int ndeps;
-    int ww_pairs;         /* unordered: write-write pairs that were allowed */
+    int ww_pairs; /* unordered: write-write pairs that were allowed */
     OrnPlanProblem problem;
     OrnPlanChoice choice;
     OrnPlanSchedule sched; /* = choice.best */
@@ -74,12 +74,12 @@ typedef struct OrnLoopPlan {
      * parameter of the plan (more blocks pipeline and balance better, fewer cost less
      * synchronisation). 0 for serial. */
     int blocks_per_rank;
-    OrnPlanNote *notes;   /* in order: strategy, rejected, alternatives, roles, other */
+    OrnPlanNote *notes; /* in order: strategy, rejected, alternatives, roles, other */
     int nnotes;
 } OrnLoopPlan;
 
 typedef struct OrnPlanSet {
-    OrnLoopPlan *loops;   /* in source order */
+    OrnLoopPlan *loops; /* in source order */
     int nloops;
 } OrnPlanSet;
 

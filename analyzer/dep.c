@@ -88,8 +88,12 @@ static int64_t inv_mod(int64_t a, int64_t m)
     int64_t r0 = m, r1 = mod_pos(a, m), t0 = 0, t1 = 1;
     while (r1) {
         int64_t q = r0 / r1, t;
-        t = r0 - q * r1; r0 = r1; r1 = t;
-        t = t0 - q * t1; t0 = t1; t1 = t;
+        t = r0 - q * r1;
+        r0 = r1;
+        r1 = t;
+        t = t0 - q * t1;
+        t0 = t1;
+        t1 = t;
     }
     return mod_pos(t0, m);
 }
@@ -192,13 +196,13 @@ typedef struct Eq {
     int u, v;       /* unknowns; v == -1 for a one-unknown equation */
     int64_t au, cu; /* au*u + cu == av*v + cv   (one unknown: au*u + cu == cv) */
     int64_t av, cv;
-    bool tree;      /* used to define v from u */
+    bool tree; /* used to define v from u */
 } Eq;
 
 enum { NVAR = 2 * ORN_DEP_MAXDIM };
 
 typedef struct Solver {
-    int n;          /* keys */
+    int n; /* keys */
     Eq eq[ORN_DEP_MAXDIM];
     int neq;
     int comp[NVAR];

@@ -38,11 +38,11 @@ typedef enum {
 
 typedef struct OrnSub {
     OrnSubKind kind;
-    int key;        /* AFFINE: key index */
-    int64_t a, c;   /* AFFINE: a*k + c; CONST: c */
-    bool varies;    /* UNKNOWN: may differ between iterations (depends on the key, the value,
-                       array contents, random draws); false: loop-invariant (an outer
-                       variable, a for-variable over an invariant range) */
+    int key;      /* AFFINE: key index */
+    int64_t a, c; /* AFFINE: a*k + c; CONST: c */
+    bool varies;  /* UNKNOWN: may differ between iterations (depends on the key, the value,
+                     array contents, random draws); false: loop-invariant (an outer
+                     variable, a for-variable over an invariant range) */
 } OrnSub;
 
 /* A set of integers described by its hull [lo, hi]; lo == ORN_DEP_NINF is -infinity,
@@ -66,9 +66,9 @@ bool orn_dep_test(int nkeys, int ndims, const OrnSub *s1, const OrnSub *s2, OrnD
 
 /* One access as the dependence test sees it. */
 typedef struct OrnDepRef {
-    int array;          /* accesses conflict only within one array */
-    bool read, write;   /* a compound assignment (+=) is both */
-    bool exempt;        /* never conflicts: buffer updates */
+    int array;        /* accesses conflict only within one array */
+    bool read, write; /* a compound assignment (+=) is both */
+    bool exempt;      /* never conflicts: buffer updates */
     int nsubs;
     OrnSub subs[ORN_DEP_MAXDIM];
 } OrnDepRef;
@@ -82,12 +82,12 @@ bool orn_dep_conflicts(const OrnDepRef *a, const OrnDepRef *b, bool ordered);
 OrnDepRange orn_dep_range(int64_t lo, int64_t hi);
 OrnDepRange orn_dep_exact(int64_t v);
 OrnDepRange orn_dep_any(void);
-bool orn_dep_range_is_zero(OrnDepRange r);     /* exactly {0} */
+bool orn_dep_range_is_zero(OrnDepRange r); /* exactly {0} */
 bool orn_dep_range_has_zero(OrnDepRange r);
 bool orn_dep_range_equal(OrnDepRange a, OrnDepRange b);
 OrnDepRange orn_dep_range_neg(OrnDepRange r);
-OrnDepRange orn_dep_range_add(OrnDepRange a, OrnDepRange b);   /* saturating */
-OrnDepRange orn_dep_range_scale(OrnDepRange r, int64_t f);     /* saturating */
+OrnDepRange orn_dep_range_add(OrnDepRange a, OrnDepRange b); /* saturating */
+OrnDepRange orn_dep_range_scale(OrnDepRange r, int64_t f);   /* saturating */
 bool orn_dep_range_contains(OrnDepRange r, int64_t v);
 
 bool orn_dep_vec_is_zero(const OrnDepVec *v);

@@ -98,8 +98,8 @@ static void put_access(OrnBuf *b, const OrnUnit *u, const OrnAccess *a)
 {
     put_span_text(b, u, a->span, 48, false);
     orn_buf_printf(b, " (%s, line %u", orn_access_kind(a), a->span.line);
-    if (a->callee) orn_buf_printf(b, ", in %s called at line %u", a->callee->u.fn.id->s,
-                                  a->call_site.line);
+    if (a->callee)
+        orn_buf_printf(b, ", in %s called at line %u", a->callee->u.fn.id->s, a->call_site.line);
     if (a->via_value) orn_buf_puts(b, ", the loop's value variable");
     orn_buf_putc(b, ')');
 }
@@ -191,8 +191,7 @@ static void put_schedule_text(OrnBuf *b, const OrnLoopPlan *p)
     }
     if (s->ndims > 0) {
         orn_buf_printf(b, ", partition dims [");
-        for (int d = 0; d < s->ndims; d++)
-            orn_buf_printf(b, "%s%d", d ? ", " : "", s->dims[d]);
+        for (int d = 0; d < s->ndims; d++) orn_buf_printf(b, "%s%d", d ? ", " : "", s->dims[d]);
         orn_buf_puts(b, "] (");
         for (int d = 0; d < s->ndims; d++)
             orn_buf_printf(b, "%s%s", d ? ", " : "",
@@ -274,9 +273,10 @@ static void json_access(OrnBuf *b, const OrnUnit *u, const OrnAccess *a)
     orn_buf_puts(b, ", \"text\": ");
     put_span_text(b, u, a->span, 64, true);
     orn_buf_printf(b, ", \"access\": \"%s\", \"line\": %u, \"col\": %u",
-                   a->buffer_update ? "update" : a->ref.read && a->ref.write ? "read_write"
-                   : a->ref.write  ? "write"
-                                   : "read",
+                   a->buffer_update              ? "update"
+                   : a->ref.read && a->ref.write ? "read_write"
+                   : a->ref.write                ? "write"
+                                                 : "read",
                    a->span.line, a->span.col);
     if (a->callee) {
         orn_buf_puts(b, ", \"function\": ");
@@ -291,7 +291,8 @@ static void json_loop(OrnBuf *b, const OrnUnit *u, const OrnLoopPlan *p)
     const OrnPlanSchedule *s = &p->sched;
     orn_buf_printf(b, "    {\n      \"line\": %d,\n      \"iteration_space\": ", p->line);
     json_str(b, p->loop->space->name->s);
-    orn_buf_printf(b, ",\n      \"ordered\": %s,\n      \"keys\": [", p->ordered ? "true" : "false");
+    orn_buf_printf(b, ",\n      \"ordered\": %s,\n      \"keys\": [",
+                   p->ordered ? "true" : "false");
     for (int k = 0; k < p->nkeys; k++) {
         if (k) orn_buf_puts(b, ", ");
         json_str(b, p->keys[k]);
@@ -334,7 +335,8 @@ static void json_loop(OrnBuf *b, const OrnUnit *u, const OrnLoopPlan *p)
         orn_buf_puts(b, i ? ",\n        " : "\n        ");
         json_str(b, p->notes[i].text);
     }
-    orn_buf_puts(b, p->nnotes ? "\n      ],\n      \"dependences\": [" : "],\n      \"dependences\": [");
+    orn_buf_puts(b, p->nnotes ? "\n      ],\n      \"dependences\": ["
+                              : "],\n      \"dependences\": [");
     for (int d = 0; d < p->ndeps; d++) {
         const OrnLoopDep *dep = &p->deps[d];
         orn_buf_puts(b, d ? ",\n        {\"vector\": " : "\n        {\"vector\": ");

@@ -18,15 +18,14 @@
  * first key. */
 #include "strategy_int.h"
 
-bool orn_plan_2d_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int q,
-                       int *blocker, int *nviol)
+bool orn_plan_2d_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int q, int *blocker,
+                       int *nviol)
 {
     int bad = 0, first = -1;
     for (int i = 0; i < pb->nvecs; i++) {
         OrnDepVec t;
         orn_dep_transform(pb->nkeys, T, &pb->vecs[i], &t);
-        bool ok = !pb->ordered &&
-                  (orn_dep_range_is_zero(t.d[p]) || orn_dep_range_is_zero(t.d[q]));
+        bool ok = !pb->ordered && (orn_dep_range_is_zero(t.d[p]) || orn_dep_range_is_zero(t.d[q]));
         if (!ok) {
             if (first < 0) first = i;
             bad++;

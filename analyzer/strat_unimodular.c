@@ -62,10 +62,10 @@ static void try_transform(const OrnPlanProblem *pb, const OrnDepMat *T, int f,
                 }
                 if (!ok) continue;
                 s.cost = orn_plan_cost(pb, &s);
-                bool better = !*found || s.inner < best->inner ||
-                              (s.inner == best->inner &&
-                               (s.cost < best->cost ||
-                                (s.cost == best->cost && abs(f) < abs(*best_f))));
+                bool better =
+                    !*found || s.inner < best->inner ||
+                    (s.inner == best->inner &&
+                     (s.cost < best->cost || (s.cost == best->cost && abs(f) < abs(*best_f))));
                 if (better) {
                     *best = s;
                     *best_f = f;

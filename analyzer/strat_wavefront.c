@@ -28,8 +28,7 @@ bool orn_plan_wavefront_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int 
         int n = orn_plan_oriented(pb, T, &pb->vecs[i], pieces);
         bool ok = true;
         for (int j = 0; j < n && ok; j++)
-            ok = pieces[j].d[p].lo >= 0 && pieces[j].d[q].lo >= 0 &&
-                 orn_dep_vec_lexpos(&pieces[j]);
+            ok = pieces[j].d[p].lo >= 0 && pieces[j].d[q].lo >= 0 && orn_dep_vec_lexpos(&pieces[j]);
         if (!ok) {
             if (first < 0) first = i;
             bad++;

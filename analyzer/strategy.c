@@ -14,11 +14,16 @@
 const char *orn_plan_strategy_name(OrnStrategy s)
 {
     switch (s) {
-    case ORN_STRAT_1D: return "1d";
-    case ORN_STRAT_2D: return "2d";
-    case ORN_STRAT_2D_ORDERED: return "2d_ordered";
-    case ORN_STRAT_UNIMODULAR: return "unimodular";
-    case ORN_STRAT_SERIAL: return "serial";
+    case ORN_STRAT_1D:
+        return "1d";
+    case ORN_STRAT_2D:
+        return "2d";
+    case ORN_STRAT_2D_ORDERED:
+        return "2d_ordered";
+    case ORN_STRAT_UNIMODULAR:
+        return "unimodular";
+    case ORN_STRAT_SERIAL:
+        return "serial";
     }
     return "?";
 }
@@ -26,12 +31,18 @@ const char *orn_plan_strategy_name(OrnStrategy s)
 const char *orn_plan_role_name(OrnRole r)
 {
     switch (r) {
-    case ORN_ROLE_PARTITIONED: return "partitioned";
-    case ORN_ROLE_ROTATED: return "rotated";
-    case ORN_ROLE_REPLICATED: return "replicated";
-    case ORN_ROLE_PREFETCHED: return "prefetched";
-    case ORN_ROLE_BUFFERED: return "buffered";
-    case ORN_ROLE_REMOTE: return "remote";
+    case ORN_ROLE_PARTITIONED:
+        return "partitioned";
+    case ORN_ROLE_ROTATED:
+        return "rotated";
+    case ORN_ROLE_REPLICATED:
+        return "replicated";
+    case ORN_ROLE_PREFETCHED:
+        return "prefetched";
+    case ORN_ROLE_BUFFERED:
+        return "buffered";
+    case ORN_ROLE_REMOTE:
+        return "remote";
     }
     return "?";
 }
@@ -74,8 +85,7 @@ static bool uses_rotation(const OrnPlanSchedule *s)
     return st == ORN_STRAT_2D || st == ORN_STRAT_2D_ORDERED;
 }
 
-static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
-                       const OrnPlanArray *a)
+static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
 {
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
@@ -115,8 +125,7 @@ static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const O
     unsigned part = 0;
     for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
     for (int m = 0; m < a->ndims; m++)
-        if (a->key_of_dim[m] >= 0 && (part >> a->key_of_dim[m] & 1u) &&
-            orn_plan_dim_has_halo(a, m))
+        if (a->key_of_dim[m] >= 0 && (part >> a->key_of_dim[m] & 1u) && orn_plan_dim_has_halo(a, m))
             return true;
     return false;
 }
@@ -125,10 +134,18 @@ static int base_cost(const OrnPlanSchedule *s, const char **what)
 {
     OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
     switch (st) {
-    case ORN_STRAT_1D: *what = NULL; return ORN_COST_BASE_1D;
-    case ORN_STRAT_2D: *what = "synchronised rotation steps"; return ORN_COST_BASE_2D;
-    case ORN_STRAT_2D_ORDERED: *what = "wavefront fill and drain"; return ORN_COST_BASE_WAVEFRONT;
-    default: *what = "one iteration at a time"; return ORN_COST_BASE_SERIAL;
+    case ORN_STRAT_1D:
+        *what = NULL;
+        return ORN_COST_BASE_1D;
+    case ORN_STRAT_2D:
+        *what = "synchronised rotation steps";
+        return ORN_COST_BASE_2D;
+    case ORN_STRAT_2D_ORDERED:
+        *what = "wavefront fill and drain";
+        return ORN_COST_BASE_WAVEFRONT;
+    default:
+        *what = "one iteration at a time";
+        return ORN_COST_BASE_SERIAL;
     }
 }
 
@@ -139,11 +156,16 @@ static int role_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const O
     case ORN_ROLE_PARTITIONED:
         if (a->space_misaligned) return ORN_COST_PREFETCHED;
         return has_halo(pb, s, a) ? ORN_COST_HALO : 0;
-    case ORN_ROLE_ROTATED: return ORN_COST_ROTATED;
-    case ORN_ROLE_REPLICATED: return ORN_COST_REPLICATED;
-    case ORN_ROLE_PREFETCHED: return ORN_COST_PREFETCHED;
-    case ORN_ROLE_BUFFERED: return ORN_COST_BUFFERED;
-    case ORN_ROLE_REMOTE: return ORN_COST_REMOTE;
+    case ORN_ROLE_ROTATED:
+        return ORN_COST_ROTATED;
+    case ORN_ROLE_REPLICATED:
+        return ORN_COST_REPLICATED;
+    case ORN_ROLE_PREFETCHED:
+        return ORN_COST_PREFETCHED;
+    case ORN_ROLE_BUFFERED:
+        return ORN_COST_BUFFERED;
+    case ORN_ROLE_REMOTE:
+        return ORN_COST_REMOTE;
     }
     return 0;
 }
@@ -160,8 +182,7 @@ int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
     return cost;
 }
 
-void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
-                        int size)
+void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf, int size)
 {
     const char *what;
     int base = base_cost(s, &what);
@@ -181,15 +202,17 @@ void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char
         sep = ", ";
     }
     if (base && len < size)
-        len += snprintf(buf + len, (size_t)(size - len), "%s%d for %s", sep, base, what), sep = ", ";
+        len += snprintf(buf + len, (size_t)(size - len), "%s%d for %s", sep, base, what),
+            sep = ", ";
     if (s->strategy == ORN_STRAT_UNIMODULAR && len < size)
         len += snprintf(buf + len, (size_t)(size - len), "%s%d for the transformed blocks", sep,
-                        ORN_COST_BASE_TRANSFORM), sep = ", ";
+                        ORN_COST_BASE_TRANSFORM),
+            sep = ", ";
     if (sep[0] == ':' && len < size) snprintf(buf + len, (size_t)(size - len), " (nothing moves)");
 }
 
-const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
-                                   char *buf, int size)
+const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
+                                   int size)
 {
     char d0[64], d1[64];
     OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
@@ -204,12 +227,13 @@ const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedu
     else
         snprintf(buf, (size_t)size, "%s%s over (%s, %s)",
                  s->strategy == ORN_STRAT_UNIMODULAR ? "unimodular, then " : "",
-                 orn_plan_strategy_name(st), d0, orn_plan_dim_name(pb, s, s->dims[1], d1, sizeof d1));
+                 orn_plan_strategy_name(st), d0,
+                 orn_plan_dim_name(pb, s, s->dims[1], d1, sizeof d1));
     return buf;
 }
 
-const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,
-                              char *buf, int size)
+const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d, char *buf,
+                              int size)
 {
     if (!s->transformed) {
         snprintf(buf, (size_t)size, "%s", pb->keys[d]);
@@ -325,8 +349,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
                 else if (c->s.strategy == ORN_STRAT_2D)
                     ok = orn_plan_2d_legal(&one, &I, c->s.dims[0], c->s.dims[1], NULL, NULL);
                 else
-                    ok = orn_plan_wavefront_legal(&one, &I, c->s.dims[0], c->s.dims[1], NULL,
-                                                  NULL);
+                    ok = orn_plan_wavefront_legal(&one, &I, c->s.dims[0], c->s.dims[1], NULL, NULL);
                 if (!ok) out->culprits[out->nculprits++] = i;
             }
         }

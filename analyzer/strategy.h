@@ -59,9 +59,9 @@ typedef struct OrnPlanArray {
     int key_of_dim[ORN_DEP_MAXDIM];
     long long coef[ORN_DEP_MAXDIM];
     long long halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
-    unsigned keys_mask;   /* keys used by some affine subscript (bit p: key p) */
-    bool space_misaligned;/* the iteration space, also accessed at elements that are not
-                             the iteration's own (A[n - 1 - i]): those cross blocks */
+    unsigned keys_mask;    /* keys used by some affine subscript (bit p: key p) */
+    bool space_misaligned; /* the iteration space, also accessed at elements that are not
+                              the iteration's own (A[n - 1 - i]): those cross blocks */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
@@ -82,29 +82,29 @@ typedef struct OrnPlanProblem {
  * owns row r of blocks) and dims[1] the one whose arrays move. */
 typedef struct OrnPlanSchedule {
     OrnStrategy strategy;
-    OrnStrategy inner;    /* unimodular: the schedule applied after the transform */
+    OrnStrategy inner; /* unimodular: the schedule applied after the transform */
     int dims[2];
     int ndims;
     bool transformed;
-    OrnDepMat T;          /* identity unless transformed */
-    int cost;             /* estimated communication, strategy_int.h */
+    OrnDepMat T; /* identity unless transformed */
+    int cost;    /* estimated communication, strategy_int.h */
 } OrnPlanSchedule;
 
 /* A schedule that was considered, for --explain. */
 typedef struct OrnPlanCandidate {
     OrnPlanSchedule s;
     bool legal;
-    int blocker;          /* illegal: index (in problem->vecs) of the first vector that
-                             breaks it */
-    int nviolations;      /* how many vectors break it */
+    int blocker;     /* illegal: index (in problem->vecs) of the first vector that
+                        breaks it */
+    int nviolations; /* how many vectors break it */
 } OrnPlanCandidate;
 
 typedef struct OrnPlanChoice {
     OrnPlanSchedule best;
-    OrnRole *roles;       /* per problem array */
+    OrnRole *roles;          /* per problem array */
     OrnPlanCandidate *cands; /* every non-unimodular candidate, in order of preference */
     int ncands;
-    int best_cand;        /* index in cands, or -1 (unimodular or serial) */
+    int best_cand; /* index in cands, or -1 (unimodular or serial) */
     /* serial: the vectors that break the closest candidate */
     int *culprits;
     int nculprits;
@@ -124,12 +124,11 @@ void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole 
 
 /* The estimated cost of s and what it is made of, as text: "12: H rotated 10, 2 for
  * synchronised steps". */
-void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
-                        int size);
+void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf, int size);
 
 /* "1d along i", "2d over (u, i)", "2d_ordered over (i, j)", "serial". */
-const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
-                                   char *buf, int size);
+const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
+                                   int size);
 
 /* Oriented pieces of vector v for schedules that run blocks in an order: the
  * lexicographically positive split (orn_dep_lexpos), each multiplied by T. Returns the
@@ -141,7 +140,7 @@ void orn_plan_identity(OrnDepMat *T);
 
 /* The key or transformed dimension name of dim d under s ("u", or "i+j" for a row of T)
  * into buf. */
-const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d,
-                              char *buf, int size);
+const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s, int d, char *buf,
+                              int size);
 
 #endif

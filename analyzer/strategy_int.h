@@ -38,8 +38,8 @@ enum {
  * breaks it and *nviol how many do (either pointer may be NULL). */
 bool orn_plan_1d_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int *blocker,
                        int *nviol);
-bool orn_plan_2d_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int q,
-                       int *blocker, int *nviol);
+bool orn_plan_2d_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int q, int *blocker,
+                       int *nviol);
 bool orn_plan_wavefront_legal(const OrnPlanProblem *pb, const OrnDepMat *T, int p, int q,
                               int *blocker, int *nviol);
 
@@ -49,6 +49,5 @@ bool orn_plan_unimodular_search(const OrnPlanProblem *pb, OrnPlanSchedule *out, 
 
 /* The cost of s: its base plus the roles of the arrays (strategy.c). */
 int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s);
-
 
 #endif

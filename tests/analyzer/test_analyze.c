@@ -25,7 +25,8 @@ static void summarize(OrnBuf *b, const OrnLoopPlan *p)
         orn_buf_printf(b, " T=[");
         for (int r = 0; r < p->nkeys; r++) {
             orn_buf_puts(b, r ? ",[" : "[");
-            for (int c = 0; c < p->nkeys; c++) orn_buf_printf(b, "%s%d", c ? "," : "", s->T.m[r][c]);
+            for (int c = 0; c < p->nkeys; c++)
+                orn_buf_printf(b, "%s%d", c ? "," : "", s->T.m[r][c]);
             orn_buf_puts(b, "]");
         }
         orn_buf_printf(b, "] %s", orn_plan_strategy_name(s->inner));
@@ -97,14 +98,13 @@ static void test_examples(void)
                "1d dims=[0] vecs=- H=partitioned\n"
                "2d dims=[0,1] vecs=[0, *][*, 0] ratings=partitioned W=partitioned H=rotated\n"
                "1d dims=[0] vecs=- held_out=partitioned W=partitioned H=prefetched\n");
-    check_file("examples/lda.orn",
-               "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
-               "doc_topic=partitioned word_topic=rotated topic_delta=buffered\n"
-               "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
-               "doc_topic=partitioned word_topic=rotated topic_delta=buffered "
-               "topic_count=replicated\n"
-               "1d dims=[0] vecs=- tokens=partitioned doc_topic=partitioned "
-               "word_topic=prefetched topic_count=replicated\n");
+    check_file("examples/lda.orn", "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
+                                   "doc_topic=partitioned word_topic=rotated topic_delta=buffered\n"
+                                   "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
+                                   "doc_topic=partitioned word_topic=rotated topic_delta=buffered "
+                                   "topic_count=replicated\n"
+                                   "1d dims=[0] vecs=- tokens=partitioned doc_topic=partitioned "
+                                   "word_topic=prefetched topic_count=replicated\n");
     check_file("examples/slr.orn",
                "1d dims=[0] vecs=- y=partitioned X=partitioned w=prefetched dw=buffered\n"
                "1d dims=[0] vecs=- yt=partitioned Xt=partitioned w=prefetched\n");
@@ -122,8 +122,9 @@ static void test_loops(void)
           "parallel_for (i, j), a in A\n    y[i] += a * x[j]\nend\n",
           "1d dims=[0] vecs=[0, *] A=partitioned y=partitioned x=replicated\n", 0);
     /* 5-point and 9-point Gauss-Seidel, ordered */
-    check("gs5", "dist U = zeros(f64, 8, 8)\n@ordered parallel_for (i, j), u in U\n"
-                 "    u = U[i - 1, j] + U[i + 1, j] + U[i, j - 1] + U[i, j + 1]\nend\n",
+    check("gs5",
+          "dist U = zeros(f64, 8, 8)\n@ordered parallel_for (i, j), u in U\n"
+          "    u = U[i - 1, j] + U[i + 1, j] + U[i, j - 1] + U[i, j + 1]\nend\n",
           "2d_ordered dims=[0,1] vecs=[1, 0][0, 1] U=partitioned\n", 0);
     check("gs9",
           "dist U = zeros(f64, 8, 8)\n@ordered parallel_for (i, j), u in U\n"
@@ -133,8 +134,9 @@ static void test_loops(void)
           "U=partitioned\n",
           0);
     /* prefix sum: serial, warned, ordered or not */
-    check("prefix", "dist A = zeros(f64, 8)\n@ordered parallel_for i, a in A\n    a += A[i - 1]\nend\n"
-                    "parallel_for i, a in A\n    A[i] += A[i - 1]\nend\n",
+    check("prefix",
+          "dist A = zeros(f64, 8)\n@ordered parallel_for i, a in A\n    a += A[i - 1]\nend\n"
+          "parallel_for i, a in A\n    A[i] += A[i - 1]\nend\n",
           "serial dims=[] vecs=[1] A=partitioned\nserial dims=[] vecs=[1] A=partitioned\n", 2);
     /* coefficients */
     check("coef",
@@ -193,17 +195,20 @@ static void test_loops(void)
           1);
     check("calls",
           "dist R = zeros(f32, 4, 4)\ndist W = zeros(f32, 2, 4)\ndist H = zeros(f32, 2, 4)\n"
-          "fn upd(a: i64, b: i64, e: f32)\n    W[:, a] += e * H[:, b]\n    H[:, b] += e * W[:, a]\nend\n"
+          "fn upd(a: i64, b: i64, e: f32)\n    W[:, a] += e * H[:, b]\n    H[:, b] += e * W[:, "
+          "a]\nend\n"
           "parallel_for (u, i), r in R\n    upd(u, i, r)\nend\n",
           "2d dims=[0,1] vecs=[0, *][*, 0] R=partitioned W=partitioned H=rotated\n", 0);
     /* replicated: constant and invariant subscripts */
     check("replicated",
           "param p = 1\ndist X = zeros(f64, 8)\ndist c = zeros(f64, 4)\n"
-          "parallel_for i, x in X\n    x = c[0] + c[p]\n    for t in 0..4\n        x += c[t]\n    end\nend\n",
+          "parallel_for i, x in X\n    x = c[0] + c[p]\n    for t in 0..4\n        x += c[t]\n    "
+          "end\nend\n",
           "1d dims=[0] vecs=- X=partitioned c=replicated\n", 0);
     /* a recurrence along one key keeps the other parallel */
     check("rec",
-          "dist M = zeros(f64, 4, 4)\n@ordered parallel_for (i, j), v in M\n    v = M[i, j - 1]\nend\n",
+          "dist M = zeros(f64, 4, 4)\n@ordered parallel_for (i, j), v in M\n    v = M[i, j - "
+          "1]\nend\n",
           "1d dims=[0] vecs=[0, 1] M=partitioned\n", 0);
 }
 

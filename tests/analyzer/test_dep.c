@@ -99,8 +99,7 @@ static void test_hand(void)
     /* A[-i - 1] vs A[i]: no nonnegative solution */
     dep(1, 1, (OrnSub[]){aff(0, -1, -1)}, (OrnSub[]){aff(0, 1, 0)}, NULL);
     /* A[i, i] vs A[i+1, i]: i = i'+1 and i = i' */
-    dep(1, 2, (OrnSub[]){aff(0, 1, 0), aff(0, 1, 0)}, (OrnSub[]){aff(0, 1, 1), aff(0, 1, 0)},
-        NULL);
+    dep(1, 2, (OrnSub[]){aff(0, 1, 0), aff(0, 1, 0)}, (OrnSub[]){aff(0, 1, 1), aff(0, 1, 0)}, NULL);
     /* A[i, j] vs A[j, i]: correlated, hull is [*, *] */
     dep(2, 2, (OrnSub[]){aff(0, 1, 0), aff(1, 1, 0)}, (OrnSub[]){aff(1, 1, 0), aff(0, 1, 0)},
         "[*, *]");
@@ -110,8 +109,8 @@ static void test_hand(void)
     /* A[2*i] vs A[5]: odd constant never hit */
     dep(1, 1, (OrnSub[]){aff(0, 2, 0)}, (OrnSub[]){cst(5)}, NULL);
     /* A[2*i] vs A[4]: k = 2, k' anything */
-    CHECK(orn_dep_test(1, 1, (OrnSub[]){aff(0, 2, 0)}, (OrnSub[]){cst(4)}, &v) &&
-          v.d[0].lo == -2 && v.d[0].hi == ORN_DEP_PINF);
+    CHECK(orn_dep_test(1, 1, (OrnSub[]){aff(0, 2, 0)}, (OrnSub[]){cst(4)}, &v) && v.d[0].lo == -2 &&
+          v.d[0].hi == ORN_DEP_PINF);
     /* 9-point stencil: write U[i, j] vs read U[i+1, j-1] */
     dep(2, 2, (OrnSub[]){aff(0, 1, 0), aff(1, 1, 0)}, (OrnSub[]){aff(0, 1, 1), aff(1, 1, -1)},
         "[-1, 1]");
@@ -196,9 +195,13 @@ static int64_t eval(const OrnSub *s, const int *k, bool *any)
 {
     *any = false;
     switch (s->kind) {
-    case ORN_SUB_AFFINE: return s->a * k[s->key] + s->c;
-    case ORN_SUB_CONST: return s->c;
-    default: *any = true; return 0;
+    case ORN_SUB_AFFINE:
+        return s->a * k[s->key] + s->c;
+    case ORN_SUB_CONST:
+        return s->c;
+    default:
+        *any = true;
+        return 0;
     }
 }
 
@@ -311,9 +314,15 @@ static void print_case(int n, int m, const OrnSub *s1, const OrnSub *s2)
             case ORN_SUB_AFFINE:
                 fprintf(stderr, "%" PRId64 "*k%d%+" PRId64, s->a, s->key, s->c);
                 break;
-            case ORN_SUB_CONST: fprintf(stderr, "%" PRId64, s->c); break;
-            case ORN_SUB_ALL: fprintf(stderr, ":"); break;
-            default: fprintf(stderr, "?"); break;
+            case ORN_SUB_CONST:
+                fprintf(stderr, "%" PRId64, s->c);
+                break;
+            case ORN_SUB_ALL:
+                fprintf(stderr, ":");
+                break;
+            default:
+                fprintf(stderr, "?");
+                break;
             }
         }
         fprintf(stderr, "]");
@@ -341,8 +350,8 @@ static void cross_check(int n, int m, int N, int Nbig)
         }
         for (int p = 0; p < n; p++) {
             bool ok = v.d[p].lo <= b.lo[p] && b.hi[p] <= v.d[p].hi;
-            CHECK_MSG(ok, "dim %d: brute force [%" PRId64 ", %" PRId64 "] outside %s", p,
-                      b.lo[p], b.hi[p], vstr(&v));
+            CHECK_MSG(ok, "dim %d: brute force [%" PRId64 ", %" PRId64 "] outside %s", p, b.lo[p],
+                      b.hi[p], vstr(&v));
             if (!ok) print_case(n, m, s1, s2);
         }
     }
@@ -361,14 +370,14 @@ static void cross_check(int n, int m, int N, int Nbig)
     for (int p = 0; p < n; p++) {
         if (v.d[p].lo != ORN_DEP_NINF) {
             ends_checked++;
-            CHECK_MSG(big.lo[p] == v.d[p].lo, "dim %d: lower end %" PRId64 " of %s not attained",
-                      p, v.d[p].lo, vstr(&v));
+            CHECK_MSG(big.lo[p] == v.d[p].lo, "dim %d: lower end %" PRId64 " of %s not attained", p,
+                      v.d[p].lo, vstr(&v));
             if (big.lo[p] != v.d[p].lo) print_case(n, m, s1, s2);
         }
         if (v.d[p].hi != ORN_DEP_PINF) {
             ends_checked++;
-            CHECK_MSG(big.hi[p] == v.d[p].hi, "dim %d: upper end %" PRId64 " of %s not attained",
-                      p, v.d[p].hi, vstr(&v));
+            CHECK_MSG(big.hi[p] == v.d[p].hi, "dim %d: upper end %" PRId64 " of %s not attained", p,
+                      v.d[p].hi, vstr(&v));
             if (big.hi[p] != v.d[p].hi) print_case(n, m, s1, s2);
         }
     }

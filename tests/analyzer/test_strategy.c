@@ -14,9 +14,9 @@ static OrnArena *arena;
 
 /* ---- hand-built problems ---- */
 
-#define ANY orn_dep_any()
+#define ANY   orn_dep_any()
 #define EX(v) orn_dep_exact(v)
-#define POS orn_dep_range(1, ORN_DEP_PINF)
+#define POS   orn_dep_range(1, ORN_DEP_PINF)
 
 static OrnPlanArray arr(const char *name, int ndims, bool r, bool w, int k0, int k1)
 {
@@ -103,8 +103,8 @@ static void test_hand(void)
     }
     /* 9-point Gauss-Seidel, ordered: skew [[1, 0], [1, 1]], then 2d_ordered */
     {
-        OrnDepVec v[] = {{2, {EX(1), EX(1)}}, {2, {EX(1), EX(0)}}, {2, {EX(1), EX(-1)}},
-                         {2, {EX(0), EX(1)}}};
+        OrnDepVec v[] = {
+            {2, {EX(1), EX(1)}}, {2, {EX(1), EX(0)}}, {2, {EX(1), EX(-1)}}, {2, {EX(0), EX(1)}}};
         OrnPlanChoice c = choose(2, true, v, 4, NULL, 0);
         CHECK(c.best.strategy == ORN_STRAT_UNIMODULAR && c.best.inner == ORN_STRAT_2D_ORDERED);
         CHECK(c.best.T.m[0][0] == 1 && c.best.T.m[0][1] == 0 && c.best.T.m[1][0] == 1 &&
@@ -295,8 +295,7 @@ static int64_t block(const OrnDepMat *T, int n, int d, const int *k, int bs)
 static int strat_count[5], checked_pairs;
 
 /* Does the schedule keep the conflict between e and l (e before l in key order)? */
-static bool keeps(const OrnPlanSchedule *s, bool ordered, int n, const int *e, const int *l,
-                  int bs)
+static bool keeps(const OrnPlanSchedule *s, bool ordered, int n, const int *e, const int *l, int bs)
 {
     OrnStrategy st = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
     const OrnDepMat *T = &s->T;
@@ -343,11 +342,11 @@ static void verify(const Problem *P, const OrnPlanChoice *c, int N)
                 if (!conflict) continue;
                 checked_pairs++;
                 if (!keeps(&c->best, P->ordered, n, e, l, bs)) {
-                    CHECK_MSG(false, "%s schedule breaks the conflict between (%d,%d,%d) and "
-                                     "(%d,%d,%d), block size %d",
-                              orn_plan_strategy_name(c->best.strategy), e[0],
-                              n > 1 ? e[1] : 0, n > 2 ? e[2] : 0, l[0], n > 1 ? l[1] : 0,
-                              n > 2 ? l[2] : 0, bs);
+                    CHECK_MSG(false,
+                              "%s schedule breaks the conflict between (%d,%d,%d) and "
+                              "(%d,%d,%d), block size %d",
+                              orn_plan_strategy_name(c->best.strategy), e[0], n > 1 ? e[1] : 0,
+                              n > 2 ? e[2] : 0, l[0], n > 1 ? l[1] : 0, n > 2 ? l[2] : 0, bs);
                     return;
                 }
             }
@@ -393,8 +392,8 @@ int main(int argc, char **argv)
     test_random(rounds);
     printf("strategies: %d random loops (1d %d, 2d %d, 2d_ordered %d, unimodular %d, serial "
            "%d), %d conflicting iteration pairs checked against their schedules\n",
-           rounds, strat_count[0], strat_count[1], strat_count[2], strat_count[3],
-           strat_count[4], checked_pairs);
+           rounds, strat_count[0], strat_count[1], strat_count[2], strat_count[3], strat_count[4],
+           checked_pairs);
     orn_arena_free(arena);
     return CHECK_DONE();
 }
