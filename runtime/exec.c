@@ -56,8 +56,8 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
 static const char *role_name(int r)
 {
     static const char *const names[] = {"partitioned", "rotated", "replicated", "prefetched",
-                                        "buffered"};
-    return r >= 0 && r <= 4 ? names[r] : "?";
+                                        "buffered",    "remote"};
+    return r >= 0 && r <= 5 ? names[r] : "?";
 }
 
 static void key_text(char *buf, size_t n, const int64_t *key, int nd)
@@ -110,7 +110,8 @@ static int in_tile(const OrnDsmTile *t, const int64_t *k, int nd)
  * ordered schedules, whose steps separate writers from readers. */
 static int reads_anywhere(const Exec *x, const OrnRtView *v)
 {
-    return v->role == ORN_ROLE_PREFETCHED || v->role == ORN_ROLE_REPLICATED || x->halo;
+    return v->role == ORN_RT_PREFETCHED || v->role == ORN_RT_REPLICATED ||
+           v->role == ORN_RT_REMOTE || x->halo;
 }
 
 static void op_read(OrnRtView *v, const int64_t *key, void *out)
@@ -120,7 +121,7 @@ static void op_read(OrnRtView *v, const int64_t *key, void *out)
     OrnDsmArray *s = vi->store;
     int64_t skey[ORN_DSM_MAXDIM];
     memset(out, 0, v->esize);
-    if (v->role == ORN_ROLE_BUFFERED) {
+    if (v->role == ORN_RT_BUFFERED) {
         body_err(x, v, "read of", key, "a buffer can only be updated with += and -=");
         return;
     }
@@ -176,14 +177,55 @@ static void *op_write(OrnRtView *v, const int64_t *key)
     int64_t skey[ORN_DSM_MAXDIM];
     memset(vi->scratch, 0, sizeof vi->scratch);
     if (x->in_prefetch) return vi->scratch;
-    if (v->role == ORN_ROLE_BUFFERED || v->role == ORN_ROLE_PREFETCHED ||
-        v->role == ORN_ROLE_REPLICATED) {
+    if (v->role == ORN_RT_BUFFERED || v->role == ORN_RT_PREFETCHED ||
+        v->role == ORN_RT_REPLICATED) {
         body_err(x, v, "write of", key, "this array is read-only in the loop");
         return vi->scratch;
     }
-    if (store_key(vi, key, v->ndim, skey) < 0) {
+    int64_t lin = store_key(vi, key, v->ndim, skey);
+    if (lin < 0) {
         body_err(x, v, "write of", key, "outside the array");
         return vi->scratch;
+    }
+    if (v->role == ORN_RT_REMOTE) {
+        /* Held here: write in place. Elsewhere: write into the cache (fetching the current
+         * value first, for read-modify-write) and send it to the owner at the round's end. */
+        if (s->tiles[orn_dsm_part_tile_of(&s->part, skey)].held) {
+            void *p = orn_dsm_local_ptr(s, skey);
+            if (p) return p;
+            body_err(x, v, "write of", key, "no such stored element (sparse arrays keep their "
+                     "structure)");
+            return vi->scratch;
+        }
+        CacheEnt *c = rt_map_find(&vi->cache, lin);
+        if (!c || c->state != 2) {
+            unsigned char val[8] = {0};
+            int found = 0, created;
+            int status = orn_dsm_fetch_one(s, lin, val, &found);
+            if (status) {
+                if (!x->status) x->status = status;
+                return vi->scratch;
+            }
+            if (!found && s->sparse) {
+                body_err(x, v, "write of", key, "no such stored element (sparse arrays keep "
+                         "their structure)");
+                return vi->scratch;
+            }
+            x->rt->stats.misses++;
+            c = rt_map_insert(&vi->cache, lin, &created);
+            memcpy(c->val, val, 8);
+            c->state = 2;
+            c->found = (unsigned char)found;
+        }
+        if (!c->dirty) {
+            c->dirty = 1;
+            if (vi->ndirty == vi->capdirty) {
+                vi->capdirty = vi->capdirty ? 2 * vi->capdirty : 64;
+                vi->dirty = orn_xrealloc(vi->dirty, (size_t)vi->capdirty * sizeof *vi->dirty);
+            }
+            vi->dirty[vi->ndirty++] = lin;
+        }
+        return c->val;
     }
     if (vi->tile >= 0 && s->sparse && in_tile(&s->tiles[vi->tile], skey, s->ndim)) {
         const OrnDsmTile *t = &s->tiles[vi->tile];
@@ -220,7 +262,7 @@ static void op_prefetch(OrnRtView *v, const int64_t *key)
 {
     ViewImpl *vi = v->impl;
     Exec *x = vi->x;
-    if (!x->in_prefetch || !vi->store || v->role == ORN_ROLE_BUFFERED) return;
+    if (!x->in_prefetch || !vi->store || v->role == ORN_RT_BUFFERED) return;
     if (orn_rt_local(v, key)) return;
     OrnDsmArray *s = vi->store;
     int64_t skey[ORN_DSM_MAXDIM];
@@ -257,7 +299,7 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
     }
     int64_t t = vi->tile;
     if (t < 0 || i < s->tiles[t].lo[0] || i >= s->tiles[t].hi[0]) {
-        if (v->role != ORN_ROLE_REPLICATED) {
+        if (v->role != ORN_RT_REPLICATED) {
             body_err(x, v, "row view of", key, "outside the block this rank runs (row views of "
                      "sparse arrays need the array partitioned with the loop or replicated)");
             return;
@@ -286,7 +328,7 @@ static void box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
 {
     const OrnDsmTile *tl = &a->tiles[t];
     v->base = a->sparse ? NULL : tl->vals;
-    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) {
+    for (int d = 0; d < ORN_RT_MAXDIM; d++) {
         v->lo[d] = d < a->ndim ? tl->lo[d] : 0;
         v->hi[d] = d < a->ndim ? tl->hi[d] : 0;
         v->stride[d] = 0;
@@ -301,55 +343,55 @@ static void box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
 static void empty_view(OrnRtView *v)
 {
     v->base = NULL;
-    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) v->lo[d] = v->hi[d] = v->stride[d] = 0;
+    for (int d = 0; d < ORN_RT_MAXDIM; d++) v->lo[d] = v->hi[d] = v->stride[d] = 0;
 }
 
-static void acc_identity(const OrnPlanAcc *a, OrnRtScalar *v)
+static void acc_identity(const OrnRtPlanAcc *a, OrnRtScalar *v)
 {
     memset(v, 0, sizeof *v);
-    int one = a->kind == ORN_ACC_PROD, lo = a->kind == ORN_ACC_MAX, hi = a->kind == ORN_ACC_MIN;
+    int one = a->kind == ORN_RT_ACC_PROD, lo = a->kind == ORN_RT_ACC_MAX, hi = a->kind == ORN_RT_ACC_MIN;
     switch (a->type) {
-    case ORN_PLAN_I32: v->i32 = one ? 1 : hi ? INT32_MAX : lo ? INT32_MIN : 0; break;
-    case ORN_PLAN_I64: v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0; break;
-    case ORN_PLAN_F32: v->f32 = one ? 1.0f : hi ? INFINITY : lo ? -INFINITY : 0.0f; break;
-    case ORN_PLAN_F64: v->f64 = one ? 1.0 : hi ? INFINITY : lo ? -INFINITY : 0.0; break;
+    case ORN_RT_I32: v->i32 = one ? 1 : hi ? INT32_MAX : lo ? INT32_MIN : 0; break;
+    case ORN_RT_I64: v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0; break;
+    case ORN_RT_F32: v->f32 = one ? 1.0f : hi ? INFINITY : lo ? -INFINITY : 0.0f; break;
+    case ORN_RT_F64: v->f64 = one ? 1.0 : hi ? INFINITY : lo ? -INFINITY : 0.0; break;
     }
 }
 
 #define COMBINE(f)                                                                             \
     switch (a->kind) {                                                                         \
-    case ORN_ACC_SUM: r->f = r->f + p->f; break;                                               \
-    case ORN_ACC_PROD: r->f = r->f * p->f; break;                                              \
-    case ORN_ACC_MIN: r->f = p->f < r->f ? p->f : r->f; break;                                 \
-    case ORN_ACC_MAX: r->f = p->f > r->f ? p->f : r->f; break;                                 \
+    case ORN_RT_ACC_SUM: r->f = r->f + p->f; break;                                               \
+    case ORN_RT_ACC_PROD: r->f = r->f * p->f; break;                                              \
+    case ORN_RT_ACC_MIN: r->f = p->f < r->f ? p->f : r->f; break;                                 \
+    case ORN_RT_ACC_MAX: r->f = p->f > r->f ? p->f : r->f; break;                                 \
     }
 
-static void acc_combine(const OrnPlanAcc *a, OrnRtScalar *r, const OrnRtScalar *p)
+static void acc_combine(const OrnRtPlanAcc *a, OrnRtScalar *r, const OrnRtScalar *p)
 {
     switch (a->type) {
-    case ORN_PLAN_I32: {
+    case ORN_RT_I32: {
         /* Integer sums and products wrap (computed unsigned: no undefined behaviour). */
-        if (a->kind == ORN_ACC_SUM) r->i32 = (int32_t)((uint32_t)r->i32 + (uint32_t)p->i32);
-        else if (a->kind == ORN_ACC_PROD) r->i32 = (int32_t)((uint32_t)r->i32 * (uint32_t)p->i32);
-        else if (a->kind == ORN_ACC_MIN) r->i32 = p->i32 < r->i32 ? p->i32 : r->i32;
+        if (a->kind == ORN_RT_ACC_SUM) r->i32 = (int32_t)((uint32_t)r->i32 + (uint32_t)p->i32);
+        else if (a->kind == ORN_RT_ACC_PROD) r->i32 = (int32_t)((uint32_t)r->i32 * (uint32_t)p->i32);
+        else if (a->kind == ORN_RT_ACC_MIN) r->i32 = p->i32 < r->i32 ? p->i32 : r->i32;
         else r->i32 = p->i32 > r->i32 ? p->i32 : r->i32;
         break;
     }
-    case ORN_PLAN_I64: {
-        if (a->kind == ORN_ACC_SUM) r->i64 = (int64_t)((uint64_t)r->i64 + (uint64_t)p->i64);
-        else if (a->kind == ORN_ACC_PROD) r->i64 = (int64_t)((uint64_t)r->i64 * (uint64_t)p->i64);
-        else if (a->kind == ORN_ACC_MIN) r->i64 = p->i64 < r->i64 ? p->i64 : r->i64;
+    case ORN_RT_I64: {
+        if (a->kind == ORN_RT_ACC_SUM) r->i64 = (int64_t)((uint64_t)r->i64 + (uint64_t)p->i64);
+        else if (a->kind == ORN_RT_ACC_PROD) r->i64 = (int64_t)((uint64_t)r->i64 * (uint64_t)p->i64);
+        else if (a->kind == ORN_RT_ACC_MIN) r->i64 = p->i64 < r->i64 ? p->i64 : r->i64;
         else r->i64 = p->i64 > r->i64 ? p->i64 : r->i64;
         break;
     }
-    case ORN_PLAN_F32: COMBINE(f32) break;
-    case ORN_PLAN_F64: COMBINE(f64) break;
+    case ORN_RT_F32: COMBINE(f32) break;
+    case ORN_RT_F64: COMBINE(f64) break;
     }
 }
 
 static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
 {
-    const OrnPlan *pl = x->plan;
+    const OrnRtPlan *pl = x->plan;
     OrnDsmArray *it = x->iter;
     OrnDsmTile *t = &it->tiles[tile];
     if (!t->held)
@@ -358,7 +400,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
     memset(b, 0, sizeof *b);
     b->ndim = pl->nkeys;
     b->sparse = it->sparse || x->iter_keys != NULL;
-    for (int d = 0; d < ORN_PLAN_MAXDIM; d++) {
+    for (int d = 0; d < ORN_RT_MAXDIM; d++) {
         b->lo[d] = d < it->ndim ? t->lo[d] : 0;
         b->hi[d] = d < it->ndim ? t->hi[d] : 0;
     }
@@ -376,7 +418,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
     for (int k = 0; k < x->n; k++) {
         OrnRtView *v = &x->views[k];
         ViewImpl *vi = &x->vi[k];
-        int role = pl->arrays[k].role;
+        int role = v->role;
         vi->tile = -1;
         if (k == 0) {
             vi->tile = tile;
@@ -385,8 +427,8 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             continue;
         }
         switch (role) {
-        case ORN_ROLE_PARTITIONED:
-        case ORN_ROLE_ROTATED: {
+        case ORN_RT_PARTITIONED:
+        case ORN_RT_ROTATED: {
             int64_t ta = rt_aligned_tile(x, k, tile);
             if (!vi->store->tiles[ta].held)
                 return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
@@ -395,7 +437,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             vi->tile = ta;
             break;
         }
-        case ORN_ROLE_REPLICATED:
+        case ORN_RT_REPLICATED:
             box_view(v, vi->store, 0);
             vi->tile = 0;
             break;
@@ -551,11 +593,50 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
     return nr;
 }
 
+/* Collective. An owner answers on-demand reads whenever it waits, also while it still
+ * waits inside a flush whose deltas it has not applied yet; a rank that finished the flush
+ * early could then read a stale value. So when bodies may read remotely, a barrier after
+ * the flush makes every owner apply before anyone reads. */
 static int flush_buffers(Exec *x)
 {
+    int any = 0;
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
         int status = orn_rt_buffer_flush(x->vi[k].buf);
+        if (status) return status;
+        any = 1;
+    }
+    if (any && x->remote_reads && x->P > 1) return orn_dsm_barrier(x->dsm);
+    return ORN_OK;
+}
+
+static int cmp_lin(const void *a, const void *b)
+{
+    int64_t p = *(const int64_t *)a, q = *(const int64_t *)b;
+    return (p > q) - (p < q);
+}
+
+/* Collective: send the round's writes of remote arrays to their owners. */
+static int flush_remote(Exec *x)
+{
+    for (int k = 0; k < x->n; k++) {
+        ViewImpl *vi = &x->vi[k];
+        if (x->views[k].role != ORN_RT_REMOTE) continue;
+        OrnDsmArray *s = vi->store;
+        int nd = s->ndim;
+        int64_t n = vi->ndirty;
+        qsort(vi->dirty, (size_t)n, sizeof *vi->dirty, cmp_lin);
+        int64_t *keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);
+        char *vals = orn_xmalloc((size_t)(n ? n : 1) * s->esize);
+        for (int64_t i = 0; i < n; i++) {
+            const CacheEnt *c = rt_map_find(&vi->cache, vi->dirty[i]);
+            orn_dsm_unravel(s, vi->dirty[i], keys + i * nd);
+            memcpy(vals + (size_t)i * s->esize, c->val, s->esize);
+        }
+        int status = orn_dsm_write_elements(s, n, keys, vals);
+        free(keys);
+        free(vals);
+        vi->ndirty = 0;
         if (status) return status;
     }
     return ORN_OK;
@@ -606,6 +687,7 @@ static int run_step(Exec *x, int64_t s)
         for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 0);
         if (status) break;
         status = flush_buffers(x);
+        if (!status) status = flush_remote(x);
         clear_caches(x);
         x->round++;
         x->rt->stats.rounds++;
@@ -622,20 +704,21 @@ fn_exit:
 
 static int validate(Exec *x)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     const OrnRtLoop *L = x->loop;
-    if (p->version != ORN_PLAN_VERSION)
+    if (p->version != ORN_RT_PLAN_VERSION)
         return rt_fail(x, ORN_E_PLAN, "plan version %d, runtime expects %d", p->version,
-                       ORN_PLAN_VERSION);
-    if (p->nkeys < 1 || p->nkeys > ORN_PLAN_MAXDIM)
-        return rt_fail(x, ORN_E_PLAN, "%d loop keys (1 to %d allowed)", p->nkeys, ORN_PLAN_MAXDIM);
+                       ORN_RT_PLAN_VERSION);
+    if (p->nkeys < 1 || p->nkeys > ORN_RT_MAXDIM)
+        return rt_fail(x, ORN_E_PLAN, "%d loop keys (1 to %d allowed)", p->nkeys, ORN_RT_MAXDIM);
     if (p->narrays < 1 || !p->arrays || !L->args || !L->body)
         return rt_fail(x, ORN_E_PLAN, "no iteration space, arguments or body");
     if (p->naccs && (!p->accs || !L->acc))
         return rt_fail(x, ORN_E_PLAN, "accumulators without storage");
-    int need = p->strategy == ORN_PLAN_1D ? 1 : p->strategy == ORN_PLAN_SERIAL ? 0 : 2;
-    if ((int)p->strategy < 0 || p->strategy > ORN_PLAN_UNIMODULAR)
+    int need = p->strategy == ORN_RT_1D ? 1 : p->strategy == ORN_RT_SERIAL ? 0 : 2;
+    if ((int)p->strategy < 0 || p->strategy > ORN_RT_SERIAL)
         return rt_fail(x, ORN_E_PLAN, "unknown strategy %d", (int)p->strategy);
+    if (p->strategy == ORN_RT_UNIMODULAR && p->npart == 1) need = 1;
     if (p->npart != need)
         return rt_fail(x, ORN_E_PLAN, "strategy needs %d partitioned key dimensions, plan has %d",
                        need, p->npart);
@@ -650,16 +733,16 @@ static int validate(Exec *x)
         return rt_fail(x, ORN_E_PLAN, "the two partitioned key dimensions are the same");
     if (p->flush_every < 0) return rt_fail(x, ORN_E_PLAN, "negative flush interval");
     for (int k = 0; k < p->narrays; k++) {
-        const OrnPlanArray *a = &p->arrays[k];
+        const OrnRtPlanArray *a = &p->arrays[k];
         const char *nm = a->name ? a->name : "?";
-        OrnDsmArray *arr = a->role == ORN_ROLE_BUFFERED
+        OrnDsmArray *arr = a->role == ORN_RT_BUFFERED
                                ? (L->args[k].buffer ? L->args[k].buffer->target : NULL)
                                : L->args[k].array;
-        if ((int)a->role < 0 || a->role > ORN_ROLE_BUFFERED)
+        if ((int)a->role < 0 || a->role > ORN_RT_REMOTE)
             return rt_fail(x, ORN_E_PLAN, "array %s: unknown role %d", nm, (int)a->role);
         if (!arr)
             return rt_fail(x, ORN_E_PLAN, "array %s (%s): no %s given", nm, role_name(a->role),
-                           a->role == ORN_ROLE_BUFFERED ? "buffer" : "array");
+                           a->role == ORN_RT_BUFFERED ? "buffer" : "array");
         if (a->ndim != arr->ndim)
             return rt_fail(x, ORN_E_PLAN, "array %s: plan says %d dimensions, array has %d", nm,
                            a->ndim, arr->ndim);
@@ -668,7 +751,7 @@ static int validate(Exec *x)
                 return rt_fail(x, ORN_E_PLAN, "array %s: dimension %d mapped to key %d", nm, d,
                                a->key_dim[d]);
         if (k == 0) {
-            if (a->role != ORN_ROLE_PARTITIONED || a->ndim != p->nkeys)
+            if (a->role != ORN_RT_PARTITIONED || a->ndim != p->nkeys)
                 return rt_fail(x, ORN_E_PLAN, "the iteration space %s must be partitioned and "
                                "have one dimension per key", nm);
             for (int d = 0; d < a->ndim; d++)
@@ -676,15 +759,16 @@ static int validate(Exec *x)
                     return rt_fail(x, ORN_E_PLAN, "iteration space %s: dimension %d must map "
                                    "to key %d", nm, d, d);
         }
-        if (a->role == ORN_ROLE_ROTATED && p->strategy != ORN_PLAN_2D)
+        if (a->role == ORN_RT_ROTATED && p->strategy != ORN_RT_2D)
             return rt_fail(x, ORN_E_PLAN, "array %s: only the 2d strategy rotates arrays", nm);
-        if ((a->role == ORN_ROLE_PREFETCHED || a->role == ORN_ROLE_BUFFERED) &&
+        if ((a->role == ORN_RT_PREFETCHED || a->role == ORN_RT_BUFFERED ||
+             a->role == ORN_RT_REMOTE) &&
             !orn_dsm_linear_ok(arr))
             return rt_fail(x, ORN_E_PLAN, "array %s: too large for keyed remote access", nm);
     }
     for (int i = 0; i < p->naccs; i++)
-        if ((int)p->accs[i].kind < 0 || p->accs[i].kind > ORN_ACC_MAX ||
-            (int)p->accs[i].type < 0 || p->accs[i].type > ORN_PLAN_F64)
+        if ((int)p->accs[i].kind < 0 || p->accs[i].kind > ORN_RT_ACC_MAX ||
+            (int)p->accs[i].type < 0 || p->accs[i].type > ORN_RT_F64)
             return rt_fail(x, ORN_E_PLAN, "accumulator %d: bad kind or type", i);
     return ORN_OK;
 }
@@ -693,7 +777,7 @@ static int validate(Exec *x)
 
 static int reduce_accs(Exec *x)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     int na = p->naccs, status;
     if (!na) return ORN_OK;
     int64_t nt = x->iter->part.ntiles, used = 0;
@@ -786,14 +870,14 @@ static uint64_t next_stream(OrnRtCtx *rt, int loop_id)
     return ((uint64_t)(uint32_t)loop_id << 32) | (uint32_t)n;
 }
 
-static const OrnRtSched *pick(OrnPlanStrategy s)
+static const OrnRtSched *pick(OrnRtStrategy s)
 {
     switch (s) {
-    case ORN_PLAN_SERIAL: return &orn_rt_sched_serial;
-    case ORN_PLAN_1D: return &orn_rt_sched_1d;
-    case ORN_PLAN_2D: return &orn_rt_sched_2d_rotation;
-    case ORN_PLAN_2D_ORDERED: return &orn_rt_sched_2d_wavefront;
-    case ORN_PLAN_UNIMODULAR: return &orn_rt_sched_unimodular;
+    case ORN_RT_SERIAL: return &orn_rt_sched_serial;
+    case ORN_RT_1D: return &orn_rt_sched_1d;
+    case ORN_RT_2D: return &orn_rt_sched_2d_rotation;
+    case ORN_RT_2D_ORDERED: return &orn_rt_sched_2d_wavefront;
+    case ORN_RT_UNIMODULAR: return &orn_rt_sched_unimodular;
     }
     return NULL;
 }
@@ -814,7 +898,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     orn_dsm_clear_error(rt->dsm);
     status = validate(&x);
     if (status) goto fn_fail;
-    const OrnPlan *p = x.plan;
+    const OrnRtPlan *p = x.plan;
     x.sched = pick(p->strategy);
     x.n = p->narrays;
     x.iter = loop->args[0].array;
@@ -827,7 +911,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         ViewImpl *vi = &x.vi[k];
         vi->x = &x;
         vi->k = k;
-        vi->buf = p->arrays[k].role == ORN_ROLE_BUFFERED ? loop->args[k].buffer : NULL;
+        vi->buf = p->arrays[k].role == ORN_RT_BUFFERED ? loop->args[k].buffer : NULL;
         vi->store = vi->buf ? vi->buf->target : loop->args[k].array;
         vi->tile = -1;
         rt_map_init(&vi->cache, sizeof(CacheEnt));
@@ -835,6 +919,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         v->type = (int)vi->store->type;
         v->esize = vi->store->esize;
         v->role = p->arrays[k].role;
+        /* Serial runs on one rank that holds everything: remote arrays are plain there. */
+        if (v->role == ORN_RT_REMOTE && p->strategy == ORN_RT_SERIAL) v->role = ORN_RT_PARTITIONED;
+        if (v->role == ORN_RT_REMOTE) x.rounds = 1;
+        if (v->role == ORN_RT_REMOTE || v->role == ORN_RT_PREFETCHED) x.remote_reads = 1;
         v->ops = &rt_ops;
         v->impl = vi;
         if (vi->buf) {
@@ -848,6 +936,13 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
 
     status = x.sched->setup(&x);
     if (status) goto fn_fail;
+    /* Repartitions finish at different times on different ranks: nobody reads remotely
+     * before every rank has its new partitions in place. */
+    if (x.halo) x.remote_reads = 1;
+    if (x.remote_reads && x.P > 1) {
+        status = orn_dsm_barrier(x.dsm);
+        if (status) goto fn_fail;
+    }
     if (p->naccs) {
         x.accpart = orn_xcalloc((size_t)x.iter->part.ntiles * (size_t)p->naccs,
                                 sizeof *x.accpart);
@@ -871,6 +966,7 @@ fn_exit:
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);
             free(x.vi[k].req);
+            free(x.vi[k].dirty);
         }
     free(x.views);
     free(x.vi);

@@ -111,13 +111,13 @@ int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwner
 
 int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     for (int k = 1; k < x->n; k++) {
-        const OrnPlanArray *pa = &p->arrays[k];
+        const OrnRtPlanArray *pa = &p->arrays[k];
         OrnDsmArray *a = x->loop->args[k].array;
         OrnDsmPart part;
         int status = ORN_OK;
-        if (pa->role == ORN_ROLE_PARTITIONED) {
+        if (pa->role == ORN_RT_PARTITIONED || (pa->role == ORN_RT_REMOTE && np == 0)) {
             int tied = 0;
             for (int d = 0; d < pa->ndim; d++)
                 for (int i = 0; i < np; i++) tied |= pa->key_dim[d] == x->kd[i];
@@ -125,7 +125,7 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
                 return rt_fail(x, ORN_E_PLAN, "array %s is partitioned but no dimension of it "
                                "is indexed by a partitioned key", pa->name ? pa->name : "?");
             status = rt_aligned_part(x, a, pa->key_dim, np, fn, &part);
-        } else if (pa->role == ORN_ROLE_REPLICATED) {
+        } else if (pa->role == ORN_RT_REPLICATED) {
             status = rt_single_part(a, ORN_DSM_ALL, &part);
         } else {
             continue;
@@ -140,7 +140,7 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
 int64_t rt_aligned_tile(Exec *x, int k, int64_t t)
 {
     const OrnDsmArray *a = x->vi[k].store;
-    const OrnPlanArray *pa = &x->plan->arrays[k];
+    const OrnRtPlanArray *pa = &x->plan->arrays[k];
     int git[ORN_DSM_MAXDIM], ga[ORN_DSM_MAXDIM];
     orn_dsm_part_unravel(&x->iter->part, t, git);
     for (int d = 0; d < a->ndim; d++)

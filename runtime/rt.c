@@ -21,7 +21,9 @@ void rt_map_init(RtMap *m, size_t vsize)
 void rt_map_free(RtMap *m)
 {
     free(m->keys);
-    free(m->vals);
+    free(m->slot);
+    for (int64_t c = 0; c < m->nchunks; c++) free(m->chunks[c]);
+    free(m->chunks);
     memset(m, 0, sizeof *m);
 }
 
@@ -38,51 +40,61 @@ static uint64_t hash64(int64_t k)
     return z ^ (z >> 29);
 }
 
+static char *map_val(const RtMap *m, int64_t i)
+{
+    return m->chunks[i / RT_MAP_CHUNK] + (size_t)(i % RT_MAP_CHUNK) * m->vsize;
+}
+
 void *rt_map_find(const RtMap *m, int64_t key)
 {
     if (!m->cap) return NULL;
     uint64_t mask = (uint64_t)m->cap - 1;
     for (uint64_t i = hash64(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) return m->vals + i * m->vsize;
+        if (m->keys[i] == key) return map_val(m, m->slot[i]);
         if (m->keys[i] < 0) return NULL;
     }
 }
 
+static void map_place(RtMap *m, int64_t key, int64_t slot)
+{
+    uint64_t mask = (uint64_t)m->cap - 1;
+    uint64_t i = hash64(key) & mask;
+    while (m->keys[i] >= 0) i = (i + 1) & mask;
+    m->keys[i] = key;
+    m->slot[i] = slot;
+}
+
 static void map_grow(RtMap *m)
 {
-    RtMap old = *m;
-    m->cap = old.cap ? 2 * old.cap : 64;
-    m->n = 0;
+    int64_t oldcap = m->cap, *ok = m->keys, *os = m->slot;
+    m->cap = oldcap ? 2 * oldcap : 64;
     m->keys = orn_xmalloc((size_t)m->cap * sizeof *m->keys);
-    m->vals = orn_xcalloc((size_t)m->cap, m->vsize);
+    m->slot = orn_xmalloc((size_t)m->cap * sizeof *m->slot);
     for (int64_t i = 0; i < m->cap; i++) m->keys[i] = -1;
-    for (int64_t i = 0; i < old.cap; i++) {
-        if (old.keys[i] < 0) continue;
-        int created;
-        memcpy(rt_map_insert(m, old.keys[i], &created), old.vals + (size_t)i * m->vsize,
-               m->vsize);
-    }
-    free(old.keys);
-    free(old.vals);
+    for (int64_t i = 0; i < oldcap; i++)
+        if (ok[i] >= 0) map_place(m, ok[i], os[i]);
+    free(ok);
+    free(os);
 }
 
 void *rt_map_insert(RtMap *m, int64_t key, int *created)
 {
-    if (2 * (m->n + 1) > m->cap) map_grow(m);
-    uint64_t mask = (uint64_t)m->cap - 1;
-    for (uint64_t i = hash64(key) & mask;; i = (i + 1) & mask) {
-        if (m->keys[i] == key) {
-            *created = 0;
-            return m->vals + i * m->vsize;
-        }
-        if (m->keys[i] < 0) {
-            m->keys[i] = key;
-            m->n++;
-            memset(m->vals + i * m->vsize, 0, m->vsize);
-            *created = 1;
-            return m->vals + i * m->vsize;
-        }
+    void *v = rt_map_find(m, key);
+    if (v) {
+        *created = 0;
+        return v;
     }
+    if (2 * (m->n + 1) > m->cap) map_grow(m);
+    int64_t idx = m->n++;
+    if (idx / RT_MAP_CHUNK >= m->nchunks) {
+        m->chunks = orn_xrealloc(m->chunks, (size_t)(m->nchunks + 1) * sizeof *m->chunks);
+        m->chunks[m->nchunks++] = orn_xmalloc((size_t)RT_MAP_CHUNK * m->vsize);
+    }
+    map_place(m, key, idx);
+    v = map_val(m, idx);
+    memset(v, 0, m->vsize);
+    *created = 1;
+    return v;
 }
 
 /* ---------------------------------------------------------------- context */

@@ -103,12 +103,12 @@ typedef struct OrnRtViewOps {
  * lies in [lo, hi) is at base + sum((key[d] - lo[d]) * stride[d]) * esize. */
 struct OrnRtView {
     char *base; /* dense local box, or NULL */
-    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM];
-    int64_t stride[ORN_PLAN_MAXDIM]; /* in elements */
+    int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM];
+    int64_t stride[ORN_RT_MAXDIM]; /* in elements */
     int ndim;
-    int type; /* OrnPlanType */
+    int type; /* OrnRtType */
     size_t esize;
-    int role; /* OrnPlanRole */
+    int role; /* OrnRtRole */
     const OrnRtViewOps *ops;
     void *impl; /* owner of the ops' state */
 };
@@ -117,7 +117,7 @@ struct OrnRtView {
 struct OrnRtBlock {
     int ndim;     /* number of loop keys */
     int sparse;   /* elements listed in keys[] (sparse iteration space, or unimodular) */
-    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM]; /* dense: the box, row-major */
+    int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM]; /* dense: the box, row-major */
     int64_t first, count;
     const int64_t *keys; /* sparse: keys of element e at keys[e * ndim ...] */
     void *vals;          /* element e's value (dense: row-major in the box) */
@@ -132,14 +132,14 @@ typedef int (*orn_rt_body_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
  * read from a prefetched array (or, in ordered loops, outside its block). */
 typedef int (*orn_rt_prefetch_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
 
-/* One argument per plan array: the array, or for ORN_ROLE_BUFFERED the buffer. */
+/* One argument per plan array: the array, or for ORN_RT_BUFFERED the buffer. */
 typedef struct OrnRtArg {
     OrnDsmArray *array;
     OrnRtBuffer *buffer;
 } OrnRtArg;
 
 typedef struct OrnRtLoop {
-    const OrnPlan *plan;
+    const OrnRtPlan *plan;
     OrnRtArg *args; /* plan->narrays */
     orn_rt_body_fn body;
     orn_rt_prefetch_fn prefetch; /* may be NULL */
@@ -160,7 +160,7 @@ typedef struct OrnRtTraceEntry {
     int32_t rank, pad;
     int64_t seq;
     int64_t block, first, count;
-    int64_t lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM];
+    int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM];
 } OrnRtTraceEntry;
 const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n);
 

@@ -10,11 +10,16 @@
 
 /* ---------------------------------------------------------------- int64 -> value map */
 
-/* Open addressing, linear probing, keys >= 0 (-1 marks empty), values of vsize bytes. */
+/* Open addressing, linear probing, keys >= 0 (-1 marks empty), values of vsize bytes.
+ * Values live in chunks that never move, so a value pointer stays valid until the map is
+ * cleared (bodies may hold pointers from orn_rt_wptr while the cache grows). */
+#define RT_MAP_CHUNK 1024
 typedef struct RtMap {
     int64_t cap, n;
-    int64_t *keys;
-    char *vals;
+    int64_t *keys; /* cap slots */
+    int64_t *slot; /* cap slots: value index */
+    char **chunks; /* values: index i at chunks[i / RT_MAP_CHUNK] */
+    int64_t nchunks;
     size_t vsize;
 } RtMap;
 void rt_map_init(RtMap *m, size_t vsize);
@@ -79,9 +84,11 @@ typedef struct ViewImpl {
     RtMap cache;        /* linear key of store -> CacheEnt */
     int64_t *req;       /* keys announced by the prefetch pass, not yet fetched */
     int64_t nreq, capreq;
+    int64_t *dirty;     /* remote role: keys written this round (in the cache) */
+    int64_t ndirty, capdirty;
     int xform;          /* keys are mapped: key' = T key - off (unimodular) */
-    int T[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM];
-    int64_t off[ORN_PLAN_MAXDIM];
+    int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
+    int64_t off[ORN_RT_MAXDIM];
     unsigned char scratch[16];
 } ViewImpl;
 
@@ -89,7 +96,8 @@ typedef struct CacheEnt {
     unsigned char val[8];
     unsigned char state; /* 1 announced, 2 present */
     unsigned char found;
-    unsigned char pad[6];
+    unsigned char dirty;
+    unsigned char pad[5];
 } CacheEnt;
 
 typedef struct OrnRtSched OrnRtSched;
@@ -98,7 +106,7 @@ struct Exec {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
     const OrnRtLoop *loop;
-    const OrnPlan *plan;
+    const OrnRtPlan *plan;
     const OrnRtSched *sched;
     int P, me;
     OrnDsmArray *iter; /* the iteration store: args[0].array, or a transformed copy */
@@ -114,6 +122,7 @@ struct Exec {
     int nb[2];      /* blocks along them */
     int need_progress; /* transfers in flight: poll between slices */
     int in_prefetch;   /* running the prefetch pass */
+    int remote_reads;  /* bodies may read other ranks' data on demand */
     int status;     /* first error raised inside a body's slow path */
     OrnRtScalar *accpart; /* per iteration tile: naccs partials */
     unsigned char *accused;

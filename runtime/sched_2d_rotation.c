@@ -68,7 +68,7 @@ static size_t block_bytes(const OrnDsmArray *a, int64_t j)
 
 static int setup(Exec *x)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     int P = x->P, status;
     Ring *R = orn_xcalloc(1, sizeof *R);
     x->sched_state = R;
@@ -84,21 +84,21 @@ static int setup(Exec *x)
     }
     R->rot = orn_xcalloc((size_t)x->n, sizeof *R->rot);
     for (int k = 1; k < x->n; k++) {
-        const OrnPlanArray *pa = &p->arrays[k];
+        const OrnRtPlanArray *pa = &p->arrays[k];
         int t0 = 0, t1 = 0;
         for (int d = 0; d < pa->ndim; d++) {
             t0 += pa->key_dim[d] == x->kd[0];
             t1 += pa->key_dim[d] == x->kd[1];
         }
         const char *nm = pa->name ? pa->name : "?";
-        if (pa->role == ORN_ROLE_ROTATED) {
+        if (pa->role == ORN_RT_ROTATED) {
             if (t1 != 1 || t0)
                 return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be indexed by key %d "
                                "in exactly one dimension and not by key %d", nm, x->kd[1], x->kd[0]);
             if (x->loop->args[k].array->sparse)
                 return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be dense", nm);
             R->rot[R->nrot++] = k;
-        } else if (pa->role == ORN_ROLE_PARTITIONED && !t0) {
+        } else if (pa->role == ORN_RT_PARTITIONED && !t0) {
             return rt_fail(x, ORN_E_PLAN, "2d: partitioned array %s must be indexed by key %d "
                            "(or be rotated)", nm, x->kd[0]);
         }

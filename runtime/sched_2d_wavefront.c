@@ -27,9 +27,9 @@ static int owner_cyclic(const Exec *x, const int *g)
 
 static int setup(Exec *x)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     for (int k = 1; k < x->n; k++) {
-        if (p->arrays[k].role != ORN_ROLE_PARTITIONED) continue;
+        if (p->arrays[k].role != ORN_RT_PARTITIONED) continue;
         int tied0 = 0;
         for (int d = 0; d < p->arrays[k].ndim; d++) tied0 |= p->arrays[k].key_dim[d] == x->kd[0];
         if (!tied0)

@@ -16,7 +16,8 @@
  *   T = 2 (2 (P-1) a + N E b / P)                   copy in and write back
  *     + (2B - 1) steps x [ ceil(active / P) (N / B^2) t + 4 (P-1) a + 32 H b ]
  * As for 2d_ordered, the result equals the serial loop in key order at any rank count.
- * Other arrays of such a loop must be prefetched, replicated or buffered.
+ * With one partitioned dimension (inner 1d) the blocks are independent and run in one step.
+ * Other arrays of such a loop must be prefetched, replicated, buffered or remote.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +30,14 @@ typedef struct Uni {
     int64_t **keys; /* per tile of tmp: original keys of its elements */
     int64_t ntiles;
     int n;
-    int64_t inv[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM];
-    int64_t off[ORN_PLAN_MAXDIM];
+    int64_t inv[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
+    int64_t off[ORN_RT_MAXDIM];
 } Uni;
 
-static int64_t det(int n, int64_t m[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM])
+static int64_t det(int n, int64_t m[ORN_RT_MAXDIM][ORN_RT_MAXDIM])
 {
     if (n == 1) return m[0][0];
-    int64_t s = 0, sub[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM];
+    int64_t s = 0, sub[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     for (int c = 0; c < n; c++) {
         for (int i = 1; i < n; i++)
             for (int j = 0, jj = 0; j < n; j++)
@@ -48,10 +49,10 @@ static int64_t det(int n, int64_t m[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM])
 }
 
 /* Inverse of a unimodular matrix: the adjugate times det (= 1 / det). */
-static int inverse(int n, const int T[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM],
-                   int64_t inv[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM])
+static int inverse(int n, const int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM],
+                   int64_t inv[ORN_RT_MAXDIM][ORN_RT_MAXDIM])
 {
-    int64_t m[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM], sub[ORN_PLAN_MAXDIM][ORN_PLAN_MAXDIM];
+    int64_t m[ORN_RT_MAXDIM][ORN_RT_MAXDIM], sub[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             if (T[i][j] > 1000000 || T[i][j] < -1000000) return -1;
@@ -91,7 +92,7 @@ static const int64_t *orig_keys(Exec *x, int64_t tile)
 
 static int setup(Exec *x)
 {
-    const OrnPlan *p = x->plan;
+    const OrnRtPlan *p = x->plan;
     OrnDsmArray *src = x->loop->args[0].array;
     int n = p->nkeys, status = ORN_OK;
     Uni *U = orn_xcalloc(1, sizeof *U);
@@ -102,7 +103,7 @@ static int setup(Exec *x)
                        "determinant +-1");
     for (int k = 1; k < x->n; k++) {
         int r = p->arrays[k].role;
-        if (r == ORN_ROLE_PARTITIONED || r == ORN_ROLE_ROTATED)
+        if (r == ORN_RT_PARTITIONED || r == ORN_RT_ROTATED)
             return rt_fail(x, ORN_E_PLAN, "unimodular: array %s must be prefetched, replicated or "
                            "buffered", p->arrays[k].name ? p->arrays[k].name : "?");
     }
@@ -113,7 +114,7 @@ static int setup(Exec *x)
             cnt += src->tiles[t].n;
     int64_t *y = orn_xmalloc((size_t)(cnt ? cnt : 1) * (size_t)n * 8);
     char *vals = orn_xmalloc((size_t)(cnt ? cnt : 1) * src->esize);
-    int64_t m = 0, lo[ORN_PLAN_MAXDIM], hi[ORN_PLAN_MAXDIM];
+    int64_t m = 0, lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM];
     for (int i = 0; i < n; i++) {
         lo[i] = INT64_MAX;
         hi[i] = INT64_MIN;
@@ -121,7 +122,7 @@ static int setup(Exec *x)
     for (int64_t t = 0; t < src->part.ntiles; t++) {
         const OrnDsmTile *tl = &src->tiles[t];
         if (!tl->held || (src->part.owner[t] == ORN_DSM_ALL && x->me != 0)) continue;
-        int64_t key[ORN_PLAN_MAXDIM];
+        int64_t key[ORN_RT_MAXDIM];
         memcpy(key, tl->lo, sizeof key);
         for (int64_t e = 0; e < tl->n; e++, m++) {
             const int64_t *xk = src->sparse ? tl->keys + e * n : key;
@@ -143,7 +144,7 @@ static int setup(Exec *x)
     }
     status = orn_dsm_allreduce_i64(x->dsm, lo, (size_t)n, ORN_DSM_MIN);
     if (!status) status = orn_dsm_allreduce_i64(x->dsm, hi, (size_t)n, ORN_DSM_MAX);
-    int64_t dims[ORN_PLAN_MAXDIM];
+    int64_t dims[ORN_RT_MAXDIM];
     for (int i = 0; i < n && !status; i++) {
         U->off[i] = lo[i] <= hi[i] ? lo[i] : 0;
         dims[i] = lo[i] <= hi[i] ? hi[i] - lo[i] + 1 : 0;
@@ -168,8 +169,8 @@ static int setup(Exec *x)
         x->vi[0].off[i] = U->off[i];
         for (int j = 0; j < n; j++) x->vi[0].T[i][j] = p->transform[i][j];
     }
-    status = rt_partition_iter(x, 2, owner_cyclic);
-    if (!status) status = rt_partition_args(x, 2, owner_cyclic);
+    status = rt_partition_iter(x, p->npart, owner_cyclic);
+    if (!status) status = rt_partition_args(x, p->npart, owner_cyclic);
     if (status) return status;
     U->ntiles = U->tmp->part.ntiles;
     U->keys = orn_xcalloc((size_t)U->ntiles, sizeof *U->keys);
@@ -186,7 +187,8 @@ static int setup(Exec *x)
     }
     x->iter_keys = orig_keys;
     x->halo = 1;
-    x->nsteps = (int64_t)x->nb[0] + x->nb[1] - 1;
+    /* One partitioned dimension: the blocks are independent (inner 1d), one step. */
+    x->nsteps = p->npart == 1 ? 1 : (int64_t)x->nb[0] + x->nb[1] - 1;
     return ORN_OK;
 }
 
@@ -200,6 +202,11 @@ static int noop(Exec *x, int64_t s)
 static void work(Exec *x, int64_t s, int rank, WorkList *out)
 {
     const OrnDsmArray *it = x->iter;
+    if (x->plan->npart == 1) {
+        for (int64_t t = 0; t < it->part.ntiles; t++)
+            if (it->part.owner[t] == rank) rt_work_push(out, t, 0, it->tiles[t].n);
+        return;
+    }
     for (int64_t b0 = rank; b0 < x->nb[0]; b0 += x->P) {
         int64_t b1 = s - b0;
         if (b1 < 0 || b1 >= x->nb[1]) continue;

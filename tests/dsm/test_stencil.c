@@ -1,0 +1,189 @@
+/* test_stencil.c: ordered loops. A 5-point Gauss-Seidel sweep (@ordered, strategy
+ * 2d_ordered: a wavefront of 2-D blocks; neighbours in other blocks through the prefetch
+ * cache, or fetched on demand) and a skewed stencil whose dependences include (1, -1)
+ * (strategy unimodular, T = [[1, 0], [1, 1]]), both bit-identical to the serial loop in key
+ * order at every rank count, with several block counts. Also a sparse ordered loop. */
+#include <math.h>
+
+#include "oracle.h"
+
+enum { NR = 23, NC = 31 };
+
+static double U_at(OrnRtView *U, int64_t i, int64_t j)
+{
+    int64_t k[2] = {i, j};
+    return orn_rt_get_f64(U, k);
+}
+
+/* Gauss-Seidel: u = (N + S + W + E) / 4 inside, boundary fixed. */
+static int gs_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0];
+    double *u = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], j = k[1];
+        if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
+        u[e] = 0.25 * (U_at(U, i - 1, j) + U_at(U, i + 1, j) + U_at(U, i, j - 1) + U_at(U, i, j + 1));
+        b->acc[0].f64 = fmax(b->acc[0].f64, fabs(u[e]));
+    }
+    return 0;
+}
+
+static int gs_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0];
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], j = k[1];
+        if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
+        int64_t nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+        for (int q = 0; q < 4; q++) orn_rt_prefetch(U, nb[q]);
+    }
+    return 0;
+}
+
+/* A skewed 6-point stencil: reads (i-1, j+1) (already updated) and (i+1, j-1) (not yet):
+ * dependence vectors (1, -1), (1, 0), (0, 1). */
+static int skew_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0];
+    double *u = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], j = k[1];
+        if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
+        u[e] = (U_at(U, i - 1, j) + U_at(U, i, j - 1) + U_at(U, i - 1, j + 1) +
+                U_at(U, i + 1, j) + U_at(U, i, j + 1) + U_at(U, i + 1, j - 1)) / 6.0 + 0.01;
+    }
+    return 0;
+}
+
+static int skew_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0];
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], j = k[1];
+        if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
+        int64_t nb[6][2] = {{i - 1, j}, {i, j - 1}, {i - 1, j + 1}, {i + 1, j}, {i, j + 1}, {i + 1, j - 1}};
+        for (int q = 0; q < 6; q++) orn_rt_prefetch(U, nb[q]);
+    }
+    return 0;
+}
+
+static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body,
+                    orn_rt_prefetch_fn pf, int bpr, int c0, int c1)
+{
+    int64_t dims[2] = {NR, NC};
+    OrnDsmArray *U = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 5, 0, &U));
+    orn_rt_set_blocks_per_rank(t->rt, bpr);
+    static const OrnRtPlanArray arrays[1] = {{"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    static const OrnRtPlanAcc accs[1] = {{"big", ORN_RT_ACC_MAX, ORN_RT_F64}};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 20, "test_stencil.c", 1, strat, ORN_RT_2D_ORDERED, 1,
+                      2, 2, {0, 1}, {c0, c1}, {{1, 0}, {1, 1}}, 0, 1, arrays, 1, accs};
+    if (strat != ORN_RT_UNIMODULAR) plan.transform[1][0] = 0;
+    OArr oU;
+    oarr_gather(t, U, &oU);
+    OArr *oarrs[1] = {&oU};
+    for (int sweep = 0; sweep < 3; sweep++) {
+        OrnRtArg args[1] = {{U, NULL}};
+        OrnRtScalar acc[1] = {{.f64 = 0}};
+        OrnRtLoop loop = {&plan, args, body, pf, NULL, acc};
+        OK(t, orn_rt_run(t->rt, &loop));
+        Oracle o;
+        oracle_init(&o, t, &plan, oarrs, NULL, NULL);
+        OrnRtScalar oacc[1] = {{.f64 = 0}};
+        oracle_serial(&o, body, NULL, oacc, 0, 0);
+        oracle_free(&o);
+        CHECK(t, oarr_same(t, U, &oU));
+        /* max is exact whatever the association */
+        CHECK(t, acc[0].f64 == oacc[0].f64);
+        OrnRtStats st;
+        orn_rt_stats(t->rt, &st);
+        int64_t got[2] = {st.prefetched, st.misses};
+        OK(t, orn_dsm_allreduce_i64(t->dsm, got, 2, ORN_DSM_SUM));
+        if (t->size > 1 && pf) CHECK(t, got[0] > 0);
+        if (t->size > 1 && !pf && strat == ORN_RT_2D_ORDERED) CHECK(t, got[1] > 0);
+    }
+    oarr_free(&oU);
+    orn_dsm_free(U);
+}
+
+/* An ordered loop over a sparse space: x[i, j] = x[i, j] + x[i - 1, j] (0 if absent), a
+ * running sum down the columns, over the stored elements only. */
+static int colsum_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *S = &b->views[0];
+    float *v = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        if (k[0] == 0) continue;
+        int64_t up[2] = {k[0] - 1, k[1]};
+        v[e] += orn_rt_get_f32(S, up);
+    }
+    return 0;
+}
+
+static void sparse_ordered(TestEnv *t)
+{
+    int64_t dims[2] = {40, 17}, n = 0;
+    int64_t *keys = malloc(40 * 17 * 16);
+    float *vals = malloc(40 * 17 * 4);
+    for (int64_t i = 0; i < 40; i++)
+        for (int64_t j = 0; j < 17; j++)
+            if ((i * 3 + j * 5) % 4 != 0 && (i * 17 + j) % t->size == t->rank) {
+                keys[2 * n] = i;
+                keys[2 * n + 1] = j;
+                vals[n++] = (float)((i + 2 * j) % 7) * 0.5f;
+            }
+    OrnDsmArray *S = NULL;
+    OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, n, keys, vals, NULL, NULL, &S));
+    free(keys);
+    free(vals);
+    static const OrnRtPlanArray arrays[1] = {{"S", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 21, "test_stencil.c", 2, ORN_RT_2D_ORDERED,
+                      ORN_RT_2D_ORDERED, 1, 2, 2, {0, 1}, {0, 0}, {{0}}, 0, 1, arrays, 0, NULL};
+    OArr oS;
+    oarr_gather(t, S, &oS);
+    OArr *oarrs[1] = {&oS};
+    OrnRtArg args[1] = {{S, NULL}};
+    OrnRtLoop loop = {&plan, args, colsum_body, NULL, NULL, NULL};
+    OK(t, orn_rt_run(t->rt, &loop));
+    Oracle o;
+    oracle_init(&o, t, &plan, oarrs, NULL, NULL);
+    oracle_serial(&o, colsum_body, NULL, NULL, 0, 0);
+    oracle_free(&o);
+    CHECK(t, oarr_same(t, S, &oS));
+    oarr_free(&oS);
+    orn_dsm_free(S);
+}
+
+int main(int argc, char **argv)
+{
+    TestEnv t;
+    t_init(&t, &argc, &argv);
+    ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 2, 0, 0);
+    ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 1, 3, 5);
+    ordered(&t, ORN_RT_2D_ORDERED, gs_body, NULL, 3, 0, 0);
+    ordered(&t, ORN_RT_UNIMODULAR, skew_body, skew_prefetch, 2, 0, 0);
+    ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 1, 4, 2);
+    sparse_ordered(&t);
+    return t_finish(&t, "test_stencil");
+}
