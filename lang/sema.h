@@ -33,8 +33,8 @@ typedef enum {
     SYM_CONST,  /* const: cval holds the folded value */
     SYM_PARAM,  /* run-time param: cval holds the default */
     SYM_DIST,   /* dist array or buffer */
-    SYM_FN,     /* fn (decl->u.fn) */
-    SYM_EXTERN, /* extern fn (decl->u.fn) */
+    SYM_FN,     /* fn (decl->u.fn); type: its result type, T_VOID without one */
+    SYM_EXTERN, /* extern fn (decl->u.fn); type as for SYM_FN */
     SYM_ARG,    /* parameter of a fn */
     SYM_KEY,    /* parallel_for key (read-only) */
     SYM_VALUE,  /* parallel_for value variable */
@@ -86,9 +86,12 @@ struct OrnLoop {
     int naccums;
     OrnSym **buffers;        /* buffers updated in the body (directly or in callees) */
     int nbuffers;
-    OrnNode **callees;       /* N_FN of user functions called, transitively, deduplicated */
+    OrnNode **callees;       /* N_FN of user functions called, transitively, deduplicated
+                                (externs are not included), breadth-first from the body */
     int ncallees;
-    OrnSym **outer_reads;    /* non-dist outer variables/params/consts read (replicated) */
+    OrnSym **outer_reads;    /* non-dist outer variables/params/consts/loop variables read
+                                (replicated) in the body or by its callees; accumulators
+                                are not included */
     int nouter_reads;
 };
 
