@@ -896,6 +896,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.P = orn_dsm_size(rt->dsm);
     x.me = orn_dsm_rank(rt->dsm);
     orn_dsm_clear_error(rt->dsm);
+    if (loop->plan && (int)loop->plan->strategy >= 0 && loop->plan->strategy <= ORN_RT_SERIAL)
+        x.sched = pick(loop->plan->strategy); /* names the strategy in messages */
     status = validate(&x);
     if (status) goto fn_fail;
     const OrnRtPlan *p = x.plan;
