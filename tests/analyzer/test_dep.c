@@ -8,7 +8,9 @@
  *     only when brute force finds nothing;
  *   - be exact: "dependent" only when a solution exists (found in the window, or in a
  *     larger one for the few cases whose smallest solution lies outside), and every finite
- *     end of a reported range is attained by some solution. */
+ *     end of a reported range is attained by some solution.
+ *
+ * usage: test_dep [ROUNDS [SEED]]   (one round: about 5000 random pairs) */
 #include "dep.h"
 
 #include <inttypes.h>
@@ -386,6 +388,7 @@ static void cross_check(int n, int m, int N, int Nbig)
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 1;
+    if (argc > 2) rng_state ^= strtoull(argv[2], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     test_hand();
     test_normalize();
     for (int r = 0; r < rounds; r++) {

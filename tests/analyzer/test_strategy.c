@@ -387,6 +387,7 @@ static void test_random(int rounds)
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 3000;
+    if (argc > 2) rng_state ^= strtoull(argv[2], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
     arena = orn_arena_new();
     test_hand();
     test_random(rounds);
