@@ -1,7 +1,9 @@
 /* test_strategy.c: schedule choice (analyzer/strategy.c, strat_*.c) on hand-built
  * problems, then a randomized end-to-end check: random accesses -> dependence vectors ->
  * chosen schedule, verified against every conflicting pair of concrete iterations in a
- * small window, with the blocks the schedule would really form. */
+ * small window, with the blocks the schedule would really form.
+ *
+ * usage: test_strategy [LOOPS [SEED]]   (3000 random loops by default) */
 #include "strategy.h"
 
 #include <inttypes.h>
