@@ -74,12 +74,12 @@ static const char *vec_str(OrnUnit *u, const OrnDepVec *v)
     return arena_str(u, buf, strlen(buf));
 }
 
-static const char *dim_name(const OrnLoopPlan *p, const OrnPlanSchedule *s, int d)
+/* Names of schedule dimensions and schedules, allocated from the unit's arena. */
+static const char *dim_name(Builder *b, const OrnPlanSchedule *s, int d)
 {
-    static char buf[4][64];
-    static int i;
-    i = (i + 1) % 4;
-    return orn_plan_dim_name(&p->problem, s, d, buf[i], sizeof buf[i]);
+    char buf[64];
+    orn_plan_dim_name(&b->p->problem, s, d, buf, sizeof buf);
+    return arena_str(b->u, buf, strlen(buf));
 }
 
 /* "W[:, u] (line 46) and W[:, u] (line 44)" for the first pair of dependence d. */
@@ -258,23 +258,22 @@ static void summarize_arrays(Builder *b)
 
 /* ---- notes ---- */
 
-static const char *keys_tuple(const OrnLoopPlan *p, const OrnPlanSchedule *s)
+static const char *keys_tuple(Builder *b, const OrnPlanSchedule *s)
 {
-    static char buf[160];
-    size_t len = 0;
-    buf[0] = 0;
+    OrnBuf t;
+    orn_buf_init(&t);
     for (int d = 0; d < s->ndims; d++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", d ? ", " : "",
-                                dim_name(p, s, d == 0 ? s->dims[0] : s->dims[1]));
-    return buf;
+        orn_buf_printf(&t, "%s%s", d ? ", " : "", dim_name(b, s, d == 0 ? s->dims[0] : s->dims[1]));
+    const char *r = arena_str(b->u, t.data ? t.data : "", t.len);
+    orn_buf_free(&t);
+    return r;
 }
 
-static const char *sched_text(const OrnLoopPlan *p, const OrnPlanSchedule *s)
+static const char *sched_text(Builder *b, const OrnPlanSchedule *s)
 {
-    static char buf[4][160];
-    static int i;
-    i = (i + 1) % 4;
-    return orn_plan_schedule_text(&p->problem, s, buf[i], sizeof buf[i]);
+    char buf[160];
+    orn_plan_schedule_text(&b->p->problem, s, buf, sizeof buf);
+    return arena_str(b->u, buf, strlen(buf));
 }
 
 static void strategy_notes(Builder *b)
@@ -282,8 +281,8 @@ static void strategy_notes(Builder *b)
     OrnLoopPlan *p = b->p;
     OrnUnit *u = b->u;
     const OrnPlanSchedule *s = &p->sched;
-    const char *d0 = s->ndims > 0 ? dim_name(p, s, s->dims[0]) : "";
-    const char *d1 = s->ndims > 1 ? dim_name(p, s, s->dims[1]) : "";
+    const char *d0 = s->ndims > 0 ? dim_name(b, s, s->dims[0]) : "";
+    const char *d1 = s->ndims > 1 ? dim_name(b, s, s->dims[1]) : "";
     OrnStrategy inner = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
 
     if (s->strategy == ORN_STRAT_UNIMODULAR) {
@@ -308,13 +307,13 @@ static void strategy_notes(Builder *b)
         OrnBuf coords;
         orn_buf_init(&coords);
         for (int r = 0; r < p->nkeys; r++)
-            orn_buf_printf(&coords, "%s%s", r ? ", " : "", dim_name(p, s, r));
+            orn_buf_printf(&coords, "%s%s", r ? ", " : "", dim_name(b, s, r));
         OrnPlanSchedule in = *s;
         in.strategy = inner;
         note(b, ORN_NOTE_STRATEGY, -1,
              "unimodular: no schedule is legal in the original keys; the transform %s "
              "(new coordinates (%s)) turns the dependences into %s, and then %s is legal",
-             t.data, coords.data, nv.len ? nv.data : "none", sched_text(p, &in));
+             t.data, coords.data, nv.len ? nv.data : "none", sched_text(b, &in));
         orn_buf_free(&t);
         orn_buf_free(&nv);
         orn_buf_free(&coords);
@@ -356,7 +355,7 @@ static void strategy_notes(Builder *b)
             note(b, ORN_NOTE_STRATEGY, -1,
                  "serial: no parallel schedule keeps every dependence; the closest, %s, is "
                  "broken by %d dependence vector%s, first %s from %s",
-                 sched_text(p, &cl->s), c->nculprits, c->nculprits == 1 ? "" : "s",
+                 sched_text(b, &cl->s), c->nculprits, c->nculprits == 1 ? "" : "s",
                  vec_str(u, &p->deps[c->culprits[0]].v), pair_text(u, p, c->culprits[0]));
         } else {
             note(b, ORN_NOTE_STRATEGY, -1, "serial: no parallel schedule keeps every dependence");
@@ -374,7 +373,7 @@ static void reject_note(Builder *b, const OrnPlanCandidate *c)
 {
     OrnLoopPlan *p = b->p;
     OrnUnit *u = b->u;
-    const char *d0 = dim_name(p, &c->s, c->s.dims[0]);
+    const char *d0 = dim_name(b, &c->s, c->s.dims[0]);
     const char *v = vec_str(u, &p->deps[c->blocker].v);
     const char *why = pair_text(u, p, c->blocker);
     switch (c->s.strategy) {
@@ -383,14 +382,14 @@ static void reject_note(Builder *b, const OrnPlanCandidate *c)
              d0, v, why, d0);
         break;
     case ORN_STRAT_2D: {
-        const char *d1 = dim_name(p, &c->s, c->s.dims[1]);
+        const char *d1 = dim_name(b, &c->s, c->s.dims[1]);
         note(b, ORN_NOTE_REJECTED, -1,
              "2d over (%s, %s) is illegal: dependence %s (%s) is 0 in neither %s nor %s", d0, d1, v,
              why, d0, d1);
         break;
     }
     case ORN_STRAT_2D_ORDERED: {
-        const char *d1 = dim_name(p, &c->s, c->s.dims[1]);
+        const char *d1 = dim_name(b, &c->s, c->s.dims[1]);
         note(b, ORN_NOTE_REJECTED, -1,
              "2d_ordered over (%s, %s) is illegal: dependence %s (%s) can go backward in %s or "
              "%s",
@@ -439,19 +438,19 @@ static void candidate_notes(Builder *b)
         }
         if (k->s.cost > bs->cost)
             note(b, ORN_NOTE_ALTERNATIVE, -1,
-                 "%s is legal too but costs more (estimated %d against %d)", sched_text(p, &k->s),
+                 "%s is legal too but costs more (estimated %d against %d)", sched_text(b, &k->s),
                  k->s.cost, bs->cost);
         else if (k->s.strategy == ORN_STRAT_2D)
             note(b, ORN_NOTE_ALTERNATIVE, -1,
                  "%s (blocks of %s stay, blocks of %s rotate) is legal too and costs the same "
                  "(estimated %d); the first key stays",
-                 sched_text(p, &k->s), dim_name(p, &k->s, k->s.dims[0]),
-                 dim_name(p, &k->s, k->s.dims[1]), k->s.cost);
+                 sched_text(b, &k->s), dim_name(b, &k->s, k->s.dims[0]),
+                 dim_name(b, &k->s, k->s.dims[1]), k->s.cost);
         else
             note(b, ORN_NOTE_ALTERNATIVE, -1,
                  "%s is legal too and costs the same (estimated %d); the first candidate in "
                  "key order wins",
-                 sched_text(p, &k->s), k->s.cost);
+                 sched_text(b, &k->s), k->s.cost);
     }
 }
 
@@ -539,7 +538,7 @@ static void role_notes(Builder *b)
                         }
                     note(b, ORN_NOTE_ROLE, k,
                          "%s: the iteration space, cut into blocks of (%s)%s%s%s%s%s", name,
-                         keys_tuple(p, s), h.len ? "; read with " : "", h.len ? h.data : "",
+                         keys_tuple(b, s), h.len ? "; read with " : "", h.len ? h.data : "",
                          x ? "; also accessed at elements of other blocks (" : "",
                          x ? acc_text(u, x) : "", x ? "), which are fetched" : "");
                     orn_buf_free(&h);
@@ -573,7 +572,7 @@ static void role_notes(Builder *b)
             note(b, ORN_NOTE_ROLE, k,
                  "%s: rotated: its dimension %d follows %s, so its blocks move from rank to rank "
                  "with the blocks of %s",
-                 name, m + 1, dim_name(p, s, s->dims[1]), dim_name(p, s, s->dims[1]));
+                 name, m + 1, dim_name(b, s, s->dims[1]), dim_name(b, s, s->dims[1]));
             break;
         }
         case ORN_ROLE_REPLICATED:
