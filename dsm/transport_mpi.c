@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
 
@@ -141,10 +142,17 @@ static int mpi_iprobe(OrnDsmTransport *tp, int tag, int *found, int *peer, size_
 
 __attribute__((noreturn)) static void mpi_abort(OrnDsmTransport *tp, int code)
 {
-    MpiTransport *m = (MpiTransport *)tp;
+    (void)tp;
     fflush(stdout);
     fflush(stderr);
-    MPI_Abort(m->comm, code);
+    /* Give the process manager a moment to forward what we just printed: MPI_Abort kills
+     * the other ranks and the forwarding proxies at once, which can drop the message. */
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    /* MPI_COMM_WORLD: MPICH then aborts through the process manager at once; aborting on
+     * the duplicate first tries to quiesce it, which spins while a peer is not progressing
+     * (exactly the situation of a timeout). */
+    MPI_Abort(MPI_COMM_WORLD, code);
     exit(code); /* not reached */
 }
 

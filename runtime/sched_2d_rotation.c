@@ -163,7 +163,8 @@ static int step_begin(Exec *x, int64_t s)
     char what[160];
     snprintf(what, sizeof what, "2-D rotation, step %lld: rotated block %lld of %s from the "
              "previous rank", (long long)s, (long long)j,
-             x->loop->args[R->rot[0]].array->name);
+             x->plan->arrays[R->rot[0]].name ? x->plan->arrays[R->rot[0]].name
+                                              : x->loop->args[R->rot[0]].array->name);
     double t0 = rt_now();
     int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
     x->rt->stats.wait += rt_now() - t0;
