@@ -2,9 +2,10 @@
  *
  * Exit codes: 0 success (warnings allowed), 1 compile errors, 2 bad usage (unknown option,
  * missing or unreadable input), 3 internal compiler error. --check and --explain also run
- * the analyzer (a loop that must run serially is a warning). Modes that later issues add
- * (compiling to an executable, --emit=c, --gpu) are refused with a usage error
- * rather than faked. */
+ * the analyzer (a loop that must run serially is a warning). Without a mode option orionc
+ * compiles: front end, analyzer, C code generation (codegen/), then the system C compiler
+ * (cc_driver.c); --emit=c stops after generating the C. --gpu is refused with a usage
+ * error rather than faked. */
 #define _XOPEN_SOURCE 700 /* sigaltstack */
 
 #include <errno.h>
@@ -18,6 +19,8 @@
 
 #include "analyze.h"
 #include "ast.h"
+#include "cc_driver.h"
+#include "emit.h"
 #include "explain.h"
 #include "sema.h"
 #include "source.h"
@@ -29,7 +32,14 @@
 
 enum { EXIT_OK = 0, EXIT_COMPILE = 1, EXIT_USAGE = 2, EXIT_ICE = 3 };
 
-typedef enum { MODE_NONE, MODE_CHECK, MODE_AST, MODE_EXPLAIN, MODE_EXPLAIN_JSON } Mode;
+typedef enum {
+    MODE_NONE, /* compile to an executable */
+    MODE_CHECK,
+    MODE_AST,
+    MODE_EXPLAIN,
+    MODE_EXPLAIN_JSON,
+    MODE_EMIT_C
+} Mode;
 
 static const char usage_text[] =
     "usage: orionc [options] FILE.orn\n"
@@ -38,14 +48,19 @@ static const char usage_text[] =
     "  --emit=ast      print the syntax tree of FILE (to -o OUT if given)\n"
     "  --explain       report how each parallel_for is parallelized, and why\n"
     "  --explain=json  the same report as one JSON object (to -o OUT if given)\n"
-    "  -o OUT          output file\n"
+    "  --emit=c        print the generated C (to -o OUT if given)\n"
+    "  -o OUT          output file; without a mode option above, the executable\n"
+    "                  (default: FILE without .orn)\n"
+    "  -O0 -O1 -O2 -O3 optimization of the generated C (default -O2)\n"
+    "  -g              debug information (use -O0 -g for debugging)\n"
+    "  --keep-c        keep the generated C next to the executable, as OUT.c\n"
+    "  -lNAME -LDIR    libraries for extern fns, passed to the linker\n"
     "  -Werror         treat warnings as errors\n"
     "  --help          show this help\n"
     "  --version       show the version\n"
     "\n"
-    "FILE may be '-' for standard input.\n"
-    "Not implemented yet: compiling to an executable (orionc FILE -o prog), --emit=c,\n"
-    "--gpu.\n"
+    "FILE may be '-' for standard input. Run a program with: mpirun -n N ./prog\n"
+    "Not implemented yet: --gpu.\n"
     "\n"
     "Exit codes: 0 success, 1 compile errors, 2 bad usage, 3 internal compiler error.\n";
 
@@ -107,6 +122,9 @@ int main(int argc, char **argv)
     Mode mode = MODE_NONE;
     const char *input = NULL, *output = NULL;
     bool werror = false, options_done = false;
+    OrnCcOptions cc = {0};
+    const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+    cc.extra = extra;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -140,19 +158,44 @@ int main(int argc, char **argv)
             if (mode != MODE_NONE && mode != m)
                 return usage_error("'%s' cannot be combined with another output mode", a);
             mode = m;
-        } else if (strcmp(a, "--emit=c") == 0 || strcmp(a, "--gpu") == 0) {
+        } else if (strcmp(a, "--emit=c") == 0) {
+            if (mode != MODE_NONE && mode != MODE_EMIT_C)
+                return usage_error("'%s' cannot be combined with another output mode", a);
+            mode = MODE_EMIT_C;
+        } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
+                   strcmp(a, "-O3") == 0) {
+            cc.opt = a;
+        } else if (strcmp(a, "-g") == 0) {
+            cc.debug = true;
+        } else if (strcmp(a, "--keep-c") == 0) {
+            cc.keep_c = true;
+        } else if ((strncmp(a, "-l", 2) == 0 || strncmp(a, "-L", 2) == 0) && a[2]) {
+            extra[cc.nextra++] = a;
+        } else if (strcmp(a, "--gpu") == 0) {
             return usage_error("'%s' is not implemented yet", a);
         } else if (strncmp(a, "--emit=", 7) == 0) {
-            return usage_error("unknown output kind '%s' (expected --emit=ast)", a + 7);
+            return usage_error("unknown output kind '%s' (expected --emit=ast or --emit=c)",
+                               a + 7);
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (!input) return usage_error("no input file");
-    if (mode == MODE_NONE)
-        return usage_error("compiling to an executable is not implemented yet; use --check, "
-                           "--emit=ast or --explain");
     if (mode == MODE_CHECK && output) return usage_error("'-o' is not used with '--check'");
+    char default_out[4096];
+    if (mode == MODE_NONE && !output) {
+        /* FILE without its directory and .orn */
+        const char *base = strrchr(input, '/');
+        base = base ? base + 1 : input;
+        if (strcmp(input, "-") == 0) base = "a.out";
+        size_t n = strlen(base);
+        if (n > 4 && strcmp(base + n - 4, ".orn") == 0) n -= 4;
+        snprintf(default_out, sizeof default_out, "%.*s", (int)n, base);
+        if (strcmp(default_out, base) == 0 && strcmp(base, "a.out") != 0)
+            return usage_error("give the executable's name with -o (the input has no .orn "
+                               "extension)");
+        output = default_out;
+    }
 
     install_crash_handlers();
 
@@ -196,6 +239,33 @@ int main(int argc, char **argv)
                 }
                 orn_buf_free(&report);
             }
+        } else if (mode == MODE_NONE || mode == MODE_EMIT_C) {
+            OrnPlanSet plans;
+            if (orn_sema(u) && orn_analyze(u, &plans) && !orn_diags_failed(&u->diags)) {
+                OrnBuf code;
+                orn_buf_init(&code);
+                OrnCgOptions copt = {.file = u->src.path};
+                if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code)) {
+                    rc = EXIT_ICE;
+                } else if (mode == MODE_NONE) {
+                    rc = orn_cc_build(code.data ? code.data : "", code.len, output, &cc);
+                } else {
+                    FILE *out = stdout;
+                    if (output && !(out = fopen(output, "w"))) {
+                        fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
+                                strerror(errno));
+                        rc = EXIT_USAGE;
+                    } else {
+                        fwrite(code.data ? code.data : "", 1, code.len, out);
+                        if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
+                            fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
+                                    output ? output : "<stdout>", strerror(errno));
+                            rc = EXIT_USAGE;
+                        }
+                    }
+                }
+                orn_buf_free(&code);
+            }
         } else {
             FILE *out = stdout;
             if (output && !(out = fopen(output, "w"))) {
@@ -216,5 +286,6 @@ int main(int argc, char **argv)
     else if (rc == EXIT_OK && orn_diags_failed(&u->diags))
         rc = EXIT_COMPILE;
     orn_unit_free(u);
+    free(extra);
     return rc;
 }

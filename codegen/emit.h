@@ -1,0 +1,51 @@
+/* emit.h: code generation: the emitter interface every back end implements.
+ *
+ * QBE-style: a back end is a struct of function pointers (OrnCgTarget). orn_cg_generate()
+ * lowers an analysed unit into target-independent facts (lower.h: names, loop plans in the
+ * runtime's terms, which functions need a loop context, the prefetch slice, which view
+ * assignments fuse), then drives the target through them in a fixed order:
+ *
+ *     begin      the unit's preamble: includes, params, statics, declarations
+ *     function   each user fn (its top-level version), in source order
+ *     loop       each parallel_for: plan descriptor, body over a block of elements,
+ *                prefetch pass, clones of the fns its body calls
+ *     toplevel   the top-level statements (main() for C)
+ *     end        finish; returns false on an internal error
+ *
+ * The C emitter (emit_c.c, orn_cg_target_c) writes one C file for the system C compiler;
+ * a CUDA emitter for @gpu loop bodies will implement the same interface. */
+#ifndef ORN_CG_EMIT_H
+#define ORN_CG_EMIT_H
+
+#include <stdbool.h>
+
+#include "analyze.h"
+#include "strbuf.h"
+#include "unit.h"
+
+typedef struct OrnCgProgram OrnCgProgram; /* lower.h */
+typedef struct OrnCgLoop OrnCgLoop;       /* lower.h */
+
+typedef struct OrnCgOptions {
+    const char *file; /* source name used in run-time messages (default: the unit's path) */
+} OrnCgOptions;
+
+typedef struct OrnCgTarget {
+    const char *name;
+    /* Returns the target's state for this unit (NULL on failure). */
+    void *(*begin)(const OrnCgProgram *p, OrnBuf *out);
+    void (*function)(void *st, const OrnNode *fn);
+    void (*loop)(void *st, const OrnCgLoop *l);
+    void (*toplevel)(void *st, const OrnNode *program);
+    /* Writes what remains and frees the state; false on an internal error. */
+    bool (*end)(void *st);
+} OrnCgTarget;
+
+extern const OrnCgTarget orn_cg_target_c;
+
+/* Generate code for u (after successful orn_sema and orn_analyze) into out. Returns false
+ * on an internal error, which has been reported through u's diagnostics. */
+bool orn_cg_generate(OrnUnit *u, const OrnPlanSet *plans, const OrnCgTarget *t,
+                     const OrnCgOptions *opt, OrnBuf *out);
+
+#endif

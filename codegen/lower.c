@@ -1,0 +1,502 @@
+/* lower.c: the target-independent part of code generation (lower.h): names, storage,
+ * loop plans in the runtime's terms, loop contexts of functions, the prefetch slice and
+ * the fusion test of view assignments. Every back end reads these facts; none of this
+ * writes text. */
+#include "lower.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "strbuf.h"
+
+/* ---------------------------------------------------------------- walking */
+
+typedef bool (*VisitFn)(const OrnNode *n, void *ud); /* false: do not descend */
+
+static void walk(const OrnNode *n, VisitFn f, void *ud);
+
+static void walk_list(const OrnNode *l, VisitFn f, void *ud)
+{
+    for (; l; l = l->next) walk(l, f, ud);
+}
+
+static void walk(const OrnNode *n, VisitFn f, void *ud)
+{
+    if (!n || !f(n, ud)) return;
+    switch (n->kind) {
+    case N_UNARY: walk(n->u.unary.e, f, ud); break;
+    case N_BINARY:
+        walk(n->u.binary.l, f, ud);
+        walk(n->u.binary.r, f, ud);
+        break;
+    case N_CALL: walk_list(n->u.call.args, f, ud); break;
+    case N_KWARG: walk(n->u.kwarg.value, f, ud); break;
+    case N_INDEX:
+        walk(n->u.index.base, f, ud);
+        walk_list(n->u.index.subs, f, ud);
+        break;
+    case N_BLOCK: walk_list(n->u.block.stmts, f, ud); break;
+    case N_EXPR: walk(n->u.expr_stmt.e, f, ud); break;
+    case N_ASSIGN:
+        walk(n->u.assign.target, f, ud);
+        walk(n->u.assign.value, f, ud);
+        break;
+    case N_CONST:
+    case N_PARAM: walk(n->u.decl.value, f, ud); break;
+    case N_DIST:
+        walk_list(n->u.dist.names, f, ud);
+        walk(n->u.dist.value, f, ud);
+        break;
+    case N_IF:
+        walk(n->u.if_.cond, f, ud);
+        walk(n->u.if_.then, f, ud);
+        walk(n->u.if_.els, f, ud);
+        break;
+    case N_FOR:
+        walk(n->u.for_.var, f, ud);
+        walk(n->u.for_.lo, f, ud);
+        walk(n->u.for_.hi, f, ud);
+        walk(n->u.for_.body, f, ud);
+        break;
+    case N_FOREACH:
+        walk(n->u.foreach.key, f, ud);
+        walk(n->u.foreach.value, f, ud);
+        walk(n->u.foreach.iter, f, ud);
+        walk(n->u.foreach.body, f, ud);
+        break;
+    case N_WHILE:
+        walk(n->u.while_.cond, f, ud);
+        walk(n->u.while_.body, f, ud);
+        break;
+    case N_PARFOR:
+        walk_list(n->u.parfor.keys, f, ud);
+        walk(n->u.parfor.value, f, ud);
+        walk(n->u.parfor.space, f, ud);
+        walk(n->u.parfor.body, f, ud);
+        break;
+    case N_RETURN: walk(n->u.ret.value, f, ud); break;
+    case N_FN:
+        walk_list(n->u.fn.args, f, ud);
+        walk(n->u.fn.body, f, ud);
+        break;
+    default: break;
+    }
+}
+
+/* ---------------------------------------------------------------- symbols */
+
+OrnSym *orn_cg_base_sym(const OrnNode *e)
+{
+    if (!e) return NULL;
+    if (e->kind == N_NAME) return e->u.name.sym;
+    if (e->kind == N_INDEX && e->u.index.base && e->u.index.base->kind == N_NAME)
+        return e->u.index.base->u.name.sym;
+    return NULL;
+}
+
+OrnSym *orn_cg_buffer_target(const OrnSym *buf)
+{
+    const OrnNode *d = buf ? buf->decl : NULL;
+    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL)
+        return NULL;
+    const OrnNode *a = d->u.dist.value->u.call.args;
+    return a && a->kind == N_NAME ? a->u.name.sym : NULL;
+}
+
+bool orn_cg_is_static(const OrnSym *s)
+{
+    return s && (s->kind == SYM_VAR || s->kind == SYM_LOOPVAR) && !s->fn && !s->parfor;
+}
+
+const char *orn_cg_name(const OrnCgProgram *p, const OrnSym *s)
+{
+    if (!s || s->id < 0 || s->id >= p->u->sema.nsyms) return "orn_bad_symbol";
+    return p->names[s->id];
+}
+
+int orn_cg_fn_index(const OrnCgProgram *p, const OrnNode *fn)
+{
+    for (int i = 0; i < p->u->sema.nfns; i++)
+        if (p->u->sema.fns[i] == fn) return i;
+    return -1;
+}
+
+int orn_cg_array_index(const OrnCgLoop *l, const OrnSym *s)
+{
+    for (int k = 0; k < l->narrays; k++)
+        if (l->arrays[k].sym == s) return k;
+    return -1;
+}
+
+int orn_cg_acc_index(const OrnCgLoop *l, const OrnSym *s)
+{
+    for (int i = 0; i < l->loop->naccums; i++)
+        if (l->loop->accums[i].sym == s) return i;
+    return -1;
+}
+
+bool orn_cg_view_parts(const OrnNode *e, int *dim, const OrnNode **fixed)
+{
+    if (!e || e->kind != N_INDEX) return false;
+    int i = 0, d = -1;
+    const OrnNode *fx = NULL;
+    for (const OrnNode *s = e->u.index.subs; s; s = s->next, i++) {
+        if (s->kind == N_SLICE) d = i;
+        else fx = s;
+    }
+    if (d < 0 || i != 2) return false;
+    *dim = d;
+    *fixed = fx;
+    return true;
+}
+
+static void make_names(OrnCgProgram *p)
+{
+    OrnUnit *u = p->u;
+    p->names = orn_arena_alloc(u->arena, (size_t)(u->sema.nsyms + 1) * sizeof *p->names);
+    OrnBuf b;
+    orn_buf_init(&b);
+    for (int i = 0; i < u->sema.nsyms; i++) {
+        const OrnSym *s = u->sema.syms[i];
+        if (!s) continue;
+        const char *pre = "v";
+        switch (s->kind) {
+        case SYM_PARAM: pre = "p"; break;
+        case SYM_DIST: pre = s->type && s->type->kind == T_BUFFER ? "b" : "d"; break;
+        case SYM_FN: pre = "f"; break;
+        case SYM_EXTERN: pre = "x"; break;
+        case SYM_ARG: pre = "a"; break;
+        case SYM_KEY: pre = "k"; break;
+        case SYM_CONST: pre = "c"; break;
+        default: break;
+        }
+        orn_buf_clear(&b);
+        orn_buf_printf(&b, "%s%d_%s", pre, s->id, s->name ? s->name->s : "anon");
+        p->names[i] = orn_arena_strndup(u->arena, b.data, b.len);
+    }
+    orn_buf_free(&b);
+}
+
+/* ---------------------------------------------------------------- functions */
+
+typedef struct FnScan {
+    bool dist, rng;
+    const OrnNode **calls;
+    int ncalls, cap;
+} FnScan;
+
+static bool is_scalar_draw(const OrnNode *n)
+{
+    if (n->kind != N_CALL) return false;
+    int bi = n->u.call.builtin;
+    if (bi == ORN_BI_RANDINT) return true;
+    return (bi == ORN_BI_RAND || bi == ORN_BI_RANDN) && !n->u.call.args;
+}
+
+static bool scan_fn(const OrnNode *n, void *ud)
+{
+    FnScan *s = ud;
+    if (n->kind == N_INDEX) {
+        const OrnSym *b = orn_cg_base_sym(n);
+        if (b && b->kind == SYM_DIST) s->dist = true;
+    }
+    if (is_scalar_draw(n)) s->rng = true;
+    if (n->kind == N_CALL && n->u.call.sym && n->u.call.sym->kind == SYM_FN &&
+        n->u.call.sym->decl) {
+        if (s->ncalls == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 8;
+            s->calls = orn_xrealloc(s->calls, (size_t)s->cap * sizeof *s->calls);
+        }
+        s->calls[s->ncalls++] = n->u.call.sym->decl;
+    }
+    return true;
+}
+
+static void fn_contexts(OrnCgProgram *p)
+{
+    OrnUnit *u = p->u;
+    int n = u->sema.nfns;
+    p->needs_ctx = orn_arena_alloc(u->arena, (size_t)n + 1);
+    p->uses_rng = orn_arena_alloc(u->arena, (size_t)n + 1);
+    FnScan *sc = calloc((size_t)n + 1, sizeof *sc);
+    for (int i = 0; i < n; i++) {
+        const OrnNode *f = u->sema.fns[i];
+        if (f && !f->u.fn.is_extern) walk(f->u.fn.body, scan_fn, &sc[i]);
+        p->needs_ctx[i] = sc[i].dist || sc[i].rng;
+        p->uses_rng[i] = sc[i].rng;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < sc[i].ncalls; c++) {
+                int j = orn_cg_fn_index(p, sc[i].calls[c]);
+                if (j < 0) continue;
+                if (p->needs_ctx[j] && !p->needs_ctx[i]) p->needs_ctx[i] = 1, changed = true;
+                if (p->uses_rng[j] && !p->uses_rng[i]) p->uses_rng[i] = 1, changed = true;
+            }
+    }
+    for (int i = 0; i < n; i++) free(sc[i].calls);
+    free(sc);
+}
+
+/* ---------------------------------------------------------------- prefetch taint */
+
+static bool tainted_sym(const OrnCgLoop *l, const OrnSym *s)
+{
+    return s && l->tainted[s->id];
+}
+
+bool orn_cg_sym_tainted(const OrnCgLoop *l, const OrnSym *s)
+{
+    return tainted_sym(l, s);
+}
+
+static bool any_tainted(const OrnCgLoop *l, const OrnNode *list)
+{
+    for (; list; list = list->next)
+        if (list->kind != N_SLICE && orn_cg_expr_tainted(l, list)) return true;
+    return false;
+}
+
+bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case N_NAME: {
+        const OrnSym *s = e->u.name.sym;
+        if (!s) return true;
+        if (s->kind == SYM_VAR && orn_cg_acc_index(l, s) >= 0) return true;
+        return tainted_sym(l, s);
+    }
+    case N_UNARY: return orn_cg_expr_tainted(l, e->u.unary.e);
+    case N_BINARY:
+        return orn_cg_expr_tainted(l, e->u.binary.l) || orn_cg_expr_tainted(l, e->u.binary.r);
+    case N_KWARG: return orn_cg_expr_tainted(l, e->u.kwarg.value);
+    case N_CALL: {
+        if (e->u.call.sym) return true; /* user fns and externs: side effects, dist reads */
+        int bi = e->u.call.builtin;
+        if (is_scalar_draw(e) || bi == ORN_BI_WALL_TIME) return true;
+        if (bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_NNZ || bi == ORN_BI_LEN)
+            return false; /* extents only */
+        if (bi == ORN_BI_DIM) return orn_cg_expr_tainted(l, e->u.call.args->next);
+        return any_tainted(l, e->u.call.args);
+    }
+    case N_INDEX: {
+        const OrnSym *b = orn_cg_base_sym(e);
+        if (!b) return true;
+        if (b->kind == SYM_DIST) {
+            int k = orn_cg_array_index(l, b);
+            if (k < 0 || !l->arrays[k].peek) return true;
+        }
+        return any_tainted(l, e->u.index.subs);
+    }
+    default: return false;
+    }
+}
+
+static bool mark(OrnCgLoop *l, const OrnSym *s)
+{
+    if (!s || l->tainted[s->id]) return false;
+    l->tainted[s->id] = 1;
+    return true;
+}
+
+/* Can the prefetch pass read the values of `for (k, v) in iter`? */
+static bool foreach_values_ok(const OrnCgLoop *l, const OrnNode *iter)
+{
+    const OrnSym *b = orn_cg_base_sym(iter);
+    if (!b) return false;
+    if (b->kind != SYM_DIST) return true; /* local arrays */
+    int k = orn_cg_array_index(l, b), dim;
+    const OrnNode *fixed;
+    if (k < 0) return false;
+    const OrnCgArray *a = &l->arrays[k];
+    if (a->peek) return true;
+    return b->type->sparse && orn_cg_view_parts(iter, &dim, &fixed) && dim == 1 &&
+           (a->role == ORN_ROLE_PARTITIONED || a->role == ORN_ROLE_ROTATED ||
+            a->role == ORN_ROLE_REPLICATED);
+}
+
+static bool taint_stmts(OrnCgLoop *l, const OrnNode *list, bool under);
+
+static bool taint_stmt(OrnCgLoop *l, const OrnNode *s, bool under)
+{
+    bool ch = false;
+    switch (s->kind) {
+    case N_ASSIGN: {
+        const OrnNode *tg = s->u.assign.target;
+        if (tg->kind != N_NAME) break;
+        const OrnSym *v = tg->u.name.sym;
+        if (!v || v->parfor != l->loop->node || v->kind != SYM_VAR) break;
+        if (under || orn_cg_expr_tainted(l, s->u.assign.value)) ch |= mark(l, v);
+        break;
+    }
+    case N_IF: {
+        bool t = under || orn_cg_expr_tainted(l, s->u.if_.cond);
+        ch |= taint_stmt(l, s->u.if_.then, t);
+        if (s->u.if_.els) ch |= taint_stmt(l, s->u.if_.els, t);
+        break;
+    }
+    case N_FOR: {
+        bool t = under || orn_cg_expr_tainted(l, s->u.for_.lo) ||
+                 orn_cg_expr_tainted(l, s->u.for_.hi);
+        if (t) ch |= mark(l, s->u.for_.var->u.name.sym);
+        ch |= taint_stmt(l, s->u.for_.body, t);
+        break;
+    }
+    case N_FOREACH: {
+        const OrnNode *it = s->u.foreach.iter;
+        bool t = under || (it->kind == N_INDEX ? any_tainted(l, it->u.index.subs) : false);
+        if (t) ch |= mark(l, s->u.foreach.key->u.name.sym);
+        if (t || !foreach_values_ok(l, it)) ch |= mark(l, s->u.foreach.value->u.name.sym);
+        ch |= taint_stmt(l, s->u.foreach.body, t);
+        break;
+    }
+    case N_WHILE: ch |= taint_stmt(l, s->u.while_.body, true); break;
+    case N_BLOCK: ch |= taint_stmts(l, s->u.block.stmts, under); break;
+    default: break;
+    }
+    return ch;
+}
+
+static bool taint_stmts(OrnCgLoop *l, const OrnNode *list, bool under)
+{
+    bool ch = false;
+    for (; list; list = list->next) ch |= taint_stmt(l, list, under);
+    return ch;
+}
+
+/* ---------------------------------------------------------------- loops */
+
+static bool scan_rng(const OrnNode *n, void *ud)
+{
+    if (is_scalar_draw(n)) *(bool *)ud = true;
+    return true;
+}
+
+/* Does some access of plan array k read across a partitioned key's block boundary? */
+static bool has_halo(const OrnLoopPlan *pl, int k)
+{
+    const OrnPlanArray *in = &pl->arrays[k].info;
+    for (int m = 0; m < in->ndims; m++)
+        if (in->key_of_dim[m] >= 0 && orn_plan_dim_has_halo(in, m)) return true;
+    return in->space_misaligned;
+}
+
+static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
+{
+    OrnUnit *u = p->u;
+    const OrnPlanSchedule *s = &pl->sched;
+    memset(l, 0, sizeof *l);
+    l->id = pl->loop->index;
+    l->loop = pl->loop;
+    l->plan = pl;
+    l->strategy = s->strategy;
+    l->inner = s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy;
+    if (s->strategy != ORN_STRAT_SERIAL) {
+        l->npart = s->ndims > 2 ? 2 : s->ndims;
+        for (int i = 0; i < l->npart; i++) l->part_dims[i] = s->dims[i];
+    }
+    for (int i = 0; i < ORN_DEP_MAXDIM; i++)
+        for (int j = 0; j < ORN_DEP_MAXDIM; j++)
+            l->transform[i][j] = s->transformed ? s->T.m[i][j] : i == j;
+    l->narrays = pl->narrays;
+    l->arrays = orn_arena_alloc(u->arena, (size_t)(pl->narrays + 1) * sizeof *l->arrays);
+    for (int k = 0; k < pl->narrays; k++) {
+        const OrnArrayPlan *ap = &pl->arrays[k];
+        OrnCgArray *a = &l->arrays[k];
+        a->sym = ap->sym;
+        a->target = ap->target ? ap->target : NULL;
+        if (a->sym && a->sym->type && a->sym->type->kind == T_BUFFER && !a->target)
+            a->target = orn_cg_buffer_target(a->sym);
+        a->role = ap->role;
+        const OrnType *t = a->target ? a->target->type : a->sym->type;
+        a->ndim = t && t->kind == T_ARRAY ? t->ndims : ap->info.ndims;
+        for (int d = 0; d < ORN_DEP_MAXDIM; d++) a->key_dim[d] = -1;
+        for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
+            if (k == 0) a->key_dim[d] = d;
+            else if (ap->role != ORN_ROLE_BUFFERED && ap->info.key_of_dim[d] >= 0 &&
+                     ap->info.coef[d] == 1)
+                a->key_dim[d] = ap->info.key_of_dim[d];
+        }
+        bool sparse = t && t->sparse;
+        a->announce = ap->role == ORN_ROLE_PREFETCHED ||
+                      (ap->role == ORN_ROLE_REMOTE && ap->info.read && s->strategy != ORN_STRAT_SERIAL) ||
+                      (pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
+                       ap->role == ORN_ROLE_PARTITIONED && ap->info.read && has_halo(pl, k));
+        a->halo_read = !pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
+                       ap->role == ORN_ROLE_PARTITIONED && ap->info.read && !ap->info.written &&
+                       has_halo(pl, k);
+        a->peek = !sparse && !a->announce && !a->halo_read &&
+                  (ap->role == ORN_ROLE_PARTITIONED || ap->role == ORN_ROLE_ROTATED ||
+                   ap->role == ORN_ROLE_REPLICATED);
+        if (a->announce) l->prefetch = true;
+    }
+    bool rng = false;
+    walk(l->loop->node->u.parfor.body, scan_rng, &rng);
+    for (int i = 0; i < l->loop->ncallees; i++) {
+        int j = orn_cg_fn_index(p, l->loop->callees[i]);
+        if (j >= 0 && p->uses_rng[j]) rng = true;
+    }
+    l->uses_rng = rng;
+    l->tainted = orn_arena_alloc(u->arena, (size_t)u->sema.nsyms + 1);
+    if (l->prefetch)
+        while (taint_stmts(l, l->loop->node->u.parfor.body->u.block.stmts, false)) {
+        }
+}
+
+/* ---------------------------------------------------------------- views */
+
+static bool crosses(const OrnNode *e, const OrnSym *arr, int dim)
+{
+    if (!e || !e->type || e->type->kind != T_VIEW) return false;
+    switch (e->kind) {
+    case N_INDEX: {
+        int d;
+        const OrnNode *fx;
+        return orn_cg_base_sym(e) == arr && orn_cg_view_parts(e, &d, &fx) && d != dim;
+    }
+    case N_UNARY: return crosses(e->u.unary.e, arr, dim);
+    case N_BINARY: return crosses(e->u.binary.l, arr, dim) || crosses(e->u.binary.r, arr, dim);
+    default: return false;
+    }
+}
+
+bool orn_cg_view_fusable(const OrnNode *target, const OrnNode *rhs)
+{
+    int dim;
+    const OrnNode *fx;
+    if (!orn_cg_view_parts(target, &dim, &fx)) return true;
+    return !crosses(rhs, orn_cg_base_sym(target), dim);
+}
+
+/* ---------------------------------------------------------------- entry */
+
+bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt,
+                  OrnCgProgram *out)
+{
+    memset(out, 0, sizeof *out);
+    out->u = u;
+    out->plans = plans;
+    out->file = opt && opt->file ? opt->file : u->src.path;
+    make_names(out);
+    fn_contexts(out);
+    out->nloops = u->sema.nloops;
+    out->loops = orn_arena_alloc(u->arena, (size_t)(out->nloops + 1) * sizeof *out->loops);
+    for (int i = 0; i < plans->nloops; i++) {
+        const OrnLoopPlan *pl = &plans->loops[i];
+        int id = pl->loop ? pl->loop->index : -1;
+        if (id < 0 || id >= out->nloops) return false;
+        lower_loop(out, pl, &out->loops[id]);
+    }
+    for (int i = 0; i < out->nloops; i++)
+        if (!out->loops[i].loop) return false;
+    return true;
+}
+
+void orn_cg_lower_free(OrnCgProgram *p)
+{
+    (void)p; /* everything lives in the unit's arena */
+}

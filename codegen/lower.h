@@ -1,0 +1,89 @@
+/* lower.h: what every back end needs to know about a unit, computed once (lower.c).
+ *
+ * - names: every symbol gets a unique identifier in generated code (orn_cg_name);
+ * - storage: top-level variables (also those declared inside top-level blocks, which loop
+ *   bodies may read) are file-scope statics, replicated per rank;
+ * - loops: each parallel_for's plan in the runtime's terms (strategy, partition dims,
+ *   transform, roles, key_dim of each plan array, accumulators) and the index of every
+ *   array its body touches;
+ * - functions that need a loop context: those that (transitively) touch dist arrays or
+ *   draw random numbers; a loop body calls per-loop clones of them;
+ * - the prefetch slice: which reads a loop's prefetch pass announces, and which body
+ *   variables it can compute (untainted) before the data is there;
+ * - view assignments: whether `V op= expr` fuses into one loop without a temporary.
+ */
+#ifndef ORN_CG_LOWER_H
+#define ORN_CG_LOWER_H
+
+#include <stdbool.h>
+
+#include "analyze.h"
+#include "emit.h"
+
+/* One array of a loop's plan (index k = views[k] in the body). */
+typedef struct OrnCgArray {
+    OrnSym *sym;         /* dist array, or buffer */
+    OrnSym *target;      /* buffer: the array it updates; else NULL */
+    OrnRole role;        /* effective role (analyzer numbering = runtime numbering) */
+    int ndim;
+    int key_dim[ORN_DEP_MAXDIM];
+    bool announce;       /* the prefetch pass announces its reads */
+    bool halo_read;      /* read-only, partitioned, read across block boundaries in an
+                            unordered loop: reads outside the block go to the DSM */
+    bool peek;           /* prefetch pass may read it directly (dense, in the local box) */
+} OrnCgArray;
+
+struct OrnCgLoop {
+    int id;                  /* loop_id: the sema index */
+    const OrnLoop *loop;
+    const OrnLoopPlan *plan;
+    OrnStrategy strategy, inner;
+    int npart, part_dims[2];
+    int transform[ORN_DEP_MAXDIM][ORN_DEP_MAXDIM];
+    OrnCgArray *arrays;
+    int narrays;
+    bool uses_rng;           /* body or callees draw random numbers */
+    bool prefetch;           /* emit a prefetch pass */
+    unsigned char *tainted;  /* by sym id: body variable the prefetch pass cannot compute */
+};
+
+struct OrnCgProgram {
+    OrnUnit *u;
+    const OrnPlanSet *plans;
+    const char *file;
+    OrnCgLoop *loops;        /* by OrnLoop.index */
+    int nloops;
+    unsigned char *needs_ctx; /* by index in u->sema.fns: fn needs a loop context */
+    unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
+    const char **names;      /* by sym id */
+};
+
+bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt,
+                  OrnCgProgram *out);
+void orn_cg_lower_free(OrnCgProgram *p);
+
+/* The generated identifier of a symbol. */
+const char *orn_cg_name(const OrnCgProgram *p, const OrnSym *s);
+/* A top-level variable (file-scope static). */
+bool orn_cg_is_static(const OrnSym *s);
+/* Index of a fn's N_FN in u->sema.fns, or -1. */
+int orn_cg_fn_index(const OrnCgProgram *p, const OrnNode *fn);
+/* The plan array index of a dist array or buffer in loop l, or -1. */
+int orn_cg_array_index(const OrnCgLoop *l, const OrnSym *s);
+/* The accumulator index of s in loop l, or -1. */
+int orn_cg_acc_index(const OrnCgLoop *l, const OrnSym *s);
+/* The symbol of a name node, or the array named by an index node's base. */
+OrnSym *orn_cg_base_sym(const OrnNode *e);
+/* The buffer's target array (from its declaration). */
+OrnSym *orn_cg_buffer_target(const OrnSym *buf);
+/* A view node (A[:, j] / A[i, :]): its ':' dimension and the other subscript. */
+bool orn_cg_view_parts(const OrnNode *e, int *dim, const OrnNode **fixed);
+/* Does `target op= rhs` (target a view) fuse into one loop? False when rhs reads a view of
+ * the same array across the other dimension, where element x of the right side may read
+ * what element y < x of the target already wrote. */
+bool orn_cg_view_fusable(const OrnNode *target, const OrnNode *rhs);
+/* Prefetch slice: is the expression computable in loop l's prefetch pass? */
+bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e);
+bool orn_cg_sym_tainted(const OrnCgLoop *l, const OrnSym *s);
+
+#endif

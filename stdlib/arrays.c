@@ -1,0 +1,451 @@
+/* arrays.c: local arrays, dist-array constructors and loaders, collective element access
+ * from top-level code, and views (OrnStdVec) with the built-in reductions over them. */
+#include <stdarg.h>
+
+#include "orn_std.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static size_t esize_of(int type)
+{
+    return orn_dsm_type_size((OrnDsmType)type);
+}
+
+static void store_double(int type, void *out, double v)
+{
+    switch (type) {
+    case ORN_DSM_I32: { int32_t x = (int32_t)v; memcpy(out, &x, 4); break; }
+    case ORN_DSM_I64: { int64_t x = (int64_t)v; memcpy(out, &x, 8); break; }
+    case ORN_DSM_F32: { float x = (float)v; memcpy(out, &x, 4); break; }
+    default: memcpy(out, &v, 8); break;
+    }
+}
+
+static double load_double(int type, const void *in)
+{
+    switch (type) {
+    case ORN_DSM_I32: { int32_t x; memcpy(&x, in, 4); return (double)x; }
+    case ORN_DSM_I64: { int64_t x; memcpy(&x, in, 8); return (double)x; }
+    case ORN_DSM_F32: { float x; memcpy(&x, in, 4); return (double)x; }
+    default: { double x; memcpy(&x, in, 8); return x; }
+    }
+}
+
+static void check_extents(OrnStdProg *p, int ndim, const int64_t *dims, int line)
+{
+    for (int d = 0; d < ndim; d++)
+        if (dims[d] <= 0)
+            orn_std_die(p, line, "array extent %d is %" PRId64 ": extents must be positive", d + 1,
+                        dims[d]);
+}
+
+/* A failure every rank agrees on, found from replicated data: printed once. */
+static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_PRINTF(3, 4);
+static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    orn_dsm_fail(p->dsm, ORN_E_ARG, "%s", msg);
+    orn_std_fail(p, ORN_E_ARG, line, 1);
+}
+
+/* ---------------------------------------------------------------- local arrays */
+
+OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                           double value, int64_t seed, int line)
+{
+    check_extents(p, ndim, dims, line);
+    OrnStdArr *a = calloc(1, sizeof *a);
+    if (!a) orn_std_die(p, line, "out of memory");
+    a->type = type;
+    a->ndim = ndim;
+    a->esize = esize_of(type);
+    a->n = 1;
+    for (int d = 0; d < ndim; d++) {
+        a->dims[d] = dims[d];
+        if (__builtin_mul_overflow(a->n, dims[d], &a->n) || a->n > ((int64_t)1 << 40))
+            orn_std_die(p, line, "local array too large");
+    }
+    a->data = calloc((size_t)a->n, a->esize);
+    if (!a->data) orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements",
+                              a->n);
+    char *q = a->data;
+    if (init == ORN_STD_FILL)
+        for (int64_t i = 0; i < a->n; i++) store_double(type, q + (size_t)i * a->esize, value);
+    else if (init == ORN_STD_RAND || init == ORN_STD_RANDN)
+        for (int64_t i = 0; i < a->n; i++)
+            store_double(type, q + (size_t)i * a->esize,
+                         orn_rt_rand_at((uint64_t)seed, i, init == ORN_STD_RANDN));
+    return a;
+}
+
+void orn_std_arr_free(OrnStdArr *a)
+{
+    if (!a) return;
+    free(a->data);
+    free(a);
+}
+
+void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int line)
+{
+    int64_t n = p->rank == 0 ? a->n : 0;
+    int64_t *keys = calloc((size_t)(n ? n : 1) * (size_t)a->ndim, sizeof *keys);
+    if (!keys) orn_std_die(p, line, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i;
+        for (int d = a->ndim - 1; d >= 0; d--) {
+            keys[i * a->ndim + d] = r % a->dims[d];
+            r /= a->dims[d];
+        }
+    }
+    OrnDsmArray *tmp = NULL;
+    int st = orn_dsm_from_elements(p->dsm, (OrnDsmType)a->type, a->ndim, a->dims, 0, n, keys,
+                                   a->data, NULL, NULL, &tmp);
+    free(keys);
+    if (st) orn_std_fail(p, st, line, 1);
+    st = orn_dsm_save(tmp, path);
+    orn_dsm_free(tmp);
+    if (st) orn_std_fail(p, st, line, 1);
+}
+
+/* ---------------------------------------------------------------- dist arrays */
+
+OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                              double value, int64_t seed, const char *name, int line)
+{
+    OrnDsmArray *a = NULL;
+    int st;
+    check_extents(p, ndim, dims, line);
+    if (init == ORN_STD_RAND || init == ORN_STD_RANDN) {
+        st = orn_rt_rand_array(p->rt, (OrnDsmType)type, ndim, dims, (uint64_t)seed,
+                               init == ORN_STD_RANDN, &a);
+    } else {
+        st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, dims, &a);
+        if (!st && init == ORN_STD_FILL) {
+            unsigned char v[8];
+            store_double(type, v, value);
+            st = orn_dsm_fill(a, v);
+        }
+    }
+    if (st) orn_std_fail(p, st, line, 0);
+    orn_dsm_set_name(a, name);
+    return a;
+}
+
+OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *name, int line)
+{
+    OrnDsmArray *a = NULL;
+    int st = orn_dsm_load_triplets(p->dsm, path, &a);
+    if (st) orn_std_fail(p, st, line, 1);
+    orn_dsm_set_name(a, name);
+    return a;
+}
+
+void orn_std_load_libsvm(OrnStdProg *p, const char *path, OrnDsmArray **X, OrnDsmArray **y,
+                         const char *xname, const char *yname, int line)
+{
+    int st = orn_dsm_load_libsvm(p->dsm, path, X, y);
+    if (st) orn_std_fail(p, st, line, 1);
+    orn_dsm_set_name(*X, xname);
+    orn_dsm_set_name(*y, yname);
+}
+
+OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *name, int line)
+{
+    OrnDsmArray *a = NULL;
+    int st = orn_dsm_load_docword(p->dsm, path, &a);
+    if (st) orn_std_fail(p, st, line, 1);
+    orn_dsm_set_name(a, name);
+    return a;
+}
+
+OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
+                          const char *name, int line)
+{
+    OrnDsmArray *a = NULL;
+    int st = orn_dsm_load(p->dsm, path, type, &a);
+    if (st) orn_std_fail(p, st, line, 1);
+    if (a->ndim != ndim || !a->sparse != !sparse || (int)a->type != type)
+        fail_agreed(p, line,
+                    "load: '%s' holds a %s%s %d-D array, but the program declares a %s%s %d-D "
+                    "one (use load(path, type = ..., dims = ..., sparse = ...))",
+                    path, a->sparse ? "sparse " : "", orn_dsm_type_name(a->type), a->ndim,
+                    sparse ? "sparse " : "", orn_dsm_type_name((OrnDsmType)type), ndim);
+    orn_dsm_set_name(a, name);
+    return a;
+}
+
+void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)
+{
+    int st = orn_dsm_save(a, path);
+    if (st) orn_std_fail(p, st, line, 1);
+}
+
+OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,
+                            int64_t flush_every, int given, int line)
+{
+    OrnRtBuffer *b = NULL;
+    if (given && flush_every <= 0)
+        orn_std_die(p, line, "buffer(%s): flush_every must be positive, found %" PRId64,
+                    target->name, flush_every);
+    int st = orn_rt_buffer_new(p->rt, target, apply, NULL, flush_every, &b);
+    if (st) orn_std_fail(p, st, line, 0);
+    return b;
+}
+
+double orn_std_dist_sum(OrnStdProg *p, OrnDsmArray *a, int line)
+{
+    double r = 0;
+    int st = orn_dsm_sum(a, &r);
+    if (st) orn_std_fail(p, st, line, 0);
+    return r;
+}
+
+double orn_std_dist_dot(OrnStdProg *p, OrnDsmArray *a, OrnDsmArray *b, int line)
+{
+    for (int d = 0; d < a->ndim; d++)
+        if (a->ndim != b->ndim || a->dims[d] != b->dims[d])
+            orn_std_die(p, line, "dot(%s, %s): the arrays have different shapes", a->name,
+                        b->name);
+    double r = 0;
+    int st = orn_dsm_dot(a, b, &r);
+    if (st) orn_std_fail(p, st, line, 0);
+    return r;
+}
+
+double orn_std_dist_norm(OrnStdProg *p, OrnDsmArray *a, int line)
+{
+    double r = 0;
+    int st = orn_dsm_norm(a, &r);
+    if (st) orn_std_fail(p, st, line, 0);
+    return r;
+}
+
+int64_t orn_std_dim(OrnStdProg *p, int ndim, const int64_t *dims, int64_t d, int line)
+{
+    if (d < 0 || d >= ndim)
+        orn_std_die(p, line, "dim(A, %" PRId64 "): the array has %d dimension%s", d, ndim,
+                    ndim == 1 ? "" : "s");
+    return dims[d];
+}
+
+static void check_key(OrnStdProg *p, const OrnDsmArray *a, const int64_t *key, int line)
+{
+    for (int d = 0; d < a->ndim; d++)
+        if (key[d] < 0 || key[d] >= a->dims[d])
+            orn_std_die(p, line, "index %" PRId64 " is out of range for dimension %d of %s "
+                        "(extent %" PRId64 ")", key[d], d + 1, a->name, a->dims[d]);
+}
+
+void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)
+{
+    check_key(p, a, key, line);
+    int st = orn_dsm_get(a, key, out);
+    if (st) orn_std_fail(p, st, line, 0);
+}
+
+void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val,
+                      int line)
+{
+    check_key(p, a, key, line);
+    int st = orn_dsm_set(a, key, val);
+    if (st) orn_std_fail(p, st, line, 0);
+}
+
+void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)
+{
+    check_key(p, a, key, line);
+    memset(out, 0, a->esize);
+    int64_t t = orn_dsm_part_tile_of(&a->part, key);
+    if (a->tiles[t].held) {
+        const void *q = orn_dsm_local_ptr(a, key);
+        if (q) memcpy(out, q, a->esize);
+        return;
+    }
+    unsigned char buf[8] = {0};
+    int found = 0;
+    int st = orn_dsm_fetch_one(a, orn_dsm_ravel(a, key), buf, &found);
+    if (st) orn_std_fail(p, st, line, 0);
+    memcpy(out, buf, a->esize);
+}
+
+void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
+                        int line)
+{
+    OrnDsmArray *t = orn_rt_buffer_target(b);
+    check_key(p, t, key, line);
+    int st = p->rank == 0 ? orn_rt_buffer_add(b, key, delta) : ORN_OK;
+    if (st) orn_std_fail(p, st, line, 0);
+    st = orn_rt_buffer_flush(b);
+    if (st) orn_std_fail(p, st, line, 0);
+}
+
+/* ---------------------------------------------------------------- views */
+
+void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, int line)
+{
+    orn_std_die(p, line, "view index %" PRId64 " is out of range for dimension %d (extent %"
+                PRId64 ")", fixed, d + 1, extent);
+}
+
+static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const int64_t *dims,
+                          int line)
+{
+    OrnStdVec r;
+    memset(&r, 0, sizeof r);
+    int other = 1 - dim;
+    if (fixed < 0 || fixed >= dims[other]) orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+    r.len = dims[dim];
+    r.type = type;
+    r.esize = esize_of(type);
+    r.dim = dim;
+    r.key[other] = fixed;
+    r.prog = p;
+    r.line = line;
+    return r;
+}
+
+OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line)
+{
+    OrnStdVec r = vec_base(p, (int)a->type, dim, fixed, a->dims, line);
+    r.dist = a;
+    return r;
+}
+
+OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, int line)
+{
+    OrnDsmArray *t = orn_rt_buffer_target(b);
+    OrnStdVec r = vec_base(p, (int)t->type, dim, fixed, t->dims, line);
+    r.buf = b;
+    return r;
+}
+
+OrnStdVec orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line)
+{
+    OrnStdVec r;
+    if (dim < 0) {
+        memset(&r, 0, sizeof r);
+        r.p = a->data;
+        r.stride = 1;
+        r.len = a->n;
+        r.type = a->type;
+        r.esize = a->esize;
+        r.prog = p;
+        r.line = line;
+        return r;
+    }
+    r = vec_base(p, a->type, dim, fixed, a->dims, line);
+    if (dim == 0) { /* column `fixed` */
+        r.p = (char *)a->data + (size_t)fixed * a->esize;
+        r.stride = a->dims[1];
+    } else { /* row `fixed` */
+        r.p = (char *)a->data + (size_t)(fixed * a->dims[1]) * a->esize;
+        r.stride = 1;
+    }
+    return r;
+}
+
+void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b)
+{
+    orn_std_die(a->prog, a->line, "element-wise operation on views of different lengths (%"
+                PRId64 " and %" PRId64 ")", a->len, b->len);
+}
+
+static void vkey(const OrnStdVec *v, int64_t x, int64_t *key)
+{
+    key[0] = v->key[0];
+    key[1] = v->key[1];
+    key[v->dim] = x;
+}
+
+void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out)
+{
+    int64_t key[2];
+    if (v->p) {
+        memcpy(out, v->p + (size_t)(x * v->stride) * v->esize, v->esize);
+        return;
+    }
+    vkey(v, x, key);
+    if (v->view) orn_rt_read(v->view, key, out);
+    else if (v->dist) orn_std_dist_get(v->prog, v->dist, key, out, v->line);
+    else orn_std_die(v->prog, v->line, "a buffer cannot be read");
+}
+
+void orn_std_vec_slow_set(const OrnStdVec *v, int64_t x, const void *val)
+{
+    int64_t key[2];
+    if (v->p) {
+        memcpy(v->p + (size_t)(x * v->stride) * v->esize, val, v->esize);
+        return;
+    }
+    vkey(v, x, key);
+    if (v->view) memcpy(orn_rt_wptr(v->view, key), val, v->esize);
+    else if (v->dist) orn_std_dist_set(v->prog, v->dist, key, val, v->line);
+    else orn_std_die(v->prog, v->line, "a buffer can only be updated with += and -=");
+}
+
+void orn_std_vec_slow_add(const OrnStdVec *v, int64_t x, const void *delta)
+{
+    int64_t key[2];
+    vkey(v, x, key);
+    if (v->view) orn_rt_add(v->view, key, delta);
+    else if (v->buf) orn_std_buffer_add(v->prog, v->buf, key, delta, v->line);
+    else orn_std_die(v->prog, v->line, "only buffers take += deltas this way");
+}
+
+void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64_t fixed)
+{
+    int other = 1 - dim;
+    if (fixed < 0 || fixed >= dims[other]) return;
+    int64_t key[2];
+    key[other] = fixed;
+    for (int64_t x = 0; x < dims[dim]; x++) {
+        key[dim] = x;
+        orn_rt_prefetch(v, key);
+    }
+}
+
+void orn_std_vec_announce(const OrnStdVec *v)
+{
+    int64_t key[2];
+    if (!v->view || v->p) return;
+    for (int64_t x = 0; x < v->len; x++) {
+        vkey(v, x, key);
+        orn_rt_prefetch(v->view, key);
+    }
+}
+
+double orn_std_vec_getd(const OrnStdVec *v, int64_t x)
+{
+    unsigned char buf[8];
+    orn_std_vec_slow_get(v, x, buf);
+    return load_double(v->type, buf);
+}
+
+double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    orn_std_vec_same(a, b);
+    for (int64_t x = 0; x < a->len; x++) s[x & 7] += orn_std_vec_getd(a, x) * orn_std_vec_getd(b, x);
+    return orn_std_lanes(s);
+}
+
+double orn_std_vsum(const OrnStdVec *v)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t x = 0; x < v->len; x++) s[x & 7] += orn_std_vec_getd(v, x);
+    return orn_std_lanes(s);
+}
+
+double orn_std_vnorm(const OrnStdVec *v)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t x = 0; x < v->len; x++) {
+        double e = orn_std_vec_getd(v, x);
+        s[x & 7] += e * e;
+    }
+    return sqrt(orn_std_lanes(s));
+}

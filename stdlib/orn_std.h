@@ -1,0 +1,474 @@
+/* orn_std.h: the support library of generated programs (orn_std), on top of the runtime.
+ *
+ * Every program orionc generates includes this header and links orn_std, orn_rt and
+ * orn_dsm. It owns what the language needs beyond the runtime's loop execution:
+ *   - the program context (OrnStdProg): runtime context, source file name for messages,
+ *     the replicated program random stream (rand()/randn()/randint() outside loops), the
+ *     ORN_TRACE dump;
+ *   - params (--name=value, --help; exit 2 on a bad command line, on every rank);
+ *   - errors: "orion: rank R: file.orn:LINE: what", the job ends on every rank (exit 1);
+ *     failures of "agreed" collectives (loaders, save, load) end it cleanly, printed once;
+ *   - print/printf/eprint; local (replicated) arrays; dist-array constructors and
+ *     collective element access for top-level code; views (OrnStdVec) and the built-in
+ *     reductions over them.
+ *
+ * Reductions (dot, sum, norm over views and local arrays) use eight partial sums, element
+ * x going to partial x % 8, combined as ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)). The contract
+ * lets built-in reductions reassociate; this fixed order vectorizes and gives the same bits
+ * on the fast path (pointers into a local box) and the slow path (element by element), so
+ * results never depend on where the data happened to be. Scalar code stays IEEE in source
+ * order: generated programs are compiled with -ffp-contract=off and never -ffast-math.
+ *
+ * No mutable globals: all state is in the OrnStdProg that the generated main() owns.
+ */
+#ifndef ORN_STD_H
+#define ORN_STD_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+#define ORN_STD_NORETURN __attribute__((noreturn))
+#define ORN_STD_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* ---------------------------------------------------------------- program context */
+
+typedef enum OrnStdParamType {
+    ORN_STD_PBOOL,
+    ORN_STD_PI64,
+    ORN_STD_PF64,
+    ORN_STD_PSTR
+} OrnStdParamType;
+
+typedef struct OrnStdParam {
+    const char *name;
+    OrnStdParamType type;
+    void *addr; /* bool *, int64_t *, double *, const char ** */
+} OrnStdParam;
+
+typedef struct OrnStdProg {
+    OrnRtCtx *rt;
+    OrnDsmCtx *dsm;
+    int rank, size;
+    const char *file; /* the .orn source, for messages */
+    const char *prog; /* argv[0] */
+    OrnRtRng rng;     /* the program stream: replicated, same draws on every rank */
+    FILE *trace;      /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
+    int64_t runs;     /* loops run so far */
+} OrnStdProg;
+
+/* Start the program: MPI and the runtime, then the command line. --help prints the params
+ * (rank 0) and exits 0; a bad argument prints one message (rank 0) and exits 2 on every
+ * rank. $ORN_TRACE=path turns on the runtime's trace and appends each loop's block order
+ * to path. */
+void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
+                  const OrnStdParam *params, int nparams);
+/* End the program normally (collective): returns the exit code for main. */
+int orn_std_finish(OrnStdProg *p);
+/* exit(code) in the language: every rank calls it (top-level code is replicated). */
+void orn_std_exit(OrnStdProg *p, int64_t code) ORN_STD_NORETURN;
+/* A run-time error at a source line: print "orion: rank R: file:LINE: message" and end
+ * the job on every rank with exit code 1. */
+void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
+    ORN_STD_PRINTF(3, 4);
+/* After a failed collective call (status != 0): end the job with the runtime's message. A
+ * failure that every rank agrees on (loaders, save, load) is printed once, by rank 0, and
+ * the ranks exit 1 together; any other ends the job from the failing rank. */
+void orn_std_fail(OrnStdProg *p, int status, int line, int agreed) ORN_STD_NORETURN;
+
+/* ---------------------------------------------------------------- random numbers */
+
+void orn_std_set_seed(OrnStdProg *p, int64_t seed);
+double orn_std_rand(OrnStdProg *p);
+double orn_std_randn(OrnStdProg *p);
+int64_t orn_std_randint(OrnStdProg *p, int64_t n, int line);
+/* Inside a loop body: the iteration's stream (bound non-positive is an error). */
+int64_t orn_std_rng_int(OrnStdProg *p, OrnRtRng *g, int64_t n, int line);
+double orn_std_wall_time(void);
+
+/* ---------------------------------------------------------------- printing */
+
+/* print/eprint: `types` has one letter per argument: 'b' bool (int), 'i' int64_t,
+ * 'f' double (f64), 'g' double holding an f32, 's' const char *. Floats are printed in
+ * the shortest form that reads back exactly. print: rank 0, stdout; eprint: every rank,
+ * stderr, "[rank R] " first. */
+void orn_std_print(OrnStdProg *p, const char *types, ...);
+void orn_std_eprint(OrnStdProg *p, const char *types, ...);
+/* printf: the generated code passes a C format whose integer conversions already take
+ * int64_t and whose float arguments are doubles. Rank 0 only. */
+void orn_std_printf(OrnStdProg *p, const char *fmt, ...) ORN_STD_PRINTF(2, 3);
+/* The shortest %.Ng (N = 1..17, or 1..9 for f32) that reads back exactly. */
+void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
+
+/* ---------------------------------------------------------------- externs */
+
+/* dlopen(lib) and dlsym(name); a missing library or symbol ends the job naming both. */
+void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line);
+
+/* ---------------------------------------------------------------- integer helpers */
+
+static inline int64_t orn_std_div(OrnStdProg *p, int64_t a, int64_t b, int line)
+{
+    if (b == 0) orn_std_die(p, line, "division by zero in div()");
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    return a / b;
+}
+static inline int64_t orn_std_mod(OrnStdProg *p, int64_t a, int64_t b, int line)
+{
+    if (b == 0) orn_std_die(p, line, "division by zero in mod()");
+    if (b == -1) return 0;
+    return a % b;
+}
+#define ORN_STD_MINMAX(T, name)                                                                \
+    static inline T orn_std_min_##name(T a, T b)                                               \
+    {                                                                                          \
+        return a <= b ? a : b;                                                                 \
+    }                                                                                          \
+    static inline T orn_std_max_##name(T a, T b)                                               \
+    {                                                                                          \
+        return a >= b ? a : b;                                                                 \
+    }
+ORN_STD_MINMAX(int32_t, i32)
+ORN_STD_MINMAX(int64_t, i64)
+ORN_STD_MINMAX(float, f32)
+ORN_STD_MINMAX(double, f64)
+#undef ORN_STD_MINMAX
+/* abs of integers wraps like the rest of integer arithmetic (abs(INT64_MIN) == INT64_MIN) */
+static inline int32_t orn_std_abs_i32(int32_t x)
+{
+    return x < 0 ? (int32_t)(0 - (uint32_t)x) : x;
+}
+static inline int64_t orn_std_abs_i64(int64_t x)
+{
+    return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+}
+
+/* The prefetch pass never fails: it may evaluate what the body would not. */
+static inline int64_t orn_std_div_soft(int64_t a, int64_t b)
+{
+    return b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
+}
+static inline int64_t orn_std_mod_soft(int64_t a, int64_t b)
+{
+    return b == 0 || b == -1 ? 0 : a % b;
+}
+
+/* ---------------------------------------------------------------- local arrays */
+
+/* A local array: replicated, row-major, owned by the variable that holds it. */
+typedef struct OrnStdArr {
+    int type; /* OrnDsmType */
+    int ndim;
+    int64_t dims[ORN_DSM_MAXDIM];
+    int64_t n;
+    size_t esize;
+    void *data;
+} OrnStdArr;
+
+enum { ORN_STD_ZEROS, ORN_STD_FILL, ORN_STD_RAND, ORN_STD_RANDN };
+/* zeros/fill/rand/randn without dist. fill: `value`; rand/randn: `seed` (element i is
+ * orn_rt_rand_at(seed, i), as for dist arrays). */
+OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                           double value, int64_t seed, int line);
+void orn_std_arr_free(OrnStdArr *a);
+/* For __attribute__((cleanup)) on block-local arrays. */
+static inline void orn_std_arr_cleanup(OrnStdArr **a)
+{
+    orn_std_arr_free(*a);
+    *a = NULL;
+}
+/* Row-major offset of a key, with bounds checks. */
+static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int line, int64_t i0,
+                                      int64_t i1, int64_t i2, int64_t i3)
+{
+    int64_t k[4] = {i0, i1, i2, i3}, off = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (k[d] < 0 || k[d] >= a->dims[d])
+            orn_std_die(p, line, "index %" PRId64 " is out of range for dimension %d of a local "
+                        "array (extent %" PRId64 ")", k[d], d + 1, a->dims[d]);
+        off = off * a->dims[d] + k[d];
+    }
+    return off;
+}
+/* Prefetch pass: out of range reads element 0 instead of failing. */
+static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1,
+                                           int64_t i2, int64_t i3)
+{
+    int64_t k[4] = {i0, i1, i2, i3}, off = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (k[d] < 0 || k[d] >= a->dims[d]) return 0;
+        off = off * a->dims[d] + k[d];
+    }
+    return off;
+}
+/* save() of a local array (collective: rank 0 writes). */
+void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int line);
+
+/* ---------------------------------------------------------------- dist arrays */
+
+/* Constructors (collective). Extents must be positive. */
+OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                              double value, int64_t seed, const char *name, int line);
+OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *name, int line);
+void orn_std_load_libsvm(OrnStdProg *p, const char *path, OrnDsmArray **X, OrnDsmArray **y,
+                         const char *xname, const char *yname, int line);
+OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *name, int line);
+/* load(path): the program expects `type`, `ndim`, `sparse`; anything else is an error. */
+OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
+                          const char *name, int line);
+void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line);
+/* buffer(A, apply = f, flush_every = n); `given`: whether flush_every was written (else
+ * the default: at the end of each block of work). */
+OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,
+                            int64_t flush_every, int given, int line);
+/* Whole-array reductions (collective). */
+double orn_std_dist_sum(OrnStdProg *p, OrnDsmArray *a, int line);
+double orn_std_dist_dot(OrnStdProg *p, OrnDsmArray *a, OrnDsmArray *b, int line);
+double orn_std_dist_norm(OrnStdProg *p, OrnDsmArray *a, int line);
+/* Extent d of an array (d checked). */
+int64_t orn_std_dim(OrnStdProg *p, int ndim, const int64_t *dims, int64_t d, int line);
+
+/* Element access from top-level code and the functions it calls (collective: every rank
+ * executes the same statements). Keys are checked. */
+void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
+void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val,
+                      int line);
+/* Buffer update outside loops (from a fn called at top level): applied once (rank 0 adds
+ * the delta; every rank flushes). Collective. */
+void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
+                        int line);
+
+#define ORN_STD_DIST_ACCESS(T, name)                                                           \
+    static inline T orn_std_dget_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key,      \
+                                        int line)                                              \
+    {                                                                                          \
+        T x;                                                                                   \
+        orn_std_dist_get(p, a, key, &x, line);                                                 \
+        return x;                                                                              \
+    }                                                                                          \
+    static inline void orn_std_dset_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key,   \
+                                           T v, int line)                                      \
+    {                                                                                          \
+        orn_std_dist_set(p, a, key, &v, line);                                                 \
+    }                                                                                          \
+    static inline void orn_std_badd_##name(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key,   \
+                                           T v, int line)                                      \
+    {                                                                                          \
+        orn_std_buffer_add(p, b, key, &v, line);                                               \
+    }
+ORN_STD_DIST_ACCESS(int32_t, i32)
+ORN_STD_DIST_ACCESS(int64_t, i64)
+ORN_STD_DIST_ACCESS(float, f32)
+ORN_STD_DIST_ACCESS(double, f64)
+#undef ORN_STD_DIST_ACCESS
+
+/* ---------------------------------------------------------------- loops */
+
+/* Run a parallel_for (collective); a failure ends the job with the runtime's message. */
+void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop);
+
+/* Inside a body: a pointer for reading and writing an element (the local box, or for
+ * arrays written outside it, the runtime's slot primed with the current value). */
+static inline void *orn_std_rw(OrnRtView *v, const int64_t *key)
+{
+    void *q = orn_rt_local(v, key);
+    if (q) return q;
+    unsigned char cur[8];
+    v->ops->read(v, key, cur);
+    q = v->ops->write(v, key);
+    memcpy(q, cur, v->esize);
+    return q;
+}
+
+/* Prefetch pass: announce a read (the runtime ignores local keys and keys outside the
+ * array: the body reports those when it runs). */
+static inline void orn_std_announce(OrnRtView *v, const int64_t *key)
+{
+    orn_rt_prefetch(v, key);
+}
+/* Prefetch pass: every element of the view (a bad index is left for the body). */
+void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64_t fixed);
+
+/* A read of a read-only partitioned array across its block's boundary in an unordered
+ * loop (a halo, as in a stencil): the local box, else the DSM (a tile held here, else an
+ * on-demand fetch from its owner). Nobody writes the array during the loop. */
+void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
+#define ORN_STD_HGET(T, name)                                                                  \
+    static inline T orn_std_hget_##name(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a,           \
+                                        const int64_t *key, int line)                          \
+    {                                                                                          \
+        T x;                                                                                   \
+        const void *q = orn_rt_local(v, key);                                                  \
+        if (q) memcpy(&x, q, sizeof x);                                                        \
+        else orn_std_halo_read(p, a, key, &x, line);                                           \
+        return x;                                                                              \
+    }
+ORN_STD_HGET(int32_t, i32)
+ORN_STD_HGET(int64_t, i64)
+ORN_STD_HGET(float, f32)
+ORN_STD_HGET(double, f64)
+#undef ORN_STD_HGET
+
+/* Prefetch pass: read an element of an array whose block is local (0 elsewhere). */
+#define ORN_STD_PEEK(T, name)                                                                  \
+    static inline T orn_std_peek_##name(OrnRtView *v, const int64_t *key)                      \
+    {                                                                                          \
+        T x = 0;                                                                               \
+        const void *q = orn_rt_local(v, key);                                                  \
+        if (q) memcpy(&x, q, sizeof x);                                                        \
+        return x;                                                                              \
+    }
+ORN_STD_PEEK(int32_t, i32)
+ORN_STD_PEEK(int64_t, i64)
+ORN_STD_PEEK(float, f32)
+ORN_STD_PEEK(double, f64)
+#undef ORN_STD_PEEK
+
+/* ---------------------------------------------------------------- views */
+
+/* A 1-D view (A[:, j], A[i, :]) or a whole local 1-D array. Element x is at
+ * p + x * stride * esize when p is not NULL (the fast path); otherwise through the
+ * runtime view (loop bodies), the collective DSM calls (top level) or the local array. */
+typedef struct OrnStdVec {
+    char *p;
+    int64_t stride; /* elements */
+    int64_t len;
+    int type;       /* OrnDsmType */
+    size_t esize;
+    int dim;        /* the ':' dimension */
+    int64_t key[2];
+    OrnRtView *view;   /* loop body */
+    OrnDsmArray *dist; /* top level */
+    OrnRtBuffer *buf;  /* top-level buffer target */
+    OrnStdProg *prog;
+    int line;
+} OrnStdVec;
+
+/* In a loop body: view `v` of an array with extents `dims` (2-D), ':' in dimension `dim`,
+ * the other subscript `fixed` (checked). The fast path is taken when the whole view lies in
+ * the view's local box (a box is a product of ranges: its first and last element suffice). */
+void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, int line)
+    ORN_STD_NORETURN;
+static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int64_t *dims,
+                                         int dim, int64_t fixed, int line)
+{
+    OrnStdVec r;
+    int other = 1 - dim;
+    if (fixed < 0 || fixed >= dims[other]) orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+    r.p = NULL;
+    r.stride = 0;
+    r.len = dims[dim];
+    r.type = v->type;
+    r.esize = v->esize;
+    r.dim = dim;
+    r.key[other] = fixed;
+    r.key[dim] = 0;
+    r.view = v;
+    r.dist = NULL;
+    r.buf = NULL;
+    r.prog = p;
+    r.line = line;
+    if (r.len > 0) {
+        char *p0 = (char *)orn_rt_local(v, r.key);
+        if (p0) {
+            int64_t kl[2] = {r.key[0], r.key[1]};
+            kl[dim] = r.len - 1;
+            if (orn_rt_local(v, kl)) {
+                r.p = p0;
+                r.stride = v->stride[dim];
+            }
+        }
+    }
+    return r;
+}
+/* At top level: a view of a dist array (element access is collective). */
+OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);
+/* At top level: a view of a buffer (updates only). */
+OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, int line);
+/* A view of a local 2-D array, or (dim < 0) a whole local array as a flat vector. */
+OrnStdVec orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line);
+void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b) ORN_STD_NORETURN;
+static inline void orn_std_vec_same(const OrnStdVec *a, const OrnStdVec *b)
+{
+    if (a->len != b->len) orn_std_vec_len_mismatch(a, b);
+}
+/* Prefetch pass: announce every element of a loop-body view. */
+void orn_std_vec_announce(const OrnStdVec *v);
+/* Any element as a double (for the generic reductions). */
+double orn_std_vec_getd(const OrnStdVec *v, int64_t x);
+/* dot, sum and norm of views (the partial-sum order of the top of this file). */
+double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b);
+double orn_std_vsum(const OrnStdVec *v);
+double orn_std_vnorm(const OrnStdVec *v);
+void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out);
+void orn_std_vec_slow_set(const OrnStdVec *v, int64_t x, const void *val);
+void orn_std_vec_slow_add(const OrnStdVec *v, int64_t x, const void *delta);
+
+#define ORN_STD_VEC_ACCESS(T, name)                                                            \
+    static inline T orn_std_vget_##name(const OrnStdVec *v, int64_t x)                         \
+    {                                                                                          \
+        T r;                                                                                   \
+        if (v->p) return ((const T *)(const void *)v->p)[x * v->stride];                       \
+        orn_std_vec_slow_get(v, x, &r);                                                        \
+        return r;                                                                              \
+    }                                                                                          \
+    static inline void orn_std_vset_##name(const OrnStdVec *v, int64_t x, T val)               \
+    {                                                                                          \
+        if (v->p) ((T *)(void *)v->p)[x * v->stride] = val;                                    \
+        else orn_std_vec_slow_set(v, x, &val);                                                 \
+    }                                                                                          \
+    static inline void orn_std_vadd_##name(const OrnStdVec *v, int64_t x, T val)               \
+    {                                                                                          \
+        orn_std_vec_slow_add(v, x, &val);                                                      \
+    }
+ORN_STD_VEC_ACCESS(int32_t, i32)
+ORN_STD_VEC_ACCESS(int64_t, i64)
+ORN_STD_VEC_ACCESS(float, f32)
+ORN_STD_VEC_ACCESS(double, f64)
+#undef ORN_STD_VEC_ACCESS
+
+/* The combination of the eight partial sums (see the top of this file). */
+static inline double orn_std_lanes(const double *s)
+{
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* dot of two strided vectors of element types TA, TB: the same partial sums as the
+ * generic element-by-element loop, unrolled so the compiler can vectorize it. */
+#define ORN_STD_DOT(TA, NA, TB, NB)                                                            \
+    static inline double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b,         \
+                                                 int64_t sb, int64_t n)                        \
+    {                                                                                          \
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
+        int64_t x = 0;                                                                         \
+        if (sa == 1 && sb == 1) {                                                              \
+            for (; x + 8 <= n; x += 8)                                                         \
+                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];       \
+        } else {                                                                               \
+            for (; x + 8 <= n; x += 8)                                                         \
+                for (int l = 0; l < 8; l++)                                                    \
+                    s[l] += (double)a[(x + l) * sa] * (double)b[(x + l) * sb];                 \
+        }                                                                                      \
+        for (; x < n; x++) s[x & 7] += (double)a[x * sa] * (double)b[x * sb];                  \
+        return orn_std_lanes(s);                                                               \
+    }
+#define ORN_STD_DOT_ROW(TA, NA)                                                                \
+    ORN_STD_DOT(TA, NA, int32_t, i32)                                                          \
+    ORN_STD_DOT(TA, NA, int64_t, i64)                                                          \
+    ORN_STD_DOT(TA, NA, float, f32)                                                            \
+    ORN_STD_DOT(TA, NA, double, f64)
+ORN_STD_DOT_ROW(int32_t, i32)
+ORN_STD_DOT_ROW(int64_t, i64)
+ORN_STD_DOT_ROW(float, f32)
+ORN_STD_DOT_ROW(double, f64)
+#undef ORN_STD_DOT_ROW
+#undef ORN_STD_DOT
+
+#endif

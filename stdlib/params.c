@@ -1,0 +1,148 @@
+/* params.c: --name=value parsing and --help for generated programs (docs/language.md,
+ * section 4, "param"). A value must parse completely as the param's type: integers in
+ * decimal (underscores between digits allowed, as in the language), floats as strtod reads
+ * them, bools as true/false, strings as given. */
+#include "params.h"
+
+#include <errno.h>
+
+static const char *type_name(OrnStdParamType t)
+{
+    switch (t) {
+    case ORN_STD_PBOOL: return "bool";
+    case ORN_STD_PI64: return "int";
+    case ORN_STD_PF64: return "float";
+    case ORN_STD_PSTR: return "str";
+    }
+    return "?";
+}
+
+static void print_value(FILE *f, const OrnStdParam *q)
+{
+    char buf[64];
+    switch (q->type) {
+    case ORN_STD_PBOOL: fputs(*(const bool *)q->addr ? "true" : "false", f); break;
+    case ORN_STD_PI64: fprintf(f, "%" PRId64, *(const int64_t *)q->addr); break;
+    case ORN_STD_PF64:
+        orn_std_fmt_float(buf, sizeof buf, *(const double *)q->addr, 0);
+        fputs(buf, f);
+        break;
+    case ORN_STD_PSTR: fprintf(f, "\"%s\"", *(const char *const *)q->addr); break;
+    }
+}
+
+static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
+{
+    printf("usage: %s [--NAME=VALUE ...]\n", p->prog);
+    printf("Compiled from %s by orionc. Run it under MPI with: mpirun -n N %s ...\n", p->file,
+           p->prog);
+    if (n == 0) {
+        printf("\nThis program has no params.\n");
+        return;
+    }
+    printf("\nparams (name, type, default):\n");
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        int l = (int)strlen(params[i].name);
+        if (l > w) w = l;
+    }
+    for (int i = 0; i < n; i++) {
+        printf("  --%-*s  %-5s  ", w, params[i].name, type_name(params[i].type));
+        print_value(stdout, &params[i]);
+        putchar('\n');
+    }
+    fflush(stdout);
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char digits[64];
+    size_t n = 0;
+    const char *c = s;
+    if (*c == '+' || *c == '-') digits[n++] = *c++;
+    if (!(*c >= '0' && *c <= '9')) return 0;
+    for (; *c; c++) {
+        if (*c == '_' && c[1] >= '0' && c[1] <= '9' && c[-1] >= '0' && c[-1] <= '9') continue;
+        if (!(*c >= '0' && *c <= '9') || n + 1 >= sizeof digits) return 0;
+        digits[n++] = *c;
+    }
+    digits[n] = '\0';
+    errno = 0;
+    char *end = NULL;
+    long long v = strtoll(digits, &end, 10);
+    if (errno || !end || *end) return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+static int parse_f64(const char *s, double *out)
+{
+    if (!*s) return 0;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!end || *end || end == s) return 0;
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* rank 0 reports; every rank returns 2 */
+static int bad(const OrnStdProg *p, const char *fmt, const char *a, const char *b)
+{
+    if (p->rank == 0) {
+        fprintf(stderr, "%s: error: ", p->prog);
+        fprintf(stderr, fmt, a, b);
+        fprintf(stderr, "\n(see '%s --help')\n", p->prog);
+        fflush(stderr);
+    }
+    return 2;
+}
+
+int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params,
+                         int nparams)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            if (p->rank == 0) help(p, params, nparams);
+            return 0;
+        }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || !a[2])
+            return bad(p, "unexpected argument '%s'%s: params are given as --NAME=VALUE", a, "");
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+        const OrnStdParam *q = NULL;
+        for (int k = 0; k < nparams && !q; k++)
+            if (strlen(params[k].name) == nl && strncmp(params[k].name, name, nl) == 0)
+                q = &params[k];
+        if (!q) {
+            char nm[128];
+            snprintf(nm, sizeof nm, "%.*s", (int)(nl < 100 ? nl : 100), name);
+            return bad(p, "unknown param '--%s'%s", nm, nparams ? "" : " (this program has no params)");
+        }
+        if (!eq) return bad(p, "param '--%s' needs a value: --%s=VALUE", q->name, q->name);
+        const char *v = eq + 1;
+        int ok = 1;
+        switch (q->type) {
+        case ORN_STD_PBOOL:
+            if (strcmp(v, "true") == 0) *(bool *)q->addr = true;
+            else if (strcmp(v, "false") == 0) *(bool *)q->addr = false;
+            else ok = 0;
+            break;
+        case ORN_STD_PI64: ok = parse_i64(v, (int64_t *)q->addr); break;
+        case ORN_STD_PF64: ok = parse_f64(v, (double *)q->addr); break;
+        case ORN_STD_PSTR: *(const char **)q->addr = v; break;
+        }
+        if (!ok) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "invalid value '%.80s' for param '--%s'", v, q->name);
+            return bad(p, "%s: expected %s", msg,
+                       q->type == ORN_STD_PBOOL  ? "true or false"
+                       : q->type == ORN_STD_PI64 ? "an integer"
+                                                 : "a number");
+        }
+    }
+    return -1;
+}

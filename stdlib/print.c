@@ -1,0 +1,79 @@
+/* print.c: print, printf and eprint for generated programs. print and printf write on
+ * rank 0 only; eprint on every rank, to stderr, prefixed "[rank R] ". Output is flushed
+ * after every call so that progress lines appear as they happen under mpirun. */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "orn_std.h"
+
+void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32)
+{
+    if (isnan(v)) {
+        snprintf(buf, size, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, size, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    int max = is_f32 ? 9 : 17;
+    for (int prec = 1; prec <= max; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (is_f32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    /* A float that prints like an integer keeps a mark of being a float: 2 -> 2.0 */
+    if (!strpbrk(buf, ".eni")) {
+        size_t n = strlen(buf);
+        if (n + 2 < size) memcpy(buf + n, ".0", 3);
+    }
+}
+
+static void put_args(FILE *f, const char *types, va_list ap)
+{
+    char buf[64];
+    for (const char *t = types; *t; t++) {
+        if (t != types) fputc(' ', f);
+        switch (*t) {
+        case 'b': fputs(va_arg(ap, int) ? "true" : "false", f); break;
+        case 'i': fprintf(f, "%" PRId64, va_arg(ap, int64_t)); break;
+        case 'f':
+        case 'g':
+            orn_std_fmt_float(buf, sizeof buf, va_arg(ap, double), *t == 'g');
+            fputs(buf, f);
+            break;
+        case 's': fputs(va_arg(ap, const char *), f); break;
+        default: break;
+        }
+    }
+    fputc('\n', f);
+}
+
+void orn_std_print(OrnStdProg *p, const char *types, ...)
+{
+    if (p->rank != 0) return;
+    va_list ap;
+    va_start(ap, types);
+    put_args(stdout, types, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+void orn_std_eprint(OrnStdProg *p, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    fprintf(stderr, "[rank %d] ", p->rank);
+    put_args(stderr, types, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
+void orn_std_printf(OrnStdProg *p, const char *fmt, ...)
+{
+    if (p->rank != 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}

@@ -1,0 +1,178 @@
+/* std.c: the program context of generated programs: start and end, errors, exit(), the
+ * program random stream, externs from shared libraries, running loops and the ORN_TRACE
+ * dump. */
+#include "orn_std.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <time.h>
+
+#include "params.h"
+
+/* The program stream is stream 2^64-1: loops use (loop_id << 32 | run), which never
+ * reaches it. */
+#define PROGRAM_STREAM UINT64_MAX
+
+static void init_rng(OrnStdProg *p)
+{
+    orn_rt_rng_init(&p->rng, orn_rt_seed(p->rt), PROGRAM_STREAM, NULL, 0);
+}
+
+static void open_trace(OrnStdProg *p)
+{
+    const char *path = getenv("ORN_TRACE");
+    if (!path || !*path) return;
+    orn_rt_set_trace(p->rt, 1);
+    if (p->rank != 0) return;
+    p->trace = fopen(path, "w");
+    if (!p->trace) fprintf(stderr, "orion: rank 0: cannot write the trace to '%s'\n", path);
+}
+
+void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
+                  const OrnStdParam *params, int nparams)
+{
+    memset(p, 0, sizeof *p);
+    p->file = file;
+    p->prog = *argc > 0 ? (*argv)[0] : "prog";
+    int status = orn_rt_init(argc, argv, &p->rt);
+    if (status || !p->rt) {
+        fprintf(stderr, "orion: cannot start the runtime (MPI): status %d\n", status);
+        exit(1);
+    }
+    p->dsm = orn_rt_dsm(p->rt);
+    p->rank = orn_rt_rank(p->rt);
+    p->size = orn_rt_size(p->rt);
+    int rc = orn_std_parse_params(p, *argc, *argv, params, nparams);
+    if (rc >= 0) {
+        fflush(stdout);
+        fflush(stderr);
+        orn_rt_finalize(p->rt);
+        exit(rc);
+    }
+    init_rng(p);
+    open_trace(p);
+}
+
+int orn_std_finish(OrnStdProg *p)
+{
+    fflush(stdout);
+    if (p->trace) fclose(p->trace);
+    p->trace = NULL;
+    orn_rt_finalize(p->rt);
+    p->rt = NULL;
+    return 0;
+}
+
+void orn_std_exit(OrnStdProg *p, int64_t code)
+{
+    orn_std_finish(p);
+    exit((int)(code & 0xff));
+}
+
+void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
+    orn_rt_die(p->rt);
+}
+
+void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
+{
+    const char *msg = orn_dsm_error(p->dsm);
+    if (!msg || !*msg) msg = "failed";
+    if (agreed) {
+        fflush(stdout);
+        if (p->rank == 0) fprintf(stderr, "orion: rank 0: %s:%d: %s\n", p->file, line, msg);
+        fflush(stderr);
+        orn_std_exit(p, 1);
+    }
+    orn_dsm_fail_ctx(p->dsm, status ? status : ORN_E_INTERNAL, "%s:%d", p->file, line);
+    orn_rt_die(p->rt);
+}
+
+/* ---------------------------------------------------------------- random numbers */
+
+void orn_std_set_seed(OrnStdProg *p, int64_t seed)
+{
+    orn_rt_set_seed(p->rt, (uint64_t)seed);
+    init_rng(p);
+}
+
+double orn_std_rand(OrnStdProg *p)
+{
+    return orn_rt_rng_uniform(&p->rng);
+}
+
+double orn_std_randn(OrnStdProg *p)
+{
+    return orn_rt_rng_normal(&p->rng);
+}
+
+int64_t orn_std_randint(OrnStdProg *p, int64_t n, int line)
+{
+    return orn_std_rng_int(p, &p->rng, n, line);
+}
+
+int64_t orn_std_rng_int(OrnStdProg *p, OrnRtRng *g, int64_t n, int line)
+{
+    if (n <= 0) orn_std_die(p, line, "randint(%" PRId64 "): the bound must be positive", n);
+    return orn_rt_rng_int(g, n);
+}
+
+double orn_std_wall_time(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- externs */
+
+void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line)
+{
+    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        const char *e = dlerror();
+        orn_std_die(p, line, "extern fn '%s': cannot load '%s': %s", name, lib, e ? e : "?");
+    }
+    dlerror();
+    void *f = dlsym(h, name);
+    if (!f) {
+        const char *e = dlerror();
+        orn_std_die(p, line, "extern fn '%s': no such symbol in '%s'%s%s", name, lib,
+                    e ? ": " : "", e ? e : "");
+    }
+    return f;
+}
+
+/* ---------------------------------------------------------------- loops */
+
+static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
+{
+    int64_t n = 0;
+    const OrnRtTraceEntry *t = orn_rt_trace(p->rt, &n);
+    const OrnRtPlan *pl = loop->plan;
+    fprintf(p->trace, "loop %d line %d run %" PRId64 " entries %" PRId64 "\n", pl->loop_id,
+            pl->line, p->runs, n);
+    for (int64_t i = 0; i < n; i++) {
+        fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64
+                " %" PRId64, t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block,
+                t[i].first, t[i].count);
+        for (int d = 0; d < pl->nkeys; d++)
+            fprintf(p->trace, " %" PRId64 " %" PRId64, t[i].lo[d], t[i].hi[d]);
+        fputc('\n', p->trace);
+    }
+    fflush(p->trace);
+}
+
+void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
+{
+    int status = orn_rt_run(p->rt, loop);
+    if (status) orn_rt_die(p->rt);
+    if (p->trace) dump_trace(p, loop);
+    p->runs++;
+}

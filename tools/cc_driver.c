@@ -1,0 +1,141 @@
+/* cc_driver.c: compile generated C with the system C compiler (see cc_driver.h).
+ *
+ * The C file goes to OUT.c with --keep-c, else to a temporary file that is removed after
+ * a successful compile. $ORN_CC replaces the compiler and $ORN_CFLAGS (split at spaces)
+ * adds flags, for tests and experiments. If the compiler fails on generated code, that is
+ * a bug in orionc: the file is kept and named in the message, and orionc exits 3. */
+#define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* mkstemps */
+
+#include "cc_driver.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "orn_config.h"
+
+enum { MAXARGS = 256 };
+
+static int write_file(const char *path, const char *c, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    size_t w = fwrite(c, 1, n, f);
+    if (fclose(f) != 0 || w != n) return -1;
+    return 0;
+}
+
+static void push(const char **argv, int *argc, const char *a)
+{
+    if (*argc < MAXARGS - 1) argv[(*argc)++] = a;
+}
+
+/* Run argv; its exit status, 127 when it could not be started, 128+ for a signal. */
+static int run(const char *const *argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "orionc: error: cannot start the C compiler: %s\n", strerror(errno));
+        return 127;
+    }
+    if (pid == 0) {
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "orionc: error: cannot run the C compiler '%s': %s\n", argv[0],
+                strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o)
+{
+    char path[4096];
+    bool temp = !o->keep_c;
+    if (temp) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/orionc-XXXXXX.c", dir && *dir ? dir : "/tmp");
+        int fd = mkstemps(path, 2);
+        if (fd < 0 || close(fd) != 0) {
+            fprintf(stderr, "orionc: error: cannot create a temporary file: %s\n", strerror(errno));
+            return 2;
+        }
+    } else {
+        snprintf(path, sizeof path, "%s.c", out);
+    }
+    if (write_file(path, c, n) != 0) {
+        fprintf(stderr, "orionc: error: cannot write '%s': %s\n", path, strerror(errno));
+        if (temp) unlink(path);
+        return 2;
+    }
+
+    static const char *const base[] = {ORN_CC_FLAGS ORN_SANITIZE_FLAGS ORN_INCLUDE_FLAGS NULL};
+    static const char *const libs[] = {ORN_LIBS ORN_LINK_FLAGS NULL};
+    char obj[4200];
+    snprintf(obj, sizeof obj, "%s.o", temp ? path : out);
+    const char *argv[MAXARGS];
+    int argc = 0;
+    const char *cc = getenv("ORN_CC");
+    cc = cc && *cc ? cc : ORN_CC;
+    /* compile: a failure is a bug in orionc */
+    push(argv, &argc, cc);
+    push(argv, &argc, o->opt ? o->opt : "-O2");
+    if (o->debug) push(argv, &argc, "-g");
+    for (int i = 0; base[i]; i++) push(argv, &argc, base[i]);
+    char *extra = NULL;
+    const char *ef = getenv("ORN_CFLAGS");
+    if (ef && *ef) {
+        extra = strdup(ef);
+        for (char *t = strtok(extra, " \t"); t; t = strtok(NULL, " \t")) push(argv, &argc, t);
+    }
+    push(argv, &argc, "-c");
+    push(argv, &argc, path);
+    push(argv, &argc, "-o");
+    push(argv, &argc, obj);
+    argv[argc] = NULL;
+    int rc = run(argv);
+    free(extra);
+    if (rc == 127) {
+        if (temp) unlink(path);
+        return 2;
+    }
+    if (rc != 0) {
+        unlink(obj);
+        fprintf(stderr,
+                "orionc: internal compiler error: the C compiler rejected the generated code; "
+                "kept it at %s\n",
+                path);
+        return 3;
+    }
+    /* link: a failure is the program's (an extern that no library defines) */
+    argc = 0;
+    push(argv, &argc, cc);
+    for (int i = 0; base[i]; i++)
+        if (strncmp(base[i], "-fsanitize", 10) == 0) push(argv, &argc, base[i]);
+    push(argv, &argc, obj);
+    push(argv, &argc, "-o");
+    push(argv, &argc, out);
+    for (int i = 0; libs[i]; i++) push(argv, &argc, libs[i]);
+    for (int i = 0; i < o->nextra; i++) push(argv, &argc, o->extra[i]);
+    argv[argc] = NULL;
+    rc = run(argv);
+    unlink(obj);
+    if (rc != 0) {
+        if (rc != 127)
+            fprintf(stderr, "orionc: error: linking '%s' failed (is every extern fn defined by "
+                            "the C library, libm or a library given with -l?)\n", out);
+        if (temp) unlink(path);
+        return rc == 127 ? 2 : 1;
+    }
+    if (temp) unlink(path);
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* cc_driver.h: orionc's back half: write the generated C and run the system C compiler on
+ * it (flags and library paths from the configured orn_config.h). */
+#ifndef ORN_CC_DRIVER_H
+#define ORN_CC_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct OrnCcOptions {
+    const char *opt;     /* "-O2" (default), "-O0", ... */
+    bool debug;          /* -g */
+    bool keep_c;         /* keep the C file next to the output (OUT.c) */
+    const char **extra;  /* -l / -L arguments passed to the linker, in order */
+    int nextra;
+} OrnCcOptions;
+
+/* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an
+ * internal compiler error, reported) when the C compiler rejects the code, which is then
+ * kept and its path printed; 1 when linking fails (an extern no library defines); 2 when
+ * a file cannot be written or the compiler cannot run. */
+int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o);
+
+#endif
