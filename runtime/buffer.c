@@ -123,7 +123,7 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     for (int64_t i = 0; i < b->deltas.cap; i++)
         if (b->deltas.keys[i] >= 0) lins[m++] = b->deltas.keys[i];
     (void)m;
-    qsort(lins, (size_t)n, sizeof *lins, cmp_i64);
+    if (n > 1) qsort(lins, (size_t)n, sizeof *lins, cmp_i64);
     for (int64_t i = 0; i < n; i++) {
         int64_t key[ORN_DSM_MAXDIM];
         orn_dsm_unravel(a, lins[i], key);

@@ -625,7 +625,7 @@ static int flush_remote(Exec *x)
         OrnDsmArray *s = vi->store;
         int nd = s->ndim;
         int64_t n = vi->ndirty;
-        qsort(vi->dirty, (size_t)n, sizeof *vi->dirty, cmp_lin);
+        if (n > 1) qsort(vi->dirty, (size_t)n, sizeof *vi->dirty, cmp_lin);
         int64_t *keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);
         char *vals = orn_xmalloc((size_t)(n ? n : 1) * s->esize);
         for (int64_t i = 0; i < n; i++) {
@@ -847,7 +847,7 @@ static int gather_trace(Exec *x)
         rt->ntrace = (int64_t)(total / sizeof(OrnRtTraceEntry));
         rt->trace = all;
         all = NULL;
-        qsort(rt->trace, (size_t)rt->ntrace, sizeof *rt->trace, cmp_trace);
+        if (rt->ntrace > 1) qsort(rt->trace, (size_t)rt->ntrace, sizeof *rt->trace, cmp_trace);
     }
     free(all);
     free(counts);
