@@ -151,7 +151,7 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
 int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                       int sparse, OrnDsmArray **out)
 {
-    int64_t vol;
+    int64_t vol = 0;
     *out = NULL;
     if (ndim < 1 || ndim > ORN_DSM_MAXDIM)
         return orn_dsm_fail(ctx, ORN_E_ARG, "array: %d dimensions (1 to %d allowed)", ndim,

@@ -560,8 +560,8 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
         Field fv = f[nd];
         int bad = 0;
         switch (type_hint) {
-        case ORN_DSM_F32: { float x; bad = parse_f32(fv, &x); memcpy(v, &x, 4); break; }
-        case ORN_DSM_F64: { double x; bad = parse_f64(fv, &x); memcpy(v, &x, 8); break; }
+        case ORN_DSM_F32: { float x = 0; bad = parse_f32(fv, &x); memcpy(v, &x, 4); break; }
+        case ORN_DSM_F64: { double x = 0; bad = parse_f64(fv, &x); memcpy(v, &x, 8); break; }
         case ORN_DSM_I32: {
             int64_t x = 0;
             bad = parse_int(fv, &x) || x < INT32_MIN || x > INT32_MAX;
@@ -569,9 +569,9 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
             memcpy(v, &y, 4);
             break;
         }
-        case ORN_DSM_I64: { int64_t x; bad = parse_int(fv, &x); memcpy(v, &x, 8); break; }
+        case ORN_DSM_I64: { int64_t x = 0; bad = parse_int(fv, &x); memcpy(v, &x, 8); break; }
         default: {
-            double x;
+            double x = 0;
             int64_t i = 0;
             bad = parse_f64(fv, &x);
             if (all_digits(fv) && !parse_int(fv, &i)) memcpy(v + 8, &i, 8);

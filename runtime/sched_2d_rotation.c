@@ -38,7 +38,36 @@ typedef struct Ring {
     int64_t *rblock;       /* block arriving into each slot, -1 none */
     void **scratch;        /* nocomm: a stand-in block per rotated array */
     int comm;              /* blocks travel (P > 1 and not nocomm) */
+    /* Buffers whose sends completed, reused for receives: a fresh allocation per step
+     * would page-fault through every block it receives. */
+    void **pool;
+    size_t *poolcap, *sbufcap;
+    int npool, cappool;
 } Ring;
+
+static void *pool_get(Ring *R, size_t n)
+{
+    int best = -1;
+    for (int i = 0; i < R->npool; i++)
+        if (R->poolcap[i] >= n && (best < 0 || R->poolcap[i] < R->poolcap[best])) best = i;
+    if (best < 0) return orn_xmalloc(n ? n : 1);
+    void *p = R->pool[best];
+    R->pool[best] = R->pool[--R->npool];
+    R->poolcap[best] = R->poolcap[R->npool];
+    return p;
+}
+
+static void pool_put(Ring *R, void *p, size_t cap)
+{
+    if (!p) return;
+    if (R->npool == R->cappool) {
+        R->cappool = R->cappool ? 2 * R->cappool : 8;
+        R->pool = orn_xrealloc(R->pool, (size_t)R->cappool * sizeof *R->pool);
+        R->poolcap = orn_xrealloc(R->poolcap, (size_t)R->cappool * sizeof *R->poolcap);
+    }
+    R->pool[R->npool] = p;
+    R->poolcap[R->npool++] = cap;
+}
 
 static int rowrank(const Exec *x, const int *g)
 {
@@ -125,6 +154,7 @@ static int setup(Exec *x)
     R->sreq = orn_xcalloc(ns, sizeof *R->sreq);
     R->rbuf = orn_xcalloc(ns, sizeof *R->rbuf);
     R->sbuf = orn_xcalloc(ns, sizeof *R->sbuf);
+    R->sbufcap = orn_xcalloc(ns, sizeof *R->sbufcap);
     R->rblock = orn_xcalloc((size_t)R->L, sizeof *R->rblock);
     for (int k = 0; k < R->L; k++) R->rblock[k] = -1;
     R->comm = P > 1 && !x->rt->nocomm && R->nrot > 0;
@@ -208,10 +238,11 @@ static int step_end(Exec *x, int64_t s)
         if (status) return status;
         for (int i = 0; i < R->nrot; i++) {
             size_t at = (size_t)k * R->nrot + i;
-            free(R->sbuf[at]);
+            pool_put(R, R->sbuf[at], R->sbufcap[at]);
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             OrnDsmTile *t = &a->tiles[j];
             R->sbuf[at] = t->vals;
+            R->sbufcap[at] = block_bytes(a, j);
             t->vals = NULL;
             t->held = 0;
             status = orn_dsm_isend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"",
@@ -227,7 +258,7 @@ static int step_end(Exec *x, int64_t s)
             size_t at = (size_t)k * R->nrot + i;
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             size_t n = block_bytes(a, jn);
-            R->rbuf[at] = orn_xmalloc(n ? n : 1);
+            R->rbuf[at] = pool_get(R, n);
             status = orn_dsm_irecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, &R->rreq[at]);
             if (status) return status;
         }
@@ -261,6 +292,7 @@ static int finish(Exec *x)
             size_t at = (size_t)k * R->nrot + i;
             free(R->sbuf[at]);
             R->sbuf[at] = NULL;
+            R->sbufcap[at] = 0;
             if (j < 0) continue;
             OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
             t->vals = R->rbuf[at];
@@ -305,6 +337,10 @@ static void cleanup(Exec *x)
         }
         free(R->scratch);
     }
+    for (int i = 0; i < R->npool; i++) free(R->pool[i]);
+    free(R->pool);
+    free(R->poolcap);
+    free(R->sbufcap);
     free(R->rreq);
     free(R->sreq);
     free(R->rbuf);
