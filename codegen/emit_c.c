@@ -64,6 +64,10 @@ typedef struct C {
     bool next_used;
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */
+    /* operands already evaluated into temporaries (left-to-right sequencing) */
+    const OrnNode *subst[MAXLEAF];
+    int subst_id[MAXLEAF];
+    int nsubst;
 } C;
 
 /* ---------------------------------------------------------------- output */
@@ -934,12 +938,121 @@ static void ex_call(C *c, const OrnNode *e)
     ice(c, e, "a built-in that code generation does not handle here");
 }
 
+/* Does evaluating e have an effect (or depend on one): calls of fns and externs, random
+ * draws, printing, the clock? */
+static bool impure(const OrnNode *e)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case N_CALL: {
+        if (e->u.call.sym) return true;
+        switch (e->u.call.builtin) {
+        case ORN_BI_RANDINT:
+        case ORN_BI_WALL_TIME:
+        case ORN_BI_PRINT:
+        case ORN_BI_PRINTF:
+        case ORN_BI_EPRINT:
+        case ORN_BI_EXIT:
+        case ORN_BI_SEED:
+        case ORN_BI_SAVE: return true;
+        case ORN_BI_RAND:
+        case ORN_BI_RANDN:
+            if (!e->u.call.args) return true;
+            break;
+        default: break;
+        }
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (impure(a)) return true;
+        return false;
+    }
+    case N_KWARG: return impure(e->u.kwarg.value);
+    case N_UNARY: return impure(e->u.unary.e);
+    case N_BINARY: return impure(e->u.binary.l) || impure(e->u.binary.r);
+    case N_INDEX:
+        for (const OrnNode *a = e->u.index.subs; a; a = a->next)
+            if (impure(a)) return true;
+        return false;
+    default: return false;
+    }
+}
+
+static bool is_constant(const OrnNode *e)
+{
+    return e->kind == N_INT || e->kind == N_FLOAT || e->kind == N_STR || e->kind == N_BOOL ||
+           (e->kind == N_NAME && e->u.name.sym && e->u.name.sym->kind == SYM_CONST);
+}
+
+/* C leaves the order of operands and arguments unspecified; the language evaluates them
+ * left to right. When an operand has an effect and another operand is not a constant,
+ * evaluate the scalar operands into temporaries first, in order: "({ T q1_ = a; ... ".
+ * Returns the number of substitutions pushed (0: no sequencing needed). */
+static int seq_begin(C *c, const OrnNode *const *ops, int n)
+{
+    int nimpure = 0, nvar = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ops[i] || ops[i]->kind == N_KWARG) continue;
+        nimpure += impure(ops[i]);
+        nvar += !is_constant(ops[i]);
+    }
+    if (!nimpure || nvar < 2) return 0;
+    int pushed = 0;
+    o(c, "({ ");
+    for (int i = 0; i < n; i++) {
+        const OrnNode *x = ops[i];
+        if (!x || x->kind == N_KWARG || is_constant(x)) continue;
+        OrnTypeKind k = kind_of(x);
+        if (k < T_BOOL || k > T_STR || c->nsubst >= MAXLEAF) continue;
+        int id = c->tmp++;
+        o(c, "%s q%d_ = ", ctype(k), id);
+        ex(c, x);
+        o(c, "; ");
+        c->subst[c->nsubst] = x;
+        c->subst_id[c->nsubst++] = id;
+        pushed++;
+    }
+    return pushed ? pushed : -1;
+}
+
+static void seq_end(C *c, int pushed)
+{
+    if (!pushed) return;
+    o(c, "; })");
+    if (pushed > 0) c->nsubst -= pushed;
+}
+
+static void ex_inner(C *c, const OrnNode *e);
+
 static void ex(C *c, const OrnNode *e)
 {
     if (!e) {
         ice(c, NULL, "missing expression");
         return;
     }
+    for (int i = c->nsubst - 1; i >= 0; i--)
+        if (c->subst[i] == e) {
+            o(c, "q%d_", c->subst_id[i]);
+            return;
+        }
+    int pushed = 0;
+    if (e->kind == N_BINARY && e->u.binary.op != OP_AND && e->u.binary.op != OP_OR &&
+        kind_of(e) != T_VIEW) {
+        const OrnNode *ops[2] = {e->u.binary.l, e->u.binary.r};
+        pushed = seq_begin(c, ops, 2);
+    } else if (e->kind == N_CALL && !(e->u.call.builtin == ORN_BI_SUM ||
+                                       e->u.call.builtin == ORN_BI_DOT ||
+                                       e->u.call.builtin == ORN_BI_NORM)) {
+        const OrnNode *ops[MAXLEAF];
+        int n = 0;
+        for (const OrnNode *a = e->u.call.args; a && n < MAXLEAF; a = a->next)
+            if (a->kind != N_KWARG) ops[n++] = a;
+        pushed = seq_begin(c, ops, n);
+    }
+    ex_inner(c, e);
+    seq_end(c, pushed);
+}
+
+static void ex_inner(C *c, const OrnNode *e)
+{
     switch (e->kind) {
     case N_INT: put_i64(c, e->u.ilit.v); return;
     case N_FLOAT: put_f64(c, e->u.flit.v); return;
@@ -978,6 +1091,22 @@ static void ex(C *c, const OrnNode *e)
         return;
     default: ice(c, e, "unexpected expression node"); return;
     }
+}
+
+/* A condition: the outermost comparison without its parentheses (clang warns about
+ * "if ((a == b))"). */
+static void ex_cond(C *c, const OrnNode *e)
+{
+    static const char *ops[] = {
+        [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
+        [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
+    if (e && e->kind == N_BINARY && e->u.binary.op >= OP_EQ && e->u.binary.op <= OP_OR) {
+        ex(c, e->u.binary.l);
+        o(c, " %s ", ops[e->u.binary.op]);
+        ex(c, e->u.binary.r);
+        return;
+    }
+    ex(c, e);
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -1316,7 +1445,7 @@ static void st_if(C *c, const OrnNode *s, bool elif)
 {
     if (!elif) ind(c);
     o(c, "if (");
-    ex(c, s->u.if_.cond);
+    ex_cond(c, s->u.if_.cond);
     o(c, ") {\n");
     st_block(c, s->u.if_.then);
     const OrnNode *e = s->u.if_.els;
@@ -1469,6 +1598,7 @@ static void st_parfor(C *c, const OrnNode *s)
           ".prefetch = %s, .env = NULL, .acc = %s};",
        l->id, l->id, pf_name, na ? "acc_" : "NULL");
     ol(c, "orn_std_run(P_, &loop_);");
+    if (l->halo_reads) ol(c, "orn_std_barrier(P_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;
         ol(c, "%s = acc_[%d].%s;", nm(c, as), i, sfx(as->type->kind));
@@ -1498,7 +1628,7 @@ static void st(C *c, const OrnNode *s)
     case N_WHILE:
         ind(c);
         o(c, "while (");
-        ex(c, s->u.while_.cond);
+        ex_cond(c, s->u.while_.cond);
         o(c, ") {\n");
         c->cloops++;
         st_block(c, s->u.while_.body);
@@ -1665,7 +1795,7 @@ static void pf(C *c, const OrnNode *s)
         } else if (ha || hb) {
             ind(c);
             o(c, "if (");
-            ex(c, s->u.if_.cond);
+            ex_cond(c, s->u.if_.cond);
             o(c, ") {\n");
             if (ha) orn_buf_put(c->b, a.data, a.len);
             if (hb) {

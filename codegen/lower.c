@@ -429,10 +429,17 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
         a->halo_read = !pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
                        ap->role == ORN_ROLE_PARTITIONED && ap->info.read && !ap->info.written &&
                        has_halo(pl, k);
+        /* The runtime serves reads outside the block only for prefetched arrays and in
+         * ordered schedules. Halo reads of read-only arrays in unordered loops go to the
+         * DSM directly (orn_std_hget); the loop gets a prefetch pass announcing them, so
+         * that its rounds start with a collective exchange: no rank reads from another
+         * before every rank has its partitions in place. */
+        if (a->halo_read) a->announce = true;
         a->peek = !sparse && !a->announce && !a->halo_read &&
                   (ap->role == ORN_ROLE_PARTITIONED || ap->role == ORN_ROLE_ROTATED ||
                    ap->role == ORN_ROLE_REPLICATED);
         if (a->announce) l->prefetch = true;
+        if (a->halo_read) l->halo_reads = true;
     }
     bool rng = false;
     walk(l->loop->node->u.parfor.body, scan_rng, &rng);

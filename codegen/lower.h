@@ -44,6 +44,8 @@ struct OrnCgLoop {
     int narrays;
     bool uses_rng;           /* body or callees draw random numbers */
     bool prefetch;           /* emit a prefetch pass */
+    bool halo_reads;         /* some array is read across blocks through the DSM: the
+                                ranks meet after the loop before its data may move */
     unsigned char *tainted;  /* by sym id: body variable the prefetch pass cannot compute */
 };
 

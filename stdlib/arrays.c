@@ -139,7 +139,10 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *
 {
     OrnDsmArray *a = NULL;
     int st = orn_dsm_load_triplets(p->dsm, path, &a);
-    if (st) orn_std_fail(p, st, line, 1);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_triplets");
+        orn_std_fail(p, st, line, 1);
+    }
     orn_dsm_set_name(a, name);
     return a;
 }
@@ -148,7 +151,10 @@ void orn_std_load_libsvm(OrnStdProg *p, const char *path, OrnDsmArray **X, OrnDs
                          const char *xname, const char *yname, int line)
 {
     int st = orn_dsm_load_libsvm(p->dsm, path, X, y);
-    if (st) orn_std_fail(p, st, line, 1);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_libsvm");
+        orn_std_fail(p, st, line, 1);
+    }
     orn_dsm_set_name(*X, xname);
     orn_dsm_set_name(*y, yname);
 }
@@ -157,7 +163,10 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
 {
     OrnDsmArray *a = NULL;
     int st = orn_dsm_load_docword(p->dsm, path, &a);
-    if (st) orn_std_fail(p, st, line, 1);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_docword");
+        orn_std_fail(p, st, line, 1);
+    }
     orn_dsm_set_name(a, name);
     return a;
 }
@@ -167,7 +176,10 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
 {
     OrnDsmArray *a = NULL;
     int st = orn_dsm_load(p->dsm, path, type, &a);
-    if (st) orn_std_fail(p, st, line, 1);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "load");
+        orn_std_fail(p, st, line, 1);
+    }
     if (a->ndim != ndim || !a->sparse != !sparse || (int)a->type != type)
         fail_agreed(p, line,
                     "load: '%s' holds a %s%s %d-D array, but the program declares a %s%s %d-D "
@@ -181,7 +193,10 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)
 {
     int st = orn_dsm_save(a, path);
-    if (st) orn_std_fail(p, st, line, 1);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "save");
+        orn_std_fail(p, st, line, 1);
+    }
 }
 
 OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,

@@ -273,6 +273,8 @@ ORN_STD_DIST_ACCESS(double, f64)
 
 /* Run a parallel_for (collective); a failure ends the job with the runtime's message. */
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop);
+/* Collective: every rank arrives (serving remote reads while it waits). */
+void orn_std_barrier(OrnStdProg *p);
 
 /* Inside a body: a pointer for reading and writing an element (the local box, or for
  * arrays written outside it, the runtime's slot primed with the current value). */

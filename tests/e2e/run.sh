@@ -1,0 +1,145 @@
+#!/bin/sh
+# run.sh CHECK [NP]: one end-to-end check (registered by tests/e2e/CMakeLists.txt).
+#
+# Environment (set by CTest): ORIONC, MPIEXEC, E2E_SRC (this folder), E2E_WORK (scratch
+# in the build tree), ROOT (the source tree), GS_REF, SGD_REPLAY, GEN_RATINGS (helpers).
+#
+#   compile        orionc builds every program (generated C must compile with -Wall -Wextra
+#                  -Werror) and the synthetic ratings are generated
+#   features NP    tests/e2e/features.orn prints features.expected at every rank count
+#   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
+#   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
+#   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
+#   lda NP, slr NP the examples train on tiny data: the objective improves
+#   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
+#                  names the file and line or the param; the exit code; no hang
+set -eu
+: "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${ROOT:?}"
+check=$1
+np=${2:-1}
+S=$E2E_SRC
+D=$S/data
+B=$E2E_WORK/bin
+
+fail() {
+  echo "e2e $check -n $np: FAIL: $*" >&2
+  exit 1
+}
+run() { "$MPIEXEC" -n "$np" "$@"; }
+
+if [ "$check" != compile ]; then
+  W=$E2E_WORK/$check.np$np
+  rm -rf "$W"
+  mkdir -p "$W"
+  cd "$W"
+fi
+
+# expect_fail CODE PATTERN CMD...: CMD exits CODE and its output contains PATTERN
+expect_fail() {
+  code=$1 pat=$2
+  shift 2
+  set +e
+  "$@" >out.txt 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq "$code" ] || { cat out.txt >&2; fail "$* exited $rc, expected $code"; }
+  [ -z "$pat" ] || grep -F -q -- "$pat" out.txt ||
+    { cat out.txt >&2; fail "$*: no '$pat' in the output"; }
+}
+
+# last_field FILE WORD: the number after the last occurrence of WORD
+last_field() {
+  awk -v w="$2" '{ for (i = 1; i < NF; i++) if ($i == w) v = $(i + 1) } END { print v }' "$1"
+}
+
+case $check in
+compile)
+  mkdir -p "$B"
+  for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
+           "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/sgd_trace.orn \
+           "$S"/errors.orn; do
+    ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
+      fail "orionc $p"
+  done
+  "$GEN_RATINGS" 3000 600 90000 5 7 "$B/syn.train" "$B/syn.test"
+  ;;
+features)
+  run "$B/features" >out.txt 2>&1 || { cat out.txt >&2; fail "features exited non-zero"; }
+  diff -u "$S/features.expected" out.txt || fail "output differs from features.expected"
+  ;;
+gauss_seidel)
+  run "$B/gauss_seidel" --n=40 --sweeps=7 --out=grid.txt >log.txt 2>&1 ||
+    { cat log.txt >&2; fail "gauss_seidel exited non-zero"; }
+  "$GS_REF" 40 7 ref.txt
+  cmp grid.txt ref.txt || fail "the grid differs from the serial reference"
+  ;;
+sgd_replay)
+  ORN_TRACE=trace.txt run "$B/sgd_trace" --train="$D/ratings.train" --test="$D/ratings.test" \
+    --epochs=3 --wout=W.txt --hout=H.txt >log.txt 2>&1 || { cat log.txt >&2; fail "sgd_trace"; }
+  line=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_trace.orn" | cut -d: -f1)
+  "$SGD_REPLAY" "$D/ratings.train" "$D/ratings.test" trace.txt "$line" 3 5 0.05 0.9 0.05 0.1 42 \
+    RW.txt RH.txt
+  cmp W.txt RW.txt || fail "W differs from the serial replay"
+  cmp H.txt RH.txt || fail "H differs from the serial replay"
+  ;;
+sgd_rmse)
+  args="--train=$B/syn.train --test=$B/syn.test --epochs=40 --step=0.03 --decay=0.97"
+  # shellcheck disable=SC2086
+  for n in 1 1b 2 3; do
+    np=${n%b}
+    run "$B/sgd_mf" $args >"rmse$n.txt" 2>&1 || { cat "rmse$n.txt" >&2; fail "sgd_mf -n $np"; }
+  done
+  np=1
+  sed 's/ [0-9.e+-]* s .*//' rmse1.txt >a.txt
+  sed 's/ [0-9.e+-]* s .*//' rmse1b.txt >b.txt
+  cmp a.txt b.txt || fail "two runs at -n 1 differ"
+  r1=$(last_field rmse1.txt rmse)
+  for n in 2 3; do
+    rn=$(last_field "rmse$n.txt" rmse)
+    awk -v a="$r1" -v b="$rn" 'BEGIN { d = (b - a) / a; if (d < 0) d = -d; exit !(d <= 0.02) }' ||
+      fail "test RMSE $rn at -n $n is not within 2% of $r1 at -n 1"
+    echo "test RMSE: -n 1 $r1, -n $n $rn"
+  done
+  ;;
+lda)
+  run "$B/lda" --data="$D/tokens.docword" --topics=4 --iters=6 >out.txt 2>&1 ||
+    { cat out.txt >&2; fail "lda exited non-zero"; }
+  first=$(awk '/^iteration/ { print $4; exit }' out.txt)
+  last=$(awk '/^iteration/ { v = $4 } END { print v }' out.txt)
+  [ "$(grep -c '^iteration' out.txt)" -eq 6 ] || fail "expected 6 iterations"
+  awk -v a="$first" -v b="$last" 'BEGIN { exit !(b > a && b < 0) }' ||
+    fail "log-likelihood did not improve ($first -> $last)"
+  ;;
+slr)
+  run "$B/slr" --train="$D/tiny.libsvm" --test="$D/tiny.libsvm" --epochs=20 >out.txt 2>&1 ||
+    { cat out.txt >&2; fail "slr exited non-zero"; }
+  acc=$(last_field out.txt accuracy)
+  awk -v a="$acc" 'BEGIN { exit !(a >= 0.9) }' || fail "test accuracy $acc < 0.9"
+  ;;
+bad_input)
+  printf '0 1 3.5\n1 2 4\n# comment\n2 0 x\n' >bad.triplets
+  printf '+1 1:0.5 2:1\n-1 3:zero\n' >bad.libsvm
+  printf '0 1 2\n1 2\n' >bad.docword
+  expect_fail 1 "nope.train: cannot open" run "$B/sgd_mf" --train=nope.train
+  expect_fail 1 "sgd_mf.orn:20: load_triplets: bad.triplets:4: expected a number" \
+    run "$B/sgd_mf" --train=bad.triplets
+  expect_fail 1 "bad.libsvm:2:" run "$B/slr" --train=bad.libsvm
+  expect_fail 1 "bad.docword:2:" run "$B/lda" --data=bad.docword
+  expect_fail 2 "invalid value 'x' for param '--epochs': expected an integer" \
+    run "$B/sgd_mf" --epochs=x
+  expect_fail 2 "invalid value '0.1.2' for param '--step'" run "$B/sgd_mf" --step=0.1.2
+  expect_fail 2 "unknown param '--nope'" run "$B/sgd_mf" --nope=1
+  expect_fail 2 "param '--epochs' needs a value" run "$B/sgd_mf" --epochs
+  expect_fail 1 "errors.orn:12: division by zero in div()" run "$B/errors" --which=1
+  expect_fail 1 "errors.orn:18: index 8 is out of range" run "$B/errors" --which=2
+  expect_fail 1 "errors.orn:22: element-wise operation on views of different lengths" \
+    run "$B/errors" --which=3
+  expect_fail 7 "" run "$B/errors" --which=4
+  expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
+  run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
+  grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
+  ;;
+*)
+  fail "unknown check"
+  ;;
+esac

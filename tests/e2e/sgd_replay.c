@@ -1,0 +1,155 @@
+/* sgd_replay.c: the serial oracle of SGD MF for the unordered-loop check.
+ *
+ *   sgd_replay TRAIN TEST TRACE LINE EPOCHS RANK STEP DECAY LAM INIT SEED WOUT HOUT
+ *
+ * Rebuilds the program's initial factors (randn arrays are a function of the seed and the
+ * element index), then for each run of the loop at source line LINE in the trace written
+ * by ORN_TRACE replays the recorded blocks one after another: the ratings in the block's
+ * box in key order, elements [first, first + count). The arithmetic is the generated
+ * code's (f32 storage, f64 scalars, dot as eight partial sums). Writes W and H in save()'s
+ * text format, to be compared byte for byte with the program's. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+typedef struct {
+    int64_t u, i;
+    float r;
+} Rating;
+
+static Rating *load(const char *path, int64_t *n, int64_t *nu, int64_t *ni)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    size_t cap = 1024;
+    Rating *v = malloc(cap * sizeof *v);
+    char line[512];
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        long long u, i;
+        double r;
+        if (line[0] == '#' || sscanf(line, "%lld %lld %lf", &u, &i, &r) != 3) continue;
+        if ((size_t)*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[*n].u = u;
+        v[*n].i = i;
+        v[*n].r = (float)r;
+        if (u + 1 > *nu) *nu = u + 1;
+        if (i + 1 > *ni) *ni = i + 1;
+        (*n)++;
+    }
+    fclose(f);
+    return v;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const Rating *x = a, *y = b;
+    if (x->u != y->u) return x->u < y->u ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static void save(const char *path, const float *a, int64_t rows, int64_t cols)
+{
+    FILE *f = fopen(path, "w");
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++)
+            fprintf(f, "%" PRId64 " %" PRId64 " %.9g\n", r, c, (double)a[r * cols + c]);
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 14) {
+        fprintf(stderr, "usage: sgd_replay TRAIN TEST TRACE LINE EPOCHS RANK STEP DECAY LAM "
+                        "INIT SEED WOUT HOUT\n");
+        return 2;
+    }
+    int64_t nt, ne, nu = 0, ni = 0, ntu = 0, nti = 0;
+    Rating *tr = load(argv[1], &nt, &nu, &ni);
+    free(load(argv[2], &ne, &ntu, &nti));
+    if (ntu > nu) nu = ntu;
+    if (nti > ni) ni = nti;
+    qsort(tr, (size_t)nt, sizeof *tr, by_key);
+    int line = atoi(argv[4]), epochs = atoi(argv[5]), K = atoi(argv[6]);
+    double step = atof(argv[7]), decay = atof(argv[8]), lam = atof(argv[9]), init = atof(argv[10]);
+    uint64_t seed = (uint64_t)atoll(argv[11]);
+    float *W = malloc(sizeof(float) * (size_t)(K * nu)), *H = malloc(sizeof(float) * (size_t)(K * ni));
+    for (int64_t x = 0; x < K * nu; x++) {
+        W[x] = (float)orn_rt_rand_at(seed, x, 1);
+        W[x] = (float)(init * W[x]);
+    }
+    for (int64_t x = 0; x < K * ni; x++) {
+        H[x] = (float)orn_rt_rand_at(seed + 1, x, 1);
+        H[x] = (float)(init * H[x]);
+    }
+    FILE *tf = fopen(argv[3], "r");
+    if (!tf) {
+        perror(argv[3]);
+        return 2;
+    }
+    char buf[1024];
+    double lr = step;
+    int runs = 0;
+    Rating **sel = malloc(sizeof *sel * (size_t)(nt ? nt : 1));
+    while (fgets(buf, sizeof buf, tf)) {
+        int lid, lline;
+        long long run, entries;
+        if (sscanf(buf, "loop %d line %d run %lld entries %lld", &lid, &lline, &run, &entries) != 4) {
+            fprintf(stderr, "sgd_replay: bad trace header: %s", buf);
+            return 2;
+        }
+        for (long long k = 0; k < entries; k++) {
+            long long st, rd, rk, sq, blk, first, count, lo0, hi0, lo1, hi1;
+            if (!fgets(buf, sizeof buf, tf) ||
+                sscanf(buf, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", &st, &rd, &rk,
+                       &sq, &blk, &first, &count, &lo0, &hi0, &lo1, &hi1) < 7) {
+                fprintf(stderr, "sgd_replay: bad trace entry\n");
+                return 2;
+            }
+            if (lline != line) continue;
+            int64_t m = 0;
+            for (int64_t x = 0; x < nt; x++)
+                if (tr[x].u >= lo0 && tr[x].u < hi0 && tr[x].i >= lo1 && tr[x].i < hi1)
+                    sel[m++] = &tr[x];
+            if (first + count > m) {
+                fprintf(stderr, "sgd_replay: block has %lld elements, trace wants %lld..%lld\n",
+                        (long long)m, first, first + count);
+                return 1;
+            }
+            for (int64_t x = first; x < first + count; x++) {
+                int64_t u = sel[x]->u, i = sel[x]->i;
+                double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                for (int f = 0; f < K; f++) s[f & 7] += (double)W[f * nu + u] * (double)H[f * ni + i];
+                double dot = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+                double e = (double)sel[x]->r - dot;
+                for (int f = 0; f < K; f++)
+                    W[f * nu + u] = (float)(W[f * nu + u] +
+                                            lr * ((e * H[f * ni + i]) - (lam * W[f * nu + u])));
+                for (int f = 0; f < K; f++)
+                    H[f * ni + i] = (float)(H[f * ni + i] +
+                                            lr * ((e * W[f * nu + u]) - (lam * H[f * ni + i])));
+            }
+        }
+        if (lline == line) {
+            runs++;
+            lr *= decay;
+        }
+    }
+    fclose(tf);
+    if (runs != epochs) {
+        fprintf(stderr, "sgd_replay: the trace has %d runs of the loop at line %d, expected %d\n",
+                runs, line, epochs);
+        return 1;
+    }
+    save(argv[12], W, K, nu);
+    save(argv[13], H, K, ni);
+    printf("sgd_replay: %d runs replayed\n", runs);
+    return 0;
+}
