@@ -151,5 +151,9 @@ int main(int argc, char **argv)
     save(argv[12], W, K, nu);
     save(argv[13], H, K, ni);
     printf("sgd_replay: %d runs replayed\n", runs);
+    free(sel);
+    free(W);
+    free(H);
+    free(tr);
     return 0;
 }
