@@ -659,6 +659,9 @@ static int run_step(Exec *x, int64_t s)
     if (!x->rounds) {
         for (int64_t i = 0; i < mine.n && !status; i++) status = run_item(x, &mine.w[i], 0);
         if (!status && x->sched->step_sync && x->P > 1) status = orn_dsm_barrier(x->dsm);
+        /* Values fetched on demand are valid for this step only: in ordered schedules an
+         * element read before its block ran is rewritten by a later step. */
+        clear_caches(x);
         goto fn_exit;
     }
     /* Rounds: everyone runs max over ranks of their round counts. */

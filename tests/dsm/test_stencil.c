@@ -182,6 +182,10 @@ int main(int argc, char **argv)
     ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 2, 0, 0);
     ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 1, 3, 5);
     ordered(&t, ORN_RT_2D_ORDERED, gs_body, NULL, 3, 0, 0);
+    /* One-row blocks: an element read on demand before its block runs is read again
+     * after; a cache kept across steps would serve the old value. */
+    ordered(&t, ORN_RT_2D_ORDERED, gs_body, NULL, 1, NR, 3);
+    ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 1, NR, 3);
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, skew_prefetch, 2, 0, 0);
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 1, 4, 2);
     sparse_ordered(&t);
