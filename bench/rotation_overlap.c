@@ -89,8 +89,23 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
         {"H", ORN_RT_ROTATED, 2, {1, -1, -1, -1}},
     };
     static const OrnRtPlanAcc accs[1] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 1, "rotation_overlap.c", 1, ORN_RT_2D, ORN_RT_2D, 0,
-                      2, 2, {0, 1}, {0, 0}, {{0}}, 0, 3, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      1,
+                      "rotation_overlap.c",
+                      1,
+                      ORN_RT_2D,
+                      ORN_RT_2D,
+                      0,
+                      2,
+                      2,
+                      {0, 1},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      3,
+                      arrays,
+                      1,
+                      accs};
     orn_rt_set_blocks_per_rank(rt, bpr);
     Env env = {0.005f, 0.01f, o->k};
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
@@ -183,11 +198,12 @@ int main(int argc, char **argv)
         printf("rotation_overlap: %d ranks, %lld users x %lld items, %lld ratings, K = %d\n", P,
                (long long)o.users, (long long)o.items, (long long)R->nnz, o.k);
         printf("  H: %d blocks of %.2f MB, %lld ring slots per rank, each block moves %d times "
-               "per epoch\n", (int)nb1, block_mb, (long long)L, P);
+               "per epoch\n",
+               (int)nb1, block_mb, (long long)L, P);
         printf("  blocks per rank %d:\n", o.bpr);
         printf("    compute-only   %.4f s/epoch (median of %d)\n", without, o.epochs);
-        printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n",
-               with, o.epochs, wait);
+        printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n", with,
+               o.epochs, wait);
         printf("    ratio rotation / compute-only = %.3f\n", with / without);
         fflush(stdout);
     }

@@ -105,7 +105,8 @@ static void sort_index(const SortBy *s, int64_t *idx, int64_t n)
         for (int64_t lo = 0; lo < n; lo += 2 * w) {
             int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
             int64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) dst[k++] = cmp_idx(s, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid && j < hi)
+                dst[k++] = cmp_idx(s, src[j], src[i]) < 0 ? src[j++] : src[i++];
             while (i < mid) dst[k++] = src[i++];
             while (j < hi) dst[k++] = src[j++];
         }
@@ -148,8 +149,8 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
 
 /* ---------------------------------------------------------------- arrays and tiles */
 
-int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                      int sparse, OrnDsmArray **out)
+int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                      OrnDsmArray **out)
 {
     int64_t vol = 0;
     *out = NULL;
@@ -160,8 +161,7 @@ int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *
         return orn_dsm_fail(ctx, ORN_E_ARG, "array: unknown element type %d", (int)type);
     for (int d = 0; d < ndim; d++)
         if (dims[d] < 0)
-            return orn_dsm_fail(ctx, ORN_E_ARG, "array: negative extent %lld",
-                                (long long)dims[d]);
+            return orn_dsm_fail(ctx, ORN_E_ARG, "array: negative extent %lld", (long long)dims[d]);
     if (!sparse && !volume_ok(ndim, dims, &vol))
         return orn_dsm_fail(ctx, ORN_E_ARG, "array: dense volume overflows 64 bits");
     OrnDsmArray *a = orn_xcalloc(1, sizeof *a);
@@ -240,8 +240,7 @@ static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
 static void alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
 {
     for (int64_t t = 0; t < ntiles; t++)
-        if (tiles[t].held && tiles[t].n)
-            tiles[t].vals = orn_xcalloc((size_t)tiles[t].n, a->esize);
+        if (tiles[t].held && tiles[t].n) tiles[t].vals = orn_xcalloc((size_t)tiles[t].n, a->esize);
 }
 
 void orn_dsm_tiles_reset(OrnDsmArray *a)
@@ -265,8 +264,7 @@ void orn_dsm_free(OrnDsmArray *a)
     free(a);
 }
 
-int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                  OrnDsmArray **out)
+int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, OrnDsmArray **out)
 {
     OrnDsmArray *a = NULL;
     int status = orn_dsm_array_new(ctx, type, ndim, dims, 0, &a);
@@ -346,8 +344,10 @@ int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64
         int64_t mid = lo + (hi - lo) / 2;
         int c = orn_dsm_key_cmp(t->keys + mid * a->ndim, key, a->ndim);
         if (c == 0) return mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return -1;
 }
@@ -388,10 +388,9 @@ int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t)
  * which every rank holds and therefore only keeps for itself) to the holders of their
  * tiles in partition np. Returns np's tiles with sorted (key, tag) storage; *tags_out
  * gets the tags per tile (caller frees each) when want_tags. */
-static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n,
-                          const int64_t *keys, const char *vals, const int64_t *tags,
-                          const unsigned char *selfonly, OrnDsmTile **tiles_out,
-                          int64_t ***tags_out)
+static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
+                          const char *vals, const int64_t *tags, const unsigned char *selfonly,
+                          OrnDsmTile **tiles_out, int64_t ***tags_out)
 {
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
@@ -520,8 +519,8 @@ static int sync_counts(OrnDsmArray *a, OrnDsmTile *tiles, const OrnDsmPart *p)
 
 /* Check sorted tiles for duplicate keys; on one, record the error and return the order
  * key of the report (the later line, or the key's index). */
-static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags,
-                           const OrnDsmPart *p, const char *path, int64_t *order)
+static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, const OrnDsmPart *p,
+                           const char *path, int64_t *order)
 {
     int nd = a->ndim, found = 0;
     int64_t best = 0, bt = -1, bi = -1;
@@ -589,8 +588,8 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
     if (status) goto fn_fail;
     ntiles = a->part.ntiles;
     if (sparse) {
-        status = orn_dsm_balance_keys(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], keys,
-                                      n, ndim, 0);
+        status = orn_dsm_balance_keys(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], keys, n,
+                                      ndim, 0);
         if (status) goto fn_fail;
     }
     status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags);
@@ -611,7 +610,8 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
             int64_t key[ORN_DSM_MAXDIM], j = 0;
             memcpy(key, tl->lo, sizeof key);
             for (int64_t i = 0; i < vol; i++) {
-                if (j < tl->n && !orn_dsm_key_cmp(tl->keys + j * ndim, key, ndim)) j++;
+                if (j < tl->n && !orn_dsm_key_cmp(tl->keys + j * ndim, key, ndim))
+                    j++;
                 else {
                     missing = orn_dsm_ravel(a, key);
                     break;
@@ -657,9 +657,9 @@ fn_fail:
 /* ---------------------------------------------------------------- repartition */
 
 /* Copy the intersection box `ilo..ihi` between two row-major boxes. */
-static void box_copy(int nd, size_t es, const int64_t *ilo, const int64_t *ihi,
-                     const int64_t *slo, const int64_t *shi, const char *src,
-                     const int64_t *dlo, const int64_t *dhi, char *dst)
+static void box_copy(int nd, size_t es, const int64_t *ilo, const int64_t *ihi, const int64_t *slo,
+                     const int64_t *shi, const char *src, const int64_t *dlo, const int64_t *dhi,
+                     char *dst)
 {
     int64_t idx[ORN_DSM_MAXDIM];
     memcpy(idx, ilo, sizeof idx);
@@ -733,11 +733,12 @@ static int dense_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **
                     if (pair_source(op, np, to, tn, p) != me) continue;
                     if (p == me) {
                         if (pass == 1)
-                            box_copy(nd, es, lo, hi, ot->lo, ot->hi, ot->vals, nt[tn].lo,
-                                     nt[tn].hi, nt[tn].vals);
+                            box_copy(nd, es, lo, hi, ot->lo, ot->hi, ot->vals, nt[tn].lo, nt[tn].hi,
+                                     nt[tn].vals);
                         continue;
                     }
-                    if (pass == 0) scount[p] += bytes;
+                    if (pass == 0)
+                        scount[p] += bytes;
                     else {
                         box_copy(nd, es, lo, hi, ot->lo, ot->hi, ot->vals, lo, hi, sbuf + pos[p]);
                         pos[p] += bytes;
@@ -818,8 +819,10 @@ int orn_dsm_repartition(OrnDsmArray *a, const OrnDsmPart *np)
         return ORN_OK;
     }
     if (np->ndim != a->ndim)
-        return orn_dsm_fail(a->ctx, ORN_E_INTERNAL, "repartition: partition has %d dimensions, "
-                            "array %d", np->ndim, a->ndim);
+        return orn_dsm_fail(a->ctx, ORN_E_INTERNAL,
+                            "repartition: partition has %d dimensions, "
+                            "array %d",
+                            np->ndim, a->ndim);
     for (int d = 0; d < a->ndim; d++)
         if (np->bounds[d][0] != 0 || np->bounds[d][np->nb[d]] != a->dims[d])
             return orn_dsm_fail(a->ctx, ORN_E_INTERNAL,
@@ -909,13 +912,15 @@ int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value)
     int o = a->part.owner[t];
     if (o == ORN_DSM_ALL || o == a->ctx->rank) {
         void *p = orn_dsm_local_ptr(a, key);
-        if (p) memcpy(p, value, a->esize);
+        if (p)
+            memcpy(p, value, a->esize);
         else {
             char ks[160];
             key_str(ks, sizeof ks, key, a->ndim);
             status = orn_dsm_fail(a->ctx, ORN_E_RANGE,
                                   "write: %s has no stored element %s (sparse arrays keep "
-                                  "their structure)", a->name, ks);
+                                  "their structure)",
+                                  a->name, ks);
         }
     }
     if (o == ORN_DSM_ALL) return status;
@@ -927,10 +932,26 @@ int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value)
 static double to_f64(OrnDsmType t, const void *p)
 {
     switch (t) {
-    case ORN_DSM_I32: { int32_t v; memcpy(&v, p, 4); return (double)v; }
-    case ORN_DSM_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case ORN_DSM_F32: { float v; memcpy(&v, p, 4); return (double)v; }
-    case ORN_DSM_F64: { double v; memcpy(&v, p, 8); return v; }
+    case ORN_DSM_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return (double)v;
+    }
+    case ORN_DSM_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    case ORN_DSM_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        return (double)v;
+    }
+    case ORN_DSM_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     }
     return 0;
 }
@@ -995,7 +1016,8 @@ int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out)
         for (int64_t i = 0; i < ti->n; i++) {
             const char *vi = (const char *)ti->vals + (size_t)i * it->esize;
             const void *vo = NULL;
-            if (!other->sparse && !it->sparse) vo = (const char *)to->vals + (size_t)i * other->esize;
+            if (!other->sparse && !it->sparse)
+                vo = (const char *)to->vals + (size_t)i * other->esize;
             else {
                 vo = orn_dsm_local_ptr(other, ti->keys + i * it->ndim);
             }
@@ -1061,8 +1083,8 @@ int orn_dsm_write_elements(OrnDsmArray *a, int64_t n, const int64_t *keys, const
         if (!dst) {
             char ks[160];
             key_str(ks, sizeof ks, key, nd);
-            status = orn_dsm_fail(ctx, ORN_E_RANGE, "write: %s has no stored element %s",
-                                  a->name, ks);
+            status =
+                orn_dsm_fail(ctx, ORN_E_RANGE, "write: %s has no stored element %s", a->name, ks);
             break;
         }
         memcpy(dst, rbuf + off + (size_t)nd * 8, es);

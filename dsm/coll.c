@@ -42,8 +42,7 @@ int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what)
     return orn_dsm_fail(ctx, status, "%s: %s", what, ctx->tp->err);
 }
 
-int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag,
-                  OrnDsmReq **req)
+int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag, OrnDsmReq **req)
 {
     int status = ctx->tp->ops->isend(ctx->tp, buf, n, peer, tag, req);
     if (status) return orn_dsm_tp_fail(ctx, status, "send");
@@ -84,8 +83,7 @@ static void backoff(int polls)
     }
 }
 
-int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n,
-                    const char *what)
+int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, const char *what)
 {
     int status = ORN_OK, polls = 0;
     double start = orn_dsm_now();
@@ -108,11 +106,11 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n,
         if (waited > ctx->timeout) {
             if (peers)
                 status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
-                                      "timed out after %.3g s waiting for peer %d (%s)",
-                                      waited, peers[pending], what);
+                                      "timed out after %.3g s waiting for peer %d (%s)", waited,
+                                      peers[pending], what);
             else
-                status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
-                                      "timed out after %.3g s waiting (%s)", waited, what);
+                status = orn_dsm_fail(ctx, ORN_E_TIMEOUT, "timed out after %.3g s waiting (%s)",
+                                      waited, what);
             goto fn_fail;
         }
         backoff(polls++);
@@ -179,8 +177,8 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     for (int p = 0; p < P; p++) {
         if (p == me || !sc[p]) continue;
         peers[nr] = p;
-        status = orn_dsm_isend(ctx, (const char *)send + soff[p], (size_t)sc[p], p,
-                               ORN_TAG_DATA, &reqs[nr++]);
+        status = orn_dsm_isend(ctx, (const char *)send + soff[p], (size_t)sc[p], p, ORN_TAG_DATA,
+                               &reqs[nr++]);
         if (status) goto fn_fail;
     }
     status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
@@ -200,8 +198,8 @@ fn_fail:
     goto fn_exit;
 }
 
-int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv,
-                       size_t *counts, const char *what)
+int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
+                       const char *what)
 {
     int P = ctx->size, status;
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc);
@@ -275,9 +273,12 @@ int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op)
             int64_t x = a[i];
             for (int p = 1; p < P; p++) {
                 int64_t y = a[(size_t)p * n + i];
-                if (op == ORN_DSM_SUM) x += y;
-                else if (op == ORN_DSM_MIN) x = y < x ? y : x;
-                else x = y > x ? y : x;
+                if (op == ORN_DSM_SUM)
+                    x += y;
+                else if (op == ORN_DSM_MIN)
+                    x = y < x ? y : x;
+                else
+                    x = y > x ? y : x;
             }
             v[i] = x;
         }
@@ -299,9 +300,12 @@ int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op)
             double x = a[i];
             for (int p = 1; p < P; p++) {
                 double y = a[(size_t)p * n + i];
-                if (op == ORN_DSM_SUM) x += y;
-                else if (op == ORN_DSM_MIN) x = fmin(x, y);
-                else x = fmax(x, y);
+                if (op == ORN_DSM_SUM)
+                    x += y;
+                else if (op == ORN_DSM_MIN)
+                    x = fmin(x, y);
+                else
+                    x = fmax(x, y);
             }
             v[i] = x;
         }

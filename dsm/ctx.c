@@ -165,10 +165,14 @@ size_t orn_dsm_type_size(OrnDsmType t)
 const char *orn_dsm_type_name(OrnDsmType t)
 {
     switch (t) {
-    case ORN_DSM_I32: return "i32";
-    case ORN_DSM_I64: return "i64";
-    case ORN_DSM_F32: return "f32";
-    case ORN_DSM_F64: return "f64";
+    case ORN_DSM_I32:
+        return "i32";
+    case ORN_DSM_I64:
+        return "i64";
+    case ORN_DSM_F32:
+        return "f32";
+    case ORN_DSM_F64:
+        return "f64";
     }
     return "?";
 }

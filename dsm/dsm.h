@@ -29,20 +29,25 @@
 
 typedef enum OrnStatus {
     ORN_OK = 0,
-    ORN_E_MPI,      /* the MPI library returned an error */
-    ORN_E_TIMEOUT,  /* waited longer than the timeout on a peer */
-    ORN_E_IO,       /* a file could not be opened, read or written */
-    ORN_E_PARSE,    /* malformed input file: message is "path:line: what was expected" */
-    ORN_E_FORMAT,   /* binary file is not a valid Orion array file */
-    ORN_E_ARG,      /* bad argument (extent, type, dimension) */
-    ORN_E_PLAN,     /* a plan that the runtime cannot execute */
-    ORN_E_RANGE,    /* a key outside an array or outside the local partition */
-    ORN_E_BODY,     /* a loop body reported an error */
-    ORN_E_INTERNAL  /* a bug in Orion */
+    ORN_E_MPI,     /* the MPI library returned an error */
+    ORN_E_TIMEOUT, /* waited longer than the timeout on a peer */
+    ORN_E_IO,      /* a file could not be opened, read or written */
+    ORN_E_PARSE,   /* malformed input file: message is "path:line: what was expected" */
+    ORN_E_FORMAT,  /* binary file is not a valid Orion array file */
+    ORN_E_ARG,     /* bad argument (extent, type, dimension) */
+    ORN_E_PLAN,    /* a plan that the runtime cannot execute */
+    ORN_E_RANGE,   /* a key outside an array or outside the local partition */
+    ORN_E_BODY,    /* a loop body reported an error */
+    ORN_E_INTERNAL /* a bug in Orion */
 } OrnStatus;
 
 /* Element types of distributed arrays; the numbering is shared with runtime/plan.h. */
-typedef enum OrnDsmType { ORN_DSM_I32 = 0, ORN_DSM_I64 = 1, ORN_DSM_F32 = 2, ORN_DSM_F64 = 3 } OrnDsmType;
+typedef enum OrnDsmType {
+    ORN_DSM_I32 = 0,
+    ORN_DSM_I64 = 1,
+    ORN_DSM_F32 = 2,
+    ORN_DSM_F64 = 3
+} OrnDsmType;
 /* "No type given": for orn_dsm_load()'s type hint. */
 #define ORN_DSM_ANYTYPE (-1)
 
@@ -247,7 +252,7 @@ typedef struct OrnDsmFetch {
     int64_t n;
     const int *array; /* array ids */
     const int64_t *lin;
-    void *vals;      /* n slots of `stride` bytes each: the value is written at the start */
+    void *vals; /* n slots of `stride` bytes each: the value is written at the start */
     size_t stride;
     unsigned char *found;
 } OrnDsmFetch;

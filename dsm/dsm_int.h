@@ -40,8 +40,8 @@ int orn_dsm_serve(OrnDsmCtx *ctx);
 void orn_dsm_serve_free(OrnDsmCtx *ctx);
 
 /* array.c */
-int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                      int sparse, OrnDsmArray **out);
+int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                      OrnDsmArray **out);
 void orn_dsm_tile_box(const OrnDsmArray *a, int64_t t, int64_t *lo, int64_t *hi);
 void orn_dsm_tiles_reset(OrnDsmArray *a); /* free storage, set boxes from a->part */
 int64_t orn_dsm_box_volume(int ndim, const int64_t *lo, const int64_t *hi);
@@ -57,7 +57,7 @@ int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds
 
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {
-    char *buf;      /* this rank's bytes, NUL-terminated */
+    char *buf; /* this rank's bytes, NUL-terminated */
     size_t len;
     int64_t line0;  /* global number of this rank's first line */
     int64_t nlines; /* lines in the range */

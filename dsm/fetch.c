@@ -186,8 +186,10 @@ int orn_dsm_fetch_one(OrnDsmArray *a, int64_t lin, void *out, int *found)
         }
     }
     if (r.error)
-        return orn_dsm_fail(ctx, ORN_E_INTERNAL, "on-demand read of %s key %lld: rank %d "
-                            "does not hold it", a->name, (long long)lin, owner);
+        return orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                            "on-demand read of %s key %lld: rank %d "
+                            "does not hold it",
+                            a->name, (long long)lin, owner);
     memcpy(out, r.val, a->esize);
     *found = r.found;
     return ORN_OK;
@@ -220,8 +222,8 @@ int orn_dsm_serve(OrnDsmCtx *ctx)
         }
         if (!found) break;
         if (n != sizeof(Req)) {
-            status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "service: request of %zu bytes from %d",
-                                  n, peer);
+            status =
+                orn_dsm_fail(ctx, ORN_E_INTERNAL, "service: request of %zu bytes from %d", n, peer);
             goto fn_exit;
         }
         Req q;

@@ -71,8 +71,8 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
         if (end < start) end = start;
         r->len = (size_t)(end - start);
         r->buf = orn_xmalloc(r->len + 1);
-        if (r->len && (fseeko(f, (off_t)start, SEEK_SET) != 0 ||
-                       fread(r->buf, 1, r->len, f) != r->len))
+        if (r->len &&
+            (fseeko(f, (off_t)start, SEEK_SET) != 0 || fread(r->buf, 1, r->len, f) != r->len))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
                                   ferror(f) ? strerror(errno) : "file changed while reading");
         r->buf[r->len] = '\0';
@@ -297,10 +297,12 @@ int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
         else if (parse_index(f[1], &key[1]))
             status = orn_dsm_fail(ctx, ORN_E_PARSE,
                                   "%s:%lld: expected a non-negative integer column index, found "
-                                  "'%s'", path, (long long)no, show(f[1], sb, sizeof sb));
+                                  "'%s'",
+                                  path, (long long)no, show(f[1], sb, sizeof sb));
         else if (parse_f32(f[2], &v))
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
-                                  path, (long long)no, show(f[2], sb, sizeof sb));
+            status =
+                orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
+                             path, (long long)no, show(f[2], sb, sizeof sb));
         else
             elems_push(&el, key, &v, no);
     }
@@ -308,8 +310,8 @@ int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
     status = orn_dsm_agree_at(ctx, status, errline);
     if (!status) status = extents(ctx, &el, dims, &total);
     if (!status && total == 0)
-        status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'row col value', found none",
-                              path);
+        status =
+            orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'row col value', found none", path);
     if (!status)
         status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 2, dims, 1, el.n, el.keys, el.vals,
                                        el.lines, path, out);
@@ -342,9 +344,10 @@ int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
                                   "%s:%lld: expected 3 fields 'doc word count', found %d", path,
                                   (long long)no, nf);
         else if (parse_index(f[0], &key[0]))
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected a non-negative integer document id, found '%s'",
-                                  path, (long long)no, show(f[0], sb, sizeof sb));
+            status =
+                orn_dsm_fail(ctx, ORN_E_PARSE,
+                             "%s:%lld: expected a non-negative integer document id, found '%s'",
+                             path, (long long)no, show(f[0], sb, sizeof sb));
         else if (parse_index(f[1], &key[1]))
             status = orn_dsm_fail(ctx, ORN_E_PARSE,
                                   "%s:%lld: expected a non-negative integer word id, found '%s'",
@@ -362,8 +365,8 @@ int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
     status = orn_dsm_agree_at(ctx, status, errline);
     if (!status) status = extents(ctx, &el, dims, &total);
     if (!status && total == 0)
-        status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'doc word count', found none",
-                              path);
+        status =
+            orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'doc word count', found none", path);
     if (!status)
         status = orn_dsm_from_elements(ctx, ORN_DSM_I32, 3, dims, 1, el.n, el.keys, el.vals,
                                        el.lines, path, out);
@@ -409,17 +412,17 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
             const char *colon = memchr(f[k].s, ':', f[k].n);
             int64_t idx = 0;
             float v;
-            if (!colon ||
-                parse_index((Field){f[k].s, (size_t)(colon - f[k].s)}, &idx) || idx < 1 ||
+            if (!colon || parse_index((Field){f[k].s, (size_t)(colon - f[k].s)}, &idx) || idx < 1 ||
                 parse_f32((Field){colon + 1, f[k].n - (size_t)(colon - f[k].s) - 1}, &v)) {
                 status = orn_dsm_fail(ctx, ORN_E_PARSE,
                                       "%s:%lld: expected 'index:value' with an integer index >= 1, "
-                                      "found '%s'", path, (long long)no, show(f[k], sb, sizeof sb));
+                                      "found '%s'",
+                                      path, (long long)no, show(f[k], sb, sizeof sb));
             } else if (idx <= prev) {
                 status = orn_dsm_fail(ctx, ORN_E_PARSE,
                                       "%s:%lld: expected feature indices in increasing order, "
-                                      "found %lld after %lld", path, (long long)no, (long long)idx,
-                                      (long long)prev);
+                                      "found %lld after %lld",
+                                      path, (long long)no, (long long)idx, (long long)prev);
             } else {
                 int64_t key[2] = {sample, idx - 1};
                 elems_push(&xs, key, &v, no);
@@ -454,13 +457,15 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
     status = extents(ctx, &xs, dims, &total);
     if (status) goto fn_exit;
     if (nsamples == 0) {
-        status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'label index:value ...', "
-                              "found none", path);
+        status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                              "%s: expected lines 'label index:value ...', "
+                              "found none",
+                              path);
         goto fn_exit;
     }
     dims[0] = nsamples;
-    status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 2, dims, 1, xs.n, xs.keys, xs.vals,
-                                   xs.lines, path, X);
+    status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 2, dims, 1, xs.n, xs.keys, xs.vals, xs.lines,
+                                   path, X);
     if (status) goto fn_exit;
     status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 1, &nsamples, 0, ys.n, ys.keys, ys.vals,
                                    ys.lines, path, y);
@@ -529,7 +534,8 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
         free(r.buf);
         return orn_dsm_fail(ctx, ORN_E_PARSE,
                             "%s: expected 2 to %d fields per line (1 to %d key coordinates and a "
-                            "value), found %d", path, ORN_DSM_MAXDIM + 1, ORN_DSM_MAXDIM, nf0);
+                            "value), found %d",
+                            path, ORN_DSM_MAXDIM + 1, ORN_DSM_MAXDIM, nf0);
     }
     int nd = nf0 - 1;
     /* Values kept both ways until the type is known. */
@@ -546,22 +552,34 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
         unsigned char v[16] = {0};
         errline = no;
         if (nf != nf0) {
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected %d fields (%d key "
-                                  "coordinates and a value), found %d", path, (long long)no, nf0,
-                                  nd, nf);
+            status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                                  "%s:%lld: expected %d fields (%d key "
+                                  "coordinates and a value), found %d",
+                                  path, (long long)no, nf0, nd, nf);
             break;
         }
         for (int d = 0; d < nd && !status; d++)
             if (parse_index(f[d], &key[d]))
-                status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a non-negative integer "
-                                      "key coordinate, found '%s'", path, (long long)no,
-                                      show(f[d], sb, sizeof sb));
+                status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                                      "%s:%lld: expected a non-negative integer "
+                                      "key coordinate, found '%s'",
+                                      path, (long long)no, show(f[d], sb, sizeof sb));
         if (status) break;
         Field fv = f[nd];
         int bad = 0;
         switch (type_hint) {
-        case ORN_DSM_F32: { float x = 0; bad = parse_f32(fv, &x); memcpy(v, &x, 4); break; }
-        case ORN_DSM_F64: { double x = 0; bad = parse_f64(fv, &x); memcpy(v, &x, 8); break; }
+        case ORN_DSM_F32: {
+            float x = 0;
+            bad = parse_f32(fv, &x);
+            memcpy(v, &x, 4);
+            break;
+        }
+        case ORN_DSM_F64: {
+            double x = 0;
+            bad = parse_f64(fv, &x);
+            memcpy(v, &x, 8);
+            break;
+        }
         case ORN_DSM_I32: {
             int64_t x = 0;
             bad = parse_int(fv, &x) || x < INT32_MIN || x > INT32_MAX;
@@ -569,22 +587,28 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
             memcpy(v, &y, 4);
             break;
         }
-        case ORN_DSM_I64: { int64_t x = 0; bad = parse_int(fv, &x); memcpy(v, &x, 8); break; }
+        case ORN_DSM_I64: {
+            int64_t x = 0;
+            bad = parse_int(fv, &x);
+            memcpy(v, &x, 8);
+            break;
+        }
         default: {
             double x = 0;
             int64_t i = 0;
             bad = parse_f64(fv, &x);
-            if (all_digits(fv) && !parse_int(fv, &i)) memcpy(v + 8, &i, 8);
-            else all_int = 0;
+            if (all_digits(fv) && !parse_int(fv, &i))
+                memcpy(v + 8, &i, 8);
+            else
+                all_int = 0;
             memcpy(v, &x, 8);
         }
         }
         if (bad) {
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a %s value, found '%s'",
-                                  path, (long long)no,
-                                  type_hint == ORN_DSM_ANYTYPE ? "numeric"
-                                                               : orn_dsm_type_name(type_hint),
-                                  show(fv, sb, sizeof sb));
+            status = orn_dsm_fail(
+                ctx, ORN_E_PARSE, "%s:%lld: expected a %s value, found '%s'", path, (long long)no,
+                type_hint == ORN_DSM_ANYTYPE ? "numeric" : orn_dsm_type_name(type_hint),
+                show(fv, sb, sizeof sb));
             break;
         }
         elems_push(&el, key, v, no);
@@ -610,12 +634,14 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
         int64_t vol = 1;
         int dense = 1;
         for (int d = 0; d < nd; d++) {
-            if (dims[d] && vol > INT64_MAX / dims[d]) dense = 0;
-            else vol *= dims[d];
+            if (dims[d] && vol > INT64_MAX / dims[d])
+                dense = 0;
+            else
+                vol *= dims[d];
         }
         dense = dense && vol == total;
-        status = orn_dsm_from_elements(ctx, (OrnDsmType)type, nd, dims, !dense, el.n, el.keys,
-                                       vals, el.lines, path, out);
+        status = orn_dsm_from_elements(ctx, (OrnDsmType)type, nd, dims, !dense, el.n, el.keys, vals,
+                                       el.lines, path, out);
         free(vals);
     }
     elems_free(&el);

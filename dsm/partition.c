@@ -63,8 +63,7 @@ int orn_dsm_part_equal(const OrnDsmPart *a, const OrnDsmPart *b)
     if (a->ndim != b->ndim || a->ntiles != b->ntiles) return 0;
     for (int d = 0; d < a->ndim; d++) {
         if (a->nb[d] != b->nb[d]) return 0;
-        if (memcmp(a->bounds[d], b->bounds[d], ((size_t)a->nb[d] + 1) * sizeof(int64_t)))
-            return 0;
+        if (memcmp(a->bounds[d], b->bounds[d], ((size_t)a->nb[d] + 1) * sizeof(int64_t))) return 0;
     }
     return memcmp(a->owner, b->owner, (size_t)a->ntiles * sizeof *a->owner) == 0;
 }
@@ -83,8 +82,10 @@ int64_t orn_dsm_part_tile_of(const OrnDsmPart *p, const int64_t *key)
         int lo = 0, hi = p->nb[d];
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
-            if (b[mid] <= key[d]) lo = mid;
-            else hi = mid;
+            if (b[mid] <= key[d])
+                lo = mid;
+            else
+                hi = mid;
         }
         t = t * p->nb[d] + lo;
     }
@@ -117,8 +118,8 @@ int orn_dsm_part_default(OrnDsmCtx *ctx, int ndim, const int64_t *dims, OrnDsmPa
 }
 
 /* Boundaries from a histogram of coordinates `coord(i)` of n local elements. */
-static int hist_bounds(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
-                       const int64_t *keys, int64_t n, int stride, int dim)
+static int hist_bounds(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, const int64_t *keys,
+                       int64_t n, int stride, int dim)
 {
     bounds[0] = 0;
     bounds[nb] = extent;

@@ -81,10 +81,30 @@ static int sum_u64(OrnDsmCtx *ctx, uint64_t *v)
 static void put_value(OrnBuf *b, OrnDsmType t, const void *p)
 {
     switch (t) {
-    case ORN_DSM_I32: { int32_t v; memcpy(&v, p, 4); orn_buf_printf(b, "%" PRId32, v); break; }
-    case ORN_DSM_I64: { int64_t v; memcpy(&v, p, 8); orn_buf_printf(b, "%" PRId64, v); break; }
-    case ORN_DSM_F32: { float v; memcpy(&v, p, 4); orn_buf_printf(b, "%.9g", (double)v); break; }
-    case ORN_DSM_F64: { double v; memcpy(&v, p, 8); orn_buf_printf(b, "%.17g", v); break; }
+    case ORN_DSM_I32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        orn_buf_printf(b, "%" PRId32, v);
+        break;
+    }
+    case ORN_DSM_I64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        orn_buf_printf(b, "%" PRId64, v);
+        break;
+    }
+    case ORN_DSM_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        orn_buf_printf(b, "%.9g", (double)v);
+        break;
+    }
+    case ORN_DSM_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        orn_buf_printf(b, "%.17g", v);
+        break;
+    }
     }
 }
 
@@ -194,16 +214,16 @@ int orn_dsm_save(OrnDsmArray *a, const char *path)
         werr |= fclose(f) != 0;
         f = NULL;
         if (werr)
-            status = orn_dsm_fail(ctx, ORN_E_IO, "save: %s: write error: %s", path,
-                                  strerror(errno));
+            status =
+                orn_dsm_fail(ctx, ORN_E_IO, "save: %s: write error: %s", path, strerror(errno));
     } else {
         uint64_t n = band.len;
         OrnDsmReq *rq[2] = {NULL, NULL};
         int peers[2] = {0, 0};
         status = orn_dsm_isend(ctx, &n, sizeof n, 0, ORN_TAG_STREAM, &rq[0]);
         if (!status)
-            status = orn_dsm_isend(ctx, band.data ? band.data : "", band.len, 0, ORN_TAG_STREAM,
-                                   &rq[1]);
+            status =
+                orn_dsm_isend(ctx, band.data ? band.data : "", band.len, 0, ORN_TAG_STREAM, &rq[1]);
         if (!status) status = orn_dsm_waitall(ctx, rq, peers, 2, "save: sending a band to rank 0");
         if (status) goto fn_fail;
     }
@@ -234,11 +254,15 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
         status = orn_dsm_fail(ctx, ORN_E_IO, "load: %s: cannot open: %s", path, strerror(errno));
     } else if (fstat(fileno(f), &st) != 0 || fread(&h, 1, HEADER, f) != HEADER ||
                memcmp(h.magic, MAGIC, 8) != 0) {
-        status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: not an Orion array file (no magic "
-                              "\"ORNARR\"; text files must end in .txt or .tsv)", path);
+        status = orn_dsm_fail(ctx, ORN_E_FORMAT,
+                              "load: %s: not an Orion array file (no magic "
+                              "\"ORNARR\"; text files must end in .txt or .tsv)",
+                              path);
     } else if (h.bom != 0x01020304u) {
-        status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: written on a machine of the other "
-                              "byte order", path);
+        status = orn_dsm_fail(ctx, ORN_E_FORMAT,
+                              "load: %s: written on a machine of the other "
+                              "byte order",
+                              path);
     } else if (h.version != 1) {
         status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: format version %u, expected 1", path,
                               h.version);
@@ -260,12 +284,16 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
         size_t es = orn_dsm_type_size((OrnDsmType)h.type);
         size_t rec = h.sparse ? h.ndim * 8 + es : es;
         if (!status && !h.sparse && h.count != vol)
-            status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: dense array of %lld elements "
-                                  "holds %lld", path, (long long)vol, (long long)h.count);
+            status = orn_dsm_fail(ctx, ORN_E_FORMAT,
+                                  "load: %s: dense array of %lld elements "
+                                  "holds %lld",
+                                  path, (long long)vol, (long long)h.count);
         if (!status && (h.count > INT64_MAX / (int64_t)rec ||
                         (int64_t)st.st_size != HEADER + h.count * (int64_t)rec))
-            status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: %lld bytes, expected %lld "
-                                  "(truncated or corrupt)", path, (long long)st.st_size,
+            status = orn_dsm_fail(ctx, ORN_E_FORMAT,
+                                  "load: %s: %lld bytes, expected %lld "
+                                  "(truncated or corrupt)",
+                                  path, (long long)st.st_size,
                                   (long long)(HEADER + h.count * (int64_t)rec));
     }
     status = orn_dsm_agree(ctx, status);
@@ -288,8 +316,8 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
     status = sum_u64(ctx, &sum);
     if (status) goto fn_exit;
     if (sum != h.checksum) {
-        status = orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: checksum mismatch (file corrupt)",
-                              path);
+        status =
+            orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: checksum mismatch (file corrupt)", path);
         goto fn_exit;
     }
     keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);

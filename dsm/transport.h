@@ -24,8 +24,7 @@ typedef struct OrnDsmTransportOps {
     /* Start a transfer of n bytes (any n, also 0 and above INT_MAX). */
     int (*isend)(OrnDsmTransport *tp, const void *buf, size_t n, int peer, int tag,
                  OrnDsmReq **req);
-    int (*irecv)(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag,
-                 OrnDsmReq **req);
+    int (*irecv)(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag, OrnDsmReq **req);
     /* *done = 1 when complete; then the request is released and *req set to NULL. */
     int (*test)(OrnDsmTransport *tp, OrnDsmReq **req, int *done);
     /* Is a message with `tag` from any peer waiting? Gives its source and size. */
@@ -65,16 +64,14 @@ enum {
 /* ---- context-level operations (coll.c): timeouts, error messages, service ---- */
 
 /* Point to point through the context: errors are recorded in the context. */
-int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag,
-                  OrnDsmReq **req);
+int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag, OrnDsmReq **req);
 int orn_dsm_irecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, OrnDsmReq **req);
 /* Non-blocking check of one request (NULL counts as done). */
 int orn_dsm_test(OrnDsmCtx *ctx, OrnDsmReq **req, int *done);
 /* Wait for n requests (NULL entries are skipped) while serving remote reads. Polls with
  * test() and short sleeps (never spins hard: ranks may outnumber cores). After the
  * context's timeout it fails with "timed out after S s waiting for peer P (what)". */
-int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n,
-                    const char *what);
+int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, const char *what);
 void orn_dsm_drop(OrnDsmCtx *ctx, OrnDsmReq **req);
 
 /* Collective exchange: rank r sends scounts[p] bytes at offset sum(scounts[<p]) of send
@@ -83,7 +80,7 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
                       size_t *rcounts, const char *what);
 /* Collective: every rank contributes n bytes (n may differ); every rank receives all, in
  * rank order, in a new buffer (*recv), with counts[p]. */
-int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv,
-                       size_t *counts, const char *what);
+int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
+                       const char *what);
 
 #endif

@@ -71,8 +71,10 @@ static int local_isend(OrnDsmTransport *tp, const void *buf, size_t n, int peer,
     m->tag = tag;
     m->n = n;
     if (n) memcpy(m->data, buf, n);
-    if (l->tail) l->tail->next = m;
-    else l->head = m;
+    if (l->tail)
+        l->tail->next = m;
+    else
+        l->head = m;
     l->tail = m;
 done:
     *req = orn_xcalloc(1, sizeof **req);
@@ -80,8 +82,7 @@ done:
     return status;
 }
 
-static int local_irecv(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag,
-                       OrnDsmReq **req)
+static int local_irecv(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag, OrnDsmReq **req)
 {
     LocalTransport *l = (LocalTransport *)tp;
     int status = local_peer(tp, peer, "receive");
@@ -93,8 +94,10 @@ static int local_irecv(OrnDsmTransport *tp, void *buf, size_t n, int peer, int t
     Msg *prev = NULL;
     for (Msg *m = l->head; m; prev = m, m = m->next) {
         if (m->tag == tag) {
-            if (prev) prev->next = m->next;
-            else l->head = m->next;
+            if (prev)
+                prev->next = m->next;
+            else
+                l->head = m->next;
             if (l->tail == m) l->tail = prev;
             status = deliver(l, q, m->data, m->n);
             free(m);

@@ -72,8 +72,8 @@ static int mpi_isend(OrnDsmTransport *tp, const void *buf, size_t n, int peer, i
     for (int i = 0; i < q->n; i++) {
         size_t off = (size_t)i * CHUNK, len = n - off < CHUNK ? n - off : CHUNK;
         if (n == 0) len = 0;
-        int rc = MPI_Isend((const char *)buf + off, (int)len, MPI_BYTE, peer, tag, m->comm,
-                           &q->r[i]);
+        int rc =
+            MPI_Isend((const char *)buf + off, (int)len, MPI_BYTE, peer, tag, m->comm, &q->r[i]);
         if (rc != MPI_SUCCESS) {
             mpi_drop(tp, &q);
             return mpi_fail(tp, rc, "MPI_Isend", peer);
@@ -83,16 +83,14 @@ static int mpi_isend(OrnDsmTransport *tp, const void *buf, size_t n, int peer, i
     return ORN_OK;
 }
 
-static int mpi_irecv(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag,
-                     OrnDsmReq **req)
+static int mpi_irecv(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag, OrnDsmReq **req)
 {
     MpiTransport *m = (MpiTransport *)tp;
     OrnDsmReq *q = req_new(n);
     for (int i = 0; i < q->n; i++) {
         size_t off = (size_t)i * CHUNK, len = n - off < CHUNK ? n - off : CHUNK;
         if (n == 0) len = 0;
-        int rc = MPI_Irecv((char *)buf + off, (int)len, MPI_BYTE, peer, tag, m->comm,
-                           &q->r[i]);
+        int rc = MPI_Irecv((char *)buf + off, (int)len, MPI_BYTE, peer, tag, m->comm, &q->r[i]);
         if (rc != MPI_SUCCESS) {
             mpi_drop(tp, &q);
             return mpi_fail(tp, rc, "MPI_Irecv", peer);

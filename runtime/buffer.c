@@ -159,13 +159,14 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
         if (!elem) {
             status = orn_dsm_fail(dsm, ORN_E_RANGE,
                                   "buffer(%s): a delta for an element that is not stored here "
-                                  "(sparse arrays keep their structure)", a->name);
+                                  "(sparse arrays keep their structure)",
+                                  a->name);
             break;
         }
         if (b->apply) {
             if (b->apply(elem, rbuf + off + 8, b->env) != 0)
-                status = orn_dsm_fail(dsm, ORN_E_BODY, "buffer(%s): apply function failed",
-                                      a->name);
+                status =
+                    orn_dsm_fail(dsm, ORN_E_BODY, "buffer(%s): apply function failed", a->name);
         } else {
             add_typed(a->type, elem, rbuf + off + 8);
         }

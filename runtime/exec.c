@@ -55,8 +55,8 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
 
 static const char *role_name(int r)
 {
-    static const char *const names[] = {"partitioned", "rotated", "replicated", "prefetched",
-                                        "buffered",    "remote"};
+    static const char *const names[] = {"partitioned", "rotated",  "replicated",
+                                        "prefetched",  "buffered", "remote"};
     return r >= 0 && r <= 5 ? names[r] : "?";
 }
 
@@ -193,7 +193,8 @@ static void *op_write(OrnRtView *v, const int64_t *key)
         if (s->tiles[orn_dsm_part_tile_of(&s->part, skey)].held) {
             void *p = orn_dsm_local_ptr(s, skey);
             if (p) return p;
-            body_err(x, v, "write of", key, "no such stored element (sparse arrays keep their "
+            body_err(x, v, "write of", key,
+                     "no such stored element (sparse arrays keep their "
                      "structure)");
             return vi->scratch;
         }
@@ -207,7 +208,8 @@ static void *op_write(OrnRtView *v, const int64_t *key)
                 return vi->scratch;
             }
             if (!found && s->sparse) {
-                body_err(x, v, "write of", key, "no such stored element (sparse arrays keep "
+                body_err(x, v, "write of", key,
+                         "no such stored element (sparse arrays keep "
                          "their structure)");
                 return vi->scratch;
             }
@@ -231,7 +233,8 @@ static void *op_write(OrnRtView *v, const int64_t *key)
         const OrnDsmTile *t = &s->tiles[vi->tile];
         int64_t i = orn_dsm_tile_find(s, t, skey);
         if (i >= 0) return (char *)t->vals + (size_t)i * s->esize;
-        body_err(x, v, "write of", key, "no such stored element (sparse arrays keep their "
+        body_err(x, v, "write of", key,
+                 "no such stored element (sparse arrays keep their "
                  "structure)");
         return vi->scratch;
     }
@@ -300,7 +303,8 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
     int64_t t = vi->tile;
     if (t < 0 || i < s->tiles[t].lo[0] || i >= s->tiles[t].hi[0]) {
         if (v->role != ORN_RT_REPLICATED) {
-            body_err(x, v, "row view of", key, "outside the block this rank runs (row views of "
+            body_err(x, v, "row view of", key,
+                     "outside the block this rank runs (row views of "
                      "sparse arrays need the array partitioned with the loop or replicated)");
             return;
         }
@@ -349,21 +353,38 @@ static void empty_view(OrnRtView *v)
 static void acc_identity(const OrnRtPlanAcc *a, OrnRtScalar *v)
 {
     memset(v, 0, sizeof *v);
-    int one = a->kind == ORN_RT_ACC_PROD, lo = a->kind == ORN_RT_ACC_MAX, hi = a->kind == ORN_RT_ACC_MIN;
+    int one = a->kind == ORN_RT_ACC_PROD, lo = a->kind == ORN_RT_ACC_MAX,
+        hi = a->kind == ORN_RT_ACC_MIN;
     switch (a->type) {
-    case ORN_RT_I32: v->i32 = one ? 1 : hi ? INT32_MAX : lo ? INT32_MIN : 0; break;
-    case ORN_RT_I64: v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0; break;
-    case ORN_RT_F32: v->f32 = one ? 1.0f : hi ? INFINITY : lo ? -INFINITY : 0.0f; break;
-    case ORN_RT_F64: v->f64 = one ? 1.0 : hi ? INFINITY : lo ? -INFINITY : 0.0; break;
+    case ORN_RT_I32:
+        v->i32 = one ? 1 : hi ? INT32_MAX : lo ? INT32_MIN : 0;
+        break;
+    case ORN_RT_I64:
+        v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0;
+        break;
+    case ORN_RT_F32:
+        v->f32 = one ? 1.0f : hi ? INFINITY : lo ? -INFINITY : 0.0f;
+        break;
+    case ORN_RT_F64:
+        v->f64 = one ? 1.0 : hi ? INFINITY : lo ? -INFINITY : 0.0;
+        break;
     }
 }
 
-#define COMBINE(f)                                                                             \
-    switch (a->kind) {                                                                         \
-    case ORN_RT_ACC_SUM: r->f = r->f + p->f; break;                                               \
-    case ORN_RT_ACC_PROD: r->f = r->f * p->f; break;                                              \
-    case ORN_RT_ACC_MIN: r->f = p->f < r->f ? p->f : r->f; break;                                 \
-    case ORN_RT_ACC_MAX: r->f = p->f > r->f ? p->f : r->f; break;                                 \
+#define COMBINE(f)                                                                                 \
+    switch (a->kind) {                                                                             \
+    case ORN_RT_ACC_SUM:                                                                           \
+        r->f = r->f + p->f;                                                                        \
+        break;                                                                                     \
+    case ORN_RT_ACC_PROD:                                                                          \
+        r->f = r->f * p->f;                                                                        \
+        break;                                                                                     \
+    case ORN_RT_ACC_MIN:                                                                           \
+        r->f = p->f < r->f ? p->f : r->f;                                                          \
+        break;                                                                                     \
+    case ORN_RT_ACC_MAX:                                                                           \
+        r->f = p->f > r->f ? p->f : r->f;                                                          \
+        break;                                                                                     \
     }
 
 static void acc_combine(const OrnRtPlanAcc *a, OrnRtScalar *r, const OrnRtScalar *p)
@@ -371,21 +392,31 @@ static void acc_combine(const OrnRtPlanAcc *a, OrnRtScalar *r, const OrnRtScalar
     switch (a->type) {
     case ORN_RT_I32: {
         /* Integer sums and products wrap (computed unsigned: no undefined behaviour). */
-        if (a->kind == ORN_RT_ACC_SUM) r->i32 = (int32_t)((uint32_t)r->i32 + (uint32_t)p->i32);
-        else if (a->kind == ORN_RT_ACC_PROD) r->i32 = (int32_t)((uint32_t)r->i32 * (uint32_t)p->i32);
-        else if (a->kind == ORN_RT_ACC_MIN) r->i32 = p->i32 < r->i32 ? p->i32 : r->i32;
-        else r->i32 = p->i32 > r->i32 ? p->i32 : r->i32;
+        if (a->kind == ORN_RT_ACC_SUM)
+            r->i32 = (int32_t)((uint32_t)r->i32 + (uint32_t)p->i32);
+        else if (a->kind == ORN_RT_ACC_PROD)
+            r->i32 = (int32_t)((uint32_t)r->i32 * (uint32_t)p->i32);
+        else if (a->kind == ORN_RT_ACC_MIN)
+            r->i32 = p->i32 < r->i32 ? p->i32 : r->i32;
+        else
+            r->i32 = p->i32 > r->i32 ? p->i32 : r->i32;
         break;
     }
     case ORN_RT_I64: {
-        if (a->kind == ORN_RT_ACC_SUM) r->i64 = (int64_t)((uint64_t)r->i64 + (uint64_t)p->i64);
-        else if (a->kind == ORN_RT_ACC_PROD) r->i64 = (int64_t)((uint64_t)r->i64 * (uint64_t)p->i64);
-        else if (a->kind == ORN_RT_ACC_MIN) r->i64 = p->i64 < r->i64 ? p->i64 : r->i64;
-        else r->i64 = p->i64 > r->i64 ? p->i64 : r->i64;
+        if (a->kind == ORN_RT_ACC_SUM)
+            r->i64 = (int64_t)((uint64_t)r->i64 + (uint64_t)p->i64);
+        else if (a->kind == ORN_RT_ACC_PROD)
+            r->i64 = (int64_t)((uint64_t)r->i64 * (uint64_t)p->i64);
+        else if (a->kind == ORN_RT_ACC_MIN)
+            r->i64 = p->i64 < r->i64 ? p->i64 : r->i64;
+        else
+            r->i64 = p->i64 > r->i64 ? p->i64 : r->i64;
         break;
     }
-    case ORN_RT_F32: COMBINE(f32) break;
-    case ORN_RT_F64: COMBINE(f64) break;
+    case ORN_RT_F32:
+        COMBINE(f32) break;
+    case ORN_RT_F64:
+        COMBINE(f64) break;
     }
 }
 
@@ -422,8 +453,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
         vi->tile = -1;
         if (k == 0) {
             vi->tile = tile;
-            if (vi->xform) empty_view(v);
-            else box_view(v, it, tile);
+            if (vi->xform)
+                empty_view(v);
+            else
+                box_view(v, it, tile);
             continue;
         }
         switch (role) {
@@ -729,8 +762,7 @@ static int validate(Exec *x)
         if (p->part_dims[i] < 0 || p->part_dims[i] >= p->nkeys)
             return rt_fail(x, ORN_E_PLAN, "partitioned key dimension %d out of range",
                            p->part_dims[i]);
-        if (p->part_count[i] < 0)
-            return rt_fail(x, ORN_E_PLAN, "negative block count");
+        if (p->part_count[i] < 0) return rt_fail(x, ORN_E_PLAN, "negative block count");
     }
     if (need == 2 && p->part_dims[0] == p->part_dims[1])
         return rt_fail(x, ORN_E_PLAN, "the two partitioned key dimensions are the same");
@@ -755,12 +787,16 @@ static int validate(Exec *x)
                                a->key_dim[d]);
         if (k == 0) {
             if (a->role != ORN_RT_PARTITIONED || a->ndim != p->nkeys)
-                return rt_fail(x, ORN_E_PLAN, "the iteration space %s must be partitioned and "
-                               "have one dimension per key", nm);
+                return rt_fail(x, ORN_E_PLAN,
+                               "the iteration space %s must be partitioned and "
+                               "have one dimension per key",
+                               nm);
             for (int d = 0; d < a->ndim; d++)
                 if (a->key_dim[d] != d)
-                    return rt_fail(x, ORN_E_PLAN, "iteration space %s: dimension %d must map "
-                                   "to key %d", nm, d, d);
+                    return rt_fail(x, ORN_E_PLAN,
+                                   "iteration space %s: dimension %d must map "
+                                   "to key %d",
+                                   nm, d, d);
         }
         if (a->role == ORN_RT_ROTATED && p->strategy != ORN_RT_2D)
             return rt_fail(x, ORN_E_PLAN, "array %s: only the 2d strategy rotates arrays", nm);
@@ -795,8 +831,8 @@ static int reduce_accs(Exec *x)
         m++;
     }
     size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
-    status = orn_dsm_allgatherv(x->dsm, mine, (size_t)used * rec, (void **)&all, counts,
-                                "accumulators");
+    status =
+        orn_dsm_allgatherv(x->dsm, mine, (size_t)used * rec, (void **)&all, counts, "accumulators");
     if (!status) {
         size_t total = 0;
         for (int q = 0; q < x->P; q++) total += counts[q];
@@ -876,11 +912,16 @@ static uint64_t next_stream(OrnRtCtx *rt, int loop_id)
 static const OrnRtSched *pick(OrnRtStrategy s)
 {
     switch (s) {
-    case ORN_RT_SERIAL: return &orn_rt_sched_serial;
-    case ORN_RT_1D: return &orn_rt_sched_1d;
-    case ORN_RT_2D: return &orn_rt_sched_2d_rotation;
-    case ORN_RT_2D_ORDERED: return &orn_rt_sched_2d_wavefront;
-    case ORN_RT_UNIMODULAR: return &orn_rt_sched_unimodular;
+    case ORN_RT_SERIAL:
+        return &orn_rt_sched_serial;
+    case ORN_RT_1D:
+        return &orn_rt_sched_1d;
+    case ORN_RT_2D:
+        return &orn_rt_sched_2d_rotation;
+    case ORN_RT_2D_ORDERED:
+        return &orn_rt_sched_2d_wavefront;
+    case ORN_RT_UNIMODULAR:
+        return &orn_rt_sched_unimodular;
     }
     return NULL;
 }
@@ -949,8 +990,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (status) goto fn_fail;
     }
     if (p->naccs) {
-        x.accpart = orn_xcalloc((size_t)x.iter->part.ntiles * (size_t)p->naccs,
-                                sizeof *x.accpart);
+        x.accpart = orn_xcalloc((size_t)x.iter->part.ntiles * (size_t)p->naccs, sizeof *x.accpart);
         x.accused = orn_xcalloc((size_t)x.iter->part.ntiles, 1);
     }
     for (int64_t s = 0; s < x.nsteps; s++) {

@@ -18,9 +18,14 @@ int rt_blocks(Exec *x, int i)
 
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt)
 {
-    uint64_t v[8] = {(uint64_t)x->plan->strategy, (uint64_t)x->plan->npart, (uint64_t)x->kd[0],
-                     (uint64_t)x->kd[1], (uint64_t)x->nb[0], (uint64_t)x->nb[1],
-                     (uint64_t)x->P, salt};
+    uint64_t v[8] = {(uint64_t)x->plan->strategy,
+                     (uint64_t)x->plan->npart,
+                     (uint64_t)x->kd[0],
+                     (uint64_t)x->kd[1],
+                     (uint64_t)x->nb[0],
+                     (uint64_t)x->nb[1],
+                     (uint64_t)x->P,
+                     salt};
     uint64_t h = 1469598103934665603ULL;
     for (int i = 0; i < 8; i++) h = (h ^ v[i]) * 1099511628211ULL;
     return h | 1;
@@ -53,7 +58,8 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
     status = orn_dsm_part_init(&p, it->ndim, nb);
     if (status) return rt_fail(x, ORN_E_PLAN, "bad block counts");
     for (int d = 0; d < it->ndim && !status; d++) {
-        if (nb[d] > 1) status = orn_dsm_balance(it, d, nb[d], p.bounds[d]);
+        if (nb[d] > 1)
+            status = orn_dsm_balance(it, d, nb[d], p.bounds[d]);
         else {
             p.bounds[d][0] = 0;
             p.bounds[d][1] = it->dims[d];
@@ -122,8 +128,10 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
             for (int d = 0; d < pa->ndim; d++)
                 for (int i = 0; i < np; i++) tied |= pa->key_dim[d] == x->kd[i];
             if (np > 0 && !tied)
-                return rt_fail(x, ORN_E_PLAN, "array %s is partitioned but no dimension of it "
-                               "is indexed by a partitioned key", pa->name ? pa->name : "?");
+                return rt_fail(x, ORN_E_PLAN,
+                               "array %s is partitioned but no dimension of it "
+                               "is indexed by a partitioned key",
+                               pa->name ? pa->name : "?");
             status = rt_aligned_part(x, a, pa->key_dim, np, fn, &part);
         } else if (pa->role == ORN_RT_REPLICATED) {
             status = rt_single_part(a, ORN_DSM_ALL, &part);

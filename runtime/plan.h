@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #define ORN_RT_PLAN_VERSION 1
-#define ORN_RT_MAXDIM 4
+#define ORN_RT_MAXDIM       4
 
 /* How the iteration space is split and scheduled (the strategies of --explain). */
 typedef enum OrnRtStrategy {
@@ -39,12 +39,7 @@ typedef enum OrnRtRole {
 } OrnRtRole;
 
 /* Element types; the numbering is that of OrnDsmType. */
-typedef enum OrnRtType {
-    ORN_RT_I32 = 0,
-    ORN_RT_I64 = 1,
-    ORN_RT_F32 = 2,
-    ORN_RT_F64 = 3
-} OrnRtType;
+typedef enum OrnRtType { ORN_RT_I32 = 0, ORN_RT_I64 = 1, ORN_RT_F32 = 2, ORN_RT_F64 = 3 } OrnRtType;
 
 typedef enum OrnRtAccKind {
     ORN_RT_ACC_SUM = 0,  /* x += e */

@@ -243,8 +243,14 @@ static void rand_elem(int64_t index, void *out, void *ud)
     const RandInit *r = ud;
     double v = orn_rt_rand_at(r->seed, index, r->normal);
     switch (r->type) {
-    case ORN_DSM_F32: { float f = (float)v; memcpy(out, &f, 4); break; }
-    case ORN_DSM_F64: memcpy(out, &v, 8); break;
+    case ORN_DSM_F32: {
+        float f = (float)v;
+        memcpy(out, &f, 4);
+        break;
+    }
+    case ORN_DSM_F64:
+        memcpy(out, &v, 8);
+        break;
     case ORN_DSM_I32: {
         int32_t i = r->normal ? (int32_t)lround(v) : (int32_t)floor(v * 2147483648.0);
         memcpy(out, &i, 4);
@@ -258,8 +264,8 @@ static void rand_elem(int64_t index, void *out, void *ud)
     }
 }
 
-int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims,
-                      uint64_t seed, int normal, OrnDsmArray **out)
+int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims, uint64_t seed,
+                      int normal, OrnDsmArray **out)
 {
     int status = orn_dsm_dense(rt->dsm, type, ndim, dims, out);
     if (status) return status;

@@ -41,12 +41,12 @@ const char *orn_rt_error(const OrnRtCtx *rt);
 void orn_rt_die(OrnRtCtx *rt) __attribute__((noreturn));
 
 /* Settings (every rank must use the same ones). */
-void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed);            /* default 0 */
+void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed); /* default 0 */
 uint64_t orn_rt_seed(const OrnRtCtx *rt);
-void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k);         /* default 2, $ORN_BLOCKS_PER_RANK */
-void orn_rt_set_timeout(OrnRtCtx *rt, double seconds);        /* default 60, $ORN_TIMEOUT */
-void orn_rt_set_trace(OrnRtCtx *rt, int on);                  /* record block order */
-void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements);        /* progress granularity, 4096 */
+void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k);  /* default 2, $ORN_BLOCKS_PER_RANK */
+void orn_rt_set_timeout(OrnRtCtx *rt, double seconds); /* default 60, $ORN_TIMEOUT */
+void orn_rt_set_trace(OrnRtCtx *rt, int on);           /* record block order */
+void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements); /* progress granularity, 4096 */
 /* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
  * run measures computation alone (results are meaningless). */
 void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
@@ -56,8 +56,8 @@ void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
 /* Collective. Dense arrays of uniform [0, 1) (normal = 0) or standard normal (normal = 1)
  * values: element i (row-major index) is f(seed, i) from Philox4x32-10, so the contents do
  * not depend on the number of ranks. Integer types get floor(2^31 u) / normal rounded. */
-int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims,
-                      uint64_t seed, int normal, OrnDsmArray **out);
+int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims, uint64_t seed,
+                      int normal, OrnDsmArray **out);
 
 /* ---------------------------------------------------------------- buffers */
 
@@ -115,14 +115,14 @@ struct OrnRtView {
 
 /* One call of a body: run elements [first, first + count) of a block, in key order. */
 struct OrnRtBlock {
-    int ndim;     /* number of loop keys */
-    int sparse;   /* elements listed in keys[] (sparse iteration space, or unimodular) */
+    int ndim;   /* number of loop keys */
+    int sparse; /* elements listed in keys[] (sparse iteration space, or unimodular) */
     int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM]; /* dense: the box, row-major */
     int64_t first, count;
-    const int64_t *keys; /* sparse: keys of element e at keys[e * ndim ...] */
-    void *vals;          /* element e's value (dense: row-major in the box) */
-    OrnRtView *views;    /* views[k] for the plan's array k; views[0] the iteration space */
-    OrnRtScalar *acc;    /* this block's accumulator partials, in the plan's order */
+    const int64_t *keys;   /* sparse: keys of element e at keys[e * ndim ...] */
+    void *vals;            /* element e's value (dense: row-major in the box) */
+    OrnRtView *views;      /* views[k] for the plan's array k; views[0] the iteration space */
+    OrnRtScalar *acc;      /* this block's accumulator partials, in the plan's order */
     uint64_t seed, stream; /* random streams: see orn_rt_rng_init() */
     int64_t block;         /* block number (tile of the iteration space) */
 };
@@ -166,13 +166,13 @@ const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n);
 
 /* Statistics of the last loop on this rank. */
 typedef struct OrnRtStats {
-    double total;        /* seconds in orn_rt_run */
-    double compute;      /* seconds in bodies */
-    double wait;         /* seconds waiting for rotated blocks */
+    double total;   /* seconds in orn_rt_run */
+    double compute; /* seconds in bodies */
+    double wait;    /* seconds waiting for rotated blocks */
     int64_t steps, rounds, blocks;
-    int64_t prefetched;  /* keys fetched in bulk */
-    int64_t misses;      /* keys fetched on demand */
-    int64_t flushed;     /* buffer deltas sent */
+    int64_t prefetched; /* keys fetched in bulk */
+    int64_t misses;     /* keys fetched on demand */
+    int64_t flushed;    /* buffer deltas sent */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 
@@ -209,8 +209,10 @@ static inline void *orn_rt_local(const OrnRtView *v, const int64_t *key)
 static inline void orn_rt_read(OrnRtView *v, const int64_t *key, void *out)
 {
     const void *p = orn_rt_local(v, key);
-    if (p) memcpy(out, p, v->esize);
-    else v->ops->read(v, key, out);
+    if (p)
+        memcpy(out, p, v->esize);
+    else
+        v->ops->read(v, key, out);
 }
 
 /* Pointer for writing (and reading back) an element of the local box. */
@@ -236,16 +238,16 @@ static inline void orn_rt_row(OrnRtView *v, int64_t i, const int64_t **keys, con
     v->ops->row(v, i, keys, vals, n);
 }
 
-#define ORN_RT_TYPED(T, name)                                                                   \
-    static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                       \
-    {                                                                                          \
-        T x;                                                                                   \
-        orn_rt_read(v, key, &x);                                                               \
-        return x;                                                                              \
-    }                                                                                          \
-    static inline void orn_rt_add_##name(OrnRtView *v, const int64_t *key, T d)               \
-    {                                                                                          \
-        v->ops->add(v, key, &d);                                                               \
+#define ORN_RT_TYPED(T, name)                                                                      \
+    static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                            \
+    {                                                                                              \
+        T x;                                                                                       \
+        orn_rt_read(v, key, &x);                                                                   \
+        return x;                                                                                  \
+    }                                                                                              \
+    static inline void orn_rt_add_##name(OrnRtView *v, const int64_t *key, T d)                    \
+    {                                                                                              \
+        v->ops->add(v, key, &d);                                                                   \
     }
 ORN_RT_TYPED(int32_t, i32)
 ORN_RT_TYPED(int64_t, i64)
@@ -273,8 +275,8 @@ static inline void orn_rt_rng_iter(OrnRtRng *g, const OrnRtBlock *b, const int64
     orn_rt_rng_init(g, b->seed, b->stream, key, b->ndim);
 }
 uint32_t orn_rt_rng_u32(OrnRtRng *g);
-double orn_rt_rng_uniform(OrnRtRng *g); /* [0, 1), 53 bits */
-double orn_rt_rng_normal(OrnRtRng *g);  /* standard normal (Box-Muller) */
+double orn_rt_rng_uniform(OrnRtRng *g);         /* [0, 1), 53 bits */
+double orn_rt_rng_normal(OrnRtRng *g);          /* standard normal (Box-Muller) */
 int64_t orn_rt_rng_int(OrnRtRng *g, int64_t n); /* uniform in 0..n-1 (n >= 1), unbiased */
 /* Element `index` of a rand (normal = 0) / randn (normal = 1) array with this seed. */
 double orn_rt_rand_at(uint64_t seed, int64_t index, int normal);

@@ -80,13 +80,13 @@ typedef struct ViewImpl {
     int k;              /* plan array index */
     OrnDsmArray *store; /* where the values live (unimodular: the transformed copy) */
     OrnRtBuffer *buf;
-    int64_t tile;       /* tile of `store` bound for the current block, -1 none */
-    RtMap cache;        /* linear key of store -> CacheEnt */
-    int64_t *req;       /* keys announced by the prefetch pass, not yet fetched */
+    int64_t tile; /* tile of `store` bound for the current block, -1 none */
+    RtMap cache;  /* linear key of store -> CacheEnt */
+    int64_t *req; /* keys announced by the prefetch pass, not yet fetched */
     int64_t nreq, capreq;
-    int64_t *dirty;     /* remote role: keys written this round (in the cache) */
+    int64_t *dirty; /* remote role: keys written this round (in the cache) */
     int64_t ndirty, capdirty;
-    int xform;          /* keys are mapped: key' = T key - off (unimodular) */
+    int xform; /* keys are mapped: key' = T key - off (unimodular) */
     int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     int64_t off[ORN_RT_MAXDIM];
     unsigned char scratch[16];
@@ -113,17 +113,17 @@ struct Exec {
     const int64_t *(*iter_keys)(Exec *x, int64_t tile); /* unimodular: original keys */
     OrnRtView *views;
     ViewImpl *vi;
-    int n;          /* plan->narrays */
-    int halo;       /* reads outside the block go through the cache (ordered schedules) */
-    int rounds;     /* prefetch exchanges / buffer flushes per round */
+    int n;      /* plan->narrays */
+    int halo;   /* reads outside the block go through the cache (ordered schedules) */
+    int rounds; /* prefetch exchanges / buffer flushes per round */
     int64_t flush_every;
     int64_t nsteps;
-    int kd[2];      /* partitioned key dimensions */
-    int nb[2];      /* blocks along them */
-    int need_progress; /* transfers in flight: poll between slices */
-    int in_prefetch;   /* running the prefetch pass */
-    int remote_reads;  /* bodies may read other ranks' data on demand */
-    int status;     /* first error raised inside a body's slow path */
+    int kd[2];            /* partitioned key dimensions */
+    int nb[2];            /* blocks along them */
+    int need_progress;    /* transfers in flight: poll between slices */
+    int in_prefetch;      /* running the prefetch pass */
+    int remote_reads;     /* bodies may read other ranks' data on demand */
+    int status;           /* first error raised inside a body's slow path */
     OrnRtScalar *accpart; /* per iteration tile: naccs partials */
     unsigned char *accused;
     OrnRtTraceEntry *tr;

@@ -31,13 +31,13 @@
 typedef struct Ring {
     int L;
     int nrot;
-    int *rot;              /* plan indices of the rotated arrays */
-    int64_t *start, *cnt;  /* per rank: first block and number of blocks at home */
+    int *rot;                 /* plan indices of the rotated arrays */
+    int64_t *start, *cnt;     /* per rank: first block and number of blocks at home */
     OrnDsmReq **rreq, **sreq; /* [slot * nrot + i] */
     void **rbuf, **sbuf;
-    int64_t *rblock;       /* block arriving into each slot, -1 none */
-    void **scratch;        /* nocomm: a stand-in block per rotated array */
-    int comm;              /* blocks travel (P > 1 and not nocomm) */
+    int64_t *rblock; /* block arriving into each slot, -1 none */
+    void **scratch;  /* nocomm: a stand-in block per rotated array */
+    int comm;        /* blocks travel (P > 1 and not nocomm) */
     /* Buffers whose sends completed, reused for receives: a fresh allocation per step
      * would page-fault through every block it receives. */
     void **pool;
@@ -122,14 +122,18 @@ static int setup(Exec *x)
         const char *nm = pa->name ? pa->name : "?";
         if (pa->role == ORN_RT_ROTATED) {
             if (t1 != 1 || t0)
-                return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be indexed by key %d "
-                               "in exactly one dimension and not by key %d", nm, x->kd[1], x->kd[0]);
+                return rt_fail(x, ORN_E_PLAN,
+                               "2d: rotated array %s must be indexed by key %d "
+                               "in exactly one dimension and not by key %d",
+                               nm, x->kd[1], x->kd[0]);
             if (x->loop->args[k].array->sparse)
                 return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be dense", nm);
             R->rot[R->nrot++] = k;
         } else if (pa->role == ORN_RT_PARTITIONED && !t0) {
-            return rt_fail(x, ORN_E_PLAN, "2d: partitioned array %s must be indexed by key %d "
-                           "(or be rotated)", nm, x->kd[0]);
+            return rt_fail(x, ORN_E_PLAN,
+                           "2d: partitioned array %s must be indexed by key %d "
+                           "(or be rotated)",
+                           nm, x->kd[0]);
         }
     }
     status = rt_partition_iter(x, 2, rowrank);
@@ -191,10 +195,12 @@ static int step_begin(Exec *x, int64_t s)
     int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
     for (int i = 0; i < R->nrot; i++) peers[i] = (x->me - 1 + x->P) % x->P;
     char what[160];
-    snprintf(what, sizeof what, "2-D rotation, step %lld: rotated block %lld of %s from the "
-             "previous rank", (long long)s, (long long)j,
+    snprintf(what, sizeof what,
+             "2-D rotation, step %lld: rotated block %lld of %s from the "
+             "previous rank",
+             (long long)s, (long long)j,
              x->plan->arrays[R->rot[0]].name ? x->plan->arrays[R->rot[0]].name
-                                              : x->loop->args[R->rot[0]].array->name);
+                                             : x->loop->args[R->rot[0]].array->name);
     double t0 = rt_now();
     int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
     x->rt->stats.wait += rt_now() - t0;
@@ -307,8 +313,10 @@ static int finish(Exec *x)
         const OrnDsmArray *a = x->loop->args[R->rot[i]].array;
         for (int64_t j = 0; j < a->part.ntiles; j++)
             if ((a->part.owner[j] == x->me) != (a->tiles[j].held != 0))
-                return rt_fail(x, ORN_E_INTERNAL, "2d: block %lld of %s is not home after the "
-                               "rotation", (long long)j, a->name);
+                return rt_fail(x, ORN_E_INTERNAL,
+                               "2d: block %lld of %s is not home after the "
+                               "rotation",
+                               (long long)j, a->name);
     }
     return ORN_OK;
 }

@@ -33,7 +33,8 @@ static int setup(Exec *x)
         int tied0 = 0;
         for (int d = 0; d < p->arrays[k].ndim; d++) tied0 |= p->arrays[k].key_dim[d] == x->kd[0];
         if (!tied0)
-            return rt_fail(x, ORN_E_PLAN, "2d_ordered: partitioned array %s must be indexed by "
+            return rt_fail(x, ORN_E_PLAN,
+                           "2d_ordered: partitioned array %s must be indexed by "
                            "key %d (make it prefetched or replicated otherwise)",
                            p->arrays[k].name ? p->arrays[k].name : "?", x->kd[0]);
     }

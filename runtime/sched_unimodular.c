@@ -99,13 +99,16 @@ static int setup(Exec *x)
     x->sched_state = U;
     U->n = n;
     if (inverse(n, p->transform, U->inv) != 0)
-        return rt_fail(x, ORN_E_PLAN, "unimodular: the transform is not an integer matrix with "
+        return rt_fail(x, ORN_E_PLAN,
+                       "unimodular: the transform is not an integer matrix with "
                        "determinant +-1");
     for (int k = 1; k < x->n; k++) {
         int r = p->arrays[k].role;
         if (r == ORN_RT_PARTITIONED || r == ORN_RT_ROTATED)
-            return rt_fail(x, ORN_E_PLAN, "unimodular: array %s must be prefetched, replicated or "
-                           "buffered", p->arrays[k].name ? p->arrays[k].name : "?");
+            return rt_fail(x, ORN_E_PLAN,
+                           "unimodular: array %s must be prefetched, replicated or "
+                           "buffered",
+                           p->arrays[k].name ? p->arrays[k].name : "?");
     }
     /* Transformed keys of the local elements (each element counted once). */
     int64_t cnt = 0;
@@ -152,8 +155,8 @@ static int setup(Exec *x)
     for (int64_t e = 0; e < m && !status; e++)
         for (int i = 0; i < n; i++) y[e * n + i] -= U->off[i];
     if (!status)
-        status = orn_dsm_from_elements(x->dsm, src->type, n, dims, 1, m, y, vals, NULL, NULL,
-                                       &U->tmp);
+        status =
+            orn_dsm_from_elements(x->dsm, src->type, n, dims, 1, m, y, vals, NULL, NULL, &U->tmp);
     free(y);
     free(vals);
     if (status) return status;

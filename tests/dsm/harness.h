@@ -30,22 +30,22 @@ __attribute__((noreturn)) static inline void t_die(TestEnv *t, const char *file,
     orn_rt_die(t->rt);
 }
 
-#define CHECK(t, cond)                                                                         \
-    do {                                                                                       \
-        (t)->checks++;                                                                         \
-        if (!(cond)) t_die((t), __FILE__, __LINE__, #cond);                                    \
+#define CHECK(t, cond)                                                                             \
+    do {                                                                                           \
+        (t)->checks++;                                                                             \
+        if (!(cond)) t_die((t), __FILE__, __LINE__, #cond);                                        \
     } while (0)
 
 /* A call that must succeed: on failure print the runtime's message. */
-#define OK(t, call)                                                                            \
-    do {                                                                                       \
-        int st_ = (call);                                                                      \
-        (t)->checks++;                                                                         \
-        if (st_ != ORN_OK) {                                                                   \
-            fprintf(stderr, "rank %d: %s:%d: %s failed (%d): %s\n", (t)->rank, __FILE__,       \
-                    __LINE__, #call, st_, orn_rt_error((t)->rt));                              \
-            t_die((t), __FILE__, __LINE__, #call);                                             \
-        }                                                                                      \
+#define OK(t, call)                                                                                \
+    do {                                                                                           \
+        int st_ = (call);                                                                          \
+        (t)->checks++;                                                                             \
+        if (st_ != ORN_OK) {                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: %s failed (%d): %s\n", (t)->rank, __FILE__, __LINE__, \
+                    #call, st_, orn_rt_error((t)->rt));                                            \
+            t_die((t), __FILE__, __LINE__, #call);                                                 \
+        }                                                                                          \
     } while (0)
 
 static inline void t_init(TestEnv *t, int *argc, char ***argv)

@@ -15,8 +15,8 @@ typedef struct OArr {
     OrnDsmType type;
     size_t esize;
     int64_t dims[ORN_RT_MAXDIM];
-    int64_t n;      /* stored elements (dense: the volume) */
-    int64_t *keys;  /* sparse: n * ndim, key order */
+    int64_t n;     /* stored elements (dense: the volume) */
+    int64_t *keys; /* sparse: n * ndim, key order */
     char *vals;
     int64_t *rowptr; /* sparse: dims[0] + 1 */
 } OArr;
@@ -70,7 +70,7 @@ static inline int64_t oarr_lin(const OArr *o, const int64_t *key)
 typedef struct OBuf {
     OArr *target;
     int P;
-    double *delta;         /* P * volume, summed in the target's type (see add) */
+    double *delta;          /* P * volume, summed in the target's type (see add) */
     unsigned char *touched; /* P * volume */
     orn_rt_apply_fn apply;
     void *env;
@@ -83,8 +83,8 @@ typedef struct OView {
 typedef struct Oracle {
     TestEnv *t;
     const OrnRtPlan *plan;
-    OArr **arr;   /* per plan array (buffered: the target) */
-    OBuf *buf;    /* per plan array (buffered only) */
+    OArr **arr; /* per plan array (buffered: the target) */
+    OBuf *buf;  /* per plan array (buffered only) */
     OrnRtView *views;
     int cur_rank; /* rank whose block runs now (for buffers) */
     /* The running block's elements: the iteration space is read and written through them
@@ -110,8 +110,10 @@ static inline char *o_cur(Oracle *o, const int64_t *key, int nd)
         for (int d = 0; d < nd && !c; d++)
             c = o->cur_keys[mid * nd + d] < key[d] ? -1 : o->cur_keys[mid * nd + d] > key[d];
         if (!c) return o->cur_vals + (size_t)mid * o->arr[0]->esize;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return NULL;
 }
@@ -325,7 +327,8 @@ static inline void oracle_flush(Oracle *o)
 static inline void acc_ident(const OrnRtPlanAcc *a, OrnRtScalar *v)
 {
     memset(v, 0, sizeof *v);
-    int one = a->kind == ORN_RT_ACC_PROD, lo = a->kind == ORN_RT_ACC_MAX, hi = a->kind == ORN_RT_ACC_MIN;
+    int one = a->kind == ORN_RT_ACC_PROD, lo = a->kind == ORN_RT_ACC_MAX,
+        hi = a->kind == ORN_RT_ACC_MIN;
     if (a->type == ORN_RT_F64) v->f64 = one ? 1.0 : hi ? 1.0 / 0.0 : lo ? -1.0 / 0.0 : 0.0;
     if (a->type == ORN_RT_F32) v->f32 = one ? 1.0f : hi ? 1.0f / 0.0f : lo ? -1.0f / 0.0f : 0.0f;
     if (a->type == ORN_RT_I64) v->i64 = one ? 1 : hi ? INT64_MAX : lo ? INT64_MIN : 0;
@@ -335,15 +338,16 @@ static inline void acc_ident(const OrnRtPlanAcc *a, OrnRtScalar *v)
 /* Run one block: elements of the iteration space inside [lo, hi), in key order,
  * [first, first + count) of them. */
 static inline void oracle_block(Oracle *o, orn_rt_body_fn body, void *env, const int64_t *lo,
-                                const int64_t *hi, int64_t first, int64_t count,
-                                OrnRtScalar *acc, uint64_t seed, uint64_t stream, int64_t block)
+                                const int64_t *hi, int64_t first, int64_t count, OrnRtScalar *acc,
+                                uint64_t seed, uint64_t stream, int64_t block)
 {
     OArr *it = o->arr[0];
     int nd = it->ndim;
     int64_t *idx = malloc((size_t)(it->n ? it->n : 1) * sizeof *idx), m = 0;
     int64_t key[ORN_RT_MAXDIM];
     for (int64_t i = 0; i < it->n; i++) {
-        if (it->sparse) memcpy(key, it->keys + i * nd, (size_t)nd * 8);
+        if (it->sparse)
+            memcpy(key, it->keys + i * nd, (size_t)nd * 8);
         else {
             int64_t l = i;
             for (int d = nd - 1; d >= 0; d--) {
@@ -359,7 +363,8 @@ static inline void oracle_block(Oracle *o, orn_rt_body_fn body, void *env, const
     char *vals = malloc((size_t)(m ? m : 1) * it->esize);
     for (int64_t j = 0; j < m; j++) {
         int64_t i = idx[j];
-        if (it->sparse) memcpy(keys + j * nd, it->keys + i * nd, (size_t)nd * 8);
+        if (it->sparse)
+            memcpy(keys + j * nd, it->keys + i * nd, (size_t)nd * 8);
         else {
             int64_t l = i;
             for (int d = nd - 1; d >= 0; d--) {
@@ -411,19 +416,19 @@ static inline void oracle_replay(Oracle *o, orn_rt_body_fn body, void *env,
     int64_t nblocks = 0;
     for (int64_t i = 0; i < n; i++)
         if (tr[i].block + 1 > nblocks) nblocks = tr[i].block + 1;
-    OrnRtScalar *part = calloc((size_t)(nblocks ? nblocks : 1) * (size_t)(p->naccs ? p->naccs : 1),
-                               sizeof *part);
+    OrnRtScalar *part =
+        calloc((size_t)(nblocks ? nblocks : 1) * (size_t)(p->naccs ? p->naccs : 1), sizeof *part);
     unsigned char *used = calloc((size_t)(nblocks ? nblocks : 1), 1);
     for (int64_t i = 0; i < n; i++) {
         const OrnRtTraceEntry *e = &tr[i];
         if (!used[e->block])
-            for (int a = 0; a < p->naccs; a++) acc_ident(&p->accs[a], &part[e->block * p->naccs + a]);
+            for (int a = 0; a < p->naccs; a++)
+                acc_ident(&p->accs[a], &part[e->block * p->naccs + a]);
         used[e->block] = 1;
         o->cur_rank = e->rank;
         oracle_block(o, body, env, e->lo, e->hi, e->first, e->count,
                      p->naccs ? &part[e->block * p->naccs] : NULL, seed, stream, e->block);
-        if (i + 1 == n || tr[i + 1].step != e->step || tr[i + 1].round != e->round)
-            oracle_flush(o);
+        if (i + 1 == n || tr[i + 1].step != e->step || tr[i + 1].round != e->round) oracle_flush(o);
     }
     for (int a = 0; a < p->naccs; a++) {
         OrnRtScalar r = acc[a];
@@ -431,15 +436,19 @@ static inline void oracle_replay(Oracle *o, orn_rt_body_fn body, void *env,
             if (!used[b]) continue;
             const OrnRtScalar *q = &part[b * p->naccs + a];
             const OrnRtPlanAcc *c = &p->accs[a];
-#define COMB(f)                                                                                \
-    r.f = c->kind == ORN_RT_ACC_SUM    ? r.f + q->f                                            \
-          : c->kind == ORN_RT_ACC_PROD ? r.f * q->f                                            \
-          : c->kind == ORN_RT_ACC_MIN  ? (q->f < r.f ? q->f : r.f)                             \
+#define COMB(f)                                                                                    \
+    r.f = c->kind == ORN_RT_ACC_SUM    ? r.f + q->f                                                \
+          : c->kind == ORN_RT_ACC_PROD ? r.f * q->f                                                \
+          : c->kind == ORN_RT_ACC_MIN  ? (q->f < r.f ? q->f : r.f)                                 \
                                        : (q->f > r.f ? q->f : r.f)
-            if (c->type == ORN_RT_F64) COMB(f64);
-            else if (c->type == ORN_RT_F32) COMB(f32);
-            else if (c->type == ORN_RT_I64) COMB(i64);
-            else COMB(i32);
+            if (c->type == ORN_RT_F64)
+                COMB(f64);
+            else if (c->type == ORN_RT_F32)
+                COMB(f32);
+            else if (c->type == ORN_RT_I64)
+                COMB(i64);
+            else
+                COMB(i32);
 #undef COMB
         }
         acc[a] = r;

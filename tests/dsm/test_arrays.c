@@ -58,7 +58,8 @@ static void test_dense(TestEnv *t)
     double nine = 9.0, sum = 0, ser = 0;
     OK(t, orn_dsm_set(a, key, &nine));
     OK(t, orn_dsm_sum(a, &sum));
-    for (int64_t i = 0; i < 105; i++) ser += i == (3 * 5 + 2) * 3 + 1 ? 9.0 : orn_rt_rand_at(42, i, 1);
+    for (int64_t i = 0; i < 105; i++)
+        ser += i == (3 * 5 + 2) * 3 + 1 ? 9.0 : orn_rt_rand_at(42, i, 1);
     CHECK(t, fabs(sum - ser) < 1e-9);
     double nrm = 0;
     OK(t, orn_dsm_norm(a, &nrm));
@@ -179,9 +180,11 @@ static void test_sparse(TestEnv *t)
     int64_t dk[4] = {1, 2, 1, 2}, lines[2] = {10 + t->rank, 20 + t->rank};
     float dv[2] = {1, 2};
     int64_t m = t->rank == 0 ? 2 : 0;
-    int st = orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, m, dk, dv, lines, "dup.txt", &a);
+    int st =
+        orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, m, dk, dv, lines, "dup.txt", &a);
     CHECK(t, st == ORN_E_PARSE);
-    CHECK(t, strcmp(orn_dsm_error(t->dsm), "dup.txt:20: duplicate key (1, 2), first on line 10") == 0);
+    CHECK(t,
+          strcmp(orn_dsm_error(t->dsm), "dup.txt:20: duplicate key (1, 2), first on line 10") == 0);
     int64_t bad[2] = {53, 0};
     m = t->rank == t->size - 1 ? 1 : 0;
     st = orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, m, bad, dv, NULL, NULL, &a);
@@ -252,8 +255,8 @@ static void test_balance(TestEnv *t)
                 for (int b1 = 0; b1 < nb[1]; b1++) c += a->tiles[b * nb[1] + b1].n;
                 if (c > worst) worst = c;
             }
-            printf("balance: %d row blocks, largest %lld, average %.0f, heaviest row %lld\n",
-                   nb[0], (long long)worst, (double)total / nb[0], (long long)maxrow);
+            printf("balance: %d row blocks, largest %lld, average %.0f, heaviest row %lld\n", nb[0],
+                   (long long)worst, (double)total / nb[0], (long long)maxrow);
         }
     }
     orn_dsm_free(a);

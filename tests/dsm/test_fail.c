@@ -51,8 +51,23 @@ int main(int argc, char **argv)
     static const OrnRtPlanArray arrays[2] = {{"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
                                              {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}}};
     static const OrnRtPlanAcc accs[1] = {{"s", ORN_RT_ACC_SUM, ORN_RT_F64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 1, "fail.orn", 4, ORN_RT_2D, ORN_RT_2D, 0, 2, 2,
-                      {0, 1}, {0, 0}, {{0}}, 0, 2, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      1,
+                      "fail.orn",
+                      4,
+                      ORN_RT_2D,
+                      ORN_RT_2D,
+                      0,
+                      2,
+                      2,
+                      {0, 1},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      2,
+                      arrays,
+                      1,
+                      accs};
     if (!strcmp(mode, "body")) {
         plan.strategy = ORN_RT_1D;
         plan.npart = 1;

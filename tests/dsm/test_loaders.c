@@ -212,14 +212,19 @@ static void test_malformed(TestEnv *t)
         {"fields", "triplets", 300, "1 2", "expected 3 fields 'row col value', found 2"},
         {"fields4", "triplets", 2, "1 2 3 4", "expected 3 fields 'row col value', found 4"},
         {"row", "triplets", 377, "-1 2 3", "expected a non-negative integer row index, found '-1'"},
-        {"col", "triplets", 150, "1 x 3", "expected a non-negative integer column index, found 'x'"},
+        {"col", "triplets", 150, "1 x 3",
+         "expected a non-negative integer column index, found 'x'"},
         {"value", "triplets", 399, "1 2 3.0abc", "expected a number as value, found '3.0abc'"},
         {"label", "libsvm", 201, "yes 1:2", "expected a numeric label, found 'yes'"},
-        {"pair", "libsvm", 333, "+1 1:2 5", "expected 'index:value' with an integer index >= 1, found '5'"},
-        {"zero", "libsvm", 12, "+1 0:2", "expected 'index:value' with an integer index >= 1, found '0:2'"},
-        {"order", "libsvm", 250, "+1 3:1 2:1", "expected feature indices in increasing order, found 2 after 3"},
+        {"pair", "libsvm", 333, "+1 1:2 5",
+         "expected 'index:value' with an integer index >= 1, found '5'"},
+        {"zero", "libsvm", 12, "+1 0:2",
+         "expected 'index:value' with an integer index >= 1, found '0:2'"},
+        {"order", "libsvm", 250, "+1 3:1 2:1",
+         "expected feature indices in increasing order, found 2 after 3"},
         {"count", "docword", 390, "3 4 0", "expected a positive integer count, found '0'"},
-        {"doc", "docword", 111, "3.5 4 1", "expected a non-negative integer document id, found '3.5'"},
+        {"doc", "docword", 111, "3.5 4 1",
+         "expected a non-negative integer document id, found '3.5'"},
     };
     char path[512];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -230,10 +235,14 @@ static void test_malformed(TestEnv *t)
         if (t->rank == 0) {
             FILE *f = fopen(path, "wb");
             for (int i = 1; i <= 400; i++) {
-                if (i == b->line) fprintf(f, "%s\n", b->bad);
-                else if (!strcmp(b->kind, "libsvm")) fprintf(f, "+1 %d:0.5 %d:1\n", 1 + i % 3, 5 + i % 4);
-                else if (!strcmp(b->kind, "docword")) fprintf(f, "%d %d %d\n", i, i % 7, 1 + i % 2);
-                else fprintf(f, "%d %d %d.5\n", i % 13, i, i);
+                if (i == b->line)
+                    fprintf(f, "%s\n", b->bad);
+                else if (!strcmp(b->kind, "libsvm"))
+                    fprintf(f, "+1 %d:0.5 %d:1\n", 1 + i % 3, 5 + i % 4);
+                else if (!strcmp(b->kind, "docword"))
+                    fprintf(f, "%d %d %d\n", i, i % 7, 1 + i % 2);
+                else
+                    fprintf(f, "%d %d %d.5\n", i % 13, i, i);
                 /* a later second error must not win */
                 if (i == 399 && b->line < 399) fprintf(f, "garbage\n");
             }
@@ -242,9 +251,12 @@ static void test_malformed(TestEnv *t)
         OK(t, orn_dsm_barrier(t->dsm));
         OrnDsmArray *a = NULL, *y = NULL;
         int st;
-        if (!strcmp(b->kind, "triplets")) st = orn_dsm_load_triplets(t->dsm, path, &a);
-        else if (!strcmp(b->kind, "libsvm")) st = orn_dsm_load_libsvm(t->dsm, path, &a, &y);
-        else st = orn_dsm_load_docword(t->dsm, path, &a);
+        if (!strcmp(b->kind, "triplets"))
+            st = orn_dsm_load_triplets(t->dsm, path, &a);
+        else if (!strcmp(b->kind, "libsvm"))
+            st = orn_dsm_load_libsvm(t->dsm, path, &a, &y);
+        else
+            st = orn_dsm_load_docword(t->dsm, path, &a);
         char want[1024];
         snprintf(want, sizeof want, "%s:%d: %s", path, b->line, b->want);
         if (st != ORN_E_PARSE || strcmp(orn_dsm_error(t->dsm), want) != 0)
@@ -398,7 +410,7 @@ static void test_saveload(TestEnv *t)
     }
     struct {
         const char *what;
-        long at;   /* byte to flip, or -1: truncate by one byte */
+        long at; /* byte to flip, or -1: truncate by one byte */
         int code;
     } bad[] = {{"checksum mismatch", 100, ORN_E_FORMAT},
                {"truncated or corrupt", -1, ORN_E_FORMAT},

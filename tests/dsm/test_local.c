@@ -147,8 +147,23 @@ static void test_loops(TestEnv *t)
     OrnRtStrategy strategies[4] = {ORN_RT_2D, ORN_RT_2D_ORDERED, ORN_RT_1D, ORN_RT_SERIAL};
     for (int s = 0; s < 4; s++) {
         OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F32, 1, hd, &H));
-        OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 1, "local", 1, strategies[s], strategies[s], 0, 2,
-                          2, {0, 1}, {0, 0}, {{0}}, 0, 2, arrays, 1, accs};
+        OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                          1,
+                          "local",
+                          1,
+                          strategies[s],
+                          strategies[s],
+                          0,
+                          2,
+                          2,
+                          {0, 1},
+                          {0, 0},
+                          {{0}},
+                          0,
+                          2,
+                          arrays,
+                          1,
+                          accs};
         OrnRtPlanArray a2[2] = {arrays[0], arrays[1]};
         if (s >= 1) a2[1].role = s == 1 ? ORN_RT_REMOTE : ORN_RT_PARTITIONED;
         if (s == 2) {

@@ -35,15 +35,30 @@ static void test_accumulators(TestEnv *t)
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, dims, 77, 1, &a));
     static const OrnRtPlanArray arrays[1] = {{"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}}};
     static const OrnRtPlanAcc accs[7] = {
-        {"s", ORN_RT_ACC_SUM, ORN_RT_F64}, {"p", ORN_RT_ACC_PROD, ORN_RT_F64},
+        {"s", ORN_RT_ACC_SUM, ORN_RT_F64},  {"p", ORN_RT_ACC_PROD, ORN_RT_F64},
         {"mn", ORN_RT_ACC_MIN, ORN_RT_I32}, {"mx", ORN_RT_ACC_MAX, ORN_RT_I64},
-        {"n", ORN_RT_ACC_SUM, ORN_RT_I32}, {"sf", ORN_RT_ACC_SUM, ORN_RT_F32},
+        {"n", ORN_RT_ACC_SUM, ORN_RT_I32},  {"sf", ORN_RT_ACC_SUM, ORN_RT_F32},
         {"big", ORN_RT_ACC_MAX, ORN_RT_F64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 40, "test_loops.c", 1, ORN_RT_1D, ORN_RT_1D, 0, 1, 1,
-                      {0, 0}, {0, 0}, {{0}}, 0, 1, arrays, 7, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      40,
+                      "test_loops.c",
+                      1,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      1,
+                      arrays,
+                      7,
+                      accs};
     orn_rt_set_trace(t->rt, 1);
-    OrnRtScalar acc[7] = {{.f64 = 1.5}, {.f64 = 2.0}, {.i32 = 0}, {.i64 = -5},
-                          {.i32 = 10}, {.f32 = 0.25f}, {.f64 = -1e300}};
+    OrnRtScalar acc[7] = {{.f64 = 1.5}, {.f64 = 2.0},   {.i32 = 0},     {.i64 = -5},
+                          {.i32 = 10},  {.f32 = 0.25f}, {.f64 = -1e300}};
     OrnRtScalar oacc[7];
     memcpy(oacc, acc, sizeof acc);
     OrnRtArg args[1] = {{a, NULL}};
@@ -92,10 +107,40 @@ static void test_rng(TestEnv *t)
 {
     int64_t dims[2] = {17, 23};
     static const OrnRtPlanArray arrays[1] = {{"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
-    OrnRtPlan p1 = {ORN_RT_PLAN_VERSION, 41, "test_loops.c", 2, ORN_RT_1D, ORN_RT_1D, 0, 2, 1,
-                    {1, 0}, {0, 0}, {{0}}, 0, 1, arrays, 0, NULL};
-    OrnRtPlan p2 = {ORN_RT_PLAN_VERSION, 41, "test_loops.c", 2, ORN_RT_2D_ORDERED,
-                    ORN_RT_2D_ORDERED, 0, 2, 2, {0, 1}, {0, 0}, {{0}}, 0, 1, arrays, 0, NULL};
+    OrnRtPlan p1 = {ORN_RT_PLAN_VERSION,
+                    41,
+                    "test_loops.c",
+                    2,
+                    ORN_RT_1D,
+                    ORN_RT_1D,
+                    0,
+                    2,
+                    1,
+                    {1, 0},
+                    {0, 0},
+                    {{0}},
+                    0,
+                    1,
+                    arrays,
+                    0,
+                    NULL};
+    OrnRtPlan p2 = {ORN_RT_PLAN_VERSION,
+                    41,
+                    "test_loops.c",
+                    2,
+                    ORN_RT_2D_ORDERED,
+                    ORN_RT_2D_ORDERED,
+                    0,
+                    2,
+                    2,
+                    {0, 1},
+                    {0, 0},
+                    {{0}},
+                    0,
+                    1,
+                    arrays,
+                    0,
+                    NULL};
     orn_rt_set_seed(t->rt, 12345);
     for (int run = 0; run < 2; run++) {
         OrnDsmArray *A = NULL;
@@ -153,8 +198,23 @@ static void test_serial_remote(TestEnv *t)
         {"B", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
         {"T", ORN_RT_REPLICATED, 1, {-1, -1, -1, -1}},
     };
-    OrnRtPlan ps = {ORN_RT_PLAN_VERSION, 42, "test_loops.c", 3, ORN_RT_SERIAL, ORN_RT_SERIAL, 0, 1,
-                    0, {0, 0}, {0, 0}, {{0}}, 0, 4, ser_arrays, 0, NULL};
+    OrnRtPlan ps = {ORN_RT_PLAN_VERSION,
+                    42,
+                    "test_loops.c",
+                    3,
+                    ORN_RT_SERIAL,
+                    ORN_RT_SERIAL,
+                    0,
+                    1,
+                    0,
+                    {0, 0},
+                    {0, 0},
+                    {{0}},
+                    0,
+                    4,
+                    ser_arrays,
+                    0,
+                    NULL};
     OrnRtPlan p1 = ps;
     p1.strategy = ORN_RT_1D;
     p1.npart = 1;
@@ -250,8 +310,23 @@ static void test_tokens(TestEnv *t)
             {"doc_topic", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}},
             {"dW", ORN_RT_BUFFERED, 2, {-1, 1, -1, -1}},
         };
-        OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 44 + run, "test_loops.c", 4, ORN_RT_1D, ORN_RT_1D,
-                          0, 3, 1, {0, 0}, {0, 0}, {{0}}, 0, 3, arrays, 0, NULL};
+        OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                          44 + run,
+                          "test_loops.c",
+                          4,
+                          ORN_RT_1D,
+                          ORN_RT_1D,
+                          0,
+                          3,
+                          1,
+                          {0, 0},
+                          {0, 0},
+                          {{0}},
+                          0,
+                          3,
+                          arrays,
+                          0,
+                          NULL};
         OArr oZ, oD, oW;
         oarr_gather(t, Z, &oZ);
         oarr_gather(t, D, &oD);
@@ -313,8 +388,23 @@ static void test_determinism(TestEnv *t)
         {"w", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
         {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
     };
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 46, "test_loops.c", 5, ORN_RT_1D, ORN_RT_1D, 0, 1, 1,
-                      {0, 0}, {0, 0}, {{0}}, 3, 3, arrays, 0, NULL};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      46,
+                      "test_loops.c",
+                      5,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      3,
+                      3,
+                      arrays,
+                      0,
+                      NULL};
     void *first = NULL;
     for (int run = 0; run < 2; run++) {
         OrnDsmArray *v = NULL, *w = NULL;
@@ -328,7 +418,8 @@ static void test_determinism(TestEnv *t)
         int64_t n, *k;
         void *vals;
         OK(t, orn_dsm_gather(w, &n, &k, &vals));
-        if (run == 0) first = vals;
+        if (run == 0)
+            first = vals;
         else {
             CHECK(t, !memcmp(first, vals, 50 * 4));
             free(vals);
@@ -366,21 +457,39 @@ static void test_errors(TestEnv *t)
     OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F32, 2, d2, &m));
     static const OrnRtPlanArray rot[2] = {{"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
                                           {"m", ORN_RT_ROTATED, 2, {0, -1, -1, -1}}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 47, "prog.orn", 9, ORN_RT_1D, ORN_RT_1D, 0, 1, 1,
-                      {0, 0}, {0, 0}, {{0}}, 0, 2, rot, 0, NULL};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      47,
+                      "prog.orn",
+                      9,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      2,
+                      rot,
+                      0,
+                      NULL};
     OrnRtArg args[2] = {{a, NULL}, {m, NULL}};
     OrnRtLoop loop = {&plan, args, failing_body, NULL, NULL, NULL};
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);
-    CHECK(t, !strcmp(orn_rt_error(t->rt),
-                     "parallel_for at prog.orn:9 (1d): array m: only the 2d strategy rotates arrays"));
+    CHECK(t,
+          !strcmp(orn_rt_error(t->rt),
+                  "parallel_for at prog.orn:9 (1d): array m: only the 2d strategy rotates arrays"));
     plan.narrays = 1;
     plan.npart = 2;
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);
-    CHECK(t, strstr(orn_rt_error(t->rt), "strategy needs 1 partitioned key dimensions, plan has 2"));
+    CHECK(t,
+          strstr(orn_rt_error(t->rt), "strategy needs 1 partitioned key dimensions, plan has 2"));
     plan.npart = 1;
     /* Every rank has blocks (2 per rank): all fail the same way, before any collective. */
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_BODY);
-    CHECK(t, !strcmp(orn_rt_error(t->rt), "parallel_for at prog.orn:9 (1d): division by zero at line 12"));
+    CHECK(t, !strcmp(orn_rt_error(t->rt),
+                     "parallel_for at prog.orn:9 (1d): division by zero at line 12"));
     loop.body = oob_body;
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_RANGE);
     CHECK(t, strstr(orn_rt_error(t->rt), "read of a[-1] (partitioned): outside the array"));

@@ -122,8 +122,23 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
     };
     static const OrnRtPlanAcc accs[2] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64},
                                          {"count", ORN_RT_ACC_SUM, ORN_RT_I64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 7, "test_mf.c", 1, ORN_RT_2D, ORN_RT_2D, 0, 2, 2,
-                      {0, 1}, {0, 0}, {{0}}, 0, 3, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      7,
+                      "test_mf.c",
+                      1,
+                      ORN_RT_2D,
+                      ORN_RT_2D,
+                      0,
+                      2,
+                      2,
+                      {0, 1},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      3,
+                      arrays,
+                      1,
+                      accs};
     OrnRtPlan eplan = plan;
     eplan.loop_id = 8;
     eplan.naccs = 2;
@@ -149,7 +164,8 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
         CHECK(t, ntr > 0);
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
-        CHECK(t, st.steps == (int64_t)t->size * ((blocks_per_rank * t->size + t->size - 1) / t->size));
+        CHECK(t,
+              st.steps == (int64_t)t->size * ((blocks_per_rank * t->size + t->size - 1) / t->size));
 
         /* The serial oracle replays the recorded order. */
         Oracle o;
@@ -177,7 +193,8 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
         tr = orn_rt_trace(t->rt, &ntr);
         oracle_init(&o, t, &eplan, earrs, NULL, NULL);
         OrnRtScalar oeacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
-        oracle_replay(&o, eval_body, NULL, tr, ntr, oeacc, 0, ((uint64_t)8 << 32) | (uint64_t)epoch);
+        oracle_replay(&o, eval_body, NULL, tr, ntr, oeacc, 0,
+                      ((uint64_t)8 << 32) | (uint64_t)epoch);
         oracle_free(&o);
         CHECK(t, memcmp(&eacc[0].f64, &oeacc[0].f64, 8) == 0);
         if (t->rank == 0 && epoch == 2 && trace_check)
@@ -216,8 +233,23 @@ static void run_nocomm(TestEnv *t)
         {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}},
     };
     static const OrnRtPlanAcc accs[1] = {{"n", ORN_RT_ACC_SUM, ORN_RT_I64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 9, "test_mf.c", 2, ORN_RT_2D, ORN_RT_2D, 0, 2, 2,
-                      {0, 1}, {0, 0}, {{0}}, 0, 3, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      9,
+                      "test_mf.c",
+                      2,
+                      ORN_RT_2D,
+                      ORN_RT_2D,
+                      0,
+                      2,
+                      2,
+                      {0, 1},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      3,
+                      arrays,
+                      1,
+                      accs};
     orn_rt_set_nocomm(t->rt, 1);
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     OrnRtScalar acc[1] = {{.i64 = 0}};
@@ -246,9 +278,9 @@ int main(int argc, char **argv)
     TestEnv t;
     t_init(&t, &argc, &argv);
     run_mf(&t, 2, 1);
-    run_mf(&t, 3, 1); /* blocks not a multiple of... 3P blocks, L = 3 */
+    run_mf(&t, 3, 1);          /* blocks not a multiple of... 3P blocks, L = 3 */
     orn_rt_set_slice(t.rt, 3); /* many progress polls inside blocks */
-    run_mf(&t, 1, 1); /* B = P: L = 1, no overlap, still correct */
+    run_mf(&t, 1, 1);          /* B = P: L = 1, no overlap, still correct */
     orn_rt_set_slice(t.rt, 4096);
     run_nocomm(&t);
     return t_finish(&t, "test_mf");

@@ -124,8 +124,23 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
     };
     static const OrnRtPlanAcc accs[1] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 3, "test_slr.c", 1, ORN_RT_1D, ORN_RT_1D, 0, 1, 1,
-                      {0, 0}, {0, 0}, {{0}}, 0, 4, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      3,
+                      "test_slr.c",
+                      1,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      4,
+                      arrays,
+                      1,
+                      accs};
 
     OArr oy, oX, ow;
     oarr_gather(t, y, &oy);
@@ -195,8 +210,23 @@ static void run_stale(TestEnv *t, int64_t flush_every)
         {"c", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
         {"dc", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
     };
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 4, "test_slr.c", 2, ORN_RT_1D, ORN_RT_1D, 0, 1, 1,
-                      {0, 0}, {0, 0}, {{0}}, 0, 3, arrays, 0, NULL};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      4,
+                      "test_slr.c",
+                      2,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      3,
+                      arrays,
+                      0,
+                      NULL};
     OrnRtArg args[3] = {{seen, NULL}, {c, NULL}, {NULL, dc}};
     OrnRtLoop loop = {&plan, args, stale_body, NULL, NULL, NULL};
     OK(t, orn_rt_run(t->rt, &loop));

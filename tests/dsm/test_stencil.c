@@ -27,7 +27,8 @@ static int gs_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
         orn_rt_block_key(b, e, k);
         int64_t i = k[0], j = k[1];
         if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
-        u[e] = 0.25 * (U_at(U, i - 1, j) + U_at(U, i + 1, j) + U_at(U, i, j - 1) + U_at(U, i, j + 1));
+        u[e] =
+            0.25 * (U_at(U, i - 1, j) + U_at(U, i + 1, j) + U_at(U, i, j - 1) + U_at(U, i, j + 1));
         b->acc[0].f64 = fmax(b->acc[0].f64, fabs(u[e]));
     }
     return 0;
@@ -62,8 +63,10 @@ static int skew_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
         orn_rt_block_key(b, e, k);
         int64_t i = k[0], j = k[1];
         if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
-        u[e] = (U_at(U, i - 1, j) + U_at(U, i, j - 1) + U_at(U, i - 1, j + 1) +
-                U_at(U, i + 1, j) + U_at(U, i, j + 1) + U_at(U, i + 1, j - 1)) / 6.0 + 0.01;
+        u[e] = (U_at(U, i - 1, j) + U_at(U, i, j - 1) + U_at(U, i - 1, j + 1) + U_at(U, i + 1, j) +
+                U_at(U, i, j + 1) + U_at(U, i + 1, j - 1)) /
+                   6.0 +
+               0.01;
     }
     return 0;
 }
@@ -78,14 +81,15 @@ static int skew_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
         orn_rt_block_key(b, e, k);
         int64_t i = k[0], j = k[1];
         if (i == 0 || j == 0 || i == NR - 1 || j == NC - 1) continue;
-        int64_t nb[6][2] = {{i - 1, j}, {i, j - 1}, {i - 1, j + 1}, {i + 1, j}, {i, j + 1}, {i + 1, j - 1}};
+        int64_t nb[6][2] = {{i - 1, j}, {i, j - 1}, {i - 1, j + 1},
+                            {i + 1, j}, {i, j + 1}, {i + 1, j - 1}};
         for (int q = 0; q < 6; q++) orn_rt_prefetch(U, nb[q]);
     }
     return 0;
 }
 
-static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body,
-                    orn_rt_prefetch_fn pf, int bpr, int c0, int c1)
+static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body, orn_rt_prefetch_fn pf,
+                    int bpr, int c0, int c1)
 {
     int64_t dims[2] = {NR, NC};
     OrnDsmArray *U = NULL;
@@ -93,8 +97,23 @@ static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body,
     orn_rt_set_blocks_per_rank(t->rt, bpr);
     static const OrnRtPlanArray arrays[1] = {{"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
     static const OrnRtPlanAcc accs[1] = {{"big", ORN_RT_ACC_MAX, ORN_RT_F64}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 20, "test_stencil.c", 1, strat, ORN_RT_2D_ORDERED, 1,
-                      2, 2, {0, 1}, {c0, c1}, {{1, 0}, {1, 1}}, 0, 1, arrays, 1, accs};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      20,
+                      "test_stencil.c",
+                      1,
+                      strat,
+                      ORN_RT_2D_ORDERED,
+                      1,
+                      2,
+                      2,
+                      {0, 1},
+                      {c0, c1},
+                      {{1, 0}, {1, 1}},
+                      0,
+                      1,
+                      arrays,
+                      1,
+                      accs};
     if (strat != ORN_RT_UNIMODULAR) plan.transform[1][0] = 0;
     OArr oU;
     oarr_gather(t, U, &oU);
@@ -158,8 +177,23 @@ static void sparse_ordered(TestEnv *t)
     free(keys);
     free(vals);
     static const OrnRtPlanArray arrays[1] = {{"S", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION, 21, "test_stencil.c", 2, ORN_RT_2D_ORDERED,
-                      ORN_RT_2D_ORDERED, 1, 2, 2, {0, 1}, {0, 0}, {{0}}, 0, 1, arrays, 0, NULL};
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      21,
+                      "test_stencil.c",
+                      2,
+                      ORN_RT_2D_ORDERED,
+                      ORN_RT_2D_ORDERED,
+                      1,
+                      2,
+                      2,
+                      {0, 1},
+                      {0, 0},
+                      {{0}},
+                      0,
+                      1,
+                      arrays,
+                      0,
+                      NULL};
     OArr oS;
     oarr_gather(t, S, &oS);
     OArr *oarrs[1] = {&oS};
