@@ -988,6 +988,9 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (x.remote_reads && x.P > 1) {
         status = orn_dsm_barrier(x.dsm);
         if (status) goto fn_fail;
+        /* Owners answer on-demand reads between slices of their own blocks too, so a
+         * reader does not wait for a whole block. */
+        x.need_progress = 1;
     }
     if (p->naccs) {
         x.accpart = orn_xcalloc((size_t)x.iter->part.ntiles * (size_t)p->naccs, sizeof *x.accpart);
@@ -1004,6 +1007,9 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     status = x.sched->finish(&x);
     if (!status) status = reduce_accs(&x);
     if (!status) status = gather_trace(&x);
+    /* Nobody leaves (and maybe frees or rewrites an array) while a peer may still read
+     * from it on demand. */
+    if (!status && x.remote_reads && x.P > 1) status = orn_dsm_barrier(x.dsm);
     if (status) goto fn_fail;
 fn_exit:
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
