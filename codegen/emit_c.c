@@ -39,12 +39,15 @@ enum { MAXLEAF = 64 };
 typedef struct VLeaf {
     const OrnNode *n;
     int id;
+    bool dup; /* the same view as an earlier leaf (or the target): shares its id */
 } VLeaf;
 
 typedef struct VX {
     VLeaf views[MAXLEAF], scalars[MAXLEAF];
     int nviews, nscalars;
     bool overflow;
+    const OrnNode *target; /* an assignment's target view, declared by the caller */
+    int target_id;
 } VX;
 
 typedef struct C {
@@ -504,6 +507,29 @@ static void vec_ctor(C *c, const OrnNode *e)
 
 /* ---- view expressions */
 
+/* Structurally equal expressions without effects (they evaluate to the same value). */
+static bool same_expr(const OrnNode *a, const OrnNode *b)
+{
+    if (!a || !b || a->kind != b->kind) return false;
+    switch (a->kind) {
+    case N_INT: return a->u.ilit.v == b->u.ilit.v;
+    case N_NAME: return a->u.name.sym && a->u.name.sym == b->u.name.sym;
+    case N_SLICE: return true;
+    case N_UNARY: return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.e, b->u.unary.e);
+    case N_BINARY:
+        return a->u.binary.op == b->u.binary.op && same_expr(a->u.binary.l, b->u.binary.l) &&
+               same_expr(a->u.binary.r, b->u.binary.r);
+    case N_INDEX: {
+        if (!same_expr(a->u.index.base, b->u.index.base)) return false;
+        const OrnNode *x = a->u.index.subs, *y = b->u.index.subs;
+        for (; x && y; x = x->next, y = y->next)
+            if (!same_expr(x, y)) return false;
+        return !x && !y;
+    }
+    default: return false;
+    }
+}
+
 static void vx_collect(C *c, VX *vx, const OrnNode *e)
 {
     bool view = e->type && e->type->kind == T_VIEW;
@@ -525,6 +551,22 @@ static void vx_collect(C *c, VX *vx, const OrnNode *e)
         return;
     }
     arr[*n].n = e;
+    arr[*n].dup = false;
+    if (vleaf && e->kind == N_INDEX) {
+        if (vx->target && same_expr(vx->target, e)) {
+            arr[*n].dup = true;
+            arr[*n].id = vx->target_id;
+            (*n)++;
+            return;
+        }
+        for (int i = 0; i < *n; i++)
+            if (!arr[i].dup && same_expr(arr[i].n, e)) {
+                arr[*n].dup = true;
+                arr[*n].id = arr[i].id;
+                (*n)++;
+                return;
+            }
+    }
     arr[*n].id = c->tmp++;
     (*n)++;
 }
@@ -551,6 +593,7 @@ static void vx_setup(C *c, const VX *vx, int first)
     }
     for (int i = 0; i < vx->nviews; i++) {
         const VLeaf *l = &vx->views[i];
+        if (l->dup) continue;
         ind(c);
         o(c, "OrnStdVec w%d_ = ", l->id);
         vec_ctor(c, l->n);
@@ -559,7 +602,8 @@ static void vx_setup(C *c, const VX *vx, int first)
     if (first == -2) return; /* the caller checks against its target */
     int f = first >= 0 ? first : vx->nviews ? vx->views[0].id : -1;
     for (int i = 0; i < vx->nviews; i++)
-        if (vx->views[i].id != f) ol(c, "orn_std_vec_same(&w%d_, &w%d_);", f, vx->views[i].id);
+        if (vx->views[i].id != f && !vx->views[i].dup)
+            ol(c, "orn_std_vec_same(&w%d_, &w%d_);", f, vx->views[i].id);
 }
 
 static OrnTypeKind leaf_elem(const OrnNode *n)
@@ -568,13 +612,18 @@ static OrnTypeKind leaf_elem(const OrnNode *n)
 }
 
 /* Element x_<xid> of a view expression; fast: through the hoisted pointers q<id>_. */
-static void vx_elem(C *c, const VX *vx, const OrnNode *e, bool fast, int xid)
+enum { EL_SLOW, EL_STRIDED, EL_UNIT };
+
+/* Element x<xid>_ of a view expression: through the accessors (EL_SLOW), or the hoisted
+ * pointers q<id>_ with strides t<id>_ (EL_STRIDED) or stride 1 (EL_UNIT). */
+static void vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid)
 {
     const VLeaf *l = vx_find(vx, e);
     if (l) {
         bool view = l >= vx->views && l < vx->views + MAXLEAF;
         if (!view) o(c, "s%d_", l->id);
-        else if (fast) o(c, "q%d_[x%d_ * t%d_]", l->id, xid, l->id);
+        else if (fast == EL_UNIT) o(c, "q%d_[x%d_]", l->id, xid);
+        else if (fast == EL_STRIDED) o(c, "q%d_[x%d_ * t%d_]", l->id, xid, l->id);
         else o(c, "orn_std_vget_%s(&w%d_, x%d_)", sfx(leaf_elem(l->n)), l->id, xid);
         return;
     }
@@ -606,6 +655,7 @@ static void vx_hoist(C *c, const VX *vx)
 {
     for (int i = 0; i < vx->nviews; i++) {
         const VLeaf *l = &vx->views[i];
+        if (l->dup) continue;
         const char *t = ctype(leaf_elem(l->n));
         ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", t, l->id, t, l->id);
         ol(c, "const int64_t t%d_ = w%d_.stride;", l->id, l->id);
@@ -621,6 +671,7 @@ static void vx_fast_cond(C *c, const VX *vx, int extra)
         first = false;
     }
     for (int i = 0; i < vx->nviews; i++) {
+        if (vx->views[i].dup) continue;
         o(c, "%sw%d_.p", first ? "" : " && ", vx->views[i].id);
         first = false;
     }
@@ -679,17 +730,17 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
       vx->nviews ? vx->views[0].id : 0, id);
     if (bi == ORN_BI_DOT) {
         o(c, "r%d_[x%d_ & 7] += (double)(", id, id);
-        vx_elem(c, vx, a, false, id);
+        vx_elem(c, vx, a, EL_SLOW, id);
         o(c, ") * (double)(");
-        vx_elem(c, vx, b, false, id);
+        vx_elem(c, vx, b, EL_SLOW, id);
         o(c, ");\n");
     } else if (bi == ORN_BI_SUM) {
         o(c, "r%d_[x%d_ & 7] += (double)(", id, id);
-        vx_elem(c, vx, a, false, id);
+        vx_elem(c, vx, a, EL_SLOW, id);
         o(c, ");\n");
     } else {
         o(c, "{ const double e%d_ = (double)(", id);
-        vx_elem(c, vx, a, false, id);
+        vx_elem(c, vx, a, EL_SLOW, id);
         o(c, "); r%d_[x%d_ & 7] += e%d_ * e%d_; }\n", id, id, id, id);
     }
     ind(c);
@@ -1161,8 +1212,12 @@ static void st_assign_view(C *c, const OrnNode *s)
     OrnTypeKind tk = elem_of(ts->type);
     const char *T = ctype(tk);
     VX *vx = calloc(1, sizeof *vx);
-    vx_collect(c, vx, rhs);
     int tid = c->tmp++, x = c->tmp++;
+    if (!buf) {
+        vx->target = tg;
+        vx->target_id = tid;
+    }
+    vx_collect(c, vx, rhs);
     ol(c, "{");
     c->ind++;
     vx_setup(c, vx, -2); /* scalars and views; checks below */
@@ -1170,14 +1225,15 @@ static void st_assign_view(C *c, const OrnNode *s)
     o(c, "OrnStdVec w%d_ = ", tid);
     vec_ctor(c, tg);
     o(c, ";\n");
-    for (int i = 0; i < vx->nviews; i++) ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
     const char *opn = assign_op(op);
     if (buf) {
         ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
         ind(c);
         o(c, "orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", sfx(tk), tid, x, T, op == OP_SUB ? "-" : "");
-        vx_elem(c, vx, rhs, false, x);
+        vx_elem(c, vx, rhs, EL_SLOW, x);
         o(c, ")));\n");
         c->ind--;
     } else if (!orn_cg_view_fusable(tg, rhs)) {
@@ -1190,7 +1246,7 @@ static void st_assign_view(C *c, const OrnNode *s)
         ol(c, "if (!m%d_) orn_std_die(P_, %d, \"out of memory\");", tid, c->line);
         ind(c);
         o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) m%d_[x%d_] = ", x, x, tid, x, tid, x);
-        vx_elem(c, vx, rhs, false, x);
+        vx_elem(c, vx, rhs, EL_SLOW, x);
         o(c, ";\n");
         ind(c);
         o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) orn_std_vset_%s(&w%d_, x%d_, (%s)(",
@@ -1205,12 +1261,22 @@ static void st_assign_view(C *c, const OrnNode *s)
         ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, tid, T, tid);
         ol(c, "const int64_t t%d_ = w%d_.stride;", tid, tid);
         vx_hoist(c, vx);
+        /* unit strides: a plain loop the compiler vectorizes. Element x of the right side
+         * reads element x of any view of the target's array, so no iteration depends on
+         * another (cross-dimension reads were materialized above): omp simd is safe. */
+        ind(c);
+        o(c, "if (t%d_ == 1", tid);
+        for (int i = 0; i < vx->nviews; i++)
+            if (!vx->views[i].dup) o(c, " && t%d_ == 1", vx->views[i].id);
+        o(c, ") {\n");
+        c->ind++;
+        ol(c, "_Pragma(\"omp simd\")");
         ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
         ind(c);
-        o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
-        if (opn) o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
-        vx_elem(c, vx, rhs, true, x);
+        o(c, "q%d_[x%d_] = (%s)(", tid, x, T);
+        if (opn) o(c, "q%d_[x%d_] %s (", tid, x, opn);
+        vx_elem(c, vx, rhs, EL_UNIT, x);
         o(c, opn ? "));\n" : ");\n");
         c->ind -= 2;
         ol(c, "} else {");
@@ -1218,9 +1284,21 @@ static void st_assign_view(C *c, const OrnNode *s)
         ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
         ind(c);
+        o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
+        if (opn) o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
+        vx_elem(c, vx, rhs, EL_STRIDED, x);
+        o(c, opn ? "));\n" : ");\n");
+        c->ind -= 2;
+        ol(c, "}");
+        c->ind--;
+        ol(c, "} else {");
+        c->ind++;
+        ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+        c->ind++;
+        ind(c);
         o(c, "orn_std_vset_%s(&w%d_, x%d_, (%s)(", sfx(tk), tid, x, T);
         if (opn) o(c, "orn_std_vget_%s(&w%d_, x%d_) %s (", sfx(tk), tid, x, opn);
-        vx_elem(c, vx, rhs, false, x);
+        vx_elem(c, vx, rhs, EL_SLOW, x);
         o(c, opn ? ")));\n" : "));\n");
         c->ind -= 2;
         ol(c, "}");

@@ -91,6 +91,7 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     push(argv, &argc, o->opt ? o->opt : "-O2");
     if (o->debug) push(argv, &argc, "-g");
     for (int i = 0; base[i]; i++) push(argv, &argc, base[i]);
+    for (int i = 0; i < o->ncflags; i++) push(argv, &argc, o->cflags[i]);
     char *extra = NULL;
     const char *ef = getenv("ORN_CFLAGS");
     if (ef && *ef) {

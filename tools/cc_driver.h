@@ -12,6 +12,8 @@ typedef struct OrnCcOptions {
     bool keep_c;         /* keep the C file next to the output (OUT.c) */
     const char **extra;  /* -l / -L arguments passed to the linker, in order */
     int nextra;
+    const char **cflags; /* -march= / -mtune= passed to the compiler */
+    int ncflags;
 } OrnCcOptions;
 
 /* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an

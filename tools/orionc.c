@@ -53,6 +53,7 @@ static const char usage_text[] =
     "                  (default: FILE without .orn)\n"
     "  -O0 -O1 -O2 -O3 optimization of the generated C (default -O2)\n"
     "  -g              debug information (use -O0 -g for debugging)\n"
+    "  -march=CPU      target CPU of the generated code (e.g. -march=native)\n"
     "  --keep-c        keep the generated C next to the executable, as OUT.c\n"
     "  -lNAME -LDIR    libraries for extern fns, passed to the linker\n"
     "  -Werror         treat warnings as errors\n"
@@ -124,7 +125,9 @@ int main(int argc, char **argv)
     bool werror = false, options_done = false;
     OrnCcOptions cc = {0};
     const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+    const char **cflags = calloc((size_t)argc + 1, sizeof *cflags);
     cc.extra = extra;
+    cc.cflags = cflags;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -171,6 +174,8 @@ int main(int argc, char **argv)
             cc.keep_c = true;
         } else if ((strncmp(a, "-l", 2) == 0 || strncmp(a, "-L", 2) == 0) && a[2]) {
             extra[cc.nextra++] = a;
+        } else if ((strncmp(a, "-march=", 7) == 0 || strncmp(a, "-mtune=", 7) == 0) && a[7]) {
+            cflags[cc.ncflags++] = a;
         } else if (strcmp(a, "--gpu") == 0) {
             return usage_error("'%s' is not implemented yet", a);
         } else if (strncmp(a, "--emit=", 7) == 0) {
@@ -287,5 +292,6 @@ int main(int argc, char **argv)
         rc = EXIT_COMPILE;
     orn_unit_free(u);
     free(extra);
+    free(cflags);
     return rc;
 }
