@@ -7,11 +7,13 @@
  * steal the core of the rank we wait for) and, after the context's timeout, fails naming
  * the peer and the operation.
  *
- * Collectives are written with point-to-point messages so that every wait knows which peer
- * it is waiting for. Cost models (P ranks, message latency a, per-byte time b):
- *   alltoallv:   counts then data, each a direct exchange with every peer:
- *                2 (P-1) a + b * (bytes sent + bytes received); good for the small P of a
- *                single job here, and every pair is a single message.
+ * Collectives start with point-to-point messages so that a wait for a rank that never
+ * arrives knows which peer it is waiting for. Cost models (P ranks, message latency a,
+ * per-byte time b):
+ *   alltoallv:   sizes by direct messages with every peer ((P-1) a; a rank that never
+ *                arrives is named by the timeout), then the data by MPI_Ialltoallv
+ *                (MPICH's pairwise/scattered algorithms, ~ (P-1) a + b * bytes), or by
+ *                direct messages when a block exceeds int counts.
  *   allgatherv:  the same with everyone sending its block to everyone: 2 (P-1) a + b P n.
  *   barrier:     dissemination, ceil(log2 P) rounds of one message: ceil(log2 P) a.
  *   bcast:       root sends to each peer: (P-1) (a + b n) at the root.
@@ -21,6 +23,7 @@
 #include "dsm_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -156,12 +159,39 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
     if (status) goto fn_fail;
 
-    /* Data. */
-    size_t total = 0;
+    /* Data. Every rank has reached this exchange (the sizes came from all of them), so a
+     * collective cannot hang on a missing peer: use MPI's MPI_Ialltoallv when the sizes
+     * fit its int counts, polled like everything else. */
+    size_t total = 0, stotal = soff[P];
     for (int p = 0; p < P; p++) total += (size_t)rc[p];
     rbuf = orn_xmalloc(total ? total : 1);
     snprintf(whatbuf, sizeof whatbuf, "%s: exchange of data", what);
     nr = 0;
+    if (total <= INT_MAX && stotal <= INT_MAX) {
+        int *ic = orn_xmalloc(4 * (size_t)P * sizeof *ic);
+        int *isc = ic, *isd = ic + P, *irc = ic + 2 * P, *ird = ic + 3 * P;
+        size_t off = 0;
+        for (int p = 0; p < P; p++) {
+            isc[p] = (int)sc[p];
+            isd[p] = (int)soff[p];
+            irc[p] = (int)rc[p];
+            ird[p] = (int)off;
+            rcounts[p] = (size_t)rc[p];
+            off += (size_t)rc[p];
+        }
+        OrnDsmReq *req = NULL;
+        status = ctx->tp->ops->ialltoallv(ctx->tp, send ? send : (const void *)"", isc, isd, rbuf,
+                                          irc, ird, &req);
+        if (status)
+            status = orn_dsm_tp_fail(ctx, status, whatbuf);
+        else
+            status = orn_dsm_waitall(ctx, &req, NULL, 1, whatbuf);
+        free(ic);
+        if (status) goto fn_fail;
+        *recv = rbuf;
+        rbuf = NULL;
+        goto fn_exit;
+    }
     size_t off = 0;
     for (int p = 0; p < P; p++) {
         rcounts[p] = (size_t)rc[p];

@@ -1,10 +1,10 @@
 /* transport.h: the narrow interface through which the DSM and the runtime reach MPI.
  *
- * A transport is a table of five point-to-point operations (QBE-style struct of function
- * pointers). Two back ends: transport_mpi.c (the only file of the project that includes
- * <mpi.h>) and transport_local.c (one process, no MPI: unit tests of the DSM's logic run
- * without mpiexec). Everything else -- collectives, timeouts, the on-demand fetch service --
- * is built on these operations in coll.c and fetch.c, so it is the same code on both.
+ * A transport is a table of a few point-to-point operations and one collective
+ * (QBE-style struct of function pointers). Two back ends: transport_mpi.c (the only file of the
+ * project that includes <mpi.h>) and transport_local.c (one process, no MPI: unit tests of the
+ * DSM's logic run without mpiexec). Everything else -- collectives, timeouts, the on-demand fetch
+ * service -- is built on these operations in coll.c and fetch.c, so it is the same code on both.
  *
  * Every protocol has its own tag (ORN_TAG_*). Messages between a pair of ranks with the
  * same tag are matched in order (MPI's non-overtaking rule), which the collectives rely on:
@@ -27,6 +27,12 @@ typedef struct OrnDsmTransportOps {
     int (*irecv)(OrnDsmTransport *tp, void *buf, size_t n, int peer, int tag, OrnDsmReq **req);
     /* *done = 1 when complete; then the request is released and *req set to NULL. */
     int (*test)(OrnDsmTransport *tp, OrnDsmReq **req, int *done);
+    /* Start an all-to-all exchange of bytes (MPI_Ialltoallv): rank p's block goes from
+     * send + sdispls[p] (scounts[p] bytes) and lands at recv + rdispls[p] (rcounts[p]).
+     * Counts and displacements must fit in int (callers fall back to point-to-point
+     * messages otherwise); the request completes through test(). */
+    int (*ialltoallv)(OrnDsmTransport *tp, const void *send, const int *scounts, const int *sdispls,
+                      void *recv, const int *rcounts, const int *rdispls, OrnDsmReq **req);
     /* Is a message with `tag` from any peer waiting? Gives its source and size. */
     int (*iprobe)(OrnDsmTransport *tp, int tag, int *found, int *peer, size_t *n);
     /* Release a request that will never be waited for (error paths). */

@@ -120,6 +120,22 @@ static int mpi_test(OrnDsmTransport *tp, OrnDsmReq **req, int *done)
     return ORN_OK;
 }
 
+static int mpi_ialltoallv(OrnDsmTransport *tp, const void *send, const int *scounts,
+                          const int *sdispls, void *recv, const int *rcounts, const int *rdispls,
+                          OrnDsmReq **req)
+{
+    MpiTransport *m = (MpiTransport *)tp;
+    OrnDsmReq *q = req_new(0);
+    int rc = MPI_Ialltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE,
+                            m->comm, &q->r[0]);
+    if (rc != MPI_SUCCESS) {
+        free(q);
+        return mpi_fail(tp, rc, "MPI_Ialltoallv", -1);
+    }
+    *req = q;
+    return ORN_OK;
+}
+
 static int mpi_iprobe(OrnDsmTransport *tp, int tag, int *found, int *peer, size_t *n)
 {
     MpiTransport *m = (MpiTransport *)tp;
@@ -171,6 +187,7 @@ static const OrnDsmTransportOps mpi_ops = {
     .isend = mpi_isend,
     .irecv = mpi_irecv,
     .test = mpi_test,
+    .ialltoallv = mpi_ialltoallv,
     .iprobe = mpi_iprobe,
     .drop = mpi_drop,
     .abort = mpi_abort,
