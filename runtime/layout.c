@@ -9,6 +9,13 @@
 #include "arena.h"
 #include "rt_int.h"
 
+int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p)
+{
+    if (orn_dsm_part_equal(&a->part, p)) return orn_dsm_repartition(a, p); /* slots only */
+    x->rt->stats.repartitioned++;
+    return orn_dsm_repartition(a, p);
+}
+
 int rt_blocks(Exec *x, int i)
 {
     int c = x->plan->part_count[i];
@@ -71,7 +78,7 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
         for (int i = 0; i < np; i++) g[i] = grid[x->kd[i]];
         p.owner[t] = fn(x, g);
     }
-    if (!status) status = orn_dsm_repartition(it, &p);
+    if (!status) status = rt_repartition(x, it, &p);
     if (!status) it->part_tag = sig;
     orn_dsm_part_free(&p);
     return status;
@@ -138,7 +145,7 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
         } else {
             continue;
         }
-        if (!status) status = orn_dsm_repartition(a, &part);
+        if (!status) status = rt_repartition(x, a, &part);
         orn_dsm_part_free(&part);
         if (status) return status;
     }

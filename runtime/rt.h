@@ -170,9 +170,10 @@ typedef struct OrnRtStats {
     double compute; /* seconds in bodies */
     double wait;    /* seconds waiting for rotated blocks */
     int64_t steps, rounds, blocks;
-    int64_t prefetched; /* keys fetched in bulk */
-    int64_t misses;     /* keys fetched on demand */
-    int64_t flushed;    /* buffer deltas sent */
+    int64_t prefetched;    /* keys fetched in bulk */
+    int64_t misses;        /* keys fetched on demand */
+    int64_t flushed;       /* buffer deltas sent */
+    int64_t repartitioned; /* arrays moved to a new partition before the loop */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 

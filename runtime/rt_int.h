@@ -175,6 +175,8 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn);
 int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out);
 /* The tile of array k aligned with iteration tile t. */
 int64_t rt_aligned_tile(Exec *x, int k, int64_t t);
+/* Repartition (a no-op when equal), counted in the loop's statistics. */
+int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p);
 /* Blocks per partitioned dimension i for this run. */
 int rt_blocks(Exec *x, int i);
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt);

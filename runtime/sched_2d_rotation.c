@@ -148,7 +148,7 @@ static int setup(Exec *x)
                 int q = part.owner[j];
                 part.slot[j] = (int)(j - R->start[q]);
             }
-            status = orn_dsm_repartition(a, &part);
+            status = rt_repartition(x, a, &part);
         }
         orn_dsm_part_free(&part);
     }

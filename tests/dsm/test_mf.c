@@ -167,6 +167,10 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
         CHECK(t,
               st.steps == (int64_t)t->size * ((blocks_per_rank * t->size + t->size - 1) / t->size));
 
+        /* W and H move back from the held-out loop's partitions (its ratings have other
+         * boundaries) each epoch; the training ratings do not move after the first. */
+        CHECK(t, epoch == 0 || st.repartitioned == 2);
+
         /* The serial oracle replays the recorded order. */
         Oracle o;
         oracle_init(&o, t, &plan, oarrs, NULL, NULL);

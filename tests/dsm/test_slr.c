@@ -157,6 +157,9 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
         rounds = st.rounds;
+        /* The plan does not change between epochs: nothing moves after the first. */
+        if (epoch > 0) CHECK(t, st.repartitioned == 0);
+        if (epoch == 0 && t->size > 1) CHECK(t, st.repartitioned > 0);
         if (with_prefetch && t->size > 1) CHECK(t, st.prefetched > 0);
         if (!with_prefetch && t->size > 1) CHECK(t, st.misses > 0);
         int64_t ntr;
