@@ -493,9 +493,16 @@ static void vec_ctor(C *c, const OrnNode *e)
     if (is_local_array(s)) {
         o(c, "orn_std_vec_local(P_, %s, %d, ", nm(c, s), dim);
     } else if (in_loop_ctx(c)) {
-        o(c, "orn_std_vec_view(P_, &V_[%d], ", array_k(c, e, s));
+        int k = array_k(c, e, s);
+        bool halo = c->cx != CX_PREFETCH && c->loop->arrays[k].halo_read;
+        o(c, "%sorn_std_vec_view(P_, &V_[%d], ", halo ? "orn_std_vec_halo(" : "", k);
         put_dims(c, s);
         o(c, ", %d, ", dim);
+        if (halo) {
+            ex(c, fixed);
+            o(c, ", %d), %s)", c->line, nm(c, s));
+            return;
+        }
     } else if (is_buffer(s)) {
         o(c, "orn_std_vec_buf(P_, %s, %d, ", nm(c, s), dim);
     } else {

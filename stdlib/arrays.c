@@ -287,6 +287,14 @@ void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *
     memcpy(out, buf, a->esize);
 }
 
+void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key,
+                      void *out, int line)
+{
+    const void *q = orn_rt_local(v, key);
+    if (q) memcpy(out, q, a->esize);
+    else orn_std_halo_read(p, a, key, out, line);
+}
+
 void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
                         int line)
 {
@@ -384,7 +392,8 @@ void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out)
         return;
     }
     vkey(v, x, key);
-    if (v->view) orn_rt_read(v->view, key, out);
+    if (v->halo) orn_std_hget_any(v->prog, v->view, v->halo, key, out, v->line);
+    else if (v->view) orn_rt_read(v->view, key, out);
     else if (v->dist) orn_std_dist_get(v->prog, v->dist, key, out, v->line);
     else orn_std_die(v->prog, v->line, "a buffer cannot be read");
 }

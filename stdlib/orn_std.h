@@ -302,6 +302,8 @@ void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64
  * loop (a halo, as in a stencil): the local box, else the DSM (a tile held here, else an
  * on-demand fetch from its owner). Nobody writes the array during the loop. */
 void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
+void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key,
+                      void *out, int line);
 #define ORN_STD_HGET(T, name)                                                                  \
     static inline T orn_std_hget_##name(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a,           \
                                         const int64_t *key, int line)                          \
@@ -347,6 +349,7 @@ typedef struct OrnStdVec {
     int dim;        /* the ':' dimension */
     int64_t key[2];
     OrnRtView *view;   /* loop body */
+    OrnDsmArray *halo; /* loop body, read-only array read across blocks: the DSM */
     OrnDsmArray *dist; /* top level */
     OrnRtBuffer *buf;  /* top-level buffer target */
     OrnStdProg *prog;
@@ -373,6 +376,7 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
     r.key[other] = fixed;
     r.key[dim] = 0;
     r.view = v;
+    r.halo = NULL;
     r.dist = NULL;
     r.buf = NULL;
     r.prog = p;
@@ -389,6 +393,12 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
         }
     }
     return r;
+}
+/* A loop-body view of a read-only array read across blocks (orn_std_hget). */
+static inline OrnStdVec orn_std_vec_halo(OrnStdVec v, OrnDsmArray *a)
+{
+    v.halo = a;
+    return v;
 }
 /* At top level: a view of a dist array (element access is collective). */
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);

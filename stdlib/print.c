@@ -16,15 +16,26 @@ void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32)
         snprintf(buf, size, v < 0 ? "-inf" : "inf");
         return;
     }
-    int max = is_f32 ? 9 : 17;
-    for (int prec = 1; prec <= max; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (is_f32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    /* the fewest significant digits that read back exactly */
+    int max = is_f32 ? 8 : 16, p = 0;
+    char e[64];
+    for (p = 0; p <= max; p++) {
+        snprintf(e, sizeof e, "%.*e", p, v);
+        if (is_f32 ? strtof(e, NULL) == (float)v : strtod(e, NULL) == v) break;
     }
-    /* A float that prints like an integer keeps a mark of being a float: 2 -> 2.0 */
-    if (!strpbrk(buf, ".eni")) {
-        size_t n = strlen(buf);
-        if (n + 2 < size) memcpy(buf + n, ".0", 3);
+    if (p > max) p = max;
+    const char *ep = strchr(e, 'e');
+    int exp10 = ep ? atoi(ep + 1) : 0;
+    /* positional notation for moderate exponents, as Python and Julia print floats */
+    if (exp10 >= -4 && exp10 < 16) {
+        int decimals = p - exp10 > 0 ? p - exp10 : 0;
+        snprintf(buf, size, "%.*f", decimals, v);
+        if (!strchr(buf, '.')) {
+            size_t n = strlen(buf);
+            if (n + 2 < size) memcpy(buf + n, ".0", 3);
+        }
+    } else {
+        snprintf(buf, size, "%s", e);
     }
 }
 

@@ -6,7 +6,7 @@
 #
 #   compile        orionc builds every program (generated C must compile with -Wall -Wextra
 #                  -Werror) and the synthetic ratings are generated
-#   features NP    tests/e2e/features.orn prints features.expected at every rank count
+#   features NP    features.orn and features2.orn print their .expected at every rank count
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
@@ -56,7 +56,7 @@ case $check in
 compile)
   mkdir -p "$B"
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
-           "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/sgd_trace.orn \
+           "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/errors.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
@@ -66,6 +66,9 @@ compile)
 features)
   run "$B/features" >out.txt 2>&1 || { cat out.txt >&2; fail "features exited non-zero"; }
   diff -u "$S/features.expected" out.txt || fail "output differs from features.expected"
+  run "$B/features2" --triplets="$D/small.triplets" >out2.txt 2>&1 ||
+    { cat out2.txt >&2; fail "features2 exited non-zero"; }
+  diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   ;;
 gauss_seidel)
   run "$B/gauss_seidel" --n=40 --sweeps=7 --out=grid.txt >log.txt 2>&1 ||
@@ -121,7 +124,8 @@ bad_input)
   printf '+1 1:0.5 2:1\n-1 3:zero\n' >bad.libsvm
   printf '0 1 2\n1 2\n' >bad.docword
   expect_fail 1 "nope.train: cannot open" run "$B/sgd_mf" --train=nope.train
-  expect_fail 1 "sgd_mf.orn:20: load_triplets: bad.triplets:4: expected a number" \
+  line=$(grep -n 'load_triplets(train)' "$ROOT/examples/sgd_mf.orn" | cut -d: -f1)
+  expect_fail 1 "sgd_mf.orn:$line: load_triplets: bad.triplets:4: expected a number" \
     run "$B/sgd_mf" --train=bad.triplets
   expect_fail 1 "bad.libsvm:2:" run "$B/slr" --train=bad.libsvm
   expect_fail 1 "bad.docword:2:" run "$B/lda" --data=bad.docword
