@@ -167,9 +167,9 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
         CHECK(t,
               st.steps == (int64_t)t->size * ((blocks_per_rank * t->size + t->size - 1) / t->size));
 
-        /* W and H move back from the held-out loop's partitions (its ratings have other
-         * boundaries) each epoch; the training ratings do not move after the first. */
-        CHECK(t, epoch == 0 || st.repartitioned == 2);
+        /* At most W and H move back from the held-out loop's partitions (its ratings have
+         * other boundaries); the training ratings do not move after the first epoch. */
+        CHECK(t, epoch == 0 || st.repartitioned <= 2);
 
         /* The serial oracle replays the recorded order. */
         Oracle o;
@@ -205,6 +205,19 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int trace_check)
             printf("mf: %d ranks, %d blocks/rank: train loss %.6f, held-out %.6f\n", t->size,
                    blocks_per_rank, acc[0].f64, eacc[0].f64);
         env.lr *= 0.9f;
+    }
+    /* The same loop twice in a row: nothing moves the second time, and the result is the
+     * same bit for bit. */
+    double first = 0;
+    for (int rep = 0; rep < 2; rep++) {
+        OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
+        OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
+        OrnRtLoop eloop = {&eplan, eargs, eval_body, NULL, NULL, eacc};
+        OK(t, orn_rt_run(t->rt, &eloop));
+        OrnRtStats st;
+        orn_rt_stats(t->rt, &st);
+        if (rep == 1) CHECK(t, st.repartitioned == 0 && !memcmp(&first, &eacc[0].f64, 8));
+        first = eacc[0].f64;
     }
     oarr_free(&oR);
     oarr_free(&oRt);
