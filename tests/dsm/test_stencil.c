@@ -209,6 +209,60 @@ static void sparse_ordered(TestEnv *t)
     orn_dsm_free(S);
 }
 
+/* Column recurrence u[i, j] += 0.5 u[i-1, j]: dependence (1, 0) only. With the interchange
+ * T = [[0, 1], [1, 0]] the transformed blocks along j are independent (unimodular, one
+ * partitioned dimension, inner 1d). */
+static int col_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0];
+    double *u = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        if (k[0] > 0) u[e] += 0.5 * U_at(U, k[0] - 1, k[1]);
+    }
+    return 0;
+}
+
+static void interchange(TestEnv *t)
+{
+    int64_t dims[2] = {NR, NC};
+    OrnDsmArray *U = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 6, 0, &U));
+    static const OrnRtPlanArray arrays[1] = {{"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    OrnRtPlan plan = {.version = ORN_RT_PLAN_VERSION,
+                      .loop_id = 22,
+                      .file = "test_stencil.c",
+                      .line = 3,
+                      .strategy = ORN_RT_UNIMODULAR,
+                      .inner = ORN_RT_1D,
+                      .ordered = 1,
+                      .nkeys = 2,
+                      .npart = 1,
+                      .part_dims = {0, 0},
+                      .transform = {{0, 1}, {1, 0}},
+                      .narrays = 1,
+                      .arrays = arrays};
+    OArr oU;
+    oarr_gather(t, U, &oU);
+    OArr *oarrs[1] = {&oU};
+    OrnRtArg args[1] = {{U, NULL}};
+    OrnRtLoop loop = {&plan, args, col_body, NULL, NULL, NULL};
+    OK(t, orn_rt_run(t->rt, &loop));
+    OrnRtStats st;
+    orn_rt_stats(t->rt, &st);
+    CHECK(t, st.steps == 1);
+    Oracle o;
+    oracle_init(&o, t, &plan, oarrs, NULL, NULL);
+    oracle_serial(&o, col_body, NULL, NULL, 0, 0);
+    oracle_free(&o);
+    CHECK(t, oarr_same(t, U, &oU));
+    oarr_free(&oU);
+    orn_dsm_free(U);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -223,5 +277,6 @@ int main(int argc, char **argv)
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, skew_prefetch, 2, 0, 0);
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 1, 4, 2);
     sparse_ordered(&t);
+    interchange(&t);
     return t_finish(&t, "test_stencil");
 }
