@@ -78,7 +78,8 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
         return 2;
     }
 
-    static const char *const base[] = {ORN_CC_FLAGS ORN_SANITIZE_FLAGS ORN_INCLUDE_FLAGS NULL};
+    static const char *const base[] = {ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS
+                                           ORN_INCLUDE_FLAGS NULL};
     static const char *const libs[] = {ORN_LIBS ORN_LINK_FLAGS NULL};
     char obj[4200];
     snprintf(obj, sizeof obj, "%s.o", temp ? path : out);
