@@ -96,8 +96,11 @@ static void test_examples(void)
     check_file("examples/sgd_mf.orn",
                "1d dims=[0] vecs=- W=partitioned\n"
                "1d dims=[0] vecs=- H=partitioned\n"
-               "2d dims=[0,1] vecs=[0, *][*, 0] ratings=partitioned W=partitioned H=rotated\n"
-               "1d dims=[0] vecs=- held_out=partitioned W=partitioned H=prefetched\n");
+               "1d dims=[0] vecs=- held_out=partitioned\n"
+               "2d dims=[0,1] vecs=[0, *][*, 0] ratings=partitioned bu=partitioned "
+               "bi=rotated W=partitioned H=rotated\n"
+               "1d dims=[0] vecs=- held_out=partitioned bu=partitioned bi=prefetched "
+               "W=partitioned H=prefetched\n");
     check_file("examples/lda.orn", "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
                                    "doc_topic=partitioned word_topic=rotated topic_delta=buffered\n"
                                    "2d dims=[0,1] vecs=[0, *, *][*, 0, *] tokens=partitioned "
