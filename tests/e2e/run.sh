@@ -11,6 +11,8 @@
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
 #   lda NP, slr NP the examples train on tiny data: the objective improves
+#   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
+#                  error (exit 1)
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
 set -eu
@@ -142,6 +144,22 @@ bad_input)
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
+  ;;
+orionc)
+  # the compile path itself: -O0 -g --keep-c, --emit=c, a C compiler that fails (an internal
+  # error that keeps the C), an extern no library defines (a link error, exit 1)
+  printf 'param k = 3\nprint("k", k * 2)\n' >p.orn
+  "$ORIONC" -O0 -g --keep-c p.orn -o p || fail "orionc -O0 -g --keep-c"
+  [ -s p.c ] || fail "--keep-c did not keep p.c"
+  run ./p --k=4 >out.txt 2>&1 && grep -q '^k 8$' out.txt || fail "the -O0 program printed $(cat out.txt)"
+  "$ORIONC" --emit=c p.orn -o q.c && grep -q 'orn_std_init' q.c || fail "--emit=c"
+  ORN_CC=false expect_fail 3 "internal compiler error: the C compiler rejected the generated code; kept it at" \
+    "$ORIONC" p.orn -o p2
+  kept=$(sed -n 's/.*kept it at //p' out.txt)
+  [ -s "$kept" ] || fail "the generated C was not kept"
+  rm -f "$kept"
+  printf 'extern fn orn_no_such_function(x: f64) -> f64\nprint(orn_no_such_function(1.0))\n' >l.orn
+  expect_fail 1 "linking" "$ORIONC" l.orn -o l
   ;;
 *)
   fail "unknown check"
