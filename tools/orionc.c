@@ -118,14 +118,14 @@ static void install_crash_handlers(void)
 static void install_crash_handlers(void) {}
 #endif
 
-int main(int argc, char **argv)
+/* The driver proper; extra and cflags have room for argc entries each (main owns them, so
+ * every early return releases them). */
+static int run(int argc, char **argv, const char **extra, const char **cflags)
 {
     Mode mode = MODE_NONE;
     const char *input = NULL, *output = NULL;
     bool werror = false, options_done = false;
     OrnCcOptions cc = {0};
-    const char **extra = calloc((size_t)argc + 1, sizeof *extra);
-    const char **cflags = calloc((size_t)argc + 1, sizeof *cflags);
     cc.extra = extra;
     cc.cflags = cflags;
 
@@ -291,6 +291,18 @@ int main(int argc, char **argv)
     else if (rc == EXIT_OK && orn_diags_failed(&u->diags))
         rc = EXIT_COMPILE;
     orn_unit_free(u);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+    const char **cflags = calloc((size_t)argc + 1, sizeof *cflags);
+    if (!extra || !cflags) {
+        fputs("orionc: error: out of memory\n", stderr);
+        return EXIT_ICE;
+    }
+    int rc = run(argc, argv, extra, cflags);
     free(extra);
     free(cflags);
     return rc;
