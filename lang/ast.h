@@ -24,11 +24,21 @@ typedef enum {
 typedef enum {
     OP_NONE,
     /* binary */
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV,
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-    OP_AND, OP_OR,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_AND,
+    OP_OR,
     /* unary */
-    OP_NEG, OP_NOT,
+    OP_NEG,
+    OP_NOT,
     /* assignment: OP_NONE is plain '=', else OP_ADD/OP_SUB/OP_MUL/OP_DIV for += -= *= /= */
 } OrnOp;
 
@@ -40,88 +50,121 @@ typedef struct OrnLoop OrnLoop; /* sema.h */
 struct OrnNode {
     OrnNodeKind kind;
     OrnSpan span;
-    OrnNode *next;        /* next in the enclosing list */
-    const OrnType *type;  /* sema: type of an expression (NULL for statements) */
+    OrnNode *next;       /* next in the enclosing list */
+    const OrnType *type; /* sema: type of an expression (NULL for statements) */
     union {
-        struct { int64_t v; } ilit;                 /* N_INT */
-        struct { double v; } flit;                  /* N_FLOAT */
-        struct { const char *s; size_t len; } slit; /* N_STR: decoded bytes, NUL-terminated */
-        struct { bool v; } blit;                    /* N_BOOL */
-        struct {                                    /* N_NAME */
+        struct {
+            int64_t v;
+        } ilit; /* N_INT */
+        struct {
+            double v;
+        } flit; /* N_FLOAT */
+        struct {
+            const char *s;
+            size_t len;
+        } slit; /* N_STR: decoded bytes, NUL-terminated */
+        struct {
+            bool v;
+        } blit;  /* N_BOOL */
+        struct { /* N_NAME */
             const OrnName *id;
-            OrnSym *sym;                            /* sema: what it refers to */
+            OrnSym *sym; /* sema: what it refers to */
         } name;
-        struct { OrnOp op; OrnNode *e; } unary;     /* N_UNARY: OP_NEG, OP_NOT */
-        struct { OrnOp op; OrnNode *l, *r; } binary; /* N_BINARY */
-        struct {                                    /* N_CALL */
-            const OrnName *id;                      /* callee name */
+        struct {
+            OrnOp op;
+            OrnNode *e;
+        } unary; /* N_UNARY: OP_NEG, OP_NOT */
+        struct {
+            OrnOp op;
+            OrnNode *l, *r;
+        } binary;              /* N_BINARY */
+        struct {               /* N_CALL */
+            const OrnName *id; /* callee name */
             OrnSpan id_span;
-            OrnNode *args;                          /* positional, then N_KWARG */
-            int builtin;                            /* sema: ORN_BI_* or -1 */
-            OrnSym *sym;                            /* sema: fn/extern symbol, or NULL */
+            OrnNode *args; /* positional, then N_KWARG */
+            int builtin;   /* sema: ORN_BI_* or -1 */
+            OrnSym *sym;   /* sema: fn/extern symbol, or NULL */
         } call;
-        struct { const OrnName *id; OrnSpan id_span; OrnNode *value; } kwarg; /* N_KWARG */
-        struct { OrnNode *base; OrnNode *subs; } index; /* N_INDEX: subs may hold N_SLICE */
-        struct { OrnNode *stmts; } block;           /* N_BLOCK */
-        struct { OrnNode *e; } expr_stmt;           /* N_EXPR */
-        struct {                                    /* N_ASSIGN */
-            OrnOp op;                               /* OP_NONE for '=' */
-            OrnNode *target, *value;
-            bool declares;                          /* sema: first assignment of a variable */
-        } assign;
-        struct {                                    /* N_CONST, N_PARAM */
+        struct {
             const OrnName *id;
             OrnSpan id_span;
             OrnNode *value;
-            OrnSym *sym;                            /* sema */
+        } kwarg; /* N_KWARG */
+        struct {
+            OrnNode *base;
+            OrnNode *subs;
+        } index; /* N_INDEX: subs may hold N_SLICE */
+        struct {
+            OrnNode *stmts;
+        } block; /* N_BLOCK */
+        struct {
+            OrnNode *e;
+        } expr_stmt;  /* N_EXPR */
+        struct {      /* N_ASSIGN */
+            OrnOp op; /* OP_NONE for '=' */
+            OrnNode *target, *value;
+            bool declares; /* sema: first assignment of a variable */
+        } assign;
+        struct { /* N_CONST, N_PARAM */
+            const OrnName *id;
+            OrnSpan id_span;
+            OrnNode *value;
+            OrnSym *sym; /* sema */
         } decl;
-        struct {                                    /* N_DIST */
-            OrnNode *names;                         /* N_NAME list (1 or 2) */
+        struct {            /* N_DIST */
+            OrnNode *names; /* N_NAME list (1 or 2) */
             OrnNode *value;
         } dist;
-        struct {                                    /* N_IF */
+        struct { /* N_IF */
             OrnNode *cond;
-            OrnNode *then;                          /* N_BLOCK */
-            OrnNode *els;                           /* NULL, N_BLOCK, or N_IF for elif */
+            OrnNode *then; /* N_BLOCK */
+            OrnNode *els;  /* NULL, N_BLOCK, or N_IF for elif */
         } if_;
-        struct {                                    /* N_FOR */
-            OrnNode *var;                           /* N_NAME */
+        struct {          /* N_FOR */
+            OrnNode *var; /* N_NAME */
             OrnNode *lo, *hi;
-            OrnNode *body;                          /* N_BLOCK */
+            OrnNode *body; /* N_BLOCK */
         } for_;
-        struct {                                    /* N_FOREACH */
-            OrnNode *key, *value;                   /* N_NAME each */
+        struct {                  /* N_FOREACH */
+            OrnNode *key, *value; /* N_NAME each */
             OrnNode *iter;
             OrnNode *body;
         } foreach;
-        struct { OrnNode *cond; OrnNode *body; } while_; /* N_WHILE */
-        struct {                                    /* N_PARFOR */
-            OrnNode *keys;                          /* N_NAME list */
-            bool keys_paren;                        /* written as (k1, ...) */
-            OrnNode *value;                         /* N_NAME or NULL */
-            OrnNode *space;                         /* iteration space expression */
-            OrnNode *body;                          /* N_BLOCK */
+        struct {
+            OrnNode *cond;
+            OrnNode *body;
+        } while_;            /* N_WHILE */
+        struct {             /* N_PARFOR */
+            OrnNode *keys;   /* N_NAME list */
+            bool keys_paren; /* written as (k1, ...) */
+            OrnNode *value;  /* N_NAME or NULL */
+            OrnNode *space;  /* iteration space expression */
+            OrnNode *body;   /* N_BLOCK */
             bool ordered, gpu;
             OrnSpan ordered_span, gpu_span;
-            OrnLoop *info;                          /* sema */
+            OrnLoop *info; /* sema */
         } parfor;
-        struct { OrnNode *value; } ret;             /* N_RETURN: value or NULL */
-        struct {                                    /* N_FN */
+        struct {
+            OrnNode *value;
+        } ret;   /* N_RETURN: value or NULL */
+        struct { /* N_FN */
             const OrnName *id;
             OrnSpan id_span;
-            OrnNode *args;                          /* N_ARG list */
-            OrnNode *ret;                           /* N_TYPE or NULL */
-            OrnNode *body;                          /* N_BLOCK; NULL for extern */
+            OrnNode *args; /* N_ARG list */
+            OrnNode *ret;  /* N_TYPE or NULL */
+            OrnNode *body; /* N_BLOCK; NULL for extern */
             bool is_extern;
-            const char *lib;                        /* extern "lib" or NULL */
-            OrnSym *sym;                            /* sema */
+            const char *lib; /* extern "lib" or NULL */
+            OrnSym *sym;     /* sema */
         } fn;
-        struct {                                    /* N_ARG */
+        struct { /* N_ARG */
             const OrnName *id;
-            OrnNode *type;                          /* N_TYPE */
-            OrnSym *sym;                            /* sema */
+            OrnNode *type; /* N_TYPE */
+            OrnSym *sym;   /* sema */
         } arg;
-        struct { const OrnName *id; } type;         /* N_TYPE */
+        struct {
+            const OrnName *id;
+        } type; /* N_TYPE */
     } u;
 };
 

@@ -20,12 +20,12 @@ typedef enum { ORN_ERROR, ORN_WARNING, ORN_NOTE } OrnDiagKind;
 
 typedef struct OrnDiags {
     const OrnSource *src;
-    FILE *out;          /* where diagnostics go (stderr by default); NULL: count only */
+    FILE *out; /* where diagnostics go (stderr by default); NULL: count only */
     int errors, warnings;
-    int ices;           /* internal compiler errors (also counted in errors): exit 3 */
-    int max_errors;     /* 20 by default */
-    bool werror;        /* warnings count as errors */
-    bool suppressed;    /* the last error/warning was dropped: drop its notes too */
+    int ices;        /* internal compiler errors (also counted in errors): exit 3 */
+    int max_errors;  /* 20 by default */
+    bool werror;     /* warnings count as errors */
+    bool suppressed; /* the last error/warning was dropped: drop its notes too */
 } OrnDiags;
 
 void orn_diags_init(OrnDiags *d, const OrnSource *src, FILE *out);
@@ -36,8 +36,7 @@ void orn_vdiag(OrnDiags *d, OrnDiagKind kind, OrnSpan span, const char *fmt, va_
 void orn_note_plain(OrnDiags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An internal compiler error at span: reported as "internal compiler error: ..." and
  * counted as an error. Callers then unwind; the driver exits 3. */
-void orn_ice(OrnDiags *d, OrnSpan span, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void orn_ice(OrnDiags *d, OrnSpan span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool orn_diags_failed(const OrnDiags *d); /* errors > 0, or warnings > 0 with werror */
 
 #endif

@@ -54,16 +54,16 @@ struct OrnSym {
     OrnSymKind kind;
     const OrnName *name;
     const OrnType *type;
-    OrnSpan span;       /* where it is declared */
-    OrnNode *decl;      /* declaring node (N_ASSIGN, N_CONST, N_PARAM, N_DIST, N_FN, N_ARG,
-                           N_FOR, N_FOREACH, N_PARFOR) */
-    bool global;        /* declared at top level */
-    OrnNode *fn;        /* enclosing N_FN, or NULL */
-    OrnNode *parfor;    /* enclosing N_PARFOR where declared, or NULL */
-    OrnConstVal cval;   /* SYM_CONST, SYM_PARAM */
-    int key_index;      /* SYM_KEY: which key (0-based) */
-    int id;             /* unique per unit, in declaration order (for codegen names) */
-    bool assigned_in_fn;/* written inside some fn */
+    OrnSpan span;        /* where it is declared */
+    OrnNode *decl;       /* declaring node (N_ASSIGN, N_CONST, N_PARAM, N_DIST, N_FN, N_ARG,
+                            N_FOR, N_FOREACH, N_PARFOR) */
+    bool global;         /* declared at top level */
+    OrnNode *fn;         /* enclosing N_FN, or NULL */
+    OrnNode *parfor;     /* enclosing N_PARFOR where declared, or NULL */
+    OrnConstVal cval;    /* SYM_CONST, SYM_PARAM */
+    int key_index;       /* SYM_KEY: which key (0-based) */
+    int id;              /* unique per unit, in declaration order (for codegen names) */
+    bool assigned_in_fn; /* written inside some fn */
 };
 
 typedef enum { ACC_SUM, ACC_PROD, ACC_MIN, ACC_MAX } OrnAccKind;
@@ -71,36 +71,36 @@ typedef enum { ACC_SUM, ACC_PROD, ACC_MIN, ACC_MAX } OrnAccKind;
 typedef struct OrnAccum {
     OrnSym *sym;
     OrnAccKind kind;
-    OrnSpan first;      /* first update inside the loop */
+    OrnSpan first; /* first update inside the loop */
 } OrnAccum;
 
 /* What sema learned about one parallel_for. */
 struct OrnLoop {
-    OrnNode *node;           /* the N_PARFOR */
-    int index;               /* 0-based, in source order */
-    OrnSym *space;           /* the dist array iterated */
+    OrnNode *node; /* the N_PARFOR */
+    int index;     /* 0-based, in source order */
+    OrnSym *space; /* the dist array iterated */
     OrnSym *keys[4];
     int nkeys;
-    OrnSym *value;           /* or NULL */
-    OrnAccum *accums;        /* accumulators, in order of first update */
+    OrnSym *value;    /* or NULL */
+    OrnAccum *accums; /* accumulators, in order of first update */
     int naccums;
-    OrnSym **buffers;        /* buffers updated in the body (directly or in callees) */
+    OrnSym **buffers; /* buffers updated in the body (directly or in callees) */
     int nbuffers;
-    OrnNode **callees;       /* N_FN of user functions called, transitively, deduplicated
-                                (externs are not included), breadth-first from the body */
+    OrnNode **callees; /* N_FN of user functions called, transitively, deduplicated
+                          (externs are not included), breadth-first from the body */
     int ncallees;
-    OrnSym **outer_reads;    /* non-dist outer variables/params/consts/loop variables read
-                                (replicated) in the body or by its callees; accumulators
-                                are not included */
+    OrnSym **outer_reads; /* non-dist outer variables/params/consts/loop variables read
+                             (replicated) in the body or by its callees; accumulators
+                             are not included */
     int nouter_reads;
 };
 
 typedef struct OrnSema {
-    OrnLoop **loops;         /* every parallel_for in source order */
+    OrnLoop **loops; /* every parallel_for in source order */
     int nloops;
-    OrnSym **syms;           /* every symbol, by id */
+    OrnSym **syms; /* every symbol, by id */
     int nsyms;
-    OrnNode **fns;           /* every N_FN (fn and extern), in source order */
+    OrnNode **fns; /* every N_FN (fn and extern), in source order */
     int nfns;
 } OrnSema;
 

@@ -14,10 +14,10 @@ typedef struct OrnSpan {
 } OrnSpan;
 
 typedef struct OrnSource {
-    const char *path;  /* as given by the user, for messages */
-    const char *text;  /* the bytes, NUL-terminated (text[len] == 0) */
+    const char *path; /* as given by the user, for messages */
+    const char *text; /* the bytes, NUL-terminated (text[len] == 0) */
     size_t len;
-    uint32_t *lines;   /* byte offset of the start of each line; heap */
+    uint32_t *lines; /* byte offset of the start of each line; heap */
     uint32_t nlines;
 } OrnSource;
 

@@ -13,9 +13,12 @@
 
 typedef enum {
     T_ERROR,
-    T_VOID,     /* result of a statement-like call */
+    T_VOID, /* result of a statement-like call */
     T_BOOL,
-    T_I32, T_I64, T_F32, T_F64, /* numeric, in widening order */
+    T_I32,
+    T_I64,
+    T_F32,
+    T_F64, /* numeric, in widening order */
     T_STR,
     T_ARRAY,    /* local or dist array: elem, ndims, dist, sparse */
     T_VIEW,     /* 1-D view, or an element-wise expression over views: elem, sparse, dist */
@@ -46,7 +49,7 @@ const OrnType *orn_type_buffer(OrnTypes *t, const OrnType *target);
 const OrnType *orn_type_tuple(OrnTypes *t, const OrnType *a, const OrnType *b);
 const OrnType *orn_type_typename(OrnTypes *t, OrnTypeKind elem);
 
-bool orn_type_is_numeric(const OrnType *ty);  /* i32 i64 f32 f64 */
+bool orn_type_is_numeric(const OrnType *ty); /* i32 i64 f32 f64 */
 bool orn_type_is_integer(const OrnType *ty);
 bool orn_type_is_float(const OrnType *ty);
 bool orn_kind_is_numeric(OrnTypeKind k);

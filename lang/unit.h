@@ -22,8 +22,8 @@ struct OrnUnit {
     OrnTypes *types;
     OrnSource src;
     OrnDiags diags;
-    OrnNode *program;   /* N_BLOCK of top-level statements, after orn_parse */
-    OrnSema sema;       /* after orn_sema */
+    OrnNode *program; /* N_BLOCK of top-level statements, after orn_parse */
+    OrnSema sema;     /* after orn_sema */
 };
 
 /* Takes a copy of text. Diagnostics go to diag_out (NULL: count only). */
@@ -32,9 +32,9 @@ void orn_unit_free(OrnUnit *u);
 
 typedef enum {
     ORN_PARSE_OK,
-    ORN_PARSE_ERROR,      /* errors were reported */
-    ORN_PARSE_INCOMPLETE  /* the only error is an unexpected end of input inside an open
-                             construct (for the REPL: read another line) */
+    ORN_PARSE_ERROR,     /* errors were reported */
+    ORN_PARSE_INCOMPLETE /* the only error is an unexpected end of input inside an open
+                            construct (for the REPL: read another line) */
 } OrnParseStatus;
 
 /* Lex and parse u->src into u->program. In quiet_incomplete mode, an error at end of input

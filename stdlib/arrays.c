@@ -14,20 +14,50 @@ static size_t esize_of(int type)
 static void store_double(int type, void *out, double v)
 {
     switch (type) {
-    case ORN_DSM_I32: { int32_t x = (int32_t)v; memcpy(out, &x, 4); break; }
-    case ORN_DSM_I64: { int64_t x = (int64_t)v; memcpy(out, &x, 8); break; }
-    case ORN_DSM_F32: { float x = (float)v; memcpy(out, &x, 4); break; }
-    default: memcpy(out, &v, 8); break;
+    case ORN_DSM_I32: {
+        int32_t x = (int32_t)v;
+        memcpy(out, &x, 4);
+        break;
+    }
+    case ORN_DSM_I64: {
+        int64_t x = (int64_t)v;
+        memcpy(out, &x, 8);
+        break;
+    }
+    case ORN_DSM_F32: {
+        float x = (float)v;
+        memcpy(out, &x, 4);
+        break;
+    }
+    default:
+        memcpy(out, &v, 8);
+        break;
     }
 }
 
 static double load_double(int type, const void *in)
 {
     switch (type) {
-    case ORN_DSM_I32: { int32_t x; memcpy(&x, in, 4); return (double)x; }
-    case ORN_DSM_I64: { int64_t x; memcpy(&x, in, 8); return (double)x; }
-    case ORN_DSM_F32: { float x; memcpy(&x, in, 4); return (double)x; }
-    default: { double x; memcpy(&x, in, 8); return x; }
+    case ORN_DSM_I32: {
+        int32_t x;
+        memcpy(&x, in, 4);
+        return (double)x;
+    }
+    case ORN_DSM_I64: {
+        int64_t x;
+        memcpy(&x, in, 8);
+        return (double)x;
+    }
+    case ORN_DSM_F32: {
+        float x;
+        memcpy(&x, in, 4);
+        return (double)x;
+    }
+    default: {
+        double x;
+        memcpy(&x, in, 8);
+        return x;
+    }
     }
 }
 
@@ -70,8 +100,8 @@ OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dim
             orn_std_die(p, line, "local array too large");
     }
     a->data = calloc((size_t)a->n, a->esize);
-    if (!a->data) orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements",
-                              a->n);
+    if (!a->data)
+        orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements", a->n);
     char *q = a->data;
     if (init == ORN_STD_FILL)
         for (int64_t i = 0; i < a->n; i++) store_double(type, q + (size_t)i * a->esize, value);
@@ -223,8 +253,7 @@ double orn_std_dist_dot(OrnStdProg *p, OrnDsmArray *a, OrnDsmArray *b, int line)
 {
     for (int d = 0; d < a->ndim; d++)
         if (a->ndim != b->ndim || a->dims[d] != b->dims[d])
-            orn_std_die(p, line, "dot(%s, %s): the arrays have different shapes", a->name,
-                        b->name);
+            orn_std_die(p, line, "dot(%s, %s): the arrays have different shapes", a->name, b->name);
     double r = 0;
     int st = orn_dsm_dot(a, b, &r);
     if (st) orn_std_fail(p, st, line, 0);
@@ -251,8 +280,10 @@ static void check_key(OrnStdProg *p, const OrnDsmArray *a, const int64_t *key, i
 {
     for (int d = 0; d < a->ndim; d++)
         if (key[d] < 0 || key[d] >= a->dims[d])
-            orn_std_die(p, line, "index %" PRId64 " is out of range for dimension %d of %s "
-                        "(extent %" PRId64 ")", key[d], d + 1, a->name, a->dims[d]);
+            orn_std_die(p, line,
+                        "index %" PRId64 " is out of range for dimension %d of %s "
+                        "(extent %" PRId64 ")",
+                        key[d], d + 1, a->name, a->dims[d]);
 }
 
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)
@@ -262,8 +293,7 @@ void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *o
     if (st) orn_std_fail(p, st, line, 0);
 }
 
-void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val,
-                      int line)
+void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val, int line)
 {
     check_key(p, a, key, line);
     int st = orn_dsm_set(a, key, val);
@@ -287,12 +317,14 @@ void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *
     memcpy(out, buf, a->esize);
 }
 
-void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key,
-                      void *out, int line)
+void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key, void *out,
+                      int line)
 {
     const void *q = orn_rt_local(v, key);
-    if (q) memcpy(out, q, a->esize);
-    else orn_std_halo_read(p, a, key, out, line);
+    if (q)
+        memcpy(out, q, a->esize);
+    else
+        orn_std_halo_read(p, a, key, out, line);
 }
 
 void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
@@ -310,8 +342,9 @@ void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const
 
 void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, int line)
 {
-    orn_std_die(p, line, "view index %" PRId64 " is out of range for dimension %d (extent %"
-                PRId64 ")", fixed, d + 1, extent);
+    orn_std_die(p, line,
+                "view index %" PRId64 " is out of range for dimension %d (extent %" PRId64 ")",
+                fixed, d + 1, extent);
 }
 
 static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const int64_t *dims,
@@ -320,7 +353,8 @@ static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const
     OrnStdVec r;
     memset(&r, 0, sizeof r);
     int other = 1 - dim;
-    if (fixed < 0 || fixed >= dims[other]) orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+    if (fixed < 0 || fixed >= dims[other])
+        orn_std_vec_bad_index(p, fixed, other, dims[other], line);
     r.len = dims[dim];
     r.type = type;
     r.esize = esize_of(type);
@@ -373,8 +407,10 @@ OrnStdVec orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed,
 
 void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b)
 {
-    orn_std_die(a->prog, a->line, "element-wise operation on views of different lengths (%"
-                PRId64 " and %" PRId64 ")", a->len, b->len);
+    orn_std_die(a->prog, a->line,
+                "element-wise operation on views of different lengths (%" PRId64 " and %" PRId64
+                ")",
+                a->len, b->len);
 }
 
 static void vkey(const OrnStdVec *v, int64_t x, int64_t *key)
@@ -392,10 +428,14 @@ void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out)
         return;
     }
     vkey(v, x, key);
-    if (v->halo) orn_std_hget_any(v->prog, v->view, v->halo, key, out, v->line);
-    else if (v->view) orn_rt_read(v->view, key, out);
-    else if (v->dist) orn_std_dist_get(v->prog, v->dist, key, out, v->line);
-    else orn_std_die(v->prog, v->line, "a buffer cannot be read");
+    if (v->halo)
+        orn_std_hget_any(v->prog, v->view, v->halo, key, out, v->line);
+    else if (v->view)
+        orn_rt_read(v->view, key, out);
+    else if (v->dist)
+        orn_std_dist_get(v->prog, v->dist, key, out, v->line);
+    else
+        orn_std_die(v->prog, v->line, "a buffer cannot be read");
 }
 
 void orn_std_vec_slow_set(const OrnStdVec *v, int64_t x, const void *val)
@@ -406,18 +446,24 @@ void orn_std_vec_slow_set(const OrnStdVec *v, int64_t x, const void *val)
         return;
     }
     vkey(v, x, key);
-    if (v->view) memcpy(orn_rt_wptr(v->view, key), val, v->esize);
-    else if (v->dist) orn_std_dist_set(v->prog, v->dist, key, val, v->line);
-    else orn_std_die(v->prog, v->line, "a buffer can only be updated with += and -=");
+    if (v->view)
+        memcpy(orn_rt_wptr(v->view, key), val, v->esize);
+    else if (v->dist)
+        orn_std_dist_set(v->prog, v->dist, key, val, v->line);
+    else
+        orn_std_die(v->prog, v->line, "a buffer can only be updated with += and -=");
 }
 
 void orn_std_vec_slow_add(const OrnStdVec *v, int64_t x, const void *delta)
 {
     int64_t key[2];
     vkey(v, x, key);
-    if (v->view) orn_rt_add(v->view, key, delta);
-    else if (v->buf) orn_std_buffer_add(v->prog, v->buf, key, delta, v->line);
-    else orn_std_die(v->prog, v->line, "only buffers take += deltas this way");
+    if (v->view)
+        orn_rt_add(v->view, key, delta);
+    else if (v->buf)
+        orn_std_buffer_add(v->prog, v->buf, key, delta, v->line);
+    else
+        orn_std_die(v->prog, v->line, "only buffers take += deltas this way");
 }
 
 void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64_t fixed)
@@ -453,7 +499,8 @@ double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b)
 {
     double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     orn_std_vec_same(a, b);
-    for (int64_t x = 0; x < a->len; x++) s[x & 7] += orn_std_vec_getd(a, x) * orn_std_vec_getd(b, x);
+    for (int64_t x = 0; x < a->len; x++)
+        s[x & 7] += orn_std_vec_getd(a, x) * orn_std_vec_getd(b, x);
     return orn_std_lanes(s);
 }
 

@@ -35,7 +35,7 @@
 
 #include "rt.h"
 
-#define ORN_STD_NORETURN __attribute__((noreturn))
+#define ORN_STD_NORETURN     __attribute__((noreturn))
 #define ORN_STD_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* ---------------------------------------------------------------- program context */
@@ -126,14 +126,14 @@ static inline int64_t orn_std_mod(OrnStdProg *p, int64_t a, int64_t b, int line)
     if (b == -1) return 0;
     return a % b;
 }
-#define ORN_STD_MINMAX(T, name)                                                                \
-    static inline T orn_std_min_##name(T a, T b)                                               \
-    {                                                                                          \
-        return a <= b ? a : b;                                                                 \
-    }                                                                                          \
-    static inline T orn_std_max_##name(T a, T b)                                               \
-    {                                                                                          \
-        return a >= b ? a : b;                                                                 \
+#define ORN_STD_MINMAX(T, name)                                                                    \
+    static inline T orn_std_min_##name(T a, T b)                                                   \
+    {                                                                                              \
+        return a <= b ? a : b;                                                                     \
+    }                                                                                              \
+    static inline T orn_std_max_##name(T a, T b)                                                   \
+    {                                                                                              \
+        return a >= b ? a : b;                                                                     \
     }
 ORN_STD_MINMAX(int32_t, i32)
 ORN_STD_MINMAX(int64_t, i64)
@@ -191,15 +191,17 @@ static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int lin
     int64_t k[4] = {i0, i1, i2, i3}, off = 0;
     for (int d = 0; d < a->ndim; d++) {
         if (k[d] < 0 || k[d] >= a->dims[d])
-            orn_std_die(p, line, "index %" PRId64 " is out of range for dimension %d of a local "
-                        "array (extent %" PRId64 ")", k[d], d + 1, a->dims[d]);
+            orn_std_die(p, line,
+                        "index %" PRId64 " is out of range for dimension %d of a local "
+                        "array (extent %" PRId64 ")",
+                        k[d], d + 1, a->dims[d]);
         off = off * a->dims[d] + k[d];
     }
     return off;
 }
 /* Prefetch pass: out of range reads element 0 instead of failing. */
-static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1,
-                                           int64_t i2, int64_t i3)
+static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1, int64_t i2,
+                                           int64_t i3)
 {
     int64_t k[4] = {i0, i1, i2, i3}, off = 0;
     for (int d = 0; d < a->ndim; d++) {
@@ -238,30 +240,29 @@ int64_t orn_std_dim(OrnStdProg *p, int ndim, const int64_t *dims, int64_t d, int
 /* Element access from top-level code and the functions it calls (collective: every rank
  * executes the same statements). Keys are checked. */
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
-void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val,
-                      int line);
+void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val, int line);
 /* Buffer update outside loops (from a fn called at top level): applied once (rank 0 adds
  * the delta; every rank flushes). Collective. */
 void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
                         int line);
 
-#define ORN_STD_DIST_ACCESS(T, name)                                                           \
-    static inline T orn_std_dget_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key,      \
-                                        int line)                                              \
-    {                                                                                          \
-        T x;                                                                                   \
-        orn_std_dist_get(p, a, key, &x, line);                                                 \
-        return x;                                                                              \
-    }                                                                                          \
-    static inline void orn_std_dset_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key,   \
-                                           T v, int line)                                      \
-    {                                                                                          \
-        orn_std_dist_set(p, a, key, &v, line);                                                 \
-    }                                                                                          \
-    static inline void orn_std_badd_##name(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key,   \
-                                           T v, int line)                                      \
-    {                                                                                          \
-        orn_std_buffer_add(p, b, key, &v, line);                                               \
+#define ORN_STD_DIST_ACCESS(T, name)                                                               \
+    static inline T orn_std_dget_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key,         \
+                                        int line)                                                  \
+    {                                                                                              \
+        T x;                                                                                       \
+        orn_std_dist_get(p, a, key, &x, line);                                                     \
+        return x;                                                                                  \
+    }                                                                                              \
+    static inline void orn_std_dset_##name(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, T v, \
+                                           int line)                                               \
+    {                                                                                              \
+        orn_std_dist_set(p, a, key, &v, line);                                                     \
+    }                                                                                              \
+    static inline void orn_std_badd_##name(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, T v, \
+                                           int line)                                               \
+    {                                                                                              \
+        orn_std_buffer_add(p, b, key, &v, line);                                                   \
     }
 ORN_STD_DIST_ACCESS(int32_t, i32)
 ORN_STD_DIST_ACCESS(int64_t, i64)
@@ -302,17 +303,19 @@ void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64
  * loop (a halo, as in a stencil): the local box, else the DSM (a tile held here, else an
  * on-demand fetch from its owner). Nobody writes the array during the loop. */
 void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
-void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key,
-                      void *out, int line);
-#define ORN_STD_HGET(T, name)                                                                  \
-    static inline T orn_std_hget_##name(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a,           \
-                                        const int64_t *key, int line)                          \
-    {                                                                                          \
-        T x;                                                                                   \
-        const void *q = orn_rt_local(v, key);                                                  \
-        if (q) memcpy(&x, q, sizeof x);                                                        \
-        else orn_std_halo_read(p, a, key, &x, line);                                           \
-        return x;                                                                              \
+void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key, void *out,
+                      int line);
+#define ORN_STD_HGET(T, name)                                                                      \
+    static inline T orn_std_hget_##name(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a,               \
+                                        const int64_t *key, int line)                              \
+    {                                                                                              \
+        T x;                                                                                       \
+        const void *q = orn_rt_local(v, key);                                                      \
+        if (q)                                                                                     \
+            memcpy(&x, q, sizeof x);                                                               \
+        else                                                                                       \
+            orn_std_halo_read(p, a, key, &x, line);                                                \
+        return x;                                                                                  \
     }
 ORN_STD_HGET(int32_t, i32)
 ORN_STD_HGET(int64_t, i64)
@@ -321,13 +324,13 @@ ORN_STD_HGET(double, f64)
 #undef ORN_STD_HGET
 
 /* Prefetch pass: read an element of an array whose block is local (0 elsewhere). */
-#define ORN_STD_PEEK(T, name)                                                                  \
-    static inline T orn_std_peek_##name(OrnRtView *v, const int64_t *key)                      \
-    {                                                                                          \
-        T x = 0;                                                                               \
-        const void *q = orn_rt_local(v, key);                                                  \
-        if (q) memcpy(&x, q, sizeof x);                                                        \
-        return x;                                                                              \
+#define ORN_STD_PEEK(T, name)                                                                      \
+    static inline T orn_std_peek_##name(OrnRtView *v, const int64_t *key)                          \
+    {                                                                                              \
+        T x = 0;                                                                                   \
+        const void *q = orn_rt_local(v, key);                                                      \
+        if (q) memcpy(&x, q, sizeof x);                                                            \
+        return x;                                                                                  \
     }
 ORN_STD_PEEK(int32_t, i32)
 ORN_STD_PEEK(int64_t, i64)
@@ -344,9 +347,9 @@ typedef struct OrnStdVec {
     char *p;
     int64_t stride; /* elements */
     int64_t len;
-    int type;       /* OrnDsmType */
+    int type; /* OrnDsmType */
     size_t esize;
-    int dim;        /* the ':' dimension */
+    int dim; /* the ':' dimension */
     int64_t key[2];
     OrnRtView *view;   /* loop body */
     OrnDsmArray *halo; /* loop body, read-only array read across blocks: the DSM */
@@ -359,14 +362,15 @@ typedef struct OrnStdVec {
 /* In a loop body: view `v` of an array with extents `dims` (2-D), ':' in dimension `dim`,
  * the other subscript `fixed` (checked). The fast path is taken when the whole view lies in
  * the view's local box (a box is a product of ranges: its first and last element suffice). */
-void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, int line)
-    ORN_STD_NORETURN;
-static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int64_t *dims,
-                                         int dim, int64_t fixed, int line)
+void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent,
+                           int line) ORN_STD_NORETURN;
+static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int64_t *dims, int dim,
+                                         int64_t fixed, int line)
 {
     OrnStdVec r;
     int other = 1 - dim;
-    if (fixed < 0 || fixed >= dims[other]) orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+    if (fixed < 0 || fixed >= dims[other])
+        orn_std_vec_bad_index(p, fixed, other, dims[other], line);
     r.p = NULL;
     r.stride = 0;
     r.len = dims[dim];
@@ -423,22 +427,24 @@ void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out);
 void orn_std_vec_slow_set(const OrnStdVec *v, int64_t x, const void *val);
 void orn_std_vec_slow_add(const OrnStdVec *v, int64_t x, const void *delta);
 
-#define ORN_STD_VEC_ACCESS(T, name)                                                            \
-    static inline T orn_std_vget_##name(const OrnStdVec *v, int64_t x)                         \
-    {                                                                                          \
-        T r;                                                                                   \
-        if (v->p) return ((const T *)(const void *)v->p)[x * v->stride];                       \
-        orn_std_vec_slow_get(v, x, &r);                                                        \
-        return r;                                                                              \
-    }                                                                                          \
-    static inline void orn_std_vset_##name(const OrnStdVec *v, int64_t x, T val)               \
-    {                                                                                          \
-        if (v->p) ((T *)(void *)v->p)[x * v->stride] = val;                                    \
-        else orn_std_vec_slow_set(v, x, &val);                                                 \
-    }                                                                                          \
-    static inline void orn_std_vadd_##name(const OrnStdVec *v, int64_t x, T val)               \
-    {                                                                                          \
-        orn_std_vec_slow_add(v, x, &val);                                                      \
+#define ORN_STD_VEC_ACCESS(T, name)                                                                \
+    static inline T orn_std_vget_##name(const OrnStdVec *v, int64_t x)                             \
+    {                                                                                              \
+        T r;                                                                                       \
+        if (v->p) return ((const T *)(const void *)v->p)[x * v->stride];                           \
+        orn_std_vec_slow_get(v, x, &r);                                                            \
+        return r;                                                                                  \
+    }                                                                                              \
+    static inline void orn_std_vset_##name(const OrnStdVec *v, int64_t x, T val)                   \
+    {                                                                                              \
+        if (v->p)                                                                                  \
+            ((T *)(void *)v->p)[x * v->stride] = val;                                              \
+        else                                                                                       \
+            orn_std_vec_slow_set(v, x, &val);                                                      \
+    }                                                                                              \
+    static inline void orn_std_vadd_##name(const OrnStdVec *v, int64_t x, T val)                   \
+    {                                                                                              \
+        orn_std_vec_slow_add(v, x, &val);                                                          \
     }
 ORN_STD_VEC_ACCESS(int32_t, i32)
 ORN_STD_VEC_ACCESS(int64_t, i64)
@@ -454,27 +460,27 @@ static inline double orn_std_lanes(const double *s)
 
 /* dot of two strided vectors of element types TA, TB: the same partial sums as the
  * generic element-by-element loop, unrolled so the compiler can vectorize it. */
-#define ORN_STD_DOT(TA, NA, TB, NB)                                                            \
-    static inline double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b,         \
-                                                 int64_t sb, int64_t n)                        \
-    {                                                                                          \
-        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
-        int64_t x = 0;                                                                         \
-        if (sa == 1 && sb == 1) {                                                              \
-            for (; x + 8 <= n; x += 8)                                                         \
-                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];       \
-        } else {                                                                               \
-            for (; x + 8 <= n; x += 8)                                                         \
-                for (int l = 0; l < 8; l++)                                                    \
-                    s[l] += (double)a[(x + l) * sa] * (double)b[(x + l) * sb];                 \
-        }                                                                                      \
-        for (; x < n; x++) s[x & 7] += (double)a[x * sa] * (double)b[x * sb];                  \
-        return orn_std_lanes(s);                                                               \
+#define ORN_STD_DOT(TA, NA, TB, NB)                                                                \
+    static inline double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b, int64_t sb, \
+                                                 int64_t n)                                        \
+    {                                                                                              \
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+        int64_t x = 0;                                                                             \
+        if (sa == 1 && sb == 1) {                                                                  \
+            for (; x + 8 <= n; x += 8)                                                             \
+                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];           \
+        } else {                                                                                   \
+            for (; x + 8 <= n; x += 8)                                                             \
+                for (int l = 0; l < 8; l++)                                                        \
+                    s[l] += (double)a[(x + l) * sa] * (double)b[(x + l) * sb];                     \
+        }                                                                                          \
+        for (; x < n; x++) s[x & 7] += (double)a[x * sa] * (double)b[x * sb];                      \
+        return orn_std_lanes(s);                                                                   \
     }
-#define ORN_STD_DOT_ROW(TA, NA)                                                                \
-    ORN_STD_DOT(TA, NA, int32_t, i32)                                                          \
-    ORN_STD_DOT(TA, NA, int64_t, i64)                                                          \
-    ORN_STD_DOT(TA, NA, float, f32)                                                            \
+#define ORN_STD_DOT_ROW(TA, NA)                                                                    \
+    ORN_STD_DOT(TA, NA, int32_t, i32)                                                              \
+    ORN_STD_DOT(TA, NA, int64_t, i64)                                                              \
+    ORN_STD_DOT(TA, NA, float, f32)                                                                \
     ORN_STD_DOT(TA, NA, double, f64)
 ORN_STD_DOT_ROW(int32_t, i32)
 ORN_STD_DOT_ROW(int64_t, i64)

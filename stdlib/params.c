@@ -9,10 +9,14 @@
 static const char *type_name(OrnStdParamType t)
 {
     switch (t) {
-    case ORN_STD_PBOOL: return "bool";
-    case ORN_STD_PI64: return "int";
-    case ORN_STD_PF64: return "float";
-    case ORN_STD_PSTR: return "str";
+    case ORN_STD_PBOOL:
+        return "bool";
+    case ORN_STD_PI64:
+        return "int";
+    case ORN_STD_PF64:
+        return "float";
+    case ORN_STD_PSTR:
+        return "str";
     }
     return "?";
 }
@@ -21,13 +25,19 @@ static void print_value(FILE *f, const OrnStdParam *q)
 {
     char buf[64];
     switch (q->type) {
-    case ORN_STD_PBOOL: fputs(*(const bool *)q->addr ? "true" : "false", f); break;
-    case ORN_STD_PI64: fprintf(f, "%" PRId64, *(const int64_t *)q->addr); break;
+    case ORN_STD_PBOOL:
+        fputs(*(const bool *)q->addr ? "true" : "false", f);
+        break;
+    case ORN_STD_PI64:
+        fprintf(f, "%" PRId64, *(const int64_t *)q->addr);
+        break;
     case ORN_STD_PF64:
         orn_std_fmt_float(buf, sizeof buf, *(const double *)q->addr, 0);
         fputs(buf, f);
         break;
-    case ORN_STD_PSTR: fprintf(f, "\"%s\"", *(const char *const *)q->addr); break;
+    case ORN_STD_PSTR:
+        fprintf(f, "\"%s\"", *(const char *const *)q->addr);
+        break;
     }
 }
 
@@ -120,20 +130,30 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
         if (!q) {
             char nm[128];
             snprintf(nm, sizeof nm, "%.*s", (int)(nl < 100 ? nl : 100), name);
-            return bad(p, "unknown param '--%s'%s", nm, nparams ? "" : " (this program has no params)");
+            return bad(p, "unknown param '--%s'%s", nm,
+                       nparams ? "" : " (this program has no params)");
         }
         if (!eq) return bad(p, "param '--%s' needs a value: --%s=VALUE", q->name, q->name);
         const char *v = eq + 1;
         int ok = 1;
         switch (q->type) {
         case ORN_STD_PBOOL:
-            if (strcmp(v, "true") == 0) *(bool *)q->addr = true;
-            else if (strcmp(v, "false") == 0) *(bool *)q->addr = false;
-            else ok = 0;
+            if (strcmp(v, "true") == 0)
+                *(bool *)q->addr = true;
+            else if (strcmp(v, "false") == 0)
+                *(bool *)q->addr = false;
+            else
+                ok = 0;
             break;
-        case ORN_STD_PI64: ok = parse_i64(v, (int64_t *)q->addr); break;
-        case ORN_STD_PF64: ok = parse_f64(v, (double *)q->addr); break;
-        case ORN_STD_PSTR: *(const char **)q->addr = v; break;
+        case ORN_STD_PI64:
+            ok = parse_i64(v, (int64_t *)q->addr);
+            break;
+        case ORN_STD_PF64:
+            ok = parse_f64(v, (double *)q->addr);
+            break;
+        case ORN_STD_PSTR:
+            *(const char **)q->addr = v;
+            break;
         }
         if (!ok) {
             char msg[160];

@@ -45,15 +45,22 @@ static void put_args(FILE *f, const char *types, va_list ap)
     for (const char *t = types; *t; t++) {
         if (t != types) fputc(' ', f);
         switch (*t) {
-        case 'b': fputs(va_arg(ap, int) ? "true" : "false", f); break;
-        case 'i': fprintf(f, "%" PRId64, va_arg(ap, int64_t)); break;
+        case 'b':
+            fputs(va_arg(ap, int) ? "true" : "false", f);
+            break;
+        case 'i':
+            fprintf(f, "%" PRId64, va_arg(ap, int64_t));
+            break;
         case 'f':
         case 'g':
             orn_std_fmt_float(buf, sizeof buf, va_arg(ap, double), *t == 'g');
             fputs(buf, f);
             break;
-        case 's': fputs(va_arg(ap, const char *), f); break;
-        default: break;
+        case 's':
+            fputs(va_arg(ap, const char *), f);
+            break;
+        default:
+            break;
         }
     }
     fputc('\n', f);

@@ -143,8 +143,8 @@ void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line)
     void *f = dlsym(h, name);
     if (!f) {
         const char *e = dlerror();
-        orn_std_die(p, line, "extern fn '%s': no such symbol in '%s'%s%s", name, lib,
-                    e ? ": " : "", e ? e : "");
+        orn_std_die(p, line, "extern fn '%s': no such symbol in '%s'%s%s", name, lib, e ? ": " : "",
+                    e ? e : "");
     }
     return f;
 }
@@ -159,9 +159,9 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     fprintf(p->trace, "loop %d line %d run %" PRId64 " entries %" PRId64 "\n", pl->loop_id,
             pl->line, p->runs, n);
     for (int64_t i = 0; i < n; i++) {
-        fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64
-                " %" PRId64, t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block,
-                t[i].first, t[i].count);
+        fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
+                t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block, t[i].first,
+                t[i].count);
         for (int d = 0; d < pl->nkeys; d++)
             fprintf(p->trace, " %" PRId64 " %" PRId64, t[i].lo[d], t[i].hi[d]);
         fputc('\n', p->trace);

@@ -78,14 +78,26 @@ void orn_buf_json_str(OrnBuf *b, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': orn_buf_puts(b, "\\\""); break;
-        case '\\': orn_buf_puts(b, "\\\\"); break;
-        case '\n': orn_buf_puts(b, "\\n"); break;
-        case '\t': orn_buf_puts(b, "\\t"); break;
-        case '\r': orn_buf_puts(b, "\\r"); break;
+        case '"':
+            orn_buf_puts(b, "\\\"");
+            break;
+        case '\\':
+            orn_buf_puts(b, "\\\\");
+            break;
+        case '\n':
+            orn_buf_puts(b, "\\n");
+            break;
+        case '\t':
+            orn_buf_puts(b, "\\t");
+            break;
+        case '\r':
+            orn_buf_puts(b, "\\r");
+            break;
         default:
-            if (c < 0x20) orn_buf_printf(b, "\\u%04x", c);
-            else orn_buf_putc(b, (char)c);
+            if (c < 0x20)
+                orn_buf_printf(b, "\\u%04x", c);
+            else
+                orn_buf_putc(b, (char)c);
         }
     }
     orn_buf_putc(b, '"');

@@ -4,7 +4,7 @@
  * a successful compile. $ORN_CC replaces the compiler and $ORN_CFLAGS (split at spaces)
  * adds flags, for tests and experiments. If the compiler fails on generated code, that is
  * a bug in orionc: the file is kept and named in the message, and orionc exits 3. */
-#define _XOPEN_SOURCE 700
+#define _XOPEN_SOURCE   700
 #define _DEFAULT_SOURCE /* mkstemps */
 
 #include "cc_driver.h"
@@ -78,8 +78,8 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
         return 2;
     }
 
-    static const char *const base[] = {ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS
-                                           ORN_INCLUDE_FLAGS NULL};
+    static const char *const base[] = {
+        ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS ORN_INCLUDE_FLAGS NULL};
     static const char *const libs[] = {ORN_LIBS ORN_LINK_FLAGS NULL};
     char obj[4200];
     snprintf(obj, sizeof obj, "%s.o", temp ? path : out);
@@ -133,8 +133,10 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     unlink(obj);
     if (rc != 0) {
         if (rc != 127)
-            fprintf(stderr, "orionc: error: linking '%s' failed (is every extern fn defined by "
-                            "the C library, libm or a library given with -l?)\n", out);
+            fprintf(stderr,
+                    "orionc: error: linking '%s' failed (is every extern fn defined by "
+                    "the C library, libm or a library given with -l?)\n",
+                    out);
         if (temp) unlink(path);
         return rc == 127 ? 2 : 1;
     }

@@ -7,10 +7,10 @@
 #include <stddef.h>
 
 typedef struct OrnCcOptions {
-    const char *opt;     /* "-O2" (default), "-O0", ... */
-    bool debug;          /* -g */
-    bool keep_c;         /* keep the C file next to the output (OUT.c) */
-    const char **extra;  /* -l / -L arguments passed to the linker, in order */
+    const char *opt;    /* "-O2" (default), "-O0", ... */
+    bool debug;         /* -g */
+    bool keep_c;        /* keep the C file next to the output (OUT.c) */
+    const char **extra; /* -l / -L arguments passed to the linker, in order */
     int nextra;
     const char **cflags; /* -march= / -mtune= passed to the compiler */
     int ncflags;

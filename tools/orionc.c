@@ -179,8 +179,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
         } else if (strcmp(a, "--gpu") == 0) {
             return usage_error("'%s' is not implemented yet", a);
         } else if (strncmp(a, "--emit=", 7) == 0) {
-            return usage_error("unknown output kind '%s' (expected --emit=ast or --emit=c)",
-                               a + 7);
+            return usage_error("unknown output kind '%s' (expected --emit=ast or --emit=c)", a + 7);
         } else {
             return usage_error("unknown option '%s'", a);
         }

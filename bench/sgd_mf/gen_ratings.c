@@ -47,7 +47,8 @@ int main(int argc, char **argv)
         return 2;
     }
     double sd = 1.0 / sqrt(sqrt((double)k));
-    double *U = malloc(sizeof(double) * (size_t)(nu * k)), *V = malloc(sizeof(double) * (size_t)(ni * k));
+    double *U = malloc(sizeof(double) * (size_t)(nu * k)),
+           *V = malloc(sizeof(double) * (size_t)(ni * k));
     for (int64_t x = 0; x < nu * k; x++) U[x] = sd * gauss();
     for (int64_t x = 0; x < ni * k; x++) V[x] = sd * gauss();
     /* distinct pairs: a hash set of linear indices */
