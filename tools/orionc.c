@@ -118,6 +118,25 @@ static void install_crash_handlers(void)
 static void install_crash_handlers(void) {}
 #endif
 
+/* Write len bytes of data to the file `output`, or to stdout when it is NULL. Returns an
+ * exit code: EXIT_OK, or EXIT_USAGE after saying why the file could not be written. */
+static int write_output(const char *output, const char *data, size_t len)
+{
+    FILE *out = output ? fopen(output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output, strerror(errno));
+        return EXIT_USAGE;
+    }
+    size_t put = len ? fwrite(data, 1, len, out) : 0;
+    int closed = out != stdout ? fclose(out) : fflush(out);
+    if (put != len || closed != 0) {
+        fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output ? output : "<stdout>",
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 /* The driver proper; extra and cflags have room for argc entries each (main owns them, so
  * every early return releases them). */
 static int run(int argc, char **argv, const char **extra, const char **cflags)
@@ -228,19 +247,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                     orn_explain_text(&report, u, &plans);
                 else
                     orn_explain_json(&report, u, &plans);
-                FILE *out = stdout;
-                if (output && !(out = fopen(output, "w"))) {
-                    fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
-                            strerror(errno));
-                    rc = EXIT_USAGE;
-                } else {
-                    fwrite(report.data ? report.data : "", 1, report.len, out);
-                    if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
-                        fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
-                                output ? output : "<stdout>", strerror(errno));
-                        rc = EXIT_USAGE;
-                    }
-                }
+                rc = write_output(output, report.data, report.len);
                 orn_buf_free(&report);
             }
         } else if (mode == MODE_NONE || mode == MODE_EMIT_C) {
@@ -254,35 +261,23 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                 } else if (mode == MODE_NONE) {
                     rc = orn_cc_build(code.data ? code.data : "", code.len, output, &cc);
                 } else {
-                    FILE *out = stdout;
-                    if (output && !(out = fopen(output, "w"))) {
-                        fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output,
-                                strerror(errno));
-                        rc = EXIT_USAGE;
-                    } else {
-                        fwrite(code.data ? code.data : "", 1, code.len, out);
-                        if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
-                            fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
-                                    output ? output : "<stdout>", strerror(errno));
-                            rc = EXIT_USAGE;
-                        }
-                    }
+                    rc = write_output(output, code.data, code.len);
                 }
                 orn_buf_free(&code);
             }
         } else {
-            FILE *out = stdout;
-            if (output && !(out = fopen(output, "w"))) {
-                fprintf(stderr, "orionc: error: cannot write '%s': %s\n", output, strerror(errno));
-                rc = EXIT_USAGE;
+            char *dump = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&dump, &len);
+            if (!mem) {
+                fprintf(stderr, "orionc: error: out of memory\n");
+                rc = EXIT_ICE;
             } else {
-                orn_ast_dump(out, u->program);
-                if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
-                    fprintf(stderr, "orionc: error: cannot write '%s': %s\n",
-                            output ? output : "<stdout>", strerror(errno));
-                    rc = EXIT_USAGE;
-                }
+                orn_ast_dump(mem, u->program);
+                fclose(mem);
+                rc = write_output(output, dump, len);
             }
+            free(dump);
         }
     }
     if (u->diags.ices > 0)
