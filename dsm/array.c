@@ -237,10 +237,21 @@ static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
     return tiles;
 }
 
-static void alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
+/* Storage for the held tiles of a dense array. Extents come from user programs and data,
+ * so a request too large for this rank is an error that says how much was asked for, not
+ * an abort. */
+static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
 {
-    for (int64_t t = 0; t < ntiles; t++)
-        if (tiles[t].held && tiles[t].n) tiles[t].vals = orn_xcalloc((size_t)tiles[t].n, a->esize);
+    for (int64_t t = 0; t < ntiles; t++) {
+        if (!tiles[t].held || !tiles[t].n) continue;
+        if ((uint64_t)tiles[t].n > SIZE_MAX / a->esize ||
+            !(tiles[t].vals = calloc((size_t)tiles[t].n, a->esize)))
+            return orn_dsm_fail(a->ctx, ORN_E_ARG,
+                                "array: cannot allocate %lld elements of %s (%.3g GB) on rank %d",
+                                (long long)tiles[t].n, orn_dsm_type_name(a->type),
+                                (double)tiles[t].n * (double)a->esize / 1e9, a->ctx->rank);
+    }
+    return ORN_OK;
 }
 
 void orn_dsm_tiles_reset(OrnDsmArray *a)
@@ -275,7 +286,11 @@ int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims
         return orn_dsm_fail(ctx, status, "array: bad partition");
     }
     a->tiles = tiles_for(a, &a->part);
-    alloc_dense(a, a->tiles, a->part.ntiles);
+    status = alloc_dense(a, a->tiles, a->part.ntiles);
+    if (status) {
+        orn_dsm_free(a);
+        return status;
+    }
     *out = a;
     return ORN_OK;
 }
@@ -706,7 +721,10 @@ static int dense_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **
     size_t es = a->esize;
     const OrnDsmPart *op = &a->part;
     OrnDsmTile *nt = tiles_for(a, np);
-    alloc_dense(a, nt, np->ntiles);
+    if ((status = alloc_dense(a, nt, np->ntiles)) != ORN_OK) {
+        tiles_free(nt, np->ntiles);
+        return status;
+    }
     size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
     size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
     size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
