@@ -2,13 +2,18 @@
 # run.sh CHECK [NP]: one end-to-end check (registered by tests/e2e/CMakeLists.txt).
 #
 # Environment (set by CTest): ORIONC, MPIEXEC, E2E_SRC (this folder), E2E_WORK (scratch
-# in the build tree), ROOT (the source tree), GS_REF, SGD_REPLAY, GEN_RATINGS (helpers).
+# in the build tree), ROOT (the source tree), GS_REF, SGD_REPLAY, LDA_REPLAY, SLR_REPLAY,
+# GEN_RATINGS (helpers).
 #
 #   compile        orionc builds every program (generated C must compile with -Wall -Wextra
 #                  -Werror) and the synthetic ratings are generated
 #   features NP    features.orn and features2.orn print their .expected at every rank count
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
+#   lda_replay NP  LDA (lda_trace.orn): topics, counts, topic totals (a buffer) and the
+#                  log-likelihood accumulator equal a serial replay of the recorded order
+#   slr_replay NP  SLR (slr_trace.orn) at the example's flush interval and at 7: weights (a
+#                  buffer), loss and accuracy accumulators equal a serial replay
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
 #   lda NP, slr NP the examples train on tiny data: the objective improves
 #   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
@@ -59,7 +64,7 @@ compile)
   mkdir -p "$B"
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
-           "$S"/errors.orn; do
+           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -86,6 +91,36 @@ sgd_replay)
     RW.txt RH.txt
   cmp W.txt RW.txt || fail "W differs from the serial replay"
   cmp H.txt RH.txt || fail "H differs from the serial replay"
+  ;;
+lda_replay)
+  ORN_TRACE=trace.txt run "$B/lda_trace" --data="$D/tokens.docword" --topics=4 --iters=3 \
+    --alpha=0.1 --beta=0.01 --seed=7 >log.txt 2>&1 || { cat log.txt >&2; fail "lda_trace"; }
+  # the three loops in program order: initial topics, sampler, log-likelihood
+  lines=$(grep -n 'parallel_for' "$S/lda_trace.orn" | cut -d: -f1 | tr '\n' ' ')
+  mkdir replay
+  # shellcheck disable=SC2086
+  "$LDA_REPLAY" "$D/tokens.docword" trace.txt $lines 4 3 0.1 0.01 7 replay
+  for f in z doc_topic word_topic topic_count ll; do
+    cmp "$f.txt" "replay/$f.txt" || fail "$f differs from the serial replay"
+  done
+  ;;
+slr_replay)
+  # the example's flush interval (64: one flush per rank at -n 1, blocks split across
+  # rounds) and 7 (many flushes, so reads of w are often stale)
+  tl=$(grep -n 'parallel_for n, label in y$' "$S/slr_trace.orn" | cut -d: -f1)
+  el=$(grep -n 'parallel_for n, label in yt$' "$S/slr_trace.orn" | cut -d: -f1)
+  for flush in 64 7; do
+    mkdir "f$flush" "f$flush/replay"
+    (cd "f$flush" && ORN_TRACE=trace.txt run "$B/slr_trace" --train="$D/tiny.libsvm" \
+      --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 --flush="$flush" \
+      >log.txt 2>&1) || { cat "f$flush/log.txt" >&2; fail "slr_trace --flush=$flush"; }
+    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "f$flush/trace.txt" "$tl" "$el" 4 0.05 \
+      0.0001 "f$flush/replay"
+    for f in w loss correct; do
+      cmp "f$flush/$f.txt" "f$flush/replay/$f.txt" ||
+        fail "$f differs from the serial replay (flush $flush)"
+    done
+  done
   ;;
 sgd_rmse)
   args="--train=$B/syn.train --test=$B/syn.test --epochs=40 --step=0.03 --decay=0.97"

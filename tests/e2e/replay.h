@@ -1,0 +1,133 @@
+/* replay.h: what the serial replay oracles of compiled programs share (lda_replay.c,
+ * slr_replay.c): reading the block order that a program run with ORN_TRACE=path wrote, the
+ * random stream of each loop run, and writing arrays in save()'s text format.
+ *
+ * The trace (stdlib/std.c, dump_trace) holds, per loop run, a header
+ *     loop ID line LINE run N entries M
+ * then M entries "step round rank seq block first count lo0 hi0 lo1 hi1 ...", sorted by
+ * (step, round, rank, seq): the order to replay in. A round ends at a buffer flush (every
+ * rank's deltas summed per key in the order it made them, applied by the owner in
+ * source-rank order); blocks of one round are independent. The runtime gives a loop run
+ * the stream (loop_id << 32) | n, n counting earlier runs of that loop id
+ * (runtime/exec.c, next_stream), and accumulator partials are per block of the iteration
+ * space, combined in block order starting from the value before the loop. */
+#ifndef ORN_E2E_REPLAY_H
+#define ORN_E2E_REPLAY_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+typedef struct ReplayEntry {
+    int64_t step, round, block, first, count;
+    int rank;
+    int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM];
+} ReplayEntry;
+
+typedef struct ReplayLoop {
+    int id, line;
+    uint64_t stream; /* the run's random stream */
+    int64_t n;       /* entries */
+    ReplayEntry *e;
+    int nranks;      /* largest rank in the entries + 1 */
+    int64_t nblocks; /* largest block number + 1 */
+} ReplayLoop;
+
+typedef struct Replay {
+    const char *prog; /* for messages */
+    FILE *f;
+    int64_t runs[64]; /* runs so far per loop id */
+} Replay;
+
+static inline void replay_die(const Replay *r, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+static inline void replay_die(const Replay *r, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", r->prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static inline void replay_open(Replay *r, const char *prog, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    r->prog = prog;
+    r->f = fopen(path, "r");
+    if (!r->f) replay_die(r, "cannot open the trace %s", path);
+}
+
+static inline void replay_close(Replay *r)
+{
+    fclose(r->f);
+}
+
+/* The next loop run of the trace into *l (nkeys: the loop's key count, the same for every
+ * loop of the programs replayed here); 0 at the end of the file. */
+static inline int replay_next(Replay *r, int nkeys, ReplayLoop *l)
+{
+    char buf[1024];
+    long long run, n;
+    int id, line;
+    free(l->e);
+    memset(l, 0, sizeof *l);
+    if (!fgets(buf, sizeof buf, r->f)) return 0;
+    if (sscanf(buf, "loop %d line %d run %lld entries %lld", &id, &line, &run, &n) != 4 || id < 0 ||
+        id >= 64 || n < 0)
+        replay_die(r, "bad trace header: %s", buf);
+    l->id = id;
+    l->line = line;
+    l->stream = ((uint64_t)(uint32_t)id << 32) | (uint32_t)r->runs[id]++;
+    l->n = n;
+    l->e = calloc((size_t)(n ? n : 1), sizeof *l->e);
+    for (int64_t k = 0; k < n; k++) {
+        ReplayEntry *e = &l->e[k];
+        long long v[7 + 2 * ORN_RT_MAXDIM];
+        int want = 7 + 2 * nkeys, got = 0, off = 0, used;
+        if (!fgets(buf, sizeof buf, r->f)) replay_die(r, "the trace ends inside loop %d", id);
+        while (got < want && sscanf(buf + off, "%lld%n", &v[got], &used) == 1) {
+            off += used;
+            got++;
+        }
+        if (got != want) replay_die(r, "bad trace entry (%d fields, want %d): %s", got, want, buf);
+        e->step = v[0];
+        e->round = v[1];
+        e->rank = (int)v[2];
+        e->block = v[4];
+        e->first = v[5];
+        e->count = v[6];
+        for (int d = 0; d < nkeys; d++) {
+            e->lo[d] = v[7 + 2 * d];
+            e->hi[d] = v[8 + 2 * d];
+        }
+        if (e->rank < 0 || e->block < 0 || e->first < 0 || e->count < 0)
+            replay_die(r, "bad trace entry: %s", buf);
+        if (e->rank + 1 > l->nranks) l->nranks = e->rank + 1;
+        if (e->block + 1 > l->nblocks) l->nblocks = e->block + 1;
+    }
+    return 1;
+}
+
+/* Entry k ends its round (the next entry, if any, belongs to another one). */
+static inline int replay_round_ends(const ReplayLoop *l, int64_t k)
+{
+    return k + 1 == l->n || l->e[k + 1].step != l->e[k].step || l->e[k + 1].round != l->e[k].round;
+}
+
+static inline FILE *replay_create(const Replay *r, const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) replay_die(r, "cannot write %s", path);
+    return f;
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* slr_replay.c: the serial oracle of sparse logistic regression (slr_trace.orn,
+ * examples/slr.orn's loops) for the unordered-loop check.
+ *
+ *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR
+ *
+ * Reads both libsvm files as load_libsvm does (sample n = the n-th data line, feature
+ * idx in column idx - 1, f32 values and labels) and replays every loop run of the trace
+ * one piece after another: samples [lo + first, lo + first + count) of the piece's block.
+ *   - dw (a buffer of w, flushed every `flush` samples per rank) keeps one f32 delta store
+ *     per rank, each delta added in the order the rank made it; at the end of each round
+ *     the stores are applied to w rank 0 first (w[f] += the rank's sum, in f32), and until
+ *     then every read of w sees it as of the last flush -- the staleness the contract
+ *     allows, reproduced exactly;
+ *   - the accumulators (loss, f64; correct, i64) keep one partial per block, summed in
+ *     the order the block ran its samples, added in block order to the value before the
+ *     loop: the runtime's reduction, so they are compared bit for bit too.
+ * The arithmetic is the generated code's: x * w[f] is an f32 product, everything else f64
+ * in source order, the delta rounded to f32. Writes w.txt, loss.txt and correct.txt (one
+ * value per epoch) in save()'s text format into OUTDIR, to be compared byte for byte with
+ * the program's. */
+#include <math.h>
+
+#include "replay.h"
+
+typedef struct Data {
+    int64_t n, nf;      /* samples, features (largest idx) */
+    int64_t *rowptr;    /* n + 1 */
+    int64_t *col;       /* 0-based feature of each non-zero */
+    float *val, *label; /* non-zeros; labels */
+} Data;
+
+static void load(const Replay *r, const char *path, Data *D)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) replay_die(r, "cannot open %s", path);
+    size_t cap = 256, rcap = 64;
+    char line[4096];
+    memset(D, 0, sizeof *D);
+    D->col = malloc(cap * sizeof *D->col);
+    D->val = malloc(cap * sizeof *D->val);
+    D->label = malloc(rcap * sizeof *D->label);
+    D->rowptr = malloc((rcap + 1) * sizeof *D->rowptr);
+    D->rowptr[0] = 0;
+    int64_t nnz = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *s = line, *end;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '#' || *s == '\n' || *s == '\r' || !*s) continue;
+        if ((size_t)D->n == rcap) {
+            rcap *= 2;
+            D->label = realloc(D->label, rcap * sizeof *D->label);
+            D->rowptr = realloc(D->rowptr, (rcap + 1) * sizeof *D->rowptr);
+        }
+        D->label[D->n] = strtof(s, &end);
+        if (end == s) replay_die(r, "%s: bad label: %s", path, line);
+        s = end;
+        for (;;) {
+            while (*s == ' ' || *s == '\t') s++;
+            if (*s == '\n' || *s == '\r' || !*s) break;
+            long long idx = strtoll(s, &end, 10);
+            if (end == s || *end != ':' || idx < 1) replay_die(r, "%s: bad feature: %s", path, s);
+            s = end + 1;
+            float v = strtof(s, &end);
+            if (end == s) replay_die(r, "%s: bad value: %s", path, s);
+            s = end;
+            if ((size_t)nnz == cap) {
+                cap *= 2;
+                D->col = realloc(D->col, cap * sizeof *D->col);
+                D->val = realloc(D->val, cap * sizeof *D->val);
+            }
+            D->col[nnz] = idx - 1;
+            D->val[nnz++] = v;
+            if (idx > D->nf) D->nf = idx;
+        }
+        D->rowptr[++D->n] = nnz;
+    }
+    fclose(f);
+}
+
+static void data_free(Data *D)
+{
+    free(D->rowptr);
+    free(D->col);
+    free(D->val);
+    free(D->label);
+}
+
+typedef struct Slr {
+    Replay r;
+    Data tr, te;
+    int64_t nf;
+    double step, lam;
+    float *w;
+    float *delta; /* dw: per rank, nf each */
+    unsigned char *touched;
+    int64_t nranks;
+} Slr;
+
+/* z = sum over the row of x * w[f]: an f32 product added to an f64 sum. */
+static double margin(const Slr *S, const Data *D, int64_t n)
+{
+    double z = 0.0;
+    for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++)
+        z = z + (double)(D->val[k] * S->w[D->col[k]]);
+    return z;
+}
+
+/* One training sample; returns its loss term. */
+static double train_sample(Slr *S, int rank, int64_t n)
+{
+    const Data *D = &S->tr;
+    double z = margin(S, D, n);
+    double p = 1.0 / (1.0 + exp(-z));
+    double target = 0.0;
+    if (D->label[n] > 0) target = 1.0;
+    double loss = -((target * log(p + 1e-12)) + ((1.0 - target) * log(((1.0 - p) + 1e-12))));
+    double g = p - target;
+    for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) {
+        int64_t f = D->col[k];
+        double r = S->step * ((g * D->val[k]) + (S->lam * S->w[f]));
+        S->delta[rank * S->nf + f] += (float)(-r);
+        S->touched[rank * S->nf + f] = 1;
+    }
+    return loss;
+}
+
+/* End of a round: each rank's summed deltas, rank 0 first. */
+static void flush(Slr *S)
+{
+    for (int64_t q = 0; q < S->nranks; q++)
+        for (int64_t f = 0; f < S->nf; f++) {
+            if (!S->touched[q * S->nf + f]) continue;
+            S->w[f] += S->delta[q * S->nf + f];
+            S->delta[q * S->nf + f] = 0.0f;
+            S->touched[q * S->nf + f] = 0;
+        }
+}
+
+/* Replay one loop run: the training loop (train != 0) returns the reduced loss, the test
+ * loop the reduced count of correct predictions (in *correct). */
+static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
+{
+    const Data *D = train ? &S->tr : &S->te;
+    int64_t nb = l->nblocks ? l->nblocks : 1;
+    double *loss = calloc((size_t)nb, sizeof *loss);
+    int64_t *good = calloc((size_t)nb, sizeof *good);
+    unsigned char *used = calloc((size_t)nb, 1);
+    if (l->nranks > S->nranks) {
+        S->nranks = l->nranks;
+        S->delta = realloc(S->delta, (size_t)(S->nranks * S->nf) * sizeof *S->delta);
+        S->touched = realloc(S->touched, (size_t)(S->nranks * S->nf));
+        memset(S->delta, 0, (size_t)(S->nranks * S->nf) * sizeof *S->delta);
+        memset(S->touched, 0, (size_t)(S->nranks * S->nf));
+    }
+    for (int64_t k = 0; k < l->n; k++) {
+        const ReplayEntry *e = &l->e[k];
+        if (e->lo[0] + e->first + e->count > e->hi[0] || e->hi[0] > D->n)
+            replay_die(&S->r,
+                       "block %" PRId64 " [%" PRId64 ", %" PRId64 ") cannot run %" PRId64
+                       "..%" PRId64,
+                       e->block, e->lo[0], e->hi[0], e->first, e->first + e->count);
+        for (int64_t n = e->lo[0] + e->first; n < e->lo[0] + e->first + e->count; n++) {
+            if (train) {
+                loss[e->block] = loss[e->block] + train_sample(S, e->rank, n);
+            } else if ((margin(S, D, n) > 0.0) == (D->label[n] > 0)) {
+                good[e->block] += 1;
+            }
+        }
+        used[e->block] = 1;
+        if (replay_round_ends(l, k)) flush(S);
+    }
+    double sum = 0.0;
+    *correct = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        if (!used[b]) continue;
+        sum = sum + loss[b];
+        *correct += good[b];
+    }
+    free(loss);
+    free(good);
+    free(used);
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 10) {
+        fprintf(stderr, "usage: slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP "
+                        "LAM OUTDIR\n");
+        return 2;
+    }
+    Slr S;
+    memset(&S, 0, sizeof S);
+    S.r.prog = "slr_replay";
+    load(&S.r, argv[1], &S.tr);
+    load(&S.r, argv[2], &S.te);
+    int train_line = atoi(argv[4]), test_line = atoi(argv[5]);
+    int64_t epochs = atoll(argv[6]);
+    S.step = atof(argv[7]);
+    S.lam = atof(argv[8]);
+    const char *out = argv[9];
+    S.nf = S.tr.nf > S.te.nf ? S.tr.nf : S.te.nf;
+    S.w = calloc((size_t)(S.nf ? S.nf : 1), sizeof *S.w);
+    double *losses = calloc((size_t)(epochs ? epochs : 1), sizeof *losses);
+    int64_t *corrects = calloc((size_t)(epochs ? epochs : 1), sizeof *corrects);
+
+    replay_open(&S.r, "slr_replay", argv[3]);
+    ReplayLoop l = {0};
+    int64_t runs = 0;
+    while (replay_next(&S.r, 1, &l)) {
+        int train = l.line == train_line;
+        if (!train && l.line != test_line)
+            replay_die(&S.r, "a loop at line %d in the trace", l.line);
+        /* the program alternates: train, test, train, test, ... */
+        if (train != (runs % 2 == 0) || runs / 2 >= epochs)
+            replay_die(&S.r, "the loop at line %d runs out of order", l.line);
+        int64_t correct;
+        double loss = run_loop(&S, &l, train, &correct);
+        if (train)
+            losses[runs / 2] = loss;
+        else
+            corrects[runs / 2] = correct;
+        runs++;
+    }
+    free(l.e);
+    replay_close(&S.r);
+    if (runs != 2 * epochs)
+        replay_die(&S.r, "the trace has %" PRId64 " loop runs, expected %" PRId64, runs,
+                   2 * epochs);
+
+    FILE *f = replay_create(&S.r, out, "w.txt");
+    for (int64_t x = 0; x < S.nf; x++) fprintf(f, "%" PRId64 " %.9g\n", x, (double)S.w[x]);
+    fclose(f);
+    f = replay_create(&S.r, out, "loss.txt");
+    for (int64_t e = 0; e < epochs; e++) fprintf(f, "%" PRId64 " %.17g\n", e, losses[e]);
+    fclose(f);
+    f = replay_create(&S.r, out, "correct.txt");
+    for (int64_t e = 0; e < epochs; e++) fprintf(f, "%" PRId64 " %" PRId64 "\n", e, corrects[e]);
+    fclose(f);
+    printf("slr_replay: %" PRId64 " samples, %" PRId64 " loop runs replayed\n", S.tr.n, runs);
+    free(losses);
+    free(corrects);
+    free(S.w);
+    free(S.delta);
+    free(S.touched);
+    data_free(&S.tr);
+    data_free(&S.te);
+    return 0;
+}
