@@ -84,9 +84,9 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
                     OrnDsmArray *H, double *with, double *without, double *wait)
 {
     static const OrnRtPlanArray arrays[3] = {
-        {"ratings", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
-        {"W", ORN_RT_PARTITIONED, 2, {0, -1, -1, -1}},
-        {"H", ORN_RT_ROTATED, 2, {1, -1, -1, -1}},
+        {"ratings", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
+        {"W", ORN_RT_PARTITIONED, 2, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"H", ORN_RT_ROTATED, 2, {1, -1, -1, -1}, 0, {0}, {0}},
     };
     static const OrnRtPlanAcc accs[1] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,

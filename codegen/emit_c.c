@@ -338,12 +338,6 @@ static void ex_index(C *c, const OrnNode *e)
     }
     if (in_loop_ctx(c)) {
         int k = array_k(c, e, s);
-        if (c->cx != CX_PREFETCH && c->loop->arrays[k].halo_read) {
-            o(c, "orn_std_hget_%s(P_, &V_[%d], %s, ", sfx(ek), k, nm(c, s));
-            ex_key(c, e->u.index.subs);
-            o(c, ", %d)", c->line);
-            return;
-        }
         o(c, "%s_%s(&V_[%d], ", c->cx == CX_PREFETCH ? "orn_std_peek" : "orn_rt_get", sfx(ek), k);
         ex_key(c, e->u.index.subs);
         o(c, ")");
@@ -494,15 +488,9 @@ static void vec_ctor(C *c, const OrnNode *e)
         o(c, "orn_std_vec_local(P_, %s, %d, ", nm(c, s), dim);
     } else if (in_loop_ctx(c)) {
         int k = array_k(c, e, s);
-        bool halo = c->cx != CX_PREFETCH && c->loop->arrays[k].halo_read;
-        o(c, "%sorn_std_vec_view(P_, &V_[%d], ", halo ? "orn_std_vec_halo(" : "", k);
+        o(c, "orn_std_vec_view(P_, &V_[%d], ", k);
         put_dims(c, s);
         o(c, ", %d, ", dim);
-        if (halo) {
-            ex(c, fixed);
-            o(c, ", %d), %s)", c->line, nm(c, s));
-            return;
-        }
     } else if (is_buffer(s)) {
         o(c, "orn_std_vec_buf(P_, %s, %d, ", nm(c, s), dim);
     } else {
@@ -1683,7 +1671,6 @@ static void st_parfor(C *c, const OrnNode *s)
           ".prefetch = %s, .env = NULL, .acc = %s};",
        l->id, l->id, pf_name, na ? "acc_" : "NULL");
     ol(c, "orn_std_run(P_, &loop_);");
-    if (l->halo_reads) ol(c, "orn_std_barrier(P_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;
         ol(c, "%s = acc_[%d].%s;", nm(c, as), i, sfx(as->type->kind));
@@ -2077,8 +2064,18 @@ static void emit_plan(C *c, const OrnCgLoop *l)
     o(c, "static const OrnRtPlanArray orn_plan_arrays_%d[%d] = {\n", l->id, l->narrays);
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
-        o(c, "    {\"%s\", %s, %d, {%d, %d, %d, %d}},\n", a->sym->name->s, role_name(a->role),
-          a->ndim, a->key_dim[0], a->key_dim[1], a->key_dim[2], a->key_dim[3]);
+        o(c, "    {\"%s\", %s, %d, {%d, %d, %d, %d}, %d, ", a->sym->name->s, role_name(a->role),
+          a->ndim, a->key_dim[0], a->key_dim[1], a->key_dim[2], a->key_dim[3], a->read_only);
+        for (int side = 0; side < 2; side++) {
+            const int *w = side ? a->halo_hi : a->halo_lo;
+            o(c, "%s{", side ? ", " : "");
+            for (int d = 0; d < 4; d++) {
+                if (w[d] == ORN_CG_HALO_ANY) o(c, "%sORN_RT_HALO_ANY", d ? ", " : "");
+                else o(c, "%s%d", d ? ", " : "", w[d]);
+            }
+            o(c, "}");
+        }
+        o(c, "},\n");
     }
     o(c, "};\n");
     if (lp->naccums) {

@@ -4,6 +4,7 @@
  * writes text. */
 #include "lower.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,43 @@ static bool has_halo(const OrnLoopPlan *pl, int k)
     return in->space_misaligned;
 }
 
+static int halo_width(long long c)
+{
+    return c <= 0 ? 0 : c > INT_MAX ? INT_MAX : (int)c;
+}
+
+/* The runtime's halo widths of array a (plan array k): along each dimension tied to a key,
+ * how far the subscripts k + c reach below and above the block. The iteration space may
+ * also be read at elements that are not the iteration's own (A[n - 1 - i]): anywhere. */
+static void halo_widths(const OrnLoopPlan *pl, int k, OrnCgArray *a)
+{
+    const OrnPlanArray *in = &pl->arrays[k].info;
+    for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
+        if (a->key_dim[d] < 0) continue; /* never cut: a block spans the dimension */
+        if (in->key_of_dim[d] != a->key_dim[d]) {
+            a->halo_lo[d] = a->halo_hi[d] = ORN_CG_HALO_ANY;
+            continue;
+        }
+        a->halo_lo[d] = halo_width(-in->halo_lo[d]);
+        a->halo_hi[d] = halo_width(in->halo_hi[d]);
+    }
+}
+
+/* Can a read of array a leave the box + halo that the runtime gives a block? Only along
+ * dimensions the schedule cuts: where a halo is "anywhere", or any halo of a sparse array
+ * (sparse arrays get no ghost cells). */
+static bool reads_beyond_halo(const OrnPlanSchedule *s, const OrnCgArray *a, bool sparse)
+{
+    for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
+        bool cut = false;
+        for (int i = 0; i < s->ndims && i < 2; i++) cut |= a->key_dim[d] == s->dims[i];
+        if (!cut) continue;
+        if (a->halo_lo[d] == ORN_CG_HALO_ANY || a->halo_hi[d] == ORN_CG_HALO_ANY) return true;
+        if (sparse && (a->halo_lo[d] > 0 || a->halo_hi[d] > 0)) return true;
+    }
+    return false;
+}
+
 static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
 {
     OrnUnit *u = p->u;
@@ -407,6 +445,7 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
     for (int k = 0; k < pl->narrays; k++) {
         const OrnArrayPlan *ap = &pl->arrays[k];
         OrnCgArray *a = &l->arrays[k];
+        memset(a, 0, sizeof *a);
         a->sym = ap->sym;
         a->target = ap->target ? ap->target : NULL;
         if (a->sym && a->sym->type && a->sym->type->kind == T_BUFFER && !a->target)
@@ -422,24 +461,26 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
                 a->key_dim[d] = ap->info.key_of_dim[d];
         }
         bool sparse = t && t->sparse;
+        a->read_only = ap->role != ORN_ROLE_BUFFERED && !ap->info.written;
+        halo_widths(pl, k, a);
+        /* In 1d and 2d loops the runtime copies the halo of a read-only partitioned array
+         * into each block's view before the loop (ghost cells), and fetches any other
+         * element of it from its owner. Reads beyond the ghost cells are announced, so
+         * that they arrive in bulk instead of one by one. Ordered schedules (2d_ordered,
+         * unimodular) read other blocks through the cache, after the steps that wrote
+         * them: those reads are announced. */
+        bool ghosts = a->read_only && ap->role == ORN_ROLE_PARTITIONED &&
+                      (s->strategy == ORN_STRAT_1D || s->strategy == ORN_STRAT_2D);
         a->announce = ap->role == ORN_ROLE_PREFETCHED ||
                       (ap->role == ORN_ROLE_REMOTE && ap->info.read && s->strategy != ORN_STRAT_SERIAL) ||
-                      (pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
-                       ap->role == ORN_ROLE_PARTITIONED && ap->info.read && has_halo(pl, k));
-        a->halo_read = !pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
-                       ap->role == ORN_ROLE_PARTITIONED && ap->info.read && !ap->info.written &&
-                       has_halo(pl, k);
-        /* The runtime serves reads outside the block only for prefetched arrays and in
-         * ordered schedules. Halo reads of read-only arrays in unordered loops go to the
-         * DSM directly (orn_std_hget); the loop gets a prefetch pass announcing them, so
-         * that its rounds start with a collective exchange: no rank reads from another
-         * before every rank has its partitions in place. */
-        if (a->halo_read) a->announce = true;
-        a->peek = !sparse && !a->announce && !a->halo_read &&
+                      (ghosts ? ap->info.read && reads_beyond_halo(s, a, sparse)
+                              : pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
+                                    ap->role == ORN_ROLE_PARTITIONED && ap->info.read &&
+                                    has_halo(pl, k));
+        a->peek = !sparse && !a->announce &&
                   (ap->role == ORN_ROLE_PARTITIONED || ap->role == ORN_ROLE_ROTATED ||
                    ap->role == ORN_ROLE_REPLICATED);
         if (a->announce) l->prefetch = true;
-        if (a->halo_read) l->halo_reads = true;
     }
     bool rng = false;
     walk(l->loop->node->u.parfor.body, scan_rng, &rng);

@@ -4,8 +4,8 @@
  * - storage: top-level variables (also those declared inside top-level blocks, which loop
  *   bodies may read) are file-scope statics, replicated per rank;
  * - loops: each parallel_for's plan in the runtime's terms (strategy, partition dims,
- *   transform, roles, key_dim of each plan array, accumulators) and the index of every
- *   array its body touches;
+ *   transform, roles, key_dim, read-only flag and halo widths of each plan array,
+ *   accumulators) and the index of every array its body touches;
  * - functions that need a loop context: those that (transitively) touch dist arrays or
  *   draw random numbers; a loop body calls per-loop clones of them;
  * - the prefetch slice: which reads a loop's prefetch pass announces, and which body
@@ -20,6 +20,9 @@
 #include "analyze.h"
 #include "emit.h"
 
+/* A halo width meaning "anywhere along this dimension" (the runtime's ORN_RT_HALO_ANY). */
+#define ORN_CG_HALO_ANY (-1)
+
 /* One array of a loop's plan (index k = views[k] in the body). */
 typedef struct OrnCgArray {
     OrnSym *sym;         /* dist array, or buffer */
@@ -27,9 +30,13 @@ typedef struct OrnCgArray {
     OrnRole role;        /* effective role (analyzer numbering = runtime numbering) */
     int ndim;
     int key_dim[ORN_DEP_MAXDIM];
+    bool read_only;      /* the loop never writes it (nor, for the iteration space, its value) */
+    /* Halo widths below / above the block along each dimension that key_dim ties to a key
+     * (offsets c of the subscripts k + c), ORN_CG_HALO_ANY where the iteration space is
+     * also read at other elements (A[n - 1 - i]); 0 elsewhere. The runtime gives read-only
+     * arrays of 1d and 2d loops ghost cells of these widths. */
+    int halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
     bool announce;       /* the prefetch pass announces its reads */
-    bool halo_read;      /* read-only, partitioned, read across block boundaries in an
-                            unordered loop: reads outside the block go to the DSM */
     bool peek;           /* prefetch pass may read it directly (dense, in the local box) */
 } OrnCgArray;
 
@@ -44,8 +51,6 @@ struct OrnCgLoop {
     int narrays;
     bool uses_rng;           /* body or callees draw random numbers */
     bool prefetch;           /* emit a prefetch pass */
-    bool halo_reads;         /* some array is read across blocks through the DSM: the
-                                ranks meet after the loop before its data may move */
     unsigned char *tainted;  /* by sym id: body variable the prefetch pass cannot compute */
 };
 

@@ -106,12 +106,15 @@ static int in_tile(const OrnDsmTile *t, const int64_t *k, int nd)
     return 1;
 }
 
-/* Reads may go anywhere (through the cache) for prefetched and replicated arrays, and in
- * ordered schedules, whose steps separate writers from readers. */
+/* Reads may go anywhere (through the cache) for prefetched and replicated arrays, in
+ * ordered schedules, whose steps separate writers from readers, and for partitioned arrays
+ * that nobody writes during the loop (beyond the ghost cells of halo.c). Rotated blocks
+ * travel, so a rotated array is read only within its block and halo. */
 static int reads_anywhere(const Exec *x, const OrnRtView *v)
 {
+    const ViewImpl *vi = v->impl;
     return v->role == ORN_RT_PREFETCHED || v->role == ORN_RT_REPLICATED ||
-           v->role == ORN_RT_REMOTE || x->halo;
+           v->role == ORN_RT_REMOTE || x->halo || (vi->read_only && v->role == ORN_RT_PARTITIONED);
 }
 
 static void op_read(OrnRtView *v, const int64_t *key, void *out)
@@ -178,7 +181,7 @@ static void *op_write(OrnRtView *v, const int64_t *key)
     memset(vi->scratch, 0, sizeof vi->scratch);
     if (x->in_prefetch) return vi->scratch;
     if (v->role == ORN_RT_BUFFERED || v->role == ORN_RT_PREFETCHED ||
-        v->role == ORN_RT_REPLICATED) {
+        v->role == ORN_RT_REPLICATED || vi->read_only) {
         body_err(x, v, "write of", key, "this array is read-only in the loop");
         return vi->scratch;
     }
@@ -455,7 +458,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             vi->tile = tile;
             if (vi->xform)
                 empty_view(v);
-            else
+            else if (!rt_halo_bind(x, 0, tile, v))
                 box_view(v, it, tile);
             continue;
         }
@@ -466,7 +469,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             if (!vi->store->tiles[ta].held)
                 return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
                                (long long)ta, vi->store->name);
-            box_view(v, vi->store, ta);
+            if (!rt_halo_bind(x, k, ta, v)) box_view(v, vi->store, ta);
             vi->tile = ta;
             break;
         }
@@ -781,10 +784,21 @@ static int validate(Exec *x)
         if (a->ndim != arr->ndim)
             return rt_fail(x, ORN_E_PLAN, "array %s: plan says %d dimensions, array has %d", nm,
                            a->ndim, arr->ndim);
-        for (int d = 0; d < a->ndim; d++)
+        for (int d = 0; d < a->ndim; d++) {
             if (a->key_dim[d] < -1 || a->key_dim[d] >= p->nkeys)
                 return rt_fail(x, ORN_E_PLAN, "array %s: dimension %d mapped to key %d", nm, d,
                                a->key_dim[d]);
+            int any = a->halo_lo[d] == ORN_RT_HALO_ANY || a->halo_hi[d] == ORN_RT_HALO_ANY;
+            if ((a->halo_lo[d] < 0 && a->halo_lo[d] != ORN_RT_HALO_ANY) ||
+                (a->halo_hi[d] < 0 && a->halo_hi[d] != ORN_RT_HALO_ANY))
+                return rt_fail(x, ORN_E_PLAN, "array %s: negative halo width along dimension %d",
+                               nm, d);
+            if (any && a->role == ORN_RT_ROTATED)
+                return rt_fail(x, ORN_E_PLAN,
+                               "array %s: a rotated array is read within its block and a "
+                               "bounded halo only (its blocks travel)",
+                               nm);
+        }
         if (k == 0) {
             if (a->role != ORN_RT_PARTITIONED || a->ndim != p->nkeys)
                 return rt_fail(x, ORN_E_PLAN,
@@ -960,6 +974,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         vi->buf = p->arrays[k].role == ORN_RT_BUFFERED ? loop->args[k].buffer : NULL;
         vi->store = vi->buf ? vi->buf->target : loop->args[k].array;
         vi->tile = -1;
+        vi->read_only = p->arrays[k].read_only != 0 && p->arrays[k].role != ORN_RT_BUFFERED;
         rt_map_init(&vi->cache, sizeof(CacheEnt));
         v->ndim = vi->store->ndim;
         v->type = (int)vi->store->type;
@@ -981,6 +996,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
 
     status = x.sched->setup(&x);
+    if (!status) status = rt_halo_setup(&x);
     if (status) goto fn_fail;
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
@@ -1013,6 +1029,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (status) goto fn_fail;
 fn_exit:
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
+    rt_halo_free(&x);
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);

@@ -14,8 +14,10 @@
 
 #include <stdint.h>
 
-#define ORN_RT_PLAN_VERSION 1
+#define ORN_RT_PLAN_VERSION 2
 #define ORN_RT_MAXDIM       4
+/* A halo width: reads along this dimension are not confined near the block (A[n - 1 - i]). */
+#define ORN_RT_HALO_ANY (-1)
 
 /* How the iteration space is split and scheduled (the strategies of --explain). */
 typedef enum OrnRtStrategy {
@@ -29,7 +31,8 @@ typedef enum OrnRtStrategy {
 /* What an array is to the loop. */
 typedef enum OrnRtRole {
     ORN_RT_PARTITIONED = 0, /* split like the iteration space along its mapped key
-                               dimensions; each block reads and writes its own part */
+                               dimensions; each block reads and writes its own part (and
+                               reads a halo around it when the array is read-only) */
     ORN_RT_ROTATED = 1,     /* 2d only: split along part_dims[1]; its blocks travel */
     ORN_RT_REPLICATED = 2,  /* a full read-only copy on every rank */
     ORN_RT_PREFETCHED = 3,  /* read-only in the loop, any key: fetched per block */
@@ -56,6 +59,15 @@ typedef struct OrnRtPlanArray {
      * when that dimension is indexed otherwise (a constant, ':', unknown). For the
      * iteration space (arrays[0]) key_dim[d] == d. For a buffer: that of its target. */
     int key_dim[ORN_RT_MAXDIM];
+    /* The loop never writes this array (nor its value variable, for the iteration space).
+     * In 1d and 2d loops the runtime may then serve its reads from copies: ghost cells
+     * copied before the loop, or elements of other ranks' blocks fetched into a cache. */
+    int read_only;
+    /* Halo widths: every read of dimension d of a block's data lies within
+     * [lo[d] - halo_lo[d], hi[d] + halo_hi[d]) of the block's box (the analyzer's offsets c
+     * of subscripts k + c), or anywhere along d with ORN_RT_HALO_ANY. For read-only arrays
+     * of 1d and 2d loops, the view then covers box + halo (docs/runtime.md, section 5). */
+    int halo_lo[ORN_RT_MAXDIM], halo_hi[ORN_RT_MAXDIM];
 } OrnRtPlanArray;
 
 typedef struct OrnRtPlanAcc {

@@ -174,6 +174,7 @@ typedef struct OrnRtStats {
     int64_t misses;        /* keys fetched on demand */
     int64_t flushed;       /* buffer deltas sent */
     int64_t repartitioned; /* arrays moved to a new partition before the loop */
+    int64_t ghosts;        /* halo elements of read-only arrays received before the loop */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 

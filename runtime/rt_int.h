@@ -74,10 +74,15 @@ typedef struct WorkList {
 } WorkList;
 void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count);
 
+/* Ghost cells of one read-only array (halo.c). */
+typedef struct RtHalo RtHalo;
+
 /* State behind one view (OrnRtView.impl). */
 typedef struct ViewImpl {
     Exec *x;
     int k;              /* plan array index */
+    int read_only;      /* the plan says the loop never writes it */
+    RtHalo *halo;       /* 1d/2d, read-only, dense: box + halo copies; else NULL */
     OrnDsmArray *store; /* where the values live (unimodular: the transformed copy) */
     OrnRtBuffer *buf;
     int64_t tile; /* tile of `store` bound for the current block, -1 none */
@@ -132,6 +137,7 @@ struct Exec {
     uint64_t stream;
     OrnRtStats stats;
     void *sched_state;
+    char *ghost_recv, *ghost_local; /* ghost regions from other ranks / from tiles held here */
 };
 
 struct OrnRtSched {
@@ -180,6 +186,16 @@ int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p);
 /* Blocks per partitioned dimension i for this run. */
 int rt_blocks(Exec *x, int i);
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt);
+
+/* ---------------------------------------------------------------- halo.c */
+
+/* Collective, after the schedule's setup: ghost cells of read-only partitioned and rotated
+ * arrays in 1d and 2d loops, exchanged once. Sets x->remote_reads when some read-only array
+ * may be read beyond them (sparse, or ORN_RT_HALO_ANY). */
+int rt_halo_setup(Exec *x);
+/* Point view v of array k at box + halo of its tile ta; 0 when that is just the tile. */
+int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v);
+void rt_halo_free(Exec *x);
 
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -300,33 +300,6 @@ void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const v
     if (st) orn_std_fail(p, st, line, 0);
 }
 
-void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)
-{
-    check_key(p, a, key, line);
-    memset(out, 0, a->esize);
-    int64_t t = orn_dsm_part_tile_of(&a->part, key);
-    if (a->tiles[t].held) {
-        const void *q = orn_dsm_local_ptr(a, key);
-        if (q) memcpy(out, q, a->esize);
-        return;
-    }
-    unsigned char buf[8] = {0};
-    int found = 0;
-    int st = orn_dsm_fetch_one(a, orn_dsm_ravel(a, key), buf, &found);
-    if (st) orn_std_fail(p, st, line, 0);
-    memcpy(out, buf, a->esize);
-}
-
-void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key, void *out,
-                      int line)
-{
-    const void *q = orn_rt_local(v, key);
-    if (q)
-        memcpy(out, q, a->esize);
-    else
-        orn_std_halo_read(p, a, key, out, line);
-}
-
 void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,
                         int line)
 {
@@ -428,9 +401,7 @@ void orn_std_vec_slow_get(const OrnStdVec *v, int64_t x, void *out)
         return;
     }
     vkey(v, x, key);
-    if (v->halo)
-        orn_std_hget_any(v->prog, v->view, v->halo, key, out, v->line);
-    else if (v->view)
+    if (v->view)
         orn_rt_read(v->view, key, out);
     else if (v->dist)
         orn_std_dist_get(v->prog, v->dist, key, out, v->line);

@@ -274,8 +274,6 @@ ORN_STD_DIST_ACCESS(double, f64)
 
 /* Run a parallel_for (collective); a failure ends the job with the runtime's message. */
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop);
-/* Collective: every rank arrives (serving remote reads while it waits). */
-void orn_std_barrier(OrnStdProg *p);
 
 /* Inside a body: a pointer for reading and writing an element (the local box, or for
  * arrays written outside it, the runtime's slot primed with the current value). */
@@ -298,30 +296,6 @@ static inline void orn_std_announce(OrnRtView *v, const int64_t *key)
 }
 /* Prefetch pass: every element of the view (a bad index is left for the body). */
 void orn_std_vec_announce_view(OrnRtView *v, const int64_t *dims, int dim, int64_t fixed);
-
-/* A read of a read-only partitioned array across its block's boundary in an unordered
- * loop (a halo, as in a stencil): the local box, else the DSM (a tile held here, else an
- * on-demand fetch from its owner). Nobody writes the array during the loop. */
-void orn_std_halo_read(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
-void orn_std_hget_any(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a, const int64_t *key, void *out,
-                      int line);
-#define ORN_STD_HGET(T, name)                                                                      \
-    static inline T orn_std_hget_##name(OrnStdProg *p, OrnRtView *v, OrnDsmArray *a,               \
-                                        const int64_t *key, int line)                              \
-    {                                                                                              \
-        T x;                                                                                       \
-        const void *q = orn_rt_local(v, key);                                                      \
-        if (q)                                                                                     \
-            memcpy(&x, q, sizeof x);                                                               \
-        else                                                                                       \
-            orn_std_halo_read(p, a, key, &x, line);                                                \
-        return x;                                                                                  \
-    }
-ORN_STD_HGET(int32_t, i32)
-ORN_STD_HGET(int64_t, i64)
-ORN_STD_HGET(float, f32)
-ORN_STD_HGET(double, f64)
-#undef ORN_STD_HGET
 
 /* Prefetch pass: read an element of an array whose block is local (0 elsewhere). */
 #define ORN_STD_PEEK(T, name)                                                                      \
@@ -352,7 +326,6 @@ typedef struct OrnStdVec {
     int dim; /* the ':' dimension */
     int64_t key[2];
     OrnRtView *view;   /* loop body */
-    OrnDsmArray *halo; /* loop body, read-only array read across blocks: the DSM */
     OrnDsmArray *dist; /* top level */
     OrnRtBuffer *buf;  /* top-level buffer target */
     OrnStdProg *prog;
@@ -380,7 +353,6 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
     r.key[other] = fixed;
     r.key[dim] = 0;
     r.view = v;
-    r.halo = NULL;
     r.dist = NULL;
     r.buf = NULL;
     r.prog = p;
@@ -397,12 +369,6 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
         }
     }
     return r;
-}
-/* A loop-body view of a read-only array read across blocks (orn_std_hget). */
-static inline OrnStdVec orn_std_vec_halo(OrnStdVec v, OrnDsmArray *a)
-{
-    v.halo = a;
-    return v;
 }
 /* At top level: a view of a dist array (element access is collective). */
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);

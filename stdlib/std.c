@@ -176,9 +176,3 @@ void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
     if (p->trace) dump_trace(p, loop);
     p->runs++;
 }
-
-void orn_std_barrier(OrnStdProg *p)
-{
-    int status = orn_dsm_barrier(p->dsm);
-    if (status) orn_rt_die(p->rt);
-}

@@ -48,8 +48,9 @@ int main(int argc, char **argv)
     OrnDsmArray *A = NULL, *H = NULL;
     if (orn_dsm_dense(dsm, ORN_DSM_F32, 2, dims, &A)) orn_rt_die(rt);
     if (orn_dsm_dense(dsm, ORN_DSM_F32, 2, dims, &H)) orn_rt_die(rt);
-    static const OrnRtPlanArray arrays[2] = {{"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
-                                             {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}}};
+    static const OrnRtPlanArray arrays[2] = {
+        {"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
+        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}, 0, {0}, {0}}};
     static const OrnRtPlanAcc accs[1] = {{"s", ORN_RT_ACC_SUM, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       1,

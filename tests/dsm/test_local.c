@@ -141,8 +141,9 @@ static void test_loops(TestEnv *t)
     OK(t, orn_dsm_load_triplets(t->dsm, path, &R));
     CHECK(t, R->nnz == 4 && R->dims[0] == 4 && R->dims[1] == 4);
     int64_t hd[1] = {4};
-    static const OrnRtPlanArray arrays[2] = {{"R", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
-                                             {"H", ORN_RT_ROTATED, 1, {1, -1, -1, -1}}};
+    static const OrnRtPlanArray arrays[2] = {
+        {"R", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
+        {"H", ORN_RT_ROTATED, 1, {1, -1, -1, -1}, 0, {0}, {0}}};
     static const OrnRtPlanAcc accs[1] = {{"s", ORN_RT_ACC_SUM, ORN_RT_F64}};
     OrnRtStrategy strategies[4] = {ORN_RT_2D, ORN_RT_2D_ORDERED, ORN_RT_1D, ORN_RT_SERIAL};
     for (int s = 0; s < 4; s++) {

@@ -33,7 +33,8 @@ static void test_accumulators(TestEnv *t)
     int64_t dims[1] = {1234};
     OrnDsmArray *a = NULL;
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, dims, 77, 1, &a));
-    static const OrnRtPlanArray arrays[1] = {{"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}}};
+    static const OrnRtPlanArray arrays[1] = {
+        {"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}}};
     static const OrnRtPlanAcc accs[7] = {
         {"s", ORN_RT_ACC_SUM, ORN_RT_F64},  {"p", ORN_RT_ACC_PROD, ORN_RT_F64},
         {"mn", ORN_RT_ACC_MIN, ORN_RT_I32}, {"mx", ORN_RT_ACC_MAX, ORN_RT_I64},
@@ -106,7 +107,8 @@ static int rng_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 static void test_rng(TestEnv *t)
 {
     int64_t dims[2] = {17, 23};
-    static const OrnRtPlanArray arrays[1] = {{"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    static const OrnRtPlanArray arrays[1] = {
+        {"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}}};
     OrnRtPlan p1 = {ORN_RT_PLAN_VERSION,
                     41,
                     "test_loops.c",
@@ -193,10 +195,10 @@ static void test_serial_remote(TestEnv *t)
 {
     int64_t n = 101, dims[1] = {101}, td[1] = {3};
     static const OrnRtPlanArray ser_arrays[4] = {
-        {"I", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
-        {"A", ORN_RT_REMOTE, 1, {-1, -1, -1, -1}},
-        {"B", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
-        {"T", ORN_RT_REPLICATED, 1, {-1, -1, -1, -1}},
+        {"I", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"A", ORN_RT_REMOTE, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
+        {"B", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
+        {"T", ORN_RT_REPLICATED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
     };
     OrnRtPlan ps = {ORN_RT_PLAN_VERSION,
                     42,
@@ -306,9 +308,9 @@ static void test_tokens(TestEnv *t)
         OrnRtBuffer *dW = NULL;
         OK(t, orn_rt_buffer_new(t->rt, W, NULL, NULL, 0, &dW));
         static const OrnRtPlanArray arrays[3] = {
-            {"tokens", ORN_RT_PARTITIONED, 3, {0, 1, 2, -1}},
-            {"doc_topic", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}},
-            {"dW", ORN_RT_BUFFERED, 2, {-1, 1, -1, -1}},
+            {"tokens", ORN_RT_PARTITIONED, 3, {0, 1, 2, -1}, 0, {0}, {0}},
+            {"doc_topic", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}, 0, {0}, {0}},
+            {"dW", ORN_RT_BUFFERED, 2, {-1, 1, -1, -1}, 0, {0}, {0}},
         };
         OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                           44 + run,
@@ -384,9 +386,9 @@ static void test_determinism(TestEnv *t)
 {
     int64_t dims[1] = {333}, wd[1] = {50};
     static const OrnRtPlanArray arrays[3] = {
-        {"v", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
-        {"w", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
-        {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
+        {"v", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"w", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
+        {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
     };
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       46,
@@ -455,8 +457,9 @@ static void test_errors(TestEnv *t)
     OrnDsmArray *a = NULL, *m = NULL;
     OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F32, 1, dims, &a));
     OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F32, 2, d2, &m));
-    static const OrnRtPlanArray rot[2] = {{"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
-                                          {"m", ORN_RT_ROTATED, 2, {0, -1, -1, -1}}};
+    static const OrnRtPlanArray rot[2] = {
+        {"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"m", ORN_RT_ROTATED, 2, {0, -1, -1, -1}, 0, {0}, {0}}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       47,
                       "prog.orn",

@@ -116,9 +116,9 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1)
     orn_rt_set_trace(t->rt, 1);
 
     static const OrnRtPlanArray arrays[3] = {
-        {"ratings", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
-        {"W", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}},
-        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}},
+        {"ratings", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
+        {"W", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}, 0, {0}, {0}},
+        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}, 0, {0}, {0}},
     };
     static const OrnRtPlanAcc accs[2] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64},
                                          {"count", ORN_RT_ACC_SUM, ORN_RT_I64}};
@@ -241,9 +241,9 @@ static void run_nocomm(TestEnv *t)
         }
     OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, n, keys, vals, NULL, NULL, &R));
     static const OrnRtPlanArray arrays[3] = {
-        {"R", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}},
-        {"W", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}},
-        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}},
+        {"R", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
+        {"W", ORN_RT_PARTITIONED, 2, {-1, 0, -1, -1}, 0, {0}, {0}},
+        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}, 0, {0}, {0}},
     };
     static const OrnRtPlanAcc accs[1] = {{"n", ORN_RT_ACC_SUM, ORN_RT_I64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,

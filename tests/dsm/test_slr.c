@@ -118,10 +118,10 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
     orn_rt_set_trace(t->rt, 1);
 
     static const OrnRtPlanArray arrays[4] = {
-        {"y", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
-        {"X", ORN_RT_PARTITIONED, 2, {0, -1, -1, -1}},
-        {"w", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
-        {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
+        {"y", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"X", ORN_RT_PARTITIONED, 2, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"w", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
+        {"dw", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
     };
     static const OrnRtPlanAcc accs[1] = {{"loss", ORN_RT_ACC_SUM, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
@@ -209,9 +209,9 @@ static void run_stale(TestEnv *t, int64_t flush_every)
     OrnRtBuffer *dc = NULL;
     OK(t, orn_rt_buffer_new(t->rt, c, NULL, NULL, flush_every, &dc));
     static const OrnRtPlanArray arrays[3] = {
-        {"seen", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}},
-        {"c", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}},
-        {"dc", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}},
+        {"seen", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"c", ORN_RT_PREFETCHED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
+        {"dc", ORN_RT_BUFFERED, 1, {-1, -1, -1, -1}, 0, {0}, {0}},
     };
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       4,

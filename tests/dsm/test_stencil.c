@@ -95,7 +95,8 @@ static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body, orn_rt
     OrnDsmArray *U = NULL;
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 5, 0, &U));
     orn_rt_set_blocks_per_rank(t->rt, bpr);
-    static const OrnRtPlanArray arrays[1] = {{"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    static const OrnRtPlanArray arrays[1] = {
+        {"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}}};
     static const OrnRtPlanAcc accs[1] = {{"big", ORN_RT_ACC_MAX, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       20,
@@ -176,7 +177,8 @@ static void sparse_ordered(TestEnv *t)
     OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, dims, 1, n, keys, vals, NULL, NULL, &S));
     free(keys);
     free(vals);
-    static const OrnRtPlanArray arrays[1] = {{"S", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    static const OrnRtPlanArray arrays[1] = {
+        {"S", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       21,
                       "test_stencil.c",
@@ -231,7 +233,8 @@ static void interchange(TestEnv *t)
     int64_t dims[2] = {NR, NC};
     OrnDsmArray *U = NULL;
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 6, 0, &U));
-    static const OrnRtPlanArray arrays[1] = {{"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}}};
+    static const OrnRtPlanArray arrays[1] = {
+        {"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}}};
     OrnRtPlan plan = {.version = ORN_RT_PLAN_VERSION,
                       .loop_id = 22,
                       .file = "test_stencil.c",
