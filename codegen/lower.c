@@ -409,16 +409,16 @@ static void halo_widths(const OrnLoopPlan *pl, int k, OrnCgArray *a)
 }
 
 /* Can a read of array a leave the box + halo that the runtime gives a block? Only along
- * dimensions the schedule cuts: where a halo is "anywhere", or any halo of a sparse array
- * (sparse arrays get no ghost cells). */
-static bool reads_beyond_halo(const OrnPlanSchedule *s, const OrnCgArray *a, bool sparse)
+ * dimensions the schedule cuts: where a halo is "anywhere", or any halo of an array without
+ * ghost cells (sparse, or updated by a buffer of the loop at its flushes). */
+static bool reads_beyond_halo(const OrnPlanSchedule *s, const OrnCgArray *a, bool no_ghosts)
 {
     for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
         bool cut = false;
         for (int i = 0; i < s->ndims && i < 2; i++) cut |= a->key_dim[d] == s->dims[i];
         if (!cut) continue;
         if (a->halo_lo[d] == ORN_CG_HALO_ANY || a->halo_hi[d] == ORN_CG_HALO_ANY) return true;
-        if (sparse && (a->halo_lo[d] > 0 || a->halo_hi[d] > 0)) return true;
+        if (no_ghosts && (a->halo_lo[d] > 0 || a->halo_hi[d] > 0)) return true;
     }
     return false;
 }
@@ -460,20 +460,27 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
                      ap->info.coef[d] == 1)
                 a->key_dim[d] = ap->info.key_of_dim[d];
         }
-        bool sparse = t && t->sparse;
+        bool sparse = t && t->sparse, buffered = false;
+        for (int j = 0; j < pl->narrays; j++) {
+            const OrnArrayPlan *bj = &pl->arrays[j];
+            if (bj->role != ORN_ROLE_BUFFERED) continue;
+            buffered |= (bj->target ? bj->target : orn_cg_buffer_target(bj->sym)) == ap->sym;
+        }
+        /* written elements, not buffer deltas: the runtime knows its buffers' targets */
         a->read_only = ap->role != ORN_ROLE_BUFFERED && !ap->info.written;
         halo_widths(pl, k, a);
         /* In 1d and 2d loops the runtime copies the halo of a read-only partitioned array
-         * into each block's view before the loop (ghost cells), and fetches any other
-         * element of it from its owner. Reads beyond the ghost cells are announced, so
-         * that they arrive in bulk instead of one by one. Ordered schedules (2d_ordered,
-         * unimodular) read other blocks through the cache, after the steps that wrote
-         * them: those reads are announced. */
+         * into each block's view before the loop (ghost cells; not for sparse arrays, nor
+         * for arrays a buffer of the loop updates), and fetches any other element of it
+         * from its owner. Reads beyond the ghost cells are announced, so that they arrive
+         * in bulk instead of one by one. Ordered schedules (2d_ordered, unimodular) read
+         * other blocks through the cache, after the steps that wrote them: those reads are
+         * announced. */
         bool ghosts = a->read_only && ap->role == ORN_ROLE_PARTITIONED &&
                       (s->strategy == ORN_STRAT_1D || s->strategy == ORN_STRAT_2D);
         a->announce = ap->role == ORN_ROLE_PREFETCHED ||
                       (ap->role == ORN_ROLE_REMOTE && ap->info.read && s->strategy != ORN_STRAT_SERIAL) ||
-                      (ghosts ? ap->info.read && reads_beyond_halo(s, a, sparse)
+                      (ghosts ? ap->info.read && reads_beyond_halo(s, a, sparse || buffered)
                               : pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
                                     ap->role == ORN_ROLE_PARTITIONED && ap->info.read &&
                                     has_halo(pl, k));

@@ -993,6 +993,9 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         }
     }
     if (loop->prefetch) x.rounds = 1;
+    for (int k = 0; k < x.n; k++)
+        for (int j = 0; j < x.n; j++)
+            if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
 
     status = x.sched->setup(&x);

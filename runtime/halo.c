@@ -14,11 +14,12 @@
  *     (clamped to the array), assembled from the tile and its ghost regions. One copy per
  *     array is kept, rebuilt when the bound tile changes.
  *
- * Only dense arrays get ghost cells; reads of sparse read-only arrays, and reads along
- * dimensions with ORN_RT_HALO_ANY, go through the view's slow path (prefetch cache, else
- * on demand), for which the loop keeps owners serving (Exec.remote_reads). Ordered
- * schedules (2d_ordered, unimodular) are untouched: their reads of other blocks must see
- * the writes of earlier steps and go through the cache.
+ * Only dense arrays that no buffer of the loop updates get ghost cells; reads beyond the
+ * box of the others (sparse arrays, buffers' targets, which change at every flush), and
+ * reads along dimensions with ORN_RT_HALO_ANY, go through the view's slow path (prefetch
+ * cache, else on demand), for which the loop keeps owners serving (Exec.remote_reads).
+ * Ordered schedules (2d_ordered, unimodular) are untouched: their reads of other blocks
+ * must see the writes of earlier steps and go through the cache.
  *
  * Cost model (per rank: G bytes of ghost regions from other ranks, S bytes of blocks
  * bound, P ranks, latency a, byte time b, copy time c per byte):
@@ -233,14 +234,16 @@ static void send_piece(Exec *x, int k, const Piece *pc, void *ud)
 }
 
 /* Widths of array k's ghost cells, or 0 when it gets none. Also says whether its reads may
- * leave box + halo (sparse, or ORN_RT_HALO_ANY along a partitioned dimension). */
+ * leave its box otherwise (ORN_RT_HALO_ANY along a partitioned dimension, or a halo without
+ * ghost cells). */
 static int ghost_widths(const Exec *x, int k, int64_t *wlo, int64_t *whi, int *anywhere)
 {
     const OrnRtPlanArray *pa = &x->plan->arrays[k];
-    const OrnDsmArray *a = x->vi[k].store;
+    const ViewImpl *vi = &x->vi[k];
+    const OrnDsmArray *a = vi->store;
     int any = 0;
     *anywhere = 0;
-    if (!pa->read_only || (pa->role != ORN_RT_PARTITIONED && pa->role != ORN_RT_ROTATED)) return 0;
+    if (!vi->read_only || (pa->role != ORN_RT_PARTITIONED && pa->role != ORN_RT_ROTATED)) return 0;
     for (int d = 0; d < ORN_DSM_MAXDIM; d++) wlo[d] = whi[d] = 0;
     for (int d = 0; d < a->ndim; d++) {
         if (a->part.nb[d] <= 1) continue; /* the tile spans the dimension */
@@ -252,7 +255,10 @@ static int ghost_widths(const Exec *x, int k, int64_t *wlo, int64_t *whi, int *a
         whi[d] = pa->halo_hi[d];
         any |= wlo[d] > 0 || whi[d] > 0;
     }
-    if (a->sparse) {
+    /* Sparse tiles are not boxes of values; an array that a buffer of this loop updates
+     * changes at every flush, and copies made before the loop would go stale. Their reads
+     * beyond the box take the slow path: as of the round's start, like prefetched arrays. */
+    if (a->sparse || vi->buffered) {
         *anywhere |= any;
         return 0;
     }
@@ -265,7 +271,7 @@ int rt_halo_setup(Exec *x)
     int P = x->P, status = ORN_OK, ghosted = 0;
     int64_t *runs = NULL, *cnt = NULL;
     Seen seen = {NULL, 0};
-    size_t *sc = NULL, *rc = NULL;
+    size_t *sc = NULL, *rc = NULL, *rpos = NULL;
     char *sbuf = NULL;
     Mine mine = {NULL, 0};
     if (pl->strategy != ORN_RT_1D && pl->strategy != ORN_RT_2D) return ORN_OK;
@@ -334,13 +340,12 @@ int rt_halo_setup(Exec *x)
         status = orn_dsm_alltoallv(x->dsm, sbuf, sc, (void **)&x->ghost_recv, rc, "halo exchange");
         if (status) goto fn_exit;
     }
-    size_t *rpos = orn_xcalloc((size_t)P + 1, sizeof *rpos);
+    rpos = orn_xcalloc((size_t)P + 1, sizeof *rpos);
     for (int q = 0; q < P; q++) {
         if (q != x->me && rc[q] != mine.from[q]) {
             status =
                 rt_fail(x, ORN_E_INTERNAL, "halo exchange: %zu bytes from rank %d, %zu expected",
                         rc[q], q, mine.from[q]);
-            free(rpos);
             goto fn_exit;
         }
         rpos[q + 1] = rpos[q] + (q == x->me ? 0 : rc[q]);
@@ -364,8 +369,8 @@ int rt_halo_setup(Exec *x)
             }
         }
     }
-    free(rpos);
 fn_exit:
+    free(rpos);
     free(runs);
     free(cnt);
     free(seen.stamp);

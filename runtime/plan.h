@@ -59,9 +59,11 @@ typedef struct OrnRtPlanArray {
      * when that dimension is indexed otherwise (a constant, ':', unknown). For the
      * iteration space (arrays[0]) key_dim[d] == d. For a buffer: that of its target. */
     int key_dim[ORN_RT_MAXDIM];
-    /* The loop never writes this array (nor its value variable, for the iteration space).
-     * In 1d and 2d loops the runtime may then serve its reads from copies: ghost cells
-     * copied before the loop, or elements of other ranks' blocks fetched into a cache. */
+    /* The body never writes this array's elements (nor, for the iteration space, its value
+     * variable); a buffer of the loop may still update it at flushes. In 1d and 2d loops
+     * the runtime then serves reads outside the block's box: from ghost cells copied before
+     * the loop (when no buffer of the loop targets the array), else from other ranks'
+     * blocks through the cache or on demand. */
     int read_only;
     /* Halo widths: every read of dimension d of a block's data lies within
      * [lo[d] - halo_lo[d], hi[d] + halo_hi[d]) of the block's box (the analyzer's offsets c

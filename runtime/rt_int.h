@@ -81,7 +81,8 @@ typedef struct RtHalo RtHalo;
 typedef struct ViewImpl {
     Exec *x;
     int k;              /* plan array index */
-    int read_only;      /* the plan says the loop never writes it */
+    int read_only;      /* the plan says the body never writes it */
+    int buffered;       /* a buffer of this loop updates it at flushes */
     RtHalo *halo;       /* 1d/2d, read-only, dense: box + halo copies; else NULL */
     OrnDsmArray *store; /* where the values live (unimodular: the transformed copy) */
     OrnRtBuffer *buf;

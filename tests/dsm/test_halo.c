@@ -5,7 +5,9 @@
  * takes the view's fast path (no slow path, no fetch). Reads beyond the halo
  * (ORN_RT_HALO_ANY, sparse arrays) go through the cache or are fetched on demand. The loops
  * write only their own elements, so the result is unique: every array and accumulator must
- * equal the serial computation bit for bit, at every rank count and block count. */
+ * equal the serial computation bit for bit, at every rank count and block count. An array
+ * that a buffer of the loop updates gets no ghost cells: there the result is that of the
+ * serial replay of the recorded rounds (oracle.h). */
 #include <math.h>
 
 #include "oracle.h"
@@ -434,6 +436,90 @@ static void sparse_halo(TestEnv *t)
     orn_dsm_free(S);
 }
 
+/* ---------------------------------------------------------------- a buffer's target */
+
+enum { NB = 203 };
+
+/* w is read-only in the body but a buffer of the loop updates it at every flush: no ghost
+ * cells (they would go stale); reads beyond the block see the values as of the round's
+ * start, as the oracle's replay of the trace does. */
+static int64_t w_at(const OrnRtBlock *b, int64_t i)
+{
+    int64_t k[1] = {i};
+    return i >= 0 && i < NB ? orn_rt_get_i64(&b->views[1], k) : 0;
+}
+
+static int buf_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    int64_t *s = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[1];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], far[1] = {(i * 7) % NB};
+        s[e] = w_at(b, i - 1) + 3 * w_at(b, i + 1) + 7 * w_at(b, i + 2);
+        orn_rt_add_i64(&b->views[2], k, i + 1);
+        orn_rt_add_i64(&b->views[2], far, 1);
+    }
+    return 0;
+}
+
+static int buf_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[1];
+        orn_rt_block_key(b, e, k);
+        int64_t nb[3][1] = {{k[0] - 1}, {k[0] + 1}, {k[0] + 2}};
+        for (int q = 0; q < 3; q++) orn_rt_prefetch(&b->views[1], nb[q]);
+    }
+    return 0;
+}
+
+static void buffered_target(TestEnv *t, int64_t flush_every, int with_prefetch)
+{
+    int64_t dims[1] = {NB};
+    OrnDsmArray *S = NULL, *w = NULL;
+    OK(t, orn_dsm_dense(t->dsm, ORN_DSM_I64, 1, dims, &S));
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_I64, 1, dims, 41, 0, &w));
+    OrnRtBuffer *dw = NULL;
+    OK(t, orn_rt_buffer_new(t->rt, w, NULL, NULL, flush_every, &dw));
+    orn_rt_set_blocks_per_rank(t->rt, 2);
+    orn_rt_set_trace(t->rt, 1);
+    OrnRtPlanArray arrays[3] = {arr("S", ORN_RT_PARTITIONED, 1, 0, -1, 0, 0, 0, 0, 0),
+                                arr("w", ORN_RT_PARTITIONED, 1, 0, -1, 1, 1, 0, 2, 0),
+                                arr("dw", ORN_RT_BUFFERED, 1, 0, -1, 0, 0, 0, 0, 0)};
+    OrnRtPlan plan = plan_of(ORN_RT_1D, 0, 1, arrays, 3, NULL, 0);
+    OArr oS, ow;
+    oarr_gather(t, S, &oS);
+    oarr_gather(t, w, &ow);
+    OArr *oarrs[3] = {&oS, &ow, &ow};
+    for (int run = 0; run < 2; run++) {
+        OrnRtArg args[3] = {{S, NULL}, {w, NULL}, {NULL, dw}};
+        OrnRtLoop loop = {&plan, args, buf_body, with_prefetch ? buf_prefetch : NULL, NULL, NULL};
+        OK(t, orn_rt_run(t->rt, &loop));
+        int64_t got[3], ntr;
+        loop_stats(t, got);
+        CHECK(t, got[2] == 0); /* no ghost cells */
+        if (t->size > 1) CHECK(t, with_prefetch ? got[0] > 0 : got[1] > 0);
+        const OrnRtTraceEntry *tr = orn_rt_trace(t->rt, &ntr);
+        Oracle o;
+        oracle_init(&o, t, &plan, oarrs, NULL, NULL);
+        oracle_replay(&o, buf_body, NULL, tr, ntr, NULL, 0, 0);
+        oracle_free(&o);
+        CHECK(t, oarr_same(t, S, &oS));
+        CHECK(t, oarr_same(t, w, &ow));
+    }
+    orn_rt_set_trace(t->rt, 0);
+    oarr_free(&oS);
+    oarr_free(&ow);
+    orn_rt_buffer_free(dw);
+    orn_dsm_free(S);
+    orn_dsm_free(w);
+}
+
 /* ---------------------------------------------------------------- plan errors */
 
 static int nop_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
@@ -481,6 +567,9 @@ int main(int argc, char **argv)
     anywhere(&t, 1);
     anywhere(&t, 0);
     sparse_halo(&t);
+    buffered_target(&t, 0, 0);
+    buffered_target(&t, 5, 1);
+    buffered_target(&t, 17, 0);
     plan_errors(&t);
     return t_finish(&t, "test_halo");
 }
