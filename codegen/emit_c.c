@@ -62,8 +62,8 @@ typedef struct C {
     const OrnCgLoop *loop;
     const OrnNode *fn;
     int line;
-    int cloops;       /* C loops of user statements open inside a loop body */
-    int pf_drop;      /* prefetch: inside a branch emitted without its condition */
+    int cloops;  /* C loops of user statements open inside a loop body */
+    int pf_drop; /* prefetch: inside a branch emitted without its condition */
     bool next_used;
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */
@@ -102,8 +102,7 @@ static void ol(C *c, const char *fmt, ...)
 
 static void ice(C *c, const OrnNode *n, const char *what)
 {
-    if (!c->failed)
-        orn_ice(&c->u->diags, n ? n->span : (OrnSpan){0}, "code generation: %s", what);
+    if (!c->failed) orn_ice(&c->u->diags, n ? n->span : (OrnSpan){0}, "code generation: %s", what);
     c->failed = true;
 }
 
@@ -117,44 +116,64 @@ static const char *nm(C *c, const OrnSym *s)
 static const char *ctype(OrnTypeKind k)
 {
     switch (k) {
-    case T_BOOL: return "bool";
-    case T_I32: return "int32_t";
-    case T_I64: return "int64_t";
-    case T_F32: return "float";
-    case T_F64: return "double";
-    case T_STR: return "const char *";
-    case T_VOID: return "void";
-    default: return "int64_t";
+    case T_BOOL:
+        return "bool";
+    case T_I32:
+        return "int32_t";
+    case T_I64:
+        return "int64_t";
+    case T_F32:
+        return "float";
+    case T_F64:
+        return "double";
+    case T_STR:
+        return "const char *";
+    case T_VOID:
+        return "void";
+    default:
+        return "int64_t";
     }
 }
 
 static const char *sfx(OrnTypeKind k)
 {
     switch (k) {
-    case T_I32: return "i32";
-    case T_I64: return "i64";
-    case T_F32: return "f32";
-    default: return "f64";
+    case T_I32:
+        return "i32";
+    case T_I64:
+        return "i64";
+    case T_F32:
+        return "f32";
+    default:
+        return "f64";
     }
 }
 
 static const char *dsmt(OrnTypeKind k)
 {
     switch (k) {
-    case T_I32: return "ORN_DSM_I32";
-    case T_I64: return "ORN_DSM_I64";
-    case T_F32: return "ORN_DSM_F32";
-    default: return "ORN_DSM_F64";
+    case T_I32:
+        return "ORN_DSM_I32";
+    case T_I64:
+        return "ORN_DSM_I64";
+    case T_F32:
+        return "ORN_DSM_F32";
+    default:
+        return "ORN_DSM_F64";
     }
 }
 
 static const char *rtt(OrnTypeKind k)
 {
     switch (k) {
-    case T_I32: return "ORN_RT_I32";
-    case T_I64: return "ORN_RT_I64";
-    case T_F32: return "ORN_RT_F32";
-    default: return "ORN_RT_F64";
+    case T_I32:
+        return "ORN_RT_I32";
+    case T_I64:
+        return "ORN_RT_I64";
+    case T_F32:
+        return "ORN_RT_F32";
+    default:
+        return "ORN_RT_F64";
     }
 }
 
@@ -191,8 +210,10 @@ static bool in_loop_ctx(const C *c)
 
 static void put_i64(C *c, int64_t v)
 {
-    if (v == INT64_MIN) o(c, "(-INT64_C(9223372036854775807) - 1)");
-    else o(c, "INT64_C(%lld)", (long long)v);
+    if (v == INT64_MIN)
+        o(c, "(-INT64_C(9223372036854775807) - 1)");
+    else
+        o(c, "INT64_C(%lld)", (long long)v);
 }
 
 static void put_f64(C *c, double v)
@@ -217,14 +238,26 @@ static void put_str(C *c, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
         switch (ch) {
-        case '"': o(c, "\\\""); break;
-        case '\\': o(c, "\\\\"); break;
-        case '\n': o(c, "\\n"); break;
-        case '\t': o(c, "\\t"); break;
-        case '?': o(c, "\\?"); break; /* no trigraphs */
+        case '"':
+            o(c, "\\\"");
+            break;
+        case '\\':
+            o(c, "\\\\");
+            break;
+        case '\n':
+            o(c, "\\n");
+            break;
+        case '\t':
+            o(c, "\\t");
+            break;
+        case '?':
+            o(c, "\\?");
+            break; /* no trigraphs */
         default:
-            if (ch < 32 || ch >= 127) o(c, "\\%03o", ch);
-            else orn_buf_putc(c->b, (char)ch);
+            if (ch < 32 || ch >= 127)
+                o(c, "\\%03o", ch);
+            else
+                orn_buf_putc(c->b, (char)ch);
         }
     }
     orn_buf_putc(c->b, '"');
@@ -233,17 +266,29 @@ static void put_str(C *c, const char *s, size_t n)
 static void put_const(C *c, const OrnConstVal *v, OrnTypeKind k)
 {
     switch (k) {
-    case T_BOOL: o(c, v->b ? "true" : "false"); break;
-    case T_I32: o(c, "((int32_t)%lld)", (long long)v->i); break;
-    case T_I64: put_i64(c, v->i); break;
+    case T_BOOL:
+        o(c, v->b ? "true" : "false");
+        break;
+    case T_I32:
+        o(c, "((int32_t)%lld)", (long long)v->i);
+        break;
+    case T_I64:
+        put_i64(c, v->i);
+        break;
     case T_F32:
         o(c, "((float)");
         put_f64(c, v->f);
         o(c, ")");
         break;
-    case T_F64: put_f64(c, v->f); break;
-    case T_STR: put_str(c, v->s ? v->s : "", v->slen); break;
-    default: o(c, "0"); break;
+    case T_F64:
+        put_f64(c, v->f);
+        break;
+    case T_STR:
+        put_str(c, v->s ? v->s : "", v->slen);
+        break;
+    default:
+        o(c, "0");
+        break;
     }
 }
 
@@ -287,8 +332,10 @@ static void ex_subs(C *c, const OrnNode *subs)
     for (const OrnNode *s = subs; s; s = s->next) {
         if (!first) o(c, ", ");
         first = false;
-        if (s->kind == N_SLICE) o(c, "0");
-        else ex(c, s);
+        if (s->kind == N_SLICE)
+            o(c, "0");
+        else
+            ex(c, s);
     }
 }
 
@@ -326,12 +373,16 @@ static void ex_index(C *c, const OrnNode *e)
         int i = 0;
         for (const OrnNode *x = e->u.index.subs; x && i < 4; x = x->next) sub[i++] = x;
         o(c, "((%s *)%s->data)[", ctype(ek), nm(c, s));
-        if (c->cx == CX_PREFETCH) o(c, "orn_std_arr_off_soft(%s", nm(c, s));
-        else o(c, "orn_std_arr_off(P_, %s, %d", nm(c, s), c->line);
+        if (c->cx == CX_PREFETCH)
+            o(c, "orn_std_arr_off_soft(%s", nm(c, s));
+        else
+            o(c, "orn_std_arr_off(P_, %s, %d", nm(c, s), c->line);
         for (i = 0; i < 4; i++) {
             o(c, ", ");
-            if (sub[i]) ex(c, sub[i]);
-            else o(c, "0");
+            if (sub[i])
+                ex(c, sub[i]);
+            else
+                o(c, "0");
         }
         o(c, ")]");
         return;
@@ -356,8 +407,12 @@ static void ex_name(C *c, const OrnNode *e)
         return;
     }
     switch (s->kind) {
-    case SYM_CONST: put_const(c, &s->cval, s->type->kind); return;
-    case SYM_VALUE: o(c, "(*vp_)"); return;
+    case SYM_CONST:
+        put_const(c, &s->cval, s->type->kind);
+        return;
+    case SYM_VALUE:
+        o(c, "(*vp_)");
+        return;
     case SYM_VAR:
         if (c->cx == CX_BODY && c->loop) {
             int i = orn_cg_acc_index(c->loop, s);
@@ -367,7 +422,8 @@ static void ex_name(C *c, const OrnNode *e)
             }
         }
         break;
-    default: break;
+    default:
+        break;
     }
     o(c, "%s", nm(c, s));
 }
@@ -375,15 +431,24 @@ static void ex_name(C *c, const OrnNode *e)
 static const char *math_name(int bi)
 {
     switch (bi) {
-    case ORN_BI_SQRT: return "sqrt";
-    case ORN_BI_EXP: return "exp";
-    case ORN_BI_LOG: return "log";
-    case ORN_BI_SIN: return "sin";
-    case ORN_BI_COS: return "cos";
-    case ORN_BI_TANH: return "tanh";
-    case ORN_BI_FLOOR: return "floor";
-    case ORN_BI_CEIL: return "ceil";
-    default: return NULL;
+    case ORN_BI_SQRT:
+        return "sqrt";
+    case ORN_BI_EXP:
+        return "exp";
+    case ORN_BI_LOG:
+        return "log";
+    case ORN_BI_SIN:
+        return "sin";
+    case ORN_BI_COS:
+        return "cos";
+    case ORN_BI_TANH:
+        return "tanh";
+    case ORN_BI_FLOOR:
+        return "floor";
+    case ORN_BI_CEIL:
+        return "ceil";
+    default:
+        return NULL;
     }
 }
 
@@ -394,26 +459,49 @@ static void ex_print(C *c, const OrnNode *e, bool eprint)
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         if (a->kind == N_KWARG) continue;
         switch (kind_of(a)) {
-        case T_BOOL: orn_buf_putc(&types, 'b'); break;
+        case T_BOOL:
+            orn_buf_putc(&types, 'b');
+            break;
         case T_I32:
-        case T_I64: orn_buf_putc(&types, 'i'); break;
-        case T_F32: orn_buf_putc(&types, 'g'); break;
-        case T_F64: orn_buf_putc(&types, 'f'); break;
-        default: orn_buf_putc(&types, 's'); break;
+        case T_I64:
+            orn_buf_putc(&types, 'i');
+            break;
+        case T_F32:
+            orn_buf_putc(&types, 'g');
+            break;
+        case T_F64:
+            orn_buf_putc(&types, 'f');
+            break;
+        default:
+            orn_buf_putc(&types, 's');
+            break;
         }
     }
-    o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print", types.data ? types.data : "");
+    o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print",
+      types.data ? types.data : "");
     orn_buf_free(&types);
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         if (a->kind == N_KWARG) continue;
         o(c, ", ");
         switch (kind_of(a)) {
-        case T_BOOL: o(c, "(int)("); ex(c, a); o(c, ")"); break;
+        case T_BOOL:
+            o(c, "(int)(");
+            ex(c, a);
+            o(c, ")");
+            break;
         case T_I32:
-        case T_I64: ex_as(c, a, T_I64); break;
+        case T_I64:
+            ex_as(c, a, T_I64);
+            break;
         case T_F32:
-        case T_F64: o(c, "(double)("); ex(c, a); o(c, ")"); break;
-        default: ex(c, a); break;
+        case T_F64:
+            o(c, "(double)(");
+            ex(c, a);
+            o(c, ")");
+            break;
+        default:
+            ex(c, a);
+            break;
         }
     }
     o(c, ")");
@@ -455,12 +543,14 @@ static void ex_printf(C *c, const OrnNode *e)
         if (a->kind == N_KWARG) continue;
         o(c, ", ");
         OrnTypeKind k = kind_of(a);
-        if (k == T_I32 || k == T_I64) ex_as(c, a, T_I64);
+        if (k == T_I32 || k == T_I64)
+            ex_as(c, a, T_I64);
         else if (k == T_F32 || k == T_F64) {
             o(c, "(double)(");
             ex(c, a);
             o(c, ")");
-        } else ex(c, a);
+        } else
+            ex(c, a);
     }
     o(c, ")");
 }
@@ -507,10 +597,14 @@ static bool same_expr(const OrnNode *a, const OrnNode *b)
 {
     if (!a || !b || a->kind != b->kind) return false;
     switch (a->kind) {
-    case N_INT: return a->u.ilit.v == b->u.ilit.v;
-    case N_NAME: return a->u.name.sym && a->u.name.sym == b->u.name.sym;
-    case N_SLICE: return true;
-    case N_UNARY: return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.e, b->u.unary.e);
+    case N_INT:
+        return a->u.ilit.v == b->u.ilit.v;
+    case N_NAME:
+        return a->u.name.sym && a->u.name.sym == b->u.name.sym;
+    case N_SLICE:
+        return true;
+    case N_UNARY:
+        return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.e, b->u.unary.e);
     case N_BINARY:
         return a->u.binary.op == b->u.binary.op && same_expr(a->u.binary.l, b->u.binary.l) &&
                same_expr(a->u.binary.r, b->u.binary.r);
@@ -521,7 +615,8 @@ static bool same_expr(const OrnNode *a, const OrnNode *b)
             if (!same_expr(x, y)) return false;
         return !x && !y;
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -529,7 +624,8 @@ static void vx_collect(C *c, VX *vx, const OrnNode *e)
 {
     bool view = e->type && e->type->kind == T_VIEW;
     if (view && (e->kind == N_UNARY || e->kind == N_BINARY)) {
-        if (e->kind == N_UNARY) vx_collect(c, vx, e->u.unary.e);
+        if (e->kind == N_UNARY)
+            vx_collect(c, vx, e->u.unary.e);
         else {
             vx_collect(c, vx, e->u.binary.l);
             vx_collect(c, vx, e->u.binary.r);
@@ -616,10 +712,14 @@ static void vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid)
     const VLeaf *l = vx_find(vx, e);
     if (l) {
         bool view = l >= vx->views && l < vx->views + MAXLEAF;
-        if (!view) o(c, "s%d_", l->id);
-        else if (fast == EL_UNIT) o(c, "q%d_[x%d_]", l->id, xid);
-        else if (fast == EL_STRIDED) o(c, "q%d_[x%d_ * t%d_]", l->id, xid, l->id);
-        else o(c, "orn_std_vget_%s(&w%d_, x%d_)", sfx(leaf_elem(l->n)), l->id, xid);
+        if (!view)
+            o(c, "s%d_", l->id);
+        else if (fast == EL_UNIT)
+            o(c, "q%d_[x%d_]", l->id, xid);
+        else if (fast == EL_STRIDED)
+            o(c, "q%d_[x%d_ * t%d_]", l->id, xid, l->id);
+        else
+            o(c, "orn_std_vget_%s(&w%d_, x%d_)", sfx(leaf_elem(l->n)), l->id, xid);
         return;
     }
     if (e->kind == N_UNARY) {
@@ -702,9 +802,10 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
             vec_ctor(c, b);
             o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
             OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
-            o(c, "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
-                 "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
-                 "orn_std_vdot_slow(&ra%d_, &rb%d_); })",
+            o(c,
+              "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
+              "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
+              "orn_std_vdot_slow(&ra%d_, &rb%d_); })",
               id, id, sfx(ta), sfx(tb), ctype(ta), id, id, ctype(tb), id, id, id, id, id);
         } else {
             o(c, "orn_std_v%s(&ra%d_); })", what, id);
@@ -739,8 +840,10 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
         o(c, "); r%d_[x%d_ & 7] += e%d_ * e%d_; }\n", id, id, id, id);
     }
     ind(c);
-    if (bi == ORN_BI_NORM) o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
-    else o(c, "orn_std_lanes(r%d_);\n", id);
+    if (bi == ORN_BI_NORM)
+        o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
+    else
+        o(c, "orn_std_lanes(r%d_);\n", id);
     c->ind--;
     ind(c);
     o(c, "})");
@@ -755,10 +858,12 @@ static void ex_extent(C *c, const OrnNode *e, int bi)
         /* a view or a view expression: the length of its first view */
         const OrnNode *v = a;
         while (v && v->kind != N_INDEX) {
-            if (v->kind == N_UNARY) v = v->u.unary.e;
+            if (v->kind == N_UNARY)
+                v = v->u.unary.e;
             else if (v->kind == N_BINARY)
                 v = kind_of(v->u.binary.l) == T_VIEW ? v->u.binary.l : v->u.binary.r;
-            else v = NULL;
+            else
+                v = NULL;
         }
         int dim;
         const OrnNode *fixed;
@@ -788,8 +893,10 @@ static void ex_extent(C *c, const OrnNode *e, int bi)
         o(c, "[1]");
         break;
     case ORN_BI_NNZ:
-        if (is_local_array(s)) o(c, "%s->n", nm(c, s));
-        else o(c, "%s->nnz", nm(c, s));
+        if (is_local_array(s))
+            o(c, "%s->n", nm(c, s));
+        else
+            o(c, "%s->nnz", nm(c, s));
         break;
     default:
         o(c, "orn_std_dim(P_, %d, ", nd);
@@ -811,11 +918,12 @@ static void ex_user_call(C *c, const OrnNode *e)
 {
     const OrnSym *fs = e->u.call.sym;
     const OrnNode *fn = fs->decl;
-    bool clone = fs->kind == SYM_FN && (c->cx == CX_BODY || c->cx == CX_CLONE) &&
-                 fn_needs_ctx(c, fs);
+    bool clone =
+        fs->kind == SYM_FN && (c->cx == CX_BODY || c->cx == CX_CLONE) && fn_needs_ctx(c, fs);
     if (clone)
         o(c, "%s__L%d(b_, %s", nm(c, fs), c->loop->id, c->loop->uses_rng ? "rng_" : "NULL");
-    else o(c, "%s(", nm(c, fs));
+    else
+        o(c, "%s(", nm(c, fs));
     const OrnNode *par = fn && fn->kind == N_FN ? fn->u.fn.args : NULL;
     bool first = !clone;
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
@@ -823,8 +931,10 @@ static void ex_user_call(C *c, const OrnNode *e)
         if (!first) o(c, ", ");
         first = false;
         const OrnSym *ps = par ? par->u.arg.sym : NULL;
-        if (ps && ps->type) ex_as(c, a, ps->type->kind);
-        else ex(c, a);
+        if (ps && ps->type)
+            ex_as(c, a, ps->type->kind);
+        else
+            ex(c, a);
         if (par) par = par->next;
     }
     o(c, ")");
@@ -864,9 +974,12 @@ static void ex_call(C *c, const OrnNode *e)
         o(c, ")))");
         return;
     case ORN_BI_ABS:
-        if (k == T_F32) o(c, "fabsf(");
-        else if (k == T_F64) o(c, "fabs(");
-        else o(c, "orn_std_abs_%s(", sfx(k));
+        if (k == T_F32)
+            o(c, "fabsf(");
+        else if (k == T_F64)
+            o(c, "fabs(");
+        else
+            o(c, "orn_std_abs_%s(", sfx(k));
         ex(c, a0);
         o(c, ")");
         return;
@@ -889,13 +1002,17 @@ static void ex_call(C *c, const OrnNode *e)
     case ORN_BI_MOD: {
         const char *f = bi == ORN_BI_DIV ? "div" : "mod";
         o(c, "((%s)", ctype(k));
-        if (c->cx == CX_PREFETCH) o(c, "orn_std_%s_soft(", f);
-        else o(c, "orn_std_%s(P_, ", f);
+        if (c->cx == CX_PREFETCH)
+            o(c, "orn_std_%s_soft(", f);
+        else
+            o(c, "orn_std_%s(P_, ", f);
         ex_as(c, a0, T_I64);
         o(c, ", ");
         ex_as(c, a1, T_I64);
-        if (c->cx == CX_PREFETCH) o(c, "))");
-        else o(c, ", %d))", c->line);
+        if (c->cx == CX_PREFETCH)
+            o(c, "))");
+        else
+            o(c, ", %d))", c->line);
         return;
     }
     case ORN_BI_I32:
@@ -907,8 +1024,10 @@ static void ex_call(C *c, const OrnNode *e)
         o(c, "))");
         return;
     case ORN_BI_RANDINT:
-        if (in_body) o(c, "orn_std_rng_int(P_, rng_, ");
-        else o(c, "orn_std_randint(P_, ");
+        if (in_body)
+            o(c, "orn_std_rng_int(P_, rng_, ");
+        else
+            o(c, "orn_std_randint(P_, ");
         ex_as(c, a0, T_I64);
         o(c, ", %d)", c->line);
         return;
@@ -916,8 +1035,10 @@ static void ex_call(C *c, const OrnNode *e)
     case ORN_BI_RANDN:
         if (!a0) {
             bool n = bi == ORN_BI_RANDN;
-            if (in_body) o(c, n ? "orn_rt_rng_normal(rng_)" : "orn_rt_rng_uniform(rng_)");
-            else o(c, n ? "orn_std_randn(P_)" : "orn_std_rand(P_)");
+            if (in_body)
+                o(c, n ? "orn_rt_rng_normal(rng_)" : "orn_rt_rng_uniform(rng_)");
+            else
+                o(c, n ? "orn_std_randn(P_)" : "orn_std_rand(P_)");
             return;
         }
         break; /* array constructor: below */
@@ -925,11 +1046,21 @@ static void ex_call(C *c, const OrnNode *e)
     case ORN_BI_ROWS:
     case ORN_BI_COLS:
     case ORN_BI_DIM:
-    case ORN_BI_NNZ: ex_extent(c, e, bi); return;
-    case ORN_BI_WALL_TIME: o(c, "orn_std_wall_time()"); return;
-    case ORN_BI_PRINT: ex_print(c, e, false); return;
-    case ORN_BI_EPRINT: ex_print(c, e, true); return;
-    case ORN_BI_PRINTF: ex_printf(c, e); return;
+    case ORN_BI_NNZ:
+        ex_extent(c, e, bi);
+        return;
+    case ORN_BI_WALL_TIME:
+        o(c, "orn_std_wall_time()");
+        return;
+    case ORN_BI_PRINT:
+        ex_print(c, e, false);
+        return;
+    case ORN_BI_EPRINT:
+        ex_print(c, e, true);
+        return;
+    case ORN_BI_PRINTF:
+        ex_printf(c, e);
+        return;
     case ORN_BI_EXIT:
         o(c, "orn_std_exit(P_, ");
         ex_as(c, a0, T_I64);
@@ -942,16 +1073,21 @@ static void ex_call(C *c, const OrnNode *e)
         return;
     case ORN_BI_SAVE: {
         const OrnSym *s = orn_cg_base_sym(a0);
-        if (is_local_array(s)) o(c, "orn_std_arr_save(P_, %s, ", nm(c, s));
-        else o(c, "orn_std_save(P_, %s, ", s ? nm(c, s) : "NULL");
+        if (is_local_array(s))
+            o(c, "orn_std_arr_save(P_, %s, ", nm(c, s));
+        else
+            o(c, "orn_std_save(P_, %s, ", s ? nm(c, s) : "NULL");
         ex(c, a1);
         o(c, ", %d)", c->line);
         return;
     }
     case ORN_BI_SUM:
     case ORN_BI_DOT:
-    case ORN_BI_NORM: ex_reduce(c, e, bi); return;
-    default: break;
+    case ORN_BI_NORM:
+        ex_reduce(c, e, bi);
+        return;
+    default:
+        break;
     }
     if (bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN) {
         /* a local array */
@@ -972,12 +1108,16 @@ static void ex_call(C *c, const OrnNode *e)
                                            "ORN_STD_RANDN"};
         int ik = bi == ORN_BI_ZEROS ? 0 : bi == ORN_BI_FILL ? 1 : bi == ORN_BI_RAND ? 2 : 3;
         o(c, "}, %s, ", init[ik]);
-        if (bi == ORN_BI_FILL) ex_as(c, a1, T_F64);
-        else o(c, "0.0");
+        if (bi == ORN_BI_FILL)
+            ex_as(c, a1, T_F64);
+        else
+            o(c, "0.0");
         o(c, ", ");
         const OrnNode *seed = kwarg(e, "seed");
-        if (seed) ex_as(c, seed, T_I64);
-        else o(c, "0");
+        if (seed)
+            ex_as(c, seed, T_I64);
+        else
+            o(c, "0");
         o(c, ", %d)", c->line);
         return;
     }
@@ -1000,25 +1140,31 @@ static bool impure(const OrnNode *e)
         case ORN_BI_EPRINT:
         case ORN_BI_EXIT:
         case ORN_BI_SEED:
-        case ORN_BI_SAVE: return true;
+        case ORN_BI_SAVE:
+            return true;
         case ORN_BI_RAND:
         case ORN_BI_RANDN:
             if (!e->u.call.args) return true;
             break;
-        default: break;
+        default:
+            break;
         }
         for (const OrnNode *a = e->u.call.args; a; a = a->next)
             if (impure(a)) return true;
         return false;
     }
-    case N_KWARG: return impure(e->u.kwarg.value);
-    case N_UNARY: return impure(e->u.unary.e);
-    case N_BINARY: return impure(e->u.binary.l) || impure(e->u.binary.r);
+    case N_KWARG:
+        return impure(e->u.kwarg.value);
+    case N_UNARY:
+        return impure(e->u.unary.e);
+    case N_BINARY:
+        return impure(e->u.binary.l) || impure(e->u.binary.r);
     case N_INDEX:
         for (const OrnNode *a = e->u.index.subs; a; a = a->next)
             if (impure(a)) return true;
         return false;
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -1084,9 +1230,9 @@ static void ex(C *c, const OrnNode *e)
         kind_of(e) != T_VIEW) {
         const OrnNode *ops[2] = {e->u.binary.l, e->u.binary.r};
         pushed = seq_begin(c, ops, 2);
-    } else if (e->kind == N_CALL && !(e->u.call.builtin == ORN_BI_SUM ||
-                                       e->u.call.builtin == ORN_BI_DOT ||
-                                       e->u.call.builtin == ORN_BI_NORM)) {
+    } else if (e->kind == N_CALL &&
+               !(e->u.call.builtin == ORN_BI_SUM || e->u.call.builtin == ORN_BI_DOT ||
+                 e->u.call.builtin == ORN_BI_NORM)) {
         const OrnNode *ops[MAXLEAF];
         int n = 0;
         for (const OrnNode *a = e->u.call.args; a && n < MAXLEAF; a = a->next)
@@ -1100,11 +1246,21 @@ static void ex(C *c, const OrnNode *e)
 static void ex_inner(C *c, const OrnNode *e)
 {
     switch (e->kind) {
-    case N_INT: put_i64(c, e->u.ilit.v); return;
-    case N_FLOAT: put_f64(c, e->u.flit.v); return;
-    case N_STR: put_str(c, e->u.slit.s, e->u.slit.len); return;
-    case N_BOOL: o(c, e->u.blit.v ? "true" : "false"); return;
-    case N_NAME: ex_name(c, e); return;
+    case N_INT:
+        put_i64(c, e->u.ilit.v);
+        return;
+    case N_FLOAT:
+        put_f64(c, e->u.flit.v);
+        return;
+    case N_STR:
+        put_str(c, e->u.slit.s, e->u.slit.len);
+        return;
+    case N_BOOL:
+        o(c, e->u.blit.v ? "true" : "false");
+        return;
+    case N_NAME:
+        ex_name(c, e);
+        return;
     case N_UNARY:
         o(c, e->u.unary.op == OP_NOT ? "(!(" : "(-(");
         ex(c, e->u.unary.e);
@@ -1112,9 +1268,9 @@ static void ex_inner(C *c, const OrnNode *e)
         return;
     case N_BINARY: {
         static const char *ops[] = {
-            [OP_ADD] = "+",  [OP_SUB] = "-", [OP_MUL] = "*",  [OP_DIV] = "/",
-            [OP_EQ] = "==",  [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
-            [OP_GT] = ">",   [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
+            [OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*",  [OP_DIV] = "/",
+            [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
+            [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
         OrnOp op = e->u.binary.op;
         if (kind_of(e) == T_VIEW || op < OP_ADD || op > OP_OR) {
             ice(c, e, "view arithmetic outside an element-wise context");
@@ -1127,7 +1283,9 @@ static void ex_inner(C *c, const OrnNode *e)
         o(c, ")");
         return;
     }
-    case N_CALL: ex_call(c, e); return;
+    case N_CALL:
+        ex_call(c, e);
+        return;
     case N_INDEX:
         if (kind_of(e) == T_VIEW) {
             ice(c, e, "a view outside an element-wise context");
@@ -1135,7 +1293,9 @@ static void ex_inner(C *c, const OrnNode *e)
         }
         ex_index(c, e);
         return;
-    default: ice(c, e, "unexpected expression node"); return;
+    default:
+        ice(c, e, "unexpected expression node");
+        return;
     }
 }
 
@@ -1143,9 +1303,8 @@ static void ex_inner(C *c, const OrnNode *e)
  * "if ((a == b))"). */
 static void ex_cond(C *c, const OrnNode *e)
 {
-    static const char *ops[] = {
-        [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
-        [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
+    static const char *ops[] = {[OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
+                                [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
     if (e && e->kind == N_BINARY && e->u.binary.op >= OP_EQ && e->u.binary.op <= OP_OR) {
         ex(c, e->u.binary.l);
         o(c, " %s ", ops[e->u.binary.op]);
@@ -1173,11 +1332,16 @@ static void st_block(C *c, const OrnNode *blk)
 static const char *assign_op(OrnOp op)
 {
     switch (op) {
-    case OP_ADD: return "+";
-    case OP_SUB: return "-";
-    case OP_MUL: return "*";
-    case OP_DIV: return "/";
-    default: return NULL;
+    case OP_ADD:
+        return "+";
+    case OP_SUB:
+        return "-";
+    case OP_MUL:
+        return "*";
+    case OP_DIV:
+        return "/";
+    default:
+        return NULL;
     }
 }
 
@@ -1363,7 +1527,8 @@ static void st_assign_elem(C *c, const OrnNode *s)
         ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %d);", sfx(tk), nm(c, ts), id, T, id,
            c->line);
     } else {
-        ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
+        ol(c,
+           "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
            sfx(tk), nm(c, ts), id, T, sfx(tk), nm(c, ts), id, c->line, opn, id, c->line);
     }
     c->ind--;
@@ -1404,8 +1569,8 @@ static void st_assign(C *c, const OrnNode *s)
             o(c, "%s = ", nm(c, sym));
         } else {
             ind(c);
-            o(c, "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ",
-              nm(c, sym));
+            o(c,
+              "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ", nm(c, sym));
         }
         ex(c, rhs);
         o(c, ";\n");
@@ -1425,8 +1590,10 @@ static void st_assign(C *c, const OrnNode *s)
 static void bind_var(C *c, const OrnSym *s, const char *type, const char *val)
 {
     if (!s) return;
-    if (orn_cg_is_static(s)) ol(c, "%s = %s;", nm(c, s), val);
-    else ol(c, "const %s %s __attribute__((unused)) = %s;", type, nm(c, s), val);
+    if (orn_cg_is_static(s))
+        ol(c, "%s = %s;", nm(c, s), val);
+    else
+        ol(c, "const %s %s __attribute__((unused)) = %s;", type, nm(c, s), val);
 }
 
 static void st_for(C *c, const OrnNode *s)
@@ -1506,8 +1673,10 @@ static void st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_bo
         c->ind--;
     }
     c->cloops++;
-    if (pre_body) orn_buf_put(c->b, pre_body->data ? pre_body->data : "", pre_body->len);
-    else st_block(c, s->u.foreach.body);
+    if (pre_body)
+        orn_buf_put(c->b, pre_body->data ? pre_body->data : "", pre_body->len);
+    else
+        st_block(c, s->u.foreach.body);
     c->cloops--;
     ol(c, "}");
     c->ind--;
@@ -1551,8 +1720,10 @@ static void st_return(C *c, const OrnNode *s)
     }
     ind(c);
     o(c, "return ");
-    if (rk != T_VOID && rk != T_ERROR) ex_as(c, v, rk);
-    else ex(c, v);
+    if (rk != T_VOID && rk != T_ERROR)
+        ex_as(c, v, rk);
+    else
+        ex(c, v);
     o(c, ";\n");
 }
 
@@ -1572,7 +1743,8 @@ static void st_dist(C *c, const OrnNode *s)
     case ORN_BI_LOAD_TRIPLETS:
     case ORN_BI_LOAD_DOCWORD:
         ind(c);
-        o(c, "%s = orn_std_load_%s(P_, ", nm(c, s1), bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
+        o(c, "%s = orn_std_load_%s(P_, ", nm(c, s1),
+          bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
         ex(c, a0);
         o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
@@ -1600,8 +1772,10 @@ static void st_dist(C *c, const OrnNode *s)
             snprintf(apply, sizeof apply, "orn_apply_%s", nm(c, ap->u.name.sym));
         ind(c);
         o(c, "%s = orn_std_buffer(P_, %s, %s, ", nm(c, s1), tgt ? nm(c, tgt) : "NULL", apply);
-        if (fe) ex_as(c, fe, T_I64);
-        else o(c, "0");
+        if (fe)
+            ex_as(c, fe, T_I64);
+        else
+            o(c, "0");
         o(c, ", %d, %d);\n", fe ? 1 : 0, c->line);
         return;
     }
@@ -1626,16 +1800,22 @@ static void st_dist(C *c, const OrnNode *s)
                                            "ORN_STD_RANDN"};
         int ik = bi == ORN_BI_ZEROS ? 0 : bi == ORN_BI_FILL ? 1 : bi == ORN_BI_RAND ? 2 : 3;
         o(c, "}, %s, ", init[ik]);
-        if (bi == ORN_BI_FILL) ex_as(c, a1, T_F64);
-        else o(c, "0.0");
+        if (bi == ORN_BI_FILL)
+            ex_as(c, a1, T_F64);
+        else
+            o(c, "0.0");
         o(c, ", ");
         const OrnNode *seed = kwarg(v, "seed");
-        if (seed) ex_as(c, seed, T_I64);
-        else o(c, "0");
+        if (seed)
+            ex_as(c, seed, T_I64);
+        else
+            o(c, "0");
         o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     }
-    default: ice(c, s, "dist initializer"); return;
+    default:
+        ice(c, s, "dist initializer");
+        return;
     }
 }
 
@@ -1667,8 +1847,9 @@ static void st_parfor(C *c, const OrnNode *s)
     }
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
-    ol(c, "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
-          ".prefetch = %s, .env = NULL, .acc = %s};",
+    ol(c,
+       "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
+       ".prefetch = %s, .env = NULL, .acc = %s};",
        l->id, l->id, pf_name, na ? "acc_" : "NULL");
     ol(c, "orn_std_run(P_, &loop_);");
     for (int i = 0; i < na; i++) {
@@ -1689,14 +1870,25 @@ static void st(C *c, const OrnNode *s)
         ex(c, s->u.expr_stmt.e);
         o(c, ";\n");
         return;
-    case N_ASSIGN: st_assign(c, s); return;
+    case N_ASSIGN:
+        st_assign(c, s);
+        return;
     case N_CONST:
     case N_PARAM:
-    case N_FN: return;
-    case N_DIST: st_dist(c, s); return;
-    case N_IF: st_if(c, s, false); return;
-    case N_FOR: st_for(c, s); return;
-    case N_FOREACH: st_foreach(c, s, true, NULL); return;
+    case N_FN:
+        return;
+    case N_DIST:
+        st_dist(c, s);
+        return;
+    case N_IF:
+        st_if(c, s, false);
+        return;
+    case N_FOR:
+        st_for(c, s);
+        return;
+    case N_FOREACH:
+        st_foreach(c, s, true, NULL);
+        return;
     case N_WHILE:
         ind(c);
         o(c, "while (");
@@ -1708,10 +1900,14 @@ static void st(C *c, const OrnNode *s)
         ol(c, "}");
         return;
     case N_PARFOR:
-        if (c->cx != CX_TOP) ice(c, s, "parallel_for outside top level");
-        else st_parfor(c, s);
+        if (c->cx != CX_TOP)
+            ice(c, s, "parallel_for outside top level");
+        else
+            st_parfor(c, s);
         return;
-    case N_BREAK: ol(c, "break;"); return;
+    case N_BREAK:
+        ol(c, "break;");
+        return;
     case N_CONTINUE:
         if ((c->cx == CX_BODY || c->cx == CX_PREFETCH) && c->cloops == 0) {
             ol(c, "goto next_;");
@@ -1720,13 +1916,17 @@ static void st(C *c, const OrnNode *s)
             ol(c, "continue;");
         }
         return;
-    case N_RETURN: st_return(c, s); return;
+    case N_RETURN:
+        st_return(c, s);
+        return;
     case N_BLOCK:
         ol(c, "{");
         st_block(c, s);
         ol(c, "}");
         return;
-    default: ice(c, s, "unexpected statement"); return;
+    default:
+        ice(c, s, "unexpected statement");
+        return;
     }
 }
 
@@ -1750,12 +1950,16 @@ static void pf_announce(C *c, const OrnNode *e)
 {
     if (!e) return;
     switch (e->kind) {
-    case N_UNARY: pf_announce(c, e->u.unary.e); return;
+    case N_UNARY:
+        pf_announce(c, e->u.unary.e);
+        return;
     case N_BINARY:
         pf_announce(c, e->u.binary.l);
         pf_announce(c, e->u.binary.r);
         return;
-    case N_KWARG: pf_announce(c, e->u.kwarg.value); return;
+    case N_KWARG:
+        pf_announce(c, e->u.kwarg.value);
+        return;
     case N_CALL:
         for (const OrnNode *a = e->u.call.args; a; a = a->next) pf_announce(c, a);
         return;
@@ -1782,7 +1986,8 @@ static void pf_announce(C *c, const OrnNode *e)
         }
         return;
     }
-    default: return;
+    default:
+        return;
     }
 }
 
@@ -1811,11 +2016,16 @@ static bool only_jumps(const OrnBuf *b)
     const char *p = b->data ? b->data : "";
     while (*p) {
         while (*p == ' ') p++;
-        if (strncmp(p, "break;", 6) == 0) p += 6;
-        else if (strncmp(p, "continue;", 9) == 0) p += 9;
-        else if (strncmp(p, "goto next_;", 11) == 0) p += 11;
-        else if (!*p) break;
-        else return false;
+        if (strncmp(p, "break;", 6) == 0)
+            p += 6;
+        else if (strncmp(p, "continue;", 9) == 0)
+            p += 9;
+        else if (strncmp(p, "goto next_;", 11) == 0)
+            p += 11;
+        else if (!*p)
+            break;
+        else
+            return false;
         if (*p == '\n') p++;
     }
     return true;
@@ -1827,7 +2037,9 @@ static void pf(C *c, const OrnNode *s)
     c->line = (int)s->span.line;
     const OrnCgLoop *l = c->loop;
     switch (s->kind) {
-    case N_EXPR: pf_announce(c, s->u.expr_stmt.e); return;
+    case N_EXPR:
+        pf_announce(c, s->u.expr_stmt.e);
+        return;
     case N_ASSIGN: {
         const OrnNode *tg = s->u.assign.target;
         pf_announce(c, s->u.assign.value);
@@ -1932,7 +2144,8 @@ static void pf(C *c, const OrnNode *s)
         orn_buf_free(&a);
         return;
     }
-    case N_WHILE: return;
+    case N_WHILE:
+        return;
     case N_BREAK:
     case N_CONTINUE:
         if (!c->pf_drop) st(c, s);
@@ -1948,7 +2161,8 @@ static void pf(C *c, const OrnNode *s)
         orn_buf_free(&a);
         return;
     }
-    default: return;
+    default:
+        return;
     }
 }
 
@@ -2026,33 +2240,48 @@ static void c_function(void *st_, const OrnNode *fn)
 static const char *strat_name(OrnStrategy s)
 {
     switch (s) {
-    case ORN_STRAT_1D: return "ORN_RT_1D";
-    case ORN_STRAT_2D: return "ORN_RT_2D";
-    case ORN_STRAT_2D_ORDERED: return "ORN_RT_2D_ORDERED";
-    case ORN_STRAT_UNIMODULAR: return "ORN_RT_UNIMODULAR";
-    default: return "ORN_RT_SERIAL";
+    case ORN_STRAT_1D:
+        return "ORN_RT_1D";
+    case ORN_STRAT_2D:
+        return "ORN_RT_2D";
+    case ORN_STRAT_2D_ORDERED:
+        return "ORN_RT_2D_ORDERED";
+    case ORN_STRAT_UNIMODULAR:
+        return "ORN_RT_UNIMODULAR";
+    default:
+        return "ORN_RT_SERIAL";
     }
 }
 
 static const char *role_name(OrnRole r)
 {
     switch (r) {
-    case ORN_ROLE_PARTITIONED: return "ORN_RT_PARTITIONED";
-    case ORN_ROLE_ROTATED: return "ORN_RT_ROTATED";
-    case ORN_ROLE_REPLICATED: return "ORN_RT_REPLICATED";
-    case ORN_ROLE_PREFETCHED: return "ORN_RT_PREFETCHED";
-    case ORN_ROLE_BUFFERED: return "ORN_RT_BUFFERED";
-    default: return "ORN_RT_REMOTE";
+    case ORN_ROLE_PARTITIONED:
+        return "ORN_RT_PARTITIONED";
+    case ORN_ROLE_ROTATED:
+        return "ORN_RT_ROTATED";
+    case ORN_ROLE_REPLICATED:
+        return "ORN_RT_REPLICATED";
+    case ORN_ROLE_PREFETCHED:
+        return "ORN_RT_PREFETCHED";
+    case ORN_ROLE_BUFFERED:
+        return "ORN_RT_BUFFERED";
+    default:
+        return "ORN_RT_REMOTE";
     }
 }
 
 static const char *acc_name(OrnAccKind k)
 {
     switch (k) {
-    case ACC_SUM: return "ORN_RT_ACC_SUM";
-    case ACC_PROD: return "ORN_RT_ACC_PROD";
-    case ACC_MIN: return "ORN_RT_ACC_MIN";
-    default: return "ORN_RT_ACC_MAX";
+    case ACC_SUM:
+        return "ORN_RT_ACC_SUM";
+    case ACC_PROD:
+        return "ORN_RT_ACC_PROD";
+    case ACC_MIN:
+        return "ORN_RT_ACC_MIN";
+    default:
+        return "ORN_RT_ACC_MAX";
     }
 }
 
@@ -2070,8 +2299,10 @@ static void emit_plan(C *c, const OrnCgLoop *l)
             const int *w = side ? a->halo_hi : a->halo_lo;
             o(c, "%s{", side ? ", " : "");
             for (int d = 0; d < 4; d++) {
-                if (w[d] == ORN_CG_HALO_ANY) o(c, "%sORN_RT_HALO_ANY", d ? ", " : "");
-                else o(c, "%s%d", d ? ", " : "", w[d]);
+                if (w[d] == ORN_CG_HALO_ANY)
+                    o(c, "%sORN_RT_HALO_ANY", d ? ", " : "");
+                else
+                    o(c, "%s%d", d ? ", " : "", w[d]);
             }
             o(c, "}");
         }
@@ -2081,8 +2312,8 @@ static void emit_plan(C *c, const OrnCgLoop *l)
     if (lp->naccums) {
         o(c, "static const OrnRtPlanAcc orn_plan_accs_%d[%d] = {\n", l->id, lp->naccums);
         for (int i = 0; i < lp->naccums; i++)
-            o(c, "    {\"%s\", %s, %s},\n", lp->accums[i].sym->name->s, acc_name(lp->accums[i].kind),
-              rtt(lp->accums[i].sym->type->kind));
+            o(c, "    {\"%s\", %s, %s},\n", lp->accums[i].sym->name->s,
+              acc_name(lp->accums[i].kind), rtt(lp->accums[i].sym->type->kind));
         o(c, "};\n");
     }
     o(c, "static const OrnRtPlan orn_plan_%d = {\n", l->id);
@@ -2098,8 +2329,10 @@ static void emit_plan(C *c, const OrnCgLoop *l)
           l->transform[i][2], l->transform[i][3]);
     o(c, "},\n    .flush_every = 0,\n    .narrays = %d,\n    .arrays = orn_plan_arrays_%d,\n",
       l->narrays, l->id);
-    if (lp->naccums) o(c, "    .naccs = %d,\n    .accs = orn_plan_accs_%d,\n", lp->naccums, l->id);
-    else o(c, "    .naccs = 0,\n    .accs = NULL,\n");
+    if (lp->naccums)
+        o(c, "    .naccs = %d,\n    .accs = orn_plan_accs_%d,\n", lp->naccums, l->id);
+    else
+        o(c, "    .naccs = 0,\n    .accs = NULL,\n");
     o(c, "};\n");
 }
 
@@ -2120,8 +2353,10 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     c->b = &body;
     c->ind = 3;
     const OrnNode *stmts = lp->node->u.parfor.body ? lp->node->u.parfor.body->u.block.stmts : NULL;
-    if (prefetch) pf_list(c, stmts);
-    else st_list(c, stmts);
+    if (prefetch)
+        pf_list(c, stmts);
+    else
+        st_list(c, stmts);
     c->b = saved;
 
     o(c, "\nstatic int orn_%s_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
@@ -2130,7 +2365,8 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     if (!prefetch && lp->naccums) o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
     if (lp->value) o(c, "    %s *const vals_ = (%s *)b_->vals;\n", ctype(vk), ctype(vk));
-    if (!prefetch && l->uses_rng) o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    if (!prefetch && l->uses_rng)
+        o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
     o(c, "    int64_t kk_[%d];\n", nd);
     o(c, "    const int64_t end_ = b_->first + b_->count;\n");
     o(c, "    if (!b_->sparse) orn_rt_block_key(b_, b_->first, kk_);\n");
@@ -2143,7 +2379,8 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
         if (k->u.name.sym)
             o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n",
               nm(c, k->u.name.sym), d);
-    if (lp->value) o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", ctype(vk));
+    if (lp->value)
+        o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", ctype(vk));
     if (!prefetch && l->uses_rng) o(c, "            orn_rt_rng_iter(rng_, b_, kk_);\n");
     orn_buf_put(c->b, body.data ? body.data : "", body.len);
     o(c, "        }\n");
@@ -2206,8 +2443,10 @@ static void preamble(C *c)
             const OrnSym *s = u->sema.syms[i];
             if (!s || s->kind != SYM_PARAM) continue;
             OrnTypeKind k = s->type->kind;
-            const char *pt = k == T_BOOL ? "ORN_STD_PBOOL" : k == T_I64 ? "ORN_STD_PI64"
-                             : k == T_F64 ? "ORN_STD_PF64" : "ORN_STD_PSTR";
+            const char *pt = k == T_BOOL  ? "ORN_STD_PBOOL"
+                             : k == T_I64 ? "ORN_STD_PI64"
+                             : k == T_F64 ? "ORN_STD_PF64"
+                                          : "ORN_STD_PSTR";
             o(c, "    {\"%s\", %s, (void *)&%s},\n", s->name->s, pt, nm(c, s));
         }
         o(c, "};\n");
@@ -2217,12 +2456,15 @@ static void preamble(C *c)
         const OrnSym *s = u->sema.syms[i];
         if (!s) continue;
         if (orn_cg_is_static(s)) {
-            if (s->type->kind == T_ARRAY) o(c, "static OrnStdArr *%s __attribute__((unused));\n", nm(c, s));
+            if (s->type->kind == T_ARRAY)
+                o(c, "static OrnStdArr *%s __attribute__((unused));\n", nm(c, s));
             else if (s->type->kind >= T_BOOL && s->type->kind <= T_STR)
                 o(c, "static %s %s __attribute__((unused));\n", ctype(s->type->kind), nm(c, s));
         } else if (s->kind == SYM_DIST) {
-            if (is_buffer(s)) o(c, "static OrnRtBuffer *%s __attribute__((unused));\n", nm(c, s));
-            else o(c, "static OrnDsmArray *%s __attribute__((unused));\n", nm(c, s));
+            if (is_buffer(s))
+                o(c, "static OrnRtBuffer *%s __attribute__((unused));\n", nm(c, s));
+            else
+                o(c, "static OrnDsmArray *%s __attribute__((unused));\n", nm(c, s));
         }
     }
     o(c, "\n/* externs */\n");

@@ -27,25 +27,37 @@ static void walk(const OrnNode *n, VisitFn f, void *ud)
 {
     if (!n || !f(n, ud)) return;
     switch (n->kind) {
-    case N_UNARY: walk(n->u.unary.e, f, ud); break;
+    case N_UNARY:
+        walk(n->u.unary.e, f, ud);
+        break;
     case N_BINARY:
         walk(n->u.binary.l, f, ud);
         walk(n->u.binary.r, f, ud);
         break;
-    case N_CALL: walk_list(n->u.call.args, f, ud); break;
-    case N_KWARG: walk(n->u.kwarg.value, f, ud); break;
+    case N_CALL:
+        walk_list(n->u.call.args, f, ud);
+        break;
+    case N_KWARG:
+        walk(n->u.kwarg.value, f, ud);
+        break;
     case N_INDEX:
         walk(n->u.index.base, f, ud);
         walk_list(n->u.index.subs, f, ud);
         break;
-    case N_BLOCK: walk_list(n->u.block.stmts, f, ud); break;
-    case N_EXPR: walk(n->u.expr_stmt.e, f, ud); break;
+    case N_BLOCK:
+        walk_list(n->u.block.stmts, f, ud);
+        break;
+    case N_EXPR:
+        walk(n->u.expr_stmt.e, f, ud);
+        break;
     case N_ASSIGN:
         walk(n->u.assign.target, f, ud);
         walk(n->u.assign.value, f, ud);
         break;
     case N_CONST:
-    case N_PARAM: walk(n->u.decl.value, f, ud); break;
+    case N_PARAM:
+        walk(n->u.decl.value, f, ud);
+        break;
     case N_DIST:
         walk_list(n->u.dist.names, f, ud);
         walk(n->u.dist.value, f, ud);
@@ -77,12 +89,15 @@ static void walk(const OrnNode *n, VisitFn f, void *ud)
         walk(n->u.parfor.space, f, ud);
         walk(n->u.parfor.body, f, ud);
         break;
-    case N_RETURN: walk(n->u.ret.value, f, ud); break;
+    case N_RETURN:
+        walk(n->u.ret.value, f, ud);
+        break;
     case N_FN:
         walk_list(n->u.fn.args, f, ud);
         walk(n->u.fn.body, f, ud);
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -100,8 +115,7 @@ OrnSym *orn_cg_base_sym(const OrnNode *e)
 OrnSym *orn_cg_buffer_target(const OrnSym *buf)
 {
     const OrnNode *d = buf ? buf->decl : NULL;
-    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL)
-        return NULL;
+    if (!d || d->kind != N_DIST || !d->u.dist.value || d->u.dist.value->kind != N_CALL) return NULL;
     const OrnNode *a = d->u.dist.value->u.call.args;
     return a && a->kind == N_NAME ? a->u.name.sym : NULL;
 }
@@ -144,8 +158,10 @@ bool orn_cg_view_parts(const OrnNode *e, int *dim, const OrnNode **fixed)
     int i = 0, d = -1;
     const OrnNode *fx = NULL;
     for (const OrnNode *s = e->u.index.subs; s; s = s->next, i++) {
-        if (s->kind == N_SLICE) d = i;
-        else fx = s;
+        if (s->kind == N_SLICE)
+            d = i;
+        else
+            fx = s;
     }
     if (d < 0 || i != 2) return false;
     *dim = d;
@@ -164,14 +180,29 @@ static void make_names(OrnCgProgram *p)
         if (!s) continue;
         const char *pre = "v";
         switch (s->kind) {
-        case SYM_PARAM: pre = "p"; break;
-        case SYM_DIST: pre = s->type && s->type->kind == T_BUFFER ? "b" : "d"; break;
-        case SYM_FN: pre = "f"; break;
-        case SYM_EXTERN: pre = "x"; break;
-        case SYM_ARG: pre = "a"; break;
-        case SYM_KEY: pre = "k"; break;
-        case SYM_CONST: pre = "c"; break;
-        default: break;
+        case SYM_PARAM:
+            pre = "p";
+            break;
+        case SYM_DIST:
+            pre = s->type && s->type->kind == T_BUFFER ? "b" : "d";
+            break;
+        case SYM_FN:
+            pre = "f";
+            break;
+        case SYM_EXTERN:
+            pre = "x";
+            break;
+        case SYM_ARG:
+            pre = "a";
+            break;
+        case SYM_KEY:
+            pre = "k";
+            break;
+        case SYM_CONST:
+            pre = "c";
+            break;
+        default:
+            break;
         }
         orn_buf_clear(&b);
         orn_buf_printf(&b, "%s%d_%s", pre, s->id, s->name ? s->name->s : "anon");
@@ -271,10 +302,12 @@ bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e)
         if (s->kind == SYM_VAR && orn_cg_acc_index(l, s) >= 0) return true;
         return tainted_sym(l, s);
     }
-    case N_UNARY: return orn_cg_expr_tainted(l, e->u.unary.e);
+    case N_UNARY:
+        return orn_cg_expr_tainted(l, e->u.unary.e);
     case N_BINARY:
         return orn_cg_expr_tainted(l, e->u.binary.l) || orn_cg_expr_tainted(l, e->u.binary.r);
-    case N_KWARG: return orn_cg_expr_tainted(l, e->u.kwarg.value);
+    case N_KWARG:
+        return orn_cg_expr_tainted(l, e->u.kwarg.value);
     case N_CALL: {
         if (e->u.call.sym) return true; /* user fns and externs: side effects, dist reads */
         int bi = e->u.call.builtin;
@@ -293,7 +326,8 @@ bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e)
         }
         return any_tainted(l, e->u.index.subs);
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -341,8 +375,8 @@ static bool taint_stmt(OrnCgLoop *l, const OrnNode *s, bool under)
         break;
     }
     case N_FOR: {
-        bool t = under || orn_cg_expr_tainted(l, s->u.for_.lo) ||
-                 orn_cg_expr_tainted(l, s->u.for_.hi);
+        bool t =
+            under || orn_cg_expr_tainted(l, s->u.for_.lo) || orn_cg_expr_tainted(l, s->u.for_.hi);
         if (t) ch |= mark(l, s->u.for_.var->u.name.sym);
         ch |= taint_stmt(l, s->u.for_.body, t);
         break;
@@ -355,9 +389,14 @@ static bool taint_stmt(OrnCgLoop *l, const OrnNode *s, bool under)
         ch |= taint_stmt(l, s->u.foreach.body, t);
         break;
     }
-    case N_WHILE: ch |= taint_stmt(l, s->u.while_.body, true); break;
-    case N_BLOCK: ch |= taint_stmts(l, s->u.block.stmts, under); break;
-    default: break;
+    case N_WHILE:
+        ch |= taint_stmt(l, s->u.while_.body, true);
+        break;
+    case N_BLOCK:
+        ch |= taint_stmts(l, s->u.block.stmts, under);
+        break;
+    default:
+        break;
     }
     return ch;
 }
@@ -455,7 +494,8 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
         a->ndim = t && t->kind == T_ARRAY ? t->ndims : ap->info.ndims;
         for (int d = 0; d < ORN_DEP_MAXDIM; d++) a->key_dim[d] = -1;
         for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
-            if (k == 0) a->key_dim[d] = d;
+            if (k == 0)
+                a->key_dim[d] = d;
             else if (ap->role != ORN_ROLE_BUFFERED && ap->info.key_of_dim[d] >= 0 &&
                      ap->info.coef[d] == 1)
                 a->key_dim[d] = ap->info.key_of_dim[d];
@@ -478,12 +518,12 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
          * announced. */
         bool ghosts = a->read_only && ap->role == ORN_ROLE_PARTITIONED &&
                       (s->strategy == ORN_STRAT_1D || s->strategy == ORN_STRAT_2D);
-        a->announce = ap->role == ORN_ROLE_PREFETCHED ||
-                      (ap->role == ORN_ROLE_REMOTE && ap->info.read && s->strategy != ORN_STRAT_SERIAL) ||
-                      (ghosts ? ap->info.read && reads_beyond_halo(s, a, sparse || buffered)
-                              : pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
-                                    ap->role == ORN_ROLE_PARTITIONED && ap->info.read &&
-                                    has_halo(pl, k));
+        a->announce =
+            ap->role == ORN_ROLE_PREFETCHED ||
+            (ap->role == ORN_ROLE_REMOTE && ap->info.read && s->strategy != ORN_STRAT_SERIAL) ||
+            (ghosts ? ap->info.read && reads_beyond_halo(s, a, sparse || buffered)
+                    : pl->ordered && s->strategy != ORN_STRAT_SERIAL &&
+                          ap->role == ORN_ROLE_PARTITIONED && ap->info.read && has_halo(pl, k));
         a->peek = !sparse && !a->announce &&
                   (ap->role == ORN_ROLE_PARTITIONED || ap->role == ORN_ROLE_ROTATED ||
                    ap->role == ORN_ROLE_REPLICATED);
@@ -513,9 +553,12 @@ static bool crosses(const OrnNode *e, const OrnSym *arr, int dim)
         const OrnNode *fx;
         return orn_cg_base_sym(e) == arr && orn_cg_view_parts(e, &d, &fx) && d != dim;
     }
-    case N_UNARY: return crosses(e->u.unary.e, arr, dim);
-    case N_BINARY: return crosses(e->u.binary.l, arr, dim) || crosses(e->u.binary.r, arr, dim);
-    default: return false;
+    case N_UNARY:
+        return crosses(e->u.unary.e, arr, dim);
+    case N_BINARY:
+        return crosses(e->u.binary.l, arr, dim) || crosses(e->u.binary.r, arr, dim);
+    default:
+        return false;
     }
 }
 
@@ -529,8 +572,7 @@ bool orn_cg_view_fusable(const OrnNode *target, const OrnNode *rhs)
 
 /* ---------------------------------------------------------------- entry */
 
-bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt,
-                  OrnCgProgram *out)
+bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out)
 {
     memset(out, 0, sizeof *out);
     out->u = u;

@@ -25,23 +25,23 @@
 
 /* One array of a loop's plan (index k = views[k] in the body). */
 typedef struct OrnCgArray {
-    OrnSym *sym;         /* dist array, or buffer */
-    OrnSym *target;      /* buffer: the array it updates; else NULL */
-    OrnRole role;        /* effective role (analyzer numbering = runtime numbering) */
+    OrnSym *sym;    /* dist array, or buffer */
+    OrnSym *target; /* buffer: the array it updates; else NULL */
+    OrnRole role;   /* effective role (analyzer numbering = runtime numbering) */
     int ndim;
     int key_dim[ORN_DEP_MAXDIM];
-    bool read_only;      /* the loop never writes it (nor, for the iteration space, its value) */
+    bool read_only; /* the loop never writes it (nor, for the iteration space, its value) */
     /* Halo widths below / above the block along each dimension that key_dim ties to a key
      * (offsets c of the subscripts k + c), ORN_CG_HALO_ANY where the iteration space is
      * also read at other elements (A[n - 1 - i]); 0 elsewhere. The runtime gives read-only
      * arrays of 1d and 2d loops ghost cells of these widths. */
     int halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
-    bool announce;       /* the prefetch pass announces its reads */
-    bool peek;           /* prefetch pass may read it directly (dense, in the local box) */
+    bool announce; /* the prefetch pass announces its reads */
+    bool peek;     /* prefetch pass may read it directly (dense, in the local box) */
 } OrnCgArray;
 
 struct OrnCgLoop {
-    int id;                  /* loop_id: the sema index */
+    int id; /* loop_id: the sema index */
     const OrnLoop *loop;
     const OrnLoopPlan *plan;
     OrnStrategy strategy, inner;
@@ -49,24 +49,23 @@ struct OrnCgLoop {
     int transform[ORN_DEP_MAXDIM][ORN_DEP_MAXDIM];
     OrnCgArray *arrays;
     int narrays;
-    bool uses_rng;           /* body or callees draw random numbers */
-    bool prefetch;           /* emit a prefetch pass */
-    unsigned char *tainted;  /* by sym id: body variable the prefetch pass cannot compute */
+    bool uses_rng;          /* body or callees draw random numbers */
+    bool prefetch;          /* emit a prefetch pass */
+    unsigned char *tainted; /* by sym id: body variable the prefetch pass cannot compute */
 };
 
 struct OrnCgProgram {
     OrnUnit *u;
     const OrnPlanSet *plans;
     const char *file;
-    OrnCgLoop *loops;        /* by OrnLoop.index */
+    OrnCgLoop *loops; /* by OrnLoop.index */
     int nloops;
     unsigned char *needs_ctx; /* by index in u->sema.fns: fn needs a loop context */
     unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
-    const char **names;      /* by sym id */
+    const char **names;       /* by sym id */
 };
 
-bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt,
-                  OrnCgProgram *out);
+bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out);
 void orn_cg_lower_free(OrnCgProgram *p);
 
 /* The generated identifier of a symbol. */

@@ -2,7 +2,7 @@
 # Install everything Orion needs to build and test, on Debian 12 / Ubuntu, with apt.
 # Idempotent: installs only what is missing. Run as root (or it uses sudo).
 set -eu
-PKGS="cmake make gcc clang pkg-config re2c bison mpich libmpich-dev libffi-dev
+PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
       libopenblas-dev libedit-dev python3"
 missing=""
 for p in $PKGS; do

@@ -80,7 +80,8 @@ int main(int argc, char **argv)
     int line = atoi(argv[4]), epochs = atoi(argv[5]), K = atoi(argv[6]);
     double step = atof(argv[7]), decay = atof(argv[8]), lam = atof(argv[9]), init = atof(argv[10]);
     uint64_t seed = (uint64_t)atoll(argv[11]);
-    float *W = malloc(sizeof(float) * (size_t)(K * nu)), *H = malloc(sizeof(float) * (size_t)(K * ni));
+    float *W = malloc(sizeof(float) * (size_t)(K * nu)),
+          *H = malloc(sizeof(float) * (size_t)(K * ni));
     for (int64_t x = 0; x < K * nu; x++) {
         W[x] = (float)orn_rt_rand_at(seed, x, 1);
         W[x] = (float)(init * W[x]);
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
     while (fgets(buf, sizeof buf, tf)) {
         int lid, lline;
         long long run, entries;
-        if (sscanf(buf, "loop %d line %d run %lld entries %lld", &lid, &lline, &run, &entries) != 4) {
+        if (sscanf(buf, "loop %d line %d run %lld entries %lld", &lid, &lline, &run, &entries) !=
+            4) {
             fprintf(stderr, "sgd_replay: bad trace header: %s", buf);
             return 2;
         }
@@ -126,15 +128,16 @@ int main(int argc, char **argv)
             for (int64_t x = first; x < first + count; x++) {
                 int64_t u = sel[x]->u, i = sel[x]->i;
                 double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                for (int f = 0; f < K; f++) s[f & 7] += (double)W[f * nu + u] * (double)H[f * ni + i];
+                for (int f = 0; f < K; f++)
+                    s[f & 7] += (double)W[f * nu + u] * (double)H[f * ni + i];
                 double dot = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
                 double e = (double)sel[x]->r - dot;
                 for (int f = 0; f < K; f++)
-                    W[f * nu + u] = (float)(W[f * nu + u] +
-                                            lr * ((e * H[f * ni + i]) - (lam * W[f * nu + u])));
+                    W[f * nu + u] =
+                        (float)(W[f * nu + u] + lr * ((e * H[f * ni + i]) - (lam * W[f * nu + u])));
                 for (int f = 0; f < K; f++)
-                    H[f * ni + i] = (float)(H[f * ni + i] +
-                                            lr * ((e * W[f * nu + u]) - (lam * H[f * ni + i])));
+                    H[f * ni + i] =
+                        (float)(H[f * ni + i] + lr * ((e * W[f * nu + u]) - (lam * H[f * ni + i])));
             }
         }
         if (lline == line) {
