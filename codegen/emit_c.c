@@ -940,6 +940,26 @@ static void ex_user_call(C *c, const OrnNode *e)
     o(c, ")");
 }
 
+/* The arguments of zeros/fill/rand/randn after the extents literal, for the local and the
+ * distributed constructor alike: "}, <init kind>, <fill value>, <seed>". */
+static void arr_init_args(C *c, const OrnNode *call, int bi, const OrnNode *a1)
+{
+    static const char *const init[] = {"ORN_STD_ZEROS", "ORN_STD_FILL", "ORN_STD_RAND",
+                                       "ORN_STD_RANDN"};
+    int ik = bi == ORN_BI_ZEROS ? 0 : bi == ORN_BI_FILL ? 1 : bi == ORN_BI_RAND ? 2 : 3;
+    o(c, "}, %s, ", init[ik]);
+    if (bi == ORN_BI_FILL)
+        ex_as(c, a1, T_F64);
+    else
+        o(c, "0.0");
+    o(c, ", ");
+    const OrnNode *seed = kwarg(call, "seed");
+    if (seed)
+        ex_as(c, seed, T_I64);
+    else
+        o(c, "0");
+}
+
 static void ex_call(C *c, const OrnNode *e)
 {
     int bi = e->u.call.builtin;
@@ -1104,20 +1124,7 @@ static void ex_call(C *c, const OrnNode *e)
             f = false;
             ex(c, x);
         }
-        static const char *const init[] = {"ORN_STD_ZEROS", "ORN_STD_FILL", "ORN_STD_RAND",
-                                           "ORN_STD_RANDN"};
-        int ik = bi == ORN_BI_ZEROS ? 0 : bi == ORN_BI_FILL ? 1 : bi == ORN_BI_RAND ? 2 : 3;
-        o(c, "}, %s, ", init[ik]);
-        if (bi == ORN_BI_FILL)
-            ex_as(c, a1, T_F64);
-        else
-            o(c, "0.0");
-        o(c, ", ");
-        const OrnNode *seed = kwarg(e, "seed");
-        if (seed)
-            ex_as(c, seed, T_I64);
-        else
-            o(c, "0");
+        arr_init_args(c, e, bi, a1);
         o(c, ", %d)", c->line);
         return;
     }
@@ -1596,7 +1603,9 @@ static void bind_var(C *c, const OrnSym *s, const char *type, const char *val)
         ol(c, "const %s %s __attribute__((unused)) = %s;", type, nm(c, s), val);
 }
 
-static void st_for(C *c, const OrnNode *s)
+/* Open the C loop of `for v in lo:hi` (bounds evaluated once, v bound in the body); the
+ * caller then emits the body and closes the loop with for_close. */
+static void for_open(C *c, const OrnNode *s)
 {
     int id = c->tmp++;
     ol(c, "{");
@@ -1613,12 +1622,22 @@ static void st_for(C *c, const OrnNode *s)
     snprintf(v, sizeof v, "i%d_", id);
     bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
     c->ind--;
-    c->cloops++;
-    st_block(c, s->u.for_.body);
-    c->cloops--;
+}
+
+static void for_close(C *c)
+{
     ol(c, "}");
     c->ind--;
     ol(c, "}");
+}
+
+static void st_for(C *c, const OrnNode *s)
+{
+    for_open(c, s);
+    c->cloops++;
+    st_block(c, s->u.for_.body);
+    c->cloops--;
+    for_close(c);
 }
 
 /* for (k, v) in view */
@@ -1796,20 +1815,7 @@ static void st_dist(C *c, const OrnNode *s)
             f = false;
             ex_as(c, x, T_I64);
         }
-        static const char *const init[] = {"ORN_STD_ZEROS", "ORN_STD_FILL", "ORN_STD_RAND",
-                                           "ORN_STD_RANDN"};
-        int ik = bi == ORN_BI_ZEROS ? 0 : bi == ORN_BI_FILL ? 1 : bi == ORN_BI_RAND ? 2 : 3;
-        o(c, "}, %s, ", init[ik]);
-        if (bi == ORN_BI_FILL)
-            ex_as(c, a1, T_F64);
-        else
-            o(c, "0.0");
-        o(c, ", ");
-        const OrnNode *seed = kwarg(v, "seed");
-        if (seed)
-            ex_as(c, seed, T_I64);
-        else
-            o(c, "0");
+        arr_init_args(c, v, bi, a1);
         o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     }
@@ -2105,25 +2111,9 @@ static void pf(C *c, const OrnNode *s)
         c->pf_drop = saved;
         c->cloops--;
         if (h) {
-            int id = c->tmp++;
-            ol(c, "{");
-            c->ind++;
-            ind(c);
-            o(c, "const int64_t lo%d_ = ", id);
-            ex_as(c, s->u.for_.lo, T_I64);
-            o(c, ", hi%d_ = ", id);
-            ex_as(c, s->u.for_.hi, T_I64);
-            o(c, ";\n");
-            ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
-            c->ind++;
-            char v[24];
-            snprintf(v, sizeof v, "i%d_", id);
-            bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
-            c->ind--;
+            for_open(c, s);
             orn_buf_put(c->b, a.data, a.len);
-            ol(c, "}");
-            c->ind--;
-            ol(c, "}");
+            for_close(c);
         }
         orn_buf_free(&a);
         return;
