@@ -53,6 +53,49 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
     l->w[l->n++] = (Work){tile, first, count};
 }
 
+/* ---------------------------------------------------------------- shared by the schedules */
+
+int rt_partition_all(Exec *x, int np, RtOwnerFn fn)
+{
+    int status = rt_partition_iter(x, np, fn);
+    if (!status) status = rt_partition_args(x, np, fn);
+    return status;
+}
+
+int rt_step_noop(Exec *x, int64_t s)
+{
+    (void)x;
+    (void)s;
+    return ORN_OK;
+}
+
+int rt_finish_noop(Exec *x)
+{
+    (void)x;
+    return ORN_OK;
+}
+
+void rt_work_owned(Exec *x, int rank, WorkList *out)
+{
+    const OrnDsmArray *it = x->iter;
+    for (int64_t t = 0; t < it->part.ntiles; t++)
+        if (it->part.owner[t] == rank) rt_work_push(out, t, 0, it->tiles[t].n);
+}
+
+void rt_work_wavefront(Exec *x, int64_t s, int rank, WorkList *out)
+{
+    const OrnDsmArray *it = x->iter;
+    for (int64_t b0 = rank; b0 < x->nb[0]; b0 += x->P) {
+        int64_t b1 = s - b0;
+        if (b1 < 0 || b1 >= x->nb[1]) continue;
+        int grid[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+        grid[x->kd[0]] = (int)b0;
+        grid[x->kd[1]] = (int)b1;
+        int64_t t = orn_dsm_part_ravel(&it->part, grid);
+        rt_work_push(out, t, 0, it->tiles[t].n);
+    }
+}
+
 static const char *role_name(int r)
 {
     static const char *const names[] = {"partitioned", "rotated",  "replicated",

@@ -198,6 +198,19 @@ int rt_halo_setup(Exec *x);
 int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v);
 void rt_halo_free(Exec *x);
 
+/* exec.c: pieces shared by the schedules */
+/* rt_partition_iter, then rt_partition_args with the same owners. */
+int rt_partition_all(Exec *x, int np, RtOwnerFn fn);
+/* step_begin / step_end of schedules with nothing to do around a step. */
+int rt_step_noop(Exec *x, int64_t s);
+/* finish of schedules that leave the data where it is. */
+int rt_finish_noop(Exec *x);
+/* Work: every iteration tile that `rank` owns, whole. */
+void rt_work_owned(Exec *x, int rank, WorkList *out);
+/* Work: the blocks (b0, b1) of anti-diagonal b0 + b1 = s whose rows b0 are dealt to `rank`
+ * cyclically (b0 = rank, rank + P, ...), whole. */
+void rt_work_wavefront(Exec *x, int64_t s, int rank, WorkList *out);
+
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 double rt_now(void);

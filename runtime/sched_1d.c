@@ -24,40 +24,24 @@ static int owner1d(const Exec *x, const int *g)
 
 static int setup(Exec *x)
 {
-    int status = rt_partition_iter(x, 1, owner1d);
-    if (!status) status = rt_partition_args(x, 1, owner1d);
+    int status = rt_partition_all(x, 1, owner1d);
     x->nsteps = 1;
     return status;
-}
-
-static int noop(Exec *x, int64_t s)
-{
-    (void)x;
-    (void)s;
-    return ORN_OK;
 }
 
 static void work(Exec *x, int64_t s, int rank, WorkList *out)
 {
     (void)s;
-    const OrnDsmArray *it = x->iter;
-    for (int64_t t = 0; t < it->part.ntiles; t++)
-        if (it->part.owner[t] == rank) rt_work_push(out, t, 0, it->tiles[t].n);
-}
-
-static int finish(Exec *x)
-{
-    (void)x;
-    return ORN_OK;
+    rt_work_owned(x, rank, out);
 }
 
 const OrnRtSched orn_rt_sched_1d = {
     .name = "1d",
     .setup = setup,
-    .step_begin = noop,
-    .step_end = noop,
+    .step_begin = rt_step_noop,
+    .step_end = rt_step_noop,
     .work = work,
-    .finish = finish,
+    .finish = rt_finish_noop,
     .cleanup = NULL,
     .step_sync = 0,
 };

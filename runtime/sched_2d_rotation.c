@@ -136,8 +136,7 @@ static int setup(Exec *x)
                            nm, x->kd[0]);
         }
     }
-    status = rt_partition_iter(x, 2, rowrank);
-    if (!status) status = rt_partition_args(x, 2, rowrank);
+    status = rt_partition_all(x, 2, rowrank);
     for (int i = 0; i < R->nrot && !status; i++) {
         int k = R->rot[i];
         OrnDsmArray *a = x->loop->args[k].array;

@@ -38,47 +38,19 @@ static int setup(Exec *x)
                            "key %d (make it prefetched or replicated otherwise)",
                            p->arrays[k].name ? p->arrays[k].name : "?", x->kd[0]);
     }
-    int status = rt_partition_iter(x, 2, owner_cyclic);
-    if (!status) status = rt_partition_args(x, 2, owner_cyclic);
+    int status = rt_partition_all(x, 2, owner_cyclic);
     x->halo = 1;
     x->nsteps = (int64_t)x->nb[0] + x->nb[1] - 1;
     return status;
 }
 
-static int noop(Exec *x, int64_t s)
-{
-    (void)x;
-    (void)s;
-    return ORN_OK;
-}
-
-static void work(Exec *x, int64_t s, int rank, WorkList *out)
-{
-    const OrnDsmArray *it = x->iter;
-    for (int64_t b0 = rank; b0 < x->nb[0]; b0 += x->P) {
-        int64_t b1 = s - b0;
-        if (b1 < 0 || b1 >= x->nb[1]) continue;
-        int grid[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
-        grid[x->kd[0]] = (int)b0;
-        grid[x->kd[1]] = (int)b1;
-        int64_t t = orn_dsm_part_ravel(&it->part, grid);
-        rt_work_push(out, t, 0, it->tiles[t].n);
-    }
-}
-
-static int finish(Exec *x)
-{
-    (void)x;
-    return ORN_OK;
-}
-
 const OrnRtSched orn_rt_sched_2d_wavefront = {
     .name = "2d_ordered",
     .setup = setup,
-    .step_begin = noop,
-    .step_end = noop,
-    .work = work,
-    .finish = finish,
+    .step_begin = rt_step_noop,
+    .step_end = rt_step_noop,
+    .work = rt_work_wavefront,
+    .finish = rt_finish_noop,
     .cleanup = NULL,
     .step_sync = 1,
 };

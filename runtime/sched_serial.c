@@ -20,17 +20,9 @@ static int owner0(const Exec *x, const int *g)
 
 static int setup(Exec *x)
 {
-    int status = rt_partition_iter(x, 0, owner0);
-    if (!status) status = rt_partition_args(x, 0, owner0);
+    int status = rt_partition_all(x, 0, owner0);
     x->nsteps = 1;
     return status;
-}
-
-static int noop(Exec *x, int64_t s)
-{
-    (void)x;
-    (void)s;
-    return ORN_OK;
 }
 
 static void work(Exec *x, int64_t s, int rank, WorkList *out)
@@ -39,19 +31,13 @@ static void work(Exec *x, int64_t s, int rank, WorkList *out)
     if (rank == 0) rt_work_push(out, 0, 0, x->iter->tiles[0].n);
 }
 
-static int finish(Exec *x)
-{
-    (void)x;
-    return ORN_OK;
-}
-
 const OrnRtSched orn_rt_sched_serial = {
     .name = "serial",
     .setup = setup,
-    .step_begin = noop,
-    .step_end = noop,
+    .step_begin = rt_step_noop,
+    .step_end = rt_step_noop,
     .work = work,
-    .finish = finish,
+    .finish = rt_finish_noop,
     .cleanup = NULL,
     .step_sync = 0,
 };

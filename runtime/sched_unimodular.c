@@ -172,8 +172,7 @@ static int setup(Exec *x)
         x->vi[0].off[i] = U->off[i];
         for (int j = 0; j < n; j++) x->vi[0].T[i][j] = p->transform[i][j];
     }
-    status = rt_partition_iter(x, p->npart, owner_cyclic);
-    if (!status) status = rt_partition_args(x, p->npart, owner_cyclic);
+    status = rt_partition_all(x, p->npart, owner_cyclic);
     if (status) return status;
     U->ntiles = U->tmp->part.ntiles;
     U->keys = orn_xcalloc((size_t)U->ntiles, sizeof *U->keys);
@@ -195,30 +194,12 @@ static int setup(Exec *x)
     return ORN_OK;
 }
 
-static int noop(Exec *x, int64_t s)
-{
-    (void)x;
-    (void)s;
-    return ORN_OK;
-}
-
 static void work(Exec *x, int64_t s, int rank, WorkList *out)
 {
-    const OrnDsmArray *it = x->iter;
-    if (x->plan->npart == 1) {
-        for (int64_t t = 0; t < it->part.ntiles; t++)
-            if (it->part.owner[t] == rank) rt_work_push(out, t, 0, it->tiles[t].n);
-        return;
-    }
-    for (int64_t b0 = rank; b0 < x->nb[0]; b0 += x->P) {
-        int64_t b1 = s - b0;
-        if (b1 < 0 || b1 >= x->nb[1]) continue;
-        int grid[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
-        grid[x->kd[0]] = (int)b0;
-        grid[x->kd[1]] = (int)b1;
-        int64_t t = orn_dsm_part_ravel(&it->part, grid);
-        rt_work_push(out, t, 0, it->tiles[t].n);
-    }
+    if (x->plan->npart == 1)
+        rt_work_owned(x, rank, out);
+    else
+        rt_work_wavefront(x, s, rank, out);
 }
 
 /* Write the values back into the iteration space. */
@@ -259,8 +240,8 @@ static void cleanup(Exec *x)
 const OrnRtSched orn_rt_sched_unimodular = {
     .name = "unimodular",
     .setup = setup,
-    .step_begin = noop,
-    .step_end = noop,
+    .step_begin = rt_step_noop,
+    .step_end = rt_step_noop,
     .work = work,
     .finish = finish,
     .cleanup = cleanup,
