@@ -265,14 +265,20 @@ static int extents(OrnDsmCtx *ctx, const Elems *e, int64_t *dims, int64_t *total
     return ORN_OK;
 }
 
-/* ---------------------------------------------------------------- triplets */
+/* ---------------------------------------------------------------- three-field lines */
 
-int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
+/* Check the three fields of data line `no` and push its elements into el; a status. */
+typedef int (*RowFn)(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el);
+
+/* The loaders of files whose data lines have three fields each, `what` naming them in
+ * messages ("row col value"): an ndim-D sparse array of `type` from the elements that
+ * `row` pushes. */
+static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmType type, int ndim,
+                     RowFn row, OrnDsmArray **out)
 {
     OrnDsmRange r;
-    Elems el = {.ndim = 2, .esize = 4};
-    int64_t errline = 0, dims[2], total = 0;
-    char sb[48];
+    Elems el = {.ndim = ndim, .esize = orn_dsm_type_size(type)};
+    int64_t errline = 0, dims[ORN_DSM_MAXDIM], total = 0;
     *out = NULL;
     int status = orn_dsm_read_range(ctx, path, &r);
     if (status) return status;
@@ -283,95 +289,79 @@ int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
         if (skip_line(s, e)) continue;
         Field f[4];
         int nf = split(s, e, f, 4);
-        int64_t key[2];
-        float v;
         errline = no;
         if (nf != 3)
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected 3 fields 'row col value', found %d", path,
-                                  (long long)no, nf);
-        else if (parse_index(f[0], &key[0]))
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected a non-negative integer row index, found '%s'",
-                                  path, (long long)no, show(f[0], sb, sizeof sb));
-        else if (parse_index(f[1], &key[1]))
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected a non-negative integer column index, found "
-                                  "'%s'",
-                                  path, (long long)no, show(f[1], sb, sizeof sb));
-        else if (parse_f32(f[2], &v))
-            status =
-                orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
-                             path, (long long)no, show(f[2], sb, sizeof sb));
+            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected 3 fields '%s', found %d",
+                                  path, (long long)no, what, nf);
         else
-            elems_push(&el, key, &v, no);
+            status = row(ctx, path, no, f, &el);
     }
     free(r.buf);
     status = orn_dsm_agree_at(ctx, status, errline);
     if (!status) status = extents(ctx, &el, dims, &total);
     if (!status && total == 0)
-        status =
-            orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'row col value', found none", path);
+        status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
     if (!status)
-        status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 2, dims, 1, el.n, el.keys, el.vals,
-                                       el.lines, path, out);
+        status = orn_dsm_from_elements(ctx, type, ndim, dims, 1, el.n, el.keys, el.vals, el.lines,
+                                       path, out);
     elems_free(&el);
     return status;
 }
 
+/* ---------------------------------------------------------------- triplets */
+
+static int triplet_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el)
+{
+    char sb[48];
+    int64_t key[2];
+    float v;
+    if (parse_index(f[0], &key[0]))
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: expected a non-negative integer row index, found '%s'", path,
+                            (long long)no, show(f[0], sb, sizeof sb));
+    if (parse_index(f[1], &key[1]))
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: expected a non-negative integer column index, found '%s'",
+                            path, (long long)no, show(f[1], sb, sizeof sb));
+    if (parse_f32(f[2], &v))
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
+                            path, (long long)no, show(f[2], sb, sizeof sb));
+    elems_push(el, key, &v, no);
+    return ORN_OK;
+}
+
+int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
+{
+    return load_rows(ctx, path, "row col value", ORN_DSM_F32, 2, triplet_row, out);
+}
+
 /* ---------------------------------------------------------------- docword */
+
+/* One element (doc, word, k) per occurrence k of the word, value 0. */
+static int docword_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el)
+{
+    char sb[48];
+    int64_t key[3], count = 0;
+    if (parse_index(f[0], &key[0]))
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: expected a non-negative integer document id, found '%s'",
+                            path, (long long)no, show(f[0], sb, sizeof sb));
+    if (parse_index(f[1], &key[1]))
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: expected a non-negative integer word id, found '%s'", path,
+                            (long long)no, show(f[1], sb, sizeof sb));
+    if (parse_index(f[2], &count) || count < 1 || count > (int64_t)1 << 31)
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: expected a positive integer count, found '%s'", path,
+                            (long long)no, show(f[2], sb, sizeof sb));
+    int32_t zero = 0;
+    for (key[2] = 0; key[2] < count; key[2]++) elems_push(el, key, &zero, no);
+    return ORN_OK;
+}
 
 int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
 {
-    OrnDsmRange r;
-    Elems el = {.ndim = 3, .esize = 4};
-    int64_t errline = 0, dims[3], total = 0;
-    char sb[48];
-    *out = NULL;
-    int status = orn_dsm_read_range(ctx, path, &r);
-    if (status) return status;
-    Lines it = {r.buf, r.buf + r.len, r.line0};
-    const char *s, *e;
-    int64_t no;
-    while (!status && next_line(&it, &s, &e, &no)) {
-        if (skip_line(s, e)) continue;
-        Field f[4];
-        int nf = split(s, e, f, 4);
-        int64_t key[3], count = 0;
-        errline = no;
-        if (nf != 3)
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected 3 fields 'doc word count', found %d", path,
-                                  (long long)no, nf);
-        else if (parse_index(f[0], &key[0]))
-            status =
-                orn_dsm_fail(ctx, ORN_E_PARSE,
-                             "%s:%lld: expected a non-negative integer document id, found '%s'",
-                             path, (long long)no, show(f[0], sb, sizeof sb));
-        else if (parse_index(f[1], &key[1]))
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected a non-negative integer word id, found '%s'",
-                                  path, (long long)no, show(f[1], sb, sizeof sb));
-        else if (parse_index(f[2], &count) || count < 1 || count > (int64_t)1 << 31)
-            status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                  "%s:%lld: expected a positive integer count, found '%s'", path,
-                                  (long long)no, show(f[2], sb, sizeof sb));
-        else {
-            int32_t zero = 0;
-            for (key[2] = 0; key[2] < count; key[2]++) elems_push(&el, key, &zero, no);
-        }
-    }
-    free(r.buf);
-    status = orn_dsm_agree_at(ctx, status, errline);
-    if (!status) status = extents(ctx, &el, dims, &total);
-    if (!status && total == 0)
-        status =
-            orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines 'doc word count', found none", path);
-    if (!status)
-        status = orn_dsm_from_elements(ctx, ORN_DSM_I32, 3, dims, 1, el.n, el.keys, el.vals,
-                                       el.lines, path, out);
-    elems_free(&el);
-    return status;
+    return load_rows(ctx, path, "doc word count", ORN_DSM_I32, 3, docword_row, out);
 }
 
 /* ---------------------------------------------------------------- libsvm */
