@@ -947,7 +947,7 @@ int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value)
 
 /* ---------------------------------------------------------------- reductions */
 
-static double to_f64(OrnDsmType t, const void *p)
+double orn_dsm_to_f64(OrnDsmType t, const void *p)
 {
     switch (t) {
     case ORN_DSM_I32: {
@@ -998,7 +998,8 @@ int orn_dsm_sum(OrnDsmArray *a, double *out)
         if (!contributes(a, t)) continue;
         const char *v = a->tiles[t].vals;
         double s = 0;
-        for (int64_t i = 0; i < a->tiles[t].n; i++) s += to_f64(a->type, v + (size_t)i * a->esize);
+        for (int64_t i = 0; i < a->tiles[t].n; i++)
+            s += orn_dsm_to_f64(a->type, v + (size_t)i * a->esize);
         part[t] = s;
     }
     int status = tile_total(a, part, out);
@@ -1039,7 +1040,7 @@ int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out)
             else {
                 vo = orn_dsm_local_ptr(other, ti->keys + i * it->ndim);
             }
-            if (vo) s += to_f64(it->type, vi) * to_f64(other->type, vo);
+            if (vo) s += orn_dsm_to_f64(it->type, vi) * orn_dsm_to_f64(other->type, vo);
         }
         part[t] = s;
     }

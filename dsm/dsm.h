@@ -151,6 +151,8 @@ int orn_dsm_agree(OrnDsmCtx *ctx, int status);
 
 size_t orn_dsm_type_size(OrnDsmType t);
 const char *orn_dsm_type_name(OrnDsmType t);
+/* The element of type t at p, converted to double. */
+double orn_dsm_to_f64(OrnDsmType t, const void *p);
 
 /* ---------------------------------------------------------------- collectives on the ctx */
 

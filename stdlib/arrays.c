@@ -35,32 +35,6 @@ static void store_double(int type, void *out, double v)
     }
 }
 
-static double load_double(int type, const void *in)
-{
-    switch (type) {
-    case ORN_DSM_I32: {
-        int32_t x;
-        memcpy(&x, in, 4);
-        return (double)x;
-    }
-    case ORN_DSM_I64: {
-        int64_t x;
-        memcpy(&x, in, 8);
-        return (double)x;
-    }
-    case ORN_DSM_F32: {
-        float x;
-        memcpy(&x, in, 4);
-        return (double)x;
-    }
-    default: {
-        double x;
-        memcpy(&x, in, 8);
-        return x;
-    }
-    }
-}
-
 static void check_extents(OrnStdProg *p, int ndim, const int64_t *dims, int line)
 {
     for (int d = 0; d < ndim; d++)
@@ -463,7 +437,7 @@ double orn_std_vec_getd(const OrnStdVec *v, int64_t x)
 {
     unsigned char buf[8];
     orn_std_vec_slow_get(v, x, buf);
-    return load_double(v->type, buf);
+    return orn_dsm_to_f64((OrnDsmType)v->type, buf);
 }
 
 double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b)
