@@ -97,6 +97,29 @@ static int parse_f64(const char *s, double *out)
     return 1;
 }
 
+/* Edit distance between a[0..n) and b (NUL-terminated), or more than 2 when it exceeds 2:
+ * enough to suggest the param a user probably meant. */
+static size_t near(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b);
+    if (n > 32 || m > 32 || (n > m ? n - m : m - n) > 2) return 3;
+    size_t row[33];
+    for (size_t j = 0; j <= m; j++) row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
 /* rank 0 reports; every rank returns 2 */
 static int bad(const OrnStdProg *p, const char *fmt, const char *a, const char *b)
 {
@@ -128,10 +151,18 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
             if (strlen(params[k].name) == nl && strncmp(params[k].name, name, nl) == 0)
                 q = &params[k];
         if (!q) {
-            char nm[128];
+            char nm[128], hint[160] = "";
             snprintf(nm, sizeof nm, "%.*s", (int)(nl < 100 ? nl : 100), name);
-            return bad(p, "unknown param '--%s'%s", nm,
-                       nparams ? "" : " (this program has no params)");
+            size_t best = 3;
+            for (int k = 0; k < nparams; k++) {
+                size_t d = near(name, nl, params[k].name);
+                if (d < best) {
+                    best = d;
+                    snprintf(hint, sizeof hint, " (did you mean '--%s'?)", params[k].name);
+                }
+            }
+            if (!nparams) snprintf(hint, sizeof hint, " (this program has no params)");
+            return bad(p, "unknown param '--%s'%s", nm, hint);
         }
         if (!eq) return bad(p, "param '--%s' needs a value: --%s=VALUE", q->name, q->name);
         const char *v = eq + 1;
