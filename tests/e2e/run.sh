@@ -170,6 +170,7 @@ bad_input)
     run "$B/sgd_mf" --epochs=x
   expect_fail 2 "invalid value '0.1.2' for param '--step'" run "$B/sgd_mf" --step=0.1.2
   expect_fail 2 "unknown param '--nope'" run "$B/sgd_mf" --nope=1
+  expect_fail 2 "unknown param '--epoch' (did you mean '--epochs'?)" run "$B/sgd_mf" --epoch=3
   expect_fail 2 "param '--epochs' needs a value" run "$B/sgd_mf" --epochs
   expect_fail 1 "errors.orn:12: division by zero in div()" run "$B/errors" --which=1
   expect_fail 1 "errors.orn:18: index 8 is out of range" run "$B/errors" --which=2
