@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "orn_config.h"
+#include "strbuf.h"
 
 enum { MAXARGS = 256 };
 
@@ -34,27 +35,74 @@ static void push(const char **argv, int *argc, const char *a)
     if (*argc < MAXARGS - 1) argv[(*argc)++] = a;
 }
 
-/* Run argv; its exit status, 127 when it could not be started, 128+ for a signal. */
-static int run(const char *const *argv)
+/* Run argv; its exit status, 127 when it could not be started, 128+ for a signal. With
+ * `err`, the command's stderr is collected there instead of passing through. */
+static int run(const char *const *argv, OrnBuf *err)
 {
     fflush(stdout);
     fflush(stderr);
+    int fds[2] = {-1, -1};
+    if (err && pipe(fds) != 0) err = NULL;
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "orionc: error: cannot start the C compiler: %s\n", strerror(errno));
+        if (err) close(fds[0]), close(fds[1]);
         return 127;
     }
     if (pid == 0) {
+        if (err) {
+            dup2(fds[1], 2);
+            close(fds[0]);
+            close(fds[1]);
+        }
         execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "orionc: error: cannot run the C compiler '%s': %s\n", argv[0],
                 strerror(errno));
         _exit(127);
+    }
+    if (err) {
+        close(fds[1]);
+        char buf[4096];
+        for (ssize_t k; (k = read(fds[0], buf, sizeof buf)) != 0;) {
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) break;
+            orn_buf_put(err, buf, (size_t)k);
+        }
+        close(fds[0]);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Hand each symbol of the linker's "undefined reference to `sym'" lines (GNU ld and lld
+ * both say so) to o->on_undefined, once each. Returns the number it reported itself. */
+static int report_undefined(const char *log, const OrnCcOptions *o)
+{
+    if (!o->on_undefined) return 0;
+    int reported = 0;
+    static const char key[] = "undefined reference to ";
+    char seen[2048] = "\n";
+    for (const char *p = log; (p = strstr(p, key)) != NULL;) {
+        p += sizeof key - 1;
+        if (*p == '`' || *p == '\'' || (unsigned char)*p == 0xe2) { /* ` ' or a UTF-8 quote */
+            while (*p && *p != '_' && !(*p >= 'A' && *p <= 'Z') && !(*p >= 'a' && *p <= 'z')) p++;
+        }
+        size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        if (n == 0 || n > 200) continue;
+        char sym[256], tag[260];
+        snprintf(sym, sizeof sym, "%.*s", (int)n, p);
+        snprintf(tag, sizeof tag, "\n%s\n", sym);
+        if (strstr(seen, tag)) continue;
+        if (strlen(seen) + n + 2 < sizeof seen) {
+            strcat(seen, sym);
+            strcat(seen, "\n");
+        }
+        if (o->on_undefined(o->ud, sym)) reported++;
+    }
+    return reported;
 }
 
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o)
@@ -104,7 +152,7 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     push(argv, &argc, "-o");
     push(argv, &argc, obj);
     argv[argc] = NULL;
-    int rc = run(argv);
+    int rc = run(argv, NULL);
     free(extra);
     if (rc == 127) {
         if (temp) unlink(path);
@@ -129,14 +177,25 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     for (int i = 0; libs[i]; i++) push(argv, &argc, libs[i]);
     for (int i = 0; i < o->nextra; i++) push(argv, &argc, o->extra[i]);
     argv[argc] = NULL;
-    rc = run(argv);
+    OrnBuf log;
+    orn_buf_init(&log);
+    rc = run(argv, &log);
     unlink(obj);
-    if (rc != 0) {
-        if (rc != 127)
+    if (rc != 0 && rc != 127) {
+        /* Undefined externs become diagnostics at their declarations; anything else the
+         * linker said is shown as it said it. */
+        if (report_undefined(log.data ? log.data : "", o) == 0) {
+            fputs(log.data ? log.data : "", stderr);
             fprintf(stderr,
                     "orionc: error: linking '%s' failed (is every extern fn defined by "
                     "the C library, libm or a library given with -l?)\n",
                     out);
+        }
+    } else if (log.len) {
+        fputs(log.data, stderr); /* warnings */
+    }
+    orn_buf_free(&log);
+    if (rc != 0) {
         if (temp) unlink(path);
         return rc == 127 ? 2 : 1;
     }

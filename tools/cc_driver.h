@@ -14,6 +14,10 @@ typedef struct OrnCcOptions {
     int nextra;
     const char **cflags; /* -march= / -mtune= passed to the compiler */
     int ncflags;
+    /* Called for each symbol the linker reports undefined; returns true when it reported
+     * the symbol itself (e.g. at the extern's declaration in the .orn file). NULL: none. */
+    bool (*on_undefined)(void *ud, const char *symbol);
+    void *ud;
 } OrnCcOptions;
 
 /* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an

@@ -137,6 +137,27 @@ static int write_output(const char *output, const char *data, size_t len)
     return EXIT_OK;
 }
 
+/* The linker found no definition of `symbol`. When it is one of the program's extern fns
+ * (without a library name), report that at the declaration, as a compile error. */
+static bool undefined_extern(void *ud, const char *symbol)
+{
+    OrnUnit *u = ud;
+    for (int i = 0; i < u->sema.nfns; i++) {
+        const OrnNode *fn = u->sema.fns[i];
+        if (!fn->u.fn.is_extern || fn->u.fn.lib || strcmp(fn->u.fn.id->s, symbol) != 0) continue;
+        orn_diag(&u->diags, ORN_ERROR, fn->u.fn.id_span,
+                 "extern fn '%s' is not defined by the C library, libm or a library given "
+                 "with -l",
+                 symbol);
+        orn_note_plain(&u->diags,
+                       "give the library that defines it with '-lNAME' (and '-LDIR'), or "
+                       "name it in the declaration: extern \"libNAME.so\" fn %s(...)",
+                       symbol);
+        return true;
+    }
+    return false;
+}
+
 /* The driver proper; extra and cflags have room for argc entries each (main owns them, so
  * every early return releases them). */
 static int run(int argc, char **argv, const char **extra, const char **cflags)
@@ -259,6 +280,8 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                 if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code)) {
                     rc = EXIT_ICE;
                 } else if (mode == MODE_NONE) {
+                    cc.on_undefined = undefined_extern;
+                    cc.ud = u;
                     rc = orn_cc_build(code.data ? code.data : "", code.len, output, &cc);
                 } else {
                     rc = write_output(output, code.data, code.len);

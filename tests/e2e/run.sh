@@ -195,7 +195,7 @@ orionc)
   [ -s "$kept" ] || fail "the generated C was not kept"
   rm -f "$kept"
   printf 'extern fn orn_no_such_function(x: f64) -> f64\nprint(orn_no_such_function(1.0))\n' >l.orn
-  expect_fail 1 "linking" "$ORIONC" l.orn -o l
+  expect_fail 1 "l.orn:1:11: error: extern fn 'orn_no_such_function' is not defined" "$ORIONC" l.orn -o l
   ;;
 *)
   fail "unknown check"
