@@ -1091,6 +1091,11 @@ static void ex_call(C *c, const OrnNode *e)
         ex_as(c, a0, T_I64);
         o(c, ")");
         return;
+    case ORN_BI_LOAD_TEXT: /* collective: rank 0 reads, every rank gets the lines */
+        o(c, "orn_std_load_text(P_, ");
+        ex(c, a0);
+        o(c, ", %d)", c->line);
+        return;
     case ORN_BI_SAVE: {
         const OrnSym *s = orn_cg_base_sym(a0);
         if (is_local_array(s))
@@ -1148,6 +1153,7 @@ static bool impure(const OrnNode *e)
         case ORN_BI_EXIT:
         case ORN_BI_SEED:
         case ORN_BI_SAVE:
+        case ORN_BI_LOAD_TEXT:
             return true;
         case ORN_BI_RAND:
         case ORN_BI_RANDN:

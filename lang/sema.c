@@ -394,7 +394,8 @@ static const OrnType *storable(Sema *s, OrnNode *val, const OrnType *t)
     case T_ARRAY:
         if (!t->dist && val->kind == N_CALL &&
             (val->u.call.builtin == ORN_BI_ZEROS || val->u.call.builtin == ORN_BI_FILL ||
-             val->u.call.builtin == ORN_BI_RAND || val->u.call.builtin == ORN_BI_RANDN))
+             val->u.call.builtin == ORN_BI_RAND || val->u.call.builtin == ORN_BI_RANDN ||
+             val->u.call.builtin == ORN_BI_LOAD_TEXT))
             return t;
         if (t->dist)
             ORN_ERR(s, val->span,
@@ -510,7 +511,10 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
                 acc = ACC_BAD;
         }
     }
+    const OrnNode *saved_text = s->text_init;
+    if (op == OP_NONE && val->kind == N_CALL) s->text_init = val; /* lines = load_text(p) */
     const OrnType *vt = orn_sema_expr(s, val);
+    s->text_init = saved_text;
     s->selfread = saved;
 
     if (sym && s->fn && sym->global && sym->kind == SYM_VAR) {
@@ -633,6 +637,16 @@ static void assign_elem(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         base->type = at;
     }
     bool is_buf = at->kind == T_BUFFER;
+    if (orn_type_is_str_array(at)) {
+        ORN_ERR(s, tg->span,
+                "cannot assign to an element of '%s': the lines of load_text are "
+                "read-only",
+                sym->name->s);
+        orn_sema_note_decl(s, sym);
+        orn_sema_subscripts(s, tg, at, sym);
+        orn_sema_expr(s, val);
+        return;
+    }
     if (at->kind != T_ERROR && !is_buf && at->kind != T_ARRAY) {
         ORN_ERR(s, base->span, "cannot assign to an element of '%s', which is %s", sym->name->s,
                 orn_sema_describe(s, sym));
@@ -864,6 +878,9 @@ static void foreach_stmt(Sema *s, OrnNode *n)
     const OrnType *vt = orn_sema_terr(s);
     if (t->kind == T_VIEW && it->kind == N_INDEX) {
         vt = orn_type_scalar(s->ty, t->elem);
+    } else if (orn_type_is_str_array(t)) {
+        ORN_ERR(s, it->span, "'for (k, v) in ...' does not iterate over the lines of load_text");
+        ORN_NOTE(s, "index them instead: 'for i in 0..len(lines)' and 'lines[i]'");
     } else if (t->kind == T_ARRAY && !t->dist && t->ndims == 1) {
         vt = orn_type_scalar(s->ty, t->elem);
     } else if (t->kind != T_ERROR) {

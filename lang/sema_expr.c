@@ -390,6 +390,8 @@ static const char *usage(int bi)
         return "dot(a, b)";
     case ORN_BI_NORM:
         return "norm(A)";
+    case ORN_BI_LOAD_TEXT:
+        return "lines = load_text(path)";
     default:
         return NULL; /* one-number math and conversions: name(x) */
     }
@@ -677,6 +679,11 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
 static const OrnType *expect_array(Sema *s, OrnNode *x, const char *name)
 {
     const OrnType *t = orn_sema_expr(s, x);
+    if (orn_type_is_str_array(t)) {
+        ORN_ERR(s, x->span, "'%s' needs a numeric array, found %s", name, ORN_TSTR(s, t));
+        ORN_NOTE(s, "the lines of load_text support only 'len' and 'lines[i]'");
+        return orn_sema_terr(s);
+    }
     if (is_err(t) || t->kind == T_ARRAY) return t;
     ORN_ERR(s, x->span, "'%s' needs an array, found %s", name, ORN_TSTR(s, t));
     return orn_sema_terr(s);
@@ -698,7 +705,7 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
             bad = true;
             continue;
         }
-        if (t[i]->kind != T_ARRAY && t[i]->kind != T_VIEW) {
+        if ((t[i]->kind != T_ARRAY && t[i]->kind != T_VIEW) || orn_type_is_str_array(t[i])) {
             ORN_ERR(s, a->pos[i]->span, "'%s' needs an array or a view, found %s", name,
                     ORN_TSTR(s, t[i]));
             bad = true;
@@ -867,6 +874,18 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         eval_args(s, e);
         return orn_sema_terr(s);
     }
+    if (bi == ORN_BI_LOAD_TEXT && e != s->text_init) {
+        if (e == s->dist_init) {
+            ORN_ERR(s, e->span, "'load_text' makes a local array of str, which cannot be dist");
+            ORN_NOTE(s, "drop 'dist': the lines are replicated on every rank, as in "
+                        "'lines = load_text(path)'");
+        } else {
+            ORN_ERR(s, e->span,
+                    "'load_text' can only initialize a variable, as in 'lines = load_text(path)'");
+        }
+        eval_args(s, e);
+        return orn_sema_terr(s);
+    }
     if (in->flags & BI_COLLECTIVE) not_in_loop(s, e, name, true);
     if (in->flags & BI_NOLOOP) not_in_loop(s, e, name, false);
     /* the constructors check their own keyword arguments */
@@ -980,6 +999,9 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         expect_str(s, a.pos[0], "the path");
         return orn_type_tuple(s->ty, orn_type_array(s->ty, T_F32, 2, true, true),
                               orn_type_array(s->ty, T_F32, 1, true, false));
+    case ORN_BI_LOAD_TEXT:
+        expect_str(s, a.pos[0], "the path");
+        return orn_type_array(s->ty, T_STR, 1, false, false);
     case ORN_BI_LOAD:
         return load_ctor(s, e, name, &a);
     case ORN_BI_BUFFER:

@@ -50,6 +50,9 @@ static const OrnType *space(Sema *s, OrnNode *n, OrnLoop *info)
     orn_sema_note_decl(s, sym);
     if (sym->type->kind == T_BUFFER)
         ORN_NOTE(s, "iterate over the array the buffer updates");
+    else if (orn_type_is_str_array(sym->type))
+        ORN_NOTE(s, "the lines of load_text cannot be dist; loop with 'for i in 0..len(%s)'",
+                 id->s);
     else if (sym->type->kind == T_ARRAY)
         ORN_NOTE(s, "declare it with 'dist %s = ...' to iterate over it in parallel", id->s);
     return orn_sema_terr(s);

@@ -125,6 +125,11 @@ bool orn_type_is_float(const OrnType *ty)
     return ty && (ty->kind == T_F32 || ty->kind == T_F64);
 }
 
+bool orn_type_is_str_array(const OrnType *ty)
+{
+    return ty && ty->kind == T_ARRAY && ty->elem == T_STR;
+}
+
 OrnTypeKind orn_kind_promote(OrnTypeKind a, OrnTypeKind b)
 {
     if (!orn_kind_is_numeric(a) || !orn_kind_is_numeric(b)) return T_ERROR;

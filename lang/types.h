@@ -20,7 +20,7 @@ typedef enum {
     T_F32,
     T_F64, /* numeric, in widening order */
     T_STR,
-    T_ARRAY,    /* local or dist array: elem, ndims, dist, sparse */
+    T_ARRAY,    /* local or dist array: elem, ndims, dist, sparse; elem T_STR only for load_text */
     T_VIEW,     /* 1-D view, or an element-wise expression over views: elem, sparse, dist */
     T_BUFFER,   /* write buffer: target */
     T_TUPLE,    /* result of load_libsvm: parts[0..nparts) */
@@ -52,6 +52,8 @@ const OrnType *orn_type_typename(OrnTypes *t, OrnTypeKind elem);
 bool orn_type_is_numeric(const OrnType *ty); /* i32 i64 f32 f64 */
 bool orn_type_is_integer(const OrnType *ty);
 bool orn_type_is_float(const OrnType *ty);
+/* The lines of a text file (load_text): a local 1-D array of str, read-only. */
+bool orn_type_is_str_array(const OrnType *ty);
 bool orn_kind_is_numeric(OrnTypeKind k);
 /* C's usual arithmetic conversion of two numeric kinds: the wider of the two. */
 OrnTypeKind orn_kind_promote(OrnTypeKind a, OrnTypeKind b);

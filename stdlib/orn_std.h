@@ -210,6 +210,12 @@ static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64
     }
     return off;
 }
+/* load_text(path) (collective): the lines of a text file, without their '\n' (or "\r\n");
+ * a last line without '\n' counts. Rank 0 reads and broadcasts; a file that cannot be read
+ * ends the job on every rank with exit 1, the message naming the line and the path. The
+ * array has type ORN_STD_TEXT and data holding `const char *` elements (see text.c). */
+enum { ORN_STD_TEXT = -1 };
+OrnStdArr *orn_std_load_text(OrnStdProg *p, const char *path, int line);
 /* save() of a local array (collective: rank 0 writes). */
 void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int line);
 

@@ -18,6 +18,9 @@
 #   lda NP, slr NP the examples train on tiny data: the objective improves
 #   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
 #                  error (exit 1)
+#   text NP        load_text (text.orn): lines with CRLF, an empty one and a last one without
+#                  newline, a line used as a path, reads inside parallel_for: text.expected at
+#                  every rank count; a missing file and an out-of-range index: message, exit 1
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
 set -eu
@@ -64,7 +67,7 @@ compile)
   mkdir -p "$B"
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
-           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn; do
+           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -180,6 +183,17 @@ bad_input)
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
+  ;;
+text)
+  printf 'inner.txt\r\nsecond line\n\nlast without newline' >list.txt
+  printf 'x\ny\nz\n' >inner.txt
+  run "$B/text" >out.txt 2>&1 || { cat out.txt >&2; fail "text exited non-zero"; }
+  diff -u "$S/text.expected" out.txt || fail "output differs from text.expected"
+  line=$(grep -n '^lines = load_text(list)' "$S/text.orn" | cut -d: -f1)
+  expect_fail 1 "text.orn:$line: load_text: nope.txt: cannot open" \
+    run "$B/text" --list=nope.txt
+  line=$(grep -n 'print(lines\[len(lines)\])' "$S/text.orn" | cut -d: -f1)
+  expect_fail 1 "text.orn:$line: index 4 is out of range" run "$B/text" --oob=true
   ;;
 orionc)
   # the compile path itself: -O0 -g --keep-c, --emit=c, a C compiler that fails (an internal
