@@ -511,10 +511,10 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
                 acc = ACC_BAD;
         }
     }
-    const OrnNode *saved_text = s->text_init;
-    if (op == OP_NONE && val->kind == N_CALL) s->text_init = val; /* lines = load_text(p) */
+    const OrnNode *saved_text = s->var_init;
+    if (op == OP_NONE && val->kind == N_CALL) s->var_init = val; /* a = zeros(...), load_text */
     const OrnType *vt = orn_sema_expr(s, val);
-    s->text_init = saved_text;
+    s->var_init = saved_text;
     s->selfread = saved;
 
     if (sym && s->fn && sym->global && sym->kind == SYM_VAR) {

@@ -560,6 +560,14 @@ static const OrnType *array_ctor(Sema *s, OrnNode *e, int bi, const char *name, 
     OrnNode *seed = draw ? find_kw(e, "seed") : NULL;
     if (seed && seed->u.kwarg.value) expect_int(s, seed->u.kwarg.value, "the seed");
     if (!ok) return orn_sema_terr(s);
+    if (e != s->dist_init && e != s->var_init) {
+        /* Arrays are not values (docs/language.md section 5): one is made only to be named. */
+        ORN_ERR(s, e->span,
+                "an array can only initialize a variable, as in 'a = %s(...)' or "
+                "'dist A = %s(...)'",
+                name, name);
+        return orn_sema_terr(s);
+    }
     return orn_type_array(s->ty, elem, ndims, e == s->dist_init, false);
 }
 
@@ -874,7 +882,7 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         eval_args(s, e);
         return orn_sema_terr(s);
     }
-    if (bi == ORN_BI_LOAD_TEXT && e != s->text_init) {
+    if (bi == ORN_BI_LOAD_TEXT && e != s->var_init) {
         if (e == s->dist_init) {
             ORN_ERR(s, e->span, "'load_text' makes a local array of str, which cannot be dist");
             ORN_NOTE(s, "drop 'dist': the lines are replicated on every rank, as in "

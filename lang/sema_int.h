@@ -124,7 +124,7 @@ typedef struct Sema {
     int depth;                /* open blocks; 0 at top level */
     int quiet_collective;     /* > 0: inside a misplaced dist (already reported) */
     const OrnNode *dist_init; /* the call that initializes the dist being declared */
-    const OrnNode *text_init; /* the load_text call that initializes a variable */
+    const OrnNode *var_init;  /* the call that initializes a variable: x = call(...) */
     const OrnNode *selfread;  /* the x of x = min(x, e) inside a parallel_for */
     OrnNode **applies;        /* N_KWARG apply = f of every buffer() */
     int napplies, capapplies;
