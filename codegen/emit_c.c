@@ -2169,7 +2169,9 @@ static void fn_params(C *c, const OrnNode *fn, bool first)
     for (const OrnNode *a = fn->u.fn.args; a; a = a->next) {
         const OrnSym *s = a->u.arg.sym;
         OrnTypeKind k = s && s->type ? s->type->kind : T_F64;
-        o(c, "%s%s %s", first ? "" : ", ", ctype(k), s ? nm(c, s) : "unused_");
+        /* a .orn fn may ignore a parameter; the generated C stays -Wextra clean */
+        o(c, "%s%s %s __attribute__((unused))", first ? "" : ", ", ctype(k),
+          s ? nm(c, s) : "unused_");
         first = false;
     }
     if (first) o(c, "void");
@@ -2188,7 +2190,10 @@ static void fn_signature(C *c, const OrnNode *fn, int loop_id)
     OrnTypeKind rk = fn_ret(fn);
     o(c, "static __attribute__((unused)) %s %s", ctype(rk), nm(c, fn->u.fn.sym));
     if (loop_id >= 0) {
-        o(c, "__L%d(const OrnRtBlock *b_, OrnRtRng *rng_", loop_id);
+        o(c,
+          "__L%d(const OrnRtBlock *b_ __attribute__((unused)), "
+          "OrnRtRng *rng_ __attribute__((unused))",
+          loop_id);
         fn_params(c, fn, false);
     } else {
         o(c, "(");
