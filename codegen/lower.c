@@ -18,87 +18,23 @@ typedef bool (*VisitFn)(const OrnNode *n, void *ud); /* false: do not descend */
 
 static void walk(const OrnNode *n, VisitFn f, void *ud);
 
-static void walk_list(const OrnNode *l, VisitFn f, void *ud)
+typedef struct Walk {
+    VisitFn f;
+    void *ud;
+} Walk;
+
+static void walk_child(const OrnNode *child, void *ud)
 {
-    for (; l; l = l->next) walk(l, f, ud);
+    Walk *w = ud;
+    walk(child, w->f, w->ud);
 }
 
+/* Visit n, then (when f says so) its subtree, in source order. */
 static void walk(const OrnNode *n, VisitFn f, void *ud)
 {
     if (!n || !f(n, ud)) return;
-    switch (n->kind) {
-    case N_UNARY:
-        walk(n->u.unary.e, f, ud);
-        break;
-    case N_BINARY:
-        walk(n->u.binary.l, f, ud);
-        walk(n->u.binary.r, f, ud);
-        break;
-    case N_CALL:
-        walk_list(n->u.call.args, f, ud);
-        break;
-    case N_KWARG:
-        walk(n->u.kwarg.value, f, ud);
-        break;
-    case N_INDEX:
-        walk(n->u.index.base, f, ud);
-        walk_list(n->u.index.subs, f, ud);
-        break;
-    case N_BLOCK:
-        walk_list(n->u.block.stmts, f, ud);
-        break;
-    case N_EXPR:
-        walk(n->u.expr_stmt.e, f, ud);
-        break;
-    case N_ASSIGN:
-        walk(n->u.assign.target, f, ud);
-        walk(n->u.assign.value, f, ud);
-        break;
-    case N_CONST:
-    case N_PARAM:
-        walk(n->u.decl.value, f, ud);
-        break;
-    case N_DIST:
-        walk_list(n->u.dist.names, f, ud);
-        walk(n->u.dist.value, f, ud);
-        break;
-    case N_IF:
-        walk(n->u.if_.cond, f, ud);
-        walk(n->u.if_.then, f, ud);
-        walk(n->u.if_.els, f, ud);
-        break;
-    case N_FOR:
-        walk(n->u.for_.var, f, ud);
-        walk(n->u.for_.lo, f, ud);
-        walk(n->u.for_.hi, f, ud);
-        walk(n->u.for_.body, f, ud);
-        break;
-    case N_FOREACH:
-        walk(n->u.foreach.key, f, ud);
-        walk(n->u.foreach.value, f, ud);
-        walk(n->u.foreach.iter, f, ud);
-        walk(n->u.foreach.body, f, ud);
-        break;
-    case N_WHILE:
-        walk(n->u.while_.cond, f, ud);
-        walk(n->u.while_.body, f, ud);
-        break;
-    case N_PARFOR:
-        walk_list(n->u.parfor.keys, f, ud);
-        walk(n->u.parfor.value, f, ud);
-        walk(n->u.parfor.space, f, ud);
-        walk(n->u.parfor.body, f, ud);
-        break;
-    case N_RETURN:
-        walk(n->u.ret.value, f, ud);
-        break;
-    case N_FN:
-        walk_list(n->u.fn.args, f, ud);
-        walk(n->u.fn.body, f, ud);
-        break;
-    default:
-        break;
-    }
+    Walk w = {f, ud};
+    orn_ast_each_child(n, walk_child, &w);
 }
 
 /* ---------------------------------------------------------------- symbols */

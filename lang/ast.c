@@ -286,3 +286,95 @@ void orn_ast_dump(FILE *out, const OrnNode *root)
 {
     dump(out, root, 0, NULL);
 }
+
+static void each(const OrnNode *n, void (*f)(const OrnNode *, void *), void *ud)
+{
+    if (n) f(n, ud);
+}
+
+static void each_list(const OrnNode *l, void (*f)(const OrnNode *, void *), void *ud)
+{
+    for (; l; l = l->next) f(l, ud);
+}
+
+void orn_ast_each_child(const OrnNode *n, void (*f)(const OrnNode *child, void *ud), void *ud)
+{
+    if (!n) return;
+    switch (n->kind) {
+    case N_UNARY:
+        each(n->u.unary.e, f, ud);
+        break;
+    case N_BINARY:
+        each(n->u.binary.l, f, ud);
+        each(n->u.binary.r, f, ud);
+        break;
+    case N_CALL:
+        each_list(n->u.call.args, f, ud);
+        break;
+    case N_KWARG:
+        each(n->u.kwarg.value, f, ud);
+        break;
+    case N_INDEX:
+        each(n->u.index.base, f, ud);
+        each_list(n->u.index.subs, f, ud);
+        break;
+    case N_BLOCK:
+        each_list(n->u.block.stmts, f, ud);
+        break;
+    case N_EXPR:
+        each(n->u.expr_stmt.e, f, ud);
+        break;
+    case N_ASSIGN:
+        each(n->u.assign.target, f, ud);
+        each(n->u.assign.value, f, ud);
+        break;
+    case N_CONST:
+    case N_PARAM:
+        each(n->u.decl.value, f, ud);
+        break;
+    case N_DIST:
+        each_list(n->u.dist.names, f, ud);
+        each(n->u.dist.value, f, ud);
+        break;
+    case N_IF:
+        each(n->u.if_.cond, f, ud);
+        each(n->u.if_.then, f, ud);
+        each(n->u.if_.els, f, ud);
+        break;
+    case N_FOR:
+        each(n->u.for_.var, f, ud);
+        each(n->u.for_.lo, f, ud);
+        each(n->u.for_.hi, f, ud);
+        each(n->u.for_.body, f, ud);
+        break;
+    case N_FOREACH:
+        each(n->u.foreach.key, f, ud);
+        each(n->u.foreach.value, f, ud);
+        each(n->u.foreach.iter, f, ud);
+        each(n->u.foreach.body, f, ud);
+        break;
+    case N_WHILE:
+        each(n->u.while_.cond, f, ud);
+        each(n->u.while_.body, f, ud);
+        break;
+    case N_PARFOR:
+        each_list(n->u.parfor.keys, f, ud);
+        each(n->u.parfor.value, f, ud);
+        each(n->u.parfor.space, f, ud);
+        each(n->u.parfor.body, f, ud);
+        break;
+    case N_RETURN:
+        each(n->u.ret.value, f, ud);
+        break;
+    case N_FN:
+        each_list(n->u.fn.args, f, ud);
+        each(n->u.fn.ret, f, ud);
+        each(n->u.fn.body, f, ud);
+        break;
+    case N_ARG:
+        each(n->u.arg.type, f, ud);
+        break;
+    default:
+        break;
+    }
+}

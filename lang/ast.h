@@ -174,6 +174,10 @@ OrnNode *orn_node_new(OrnUnit *u, OrnNodeKind kind, OrnSpan span);
 const char *orn_node_kind_name(OrnNodeKind kind);
 const char *orn_op_name(OrnOp op); /* "+", "and", ... */
 int orn_list_len(const OrnNode *list);
+/* Call f(child, ud) for each direct child of n, in source order, lists expanded; NULL
+ * children are skipped. The one place that knows which union members hold children:
+ * passes that walk the whole tree build on it. */
+void orn_ast_each_child(const OrnNode *n, void (*f)(const OrnNode *child, void *ud), void *ud);
 
 /* --emit=ast: an indented S-expression-like dump, one node per line, with line:col. */
 void orn_ast_dump(FILE *out, const OrnNode *root);

@@ -891,9 +891,15 @@ static void depth_push(DepthStack *st, const OrnNode *n, int depth)
     st->items[st->len++] = (DepthItem){n, depth};
 }
 
-static void depth_push_list(DepthStack *st, const OrnNode *list, int depth)
+typedef struct DepthChildren {
+    DepthStack *st;
+    int depth;
+} DepthChildren;
+
+static void push_child(const OrnNode *child, void *ud)
 {
-    for (; list; list = list->next) depth_push(st, list, depth);
+    DepthChildren *dc = ud;
+    depth_push(dc->st, child, dc->depth);
 }
 
 /* Later passes recurse over the tree. Left-associative operators let a long line such as
@@ -915,66 +921,8 @@ static bool check_depth(OrnParser *p, const OrnNode *root)
             ok = false;
             break;
         }
-        switch (n->kind) {
-        case N_UNARY: depth_push(&st, n->u.unary.e, d); break;
-        case N_BINARY:
-            depth_push(&st, n->u.binary.l, d);
-            depth_push(&st, n->u.binary.r, d);
-            break;
-        case N_CALL: depth_push_list(&st, n->u.call.args, d); break;
-        case N_KWARG: depth_push(&st, n->u.kwarg.value, d); break;
-        case N_INDEX:
-            depth_push(&st, n->u.index.base, d);
-            depth_push_list(&st, n->u.index.subs, d);
-            break;
-        case N_BLOCK: depth_push_list(&st, n->u.block.stmts, d); break;
-        case N_EXPR: depth_push(&st, n->u.expr_stmt.e, d); break;
-        case N_ASSIGN:
-            depth_push(&st, n->u.assign.target, d);
-            depth_push(&st, n->u.assign.value, d);
-            break;
-        case N_CONST:
-        case N_PARAM: depth_push(&st, n->u.decl.value, d); break;
-        case N_DIST:
-            depth_push_list(&st, n->u.dist.names, d);
-            depth_push(&st, n->u.dist.value, d);
-            break;
-        case N_IF:
-            depth_push(&st, n->u.if_.cond, d);
-            depth_push(&st, n->u.if_.then, d);
-            depth_push(&st, n->u.if_.els, d);
-            break;
-        case N_FOR:
-            depth_push(&st, n->u.for_.var, d);
-            depth_push(&st, n->u.for_.lo, d);
-            depth_push(&st, n->u.for_.hi, d);
-            depth_push(&st, n->u.for_.body, d);
-            break;
-        case N_FOREACH:
-            depth_push(&st, n->u.foreach.key, d);
-            depth_push(&st, n->u.foreach.value, d);
-            depth_push(&st, n->u.foreach.iter, d);
-            depth_push(&st, n->u.foreach.body, d);
-            break;
-        case N_WHILE:
-            depth_push(&st, n->u.while_.cond, d);
-            depth_push(&st, n->u.while_.body, d);
-            break;
-        case N_PARFOR:
-            depth_push_list(&st, n->u.parfor.keys, d);
-            depth_push(&st, n->u.parfor.value, d);
-            depth_push(&st, n->u.parfor.space, d);
-            depth_push(&st, n->u.parfor.body, d);
-            break;
-        case N_RETURN: depth_push(&st, n->u.ret.value, d); break;
-        case N_FN:
-            depth_push_list(&st, n->u.fn.args, d);
-            depth_push(&st, n->u.fn.ret, d);
-            depth_push(&st, n->u.fn.body, d);
-            break;
-        case N_ARG: depth_push(&st, n->u.arg.type, d); break;
-        default: break;
-        }
+        DepthChildren dc = {&st, d};
+        orn_ast_each_child(n, push_child, &dc);
     }
     free(st.items);
     return ok;
