@@ -31,10 +31,11 @@
 #include "diag.h"
 #include "emit.h"
 #include "lower.h"
+#include "version.h"
 
 typedef enum { CX_TOP, CX_FN, CX_BODY, CX_CLONE, CX_PREFETCH } Ctx;
 
-enum { MAXLEAF = 64 };
+enum { MAXLEAF = 64, ORN_RT_MAXDIM_CG = 4 };
 
 typedef struct VLeaf {
     const OrnNode *n;
@@ -64,6 +65,7 @@ typedef struct C {
     int line;
     int cloops;  /* C loops of user statements open inside a loop body */
     int pf_drop; /* prefetch: inside a branch emitted without its condition */
+    int fast;    /* inside the fast version of a `for` whose accesses are proven in their boxes */
     bool next_used;
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */
@@ -72,6 +74,8 @@ typedef struct C {
     int subst_id[MAXLEAF];
     int nsubst;
 } C;
+
+static void box_prologue(C *c, const OrnCgLoop *l, const char *indent);
 
 /* ---------------------------------------------------------------- output */
 
@@ -389,6 +393,17 @@ static void ex_index(C *c, const OrnNode *e)
     }
     if (in_loop_ctx(c)) {
         int k = array_k(c, e, s);
+        if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k)) {
+            int nd = orn_list_len(e->u.index.subs);
+            if (c->fast)
+                o(c, "((const %s *)(const void *)X%d_.base)[orn_rt_box_at(&X%d_, %d, ", ctype(ek),
+                  k, k, nd);
+            else
+                o(c, "orn_rt_ld_%s(&X%d_, %d, ", sfx(ek), k, nd);
+            ex_key(c, e->u.index.subs);
+            o(c, c->fast ? ")]" : ")");
+            return;
+        }
         o(c, "%s_%s(&V_[%d], ", c->cx == CX_PREFETCH ? "orn_std_peek" : "orn_rt_get", sfx(ek), k);
         ex_key(c, e->u.index.subs);
         o(c, ")");
@@ -1525,8 +1540,20 @@ static void st_assign_elem(C *c, const OrnNode *s)
     snprintf(neg, sizeof neg, "%s", op == OP_SUB ? "-" : "");
     if (in_loop_ctx(c)) {
         int k = array_k(c, tg, ts);
+        int nd = orn_list_len(tg->u.index.subs);
         if (is_buffer(ts)) {
             ol(c, "orn_rt_add_%s(&V_[%d], kk%d_, (%s)(%sr%d_));", sfx(tk), k, id, T, neg, id);
+        } else if (orn_cg_boxable(c->loop, k)) {
+            if (c->fast)
+                ol(c, "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
+                   T, id, T, k, k, nd, id);
+            else
+                ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, %d, kk%d_);", T, id, opn ? "rw" : "wp",
+                   sfx(tk), k, nd, id);
+            if (opn)
+                ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
+            else
+                ol(c, "*e%d_ = (%s)r%d_;", id, T, id);
         } else if (!opn) {
             ol(c, "*(%s *)orn_rt_wptr(&V_[%d], kk%d_) = (%s)r%d_;", T, k, id, T, id);
         } else {
@@ -1637,8 +1664,73 @@ static void for_close(C *c)
     ol(c, "}");
 }
 
+/* The once-per-range test of a versioned loop: every span's keys, with the loop variable
+ * running over [lo, hi] (inclusive), lie in their boxes. */
+static void span_test(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi)
+{
+    for (int i = 0; i < n; i++) {
+        o(c, " &&\n");
+        ind(c);
+        o(c, "    orn_rt_box_span(&X%d_, %d, ", sp[i].array, sp[i].dim);
+        if (sp[i].var) {
+            o(c, "%s + INT64_C(%lld), %s + INT64_C(%lld))", lo, (long long)sp[i].off, hi,
+              (long long)sp[i].off);
+        } else {
+            o(c, "(int64_t)(");
+            ex(c, sp[i].inv);
+            o(c, "), (int64_t)(");
+            ex(c, sp[i].inv);
+            o(c, "))");
+        }
+    }
+}
+
+/* `for v in lo..hi`. In a loop body, when every element access of the loop is proven in its
+ * box by one test on the range (version.h), the loop is written twice: without per-access
+ * tests when the test holds, with them otherwise. */
 static void st_for(C *c, const OrnNode *s)
 {
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+        orn_cg_for_spans(c->loop, s, sp, &nsp)) {
+        int id = c->tmp++;
+        ol(c, "{");
+        c->ind++;
+        ind(c);
+        o(c, "const int64_t lo%d_ = ", id);
+        ex_as(c, s->u.for_.lo, T_I64);
+        o(c, ", hi%d_ = ", id);
+        ex_as(c, s->u.for_.hi, T_I64);
+        o(c, ";\n");
+        char lo[24], hi[32], v[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "(hi%d_ - 1)", id);
+        snprintf(v, sizeof v, "i%d_", id);
+        ind(c);
+        o(c, "const int fast%d_ = lo%d_ < hi%d_", id, id, id);
+        span_test(c, sp, nsp, lo, hi);
+        o(c, ";\n");
+        for (int fast = 1; fast >= 0; fast--) {
+            ol(c, fast ? "if (fast%d_) {" : "} else {", id);
+            c->ind++;
+            ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+            c->ind++;
+            bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+            c->ind--;
+            c->fast += fast;
+            c->cloops++;
+            st_block(c, s->u.for_.body);
+            c->cloops--;
+            c->fast -= fast;
+            ol(c, "}");
+            c->ind--;
+        }
+        ol(c, "}");
+        c->ind--;
+        ol(c, "}");
+        return;
+    }
     for_open(c, s);
     c->cloops++;
     st_block(c, s->u.for_.body);
@@ -1921,7 +2013,7 @@ static void st(C *c, const OrnNode *s)
         ol(c, "break;");
         return;
     case N_CONTINUE:
-        if ((c->cx == CX_BODY || c->cx == CX_PREFETCH) && c->cloops == 0) {
+        if (c->cx == CX_PREFETCH && c->cloops == 0) {
             ol(c, "goto next_;");
             c->next_used = true;
         } else {
@@ -2216,6 +2308,7 @@ static void fn_define(C *c, const OrnNode *fn, int loop_id)
     if (loop_id >= 0) {
         ol(c, "OrnRtView *const V_ __attribute__((unused)) = b_->views;");
         ol(c, "(void)rng_;");
+        if (c->loop) box_prologue(c, c->loop, "    ");
     }
     const OrnNode *saved_fn = c->fn;
     c->fn = fn;
@@ -2337,7 +2430,153 @@ static void emit_plan(C *c, const OrnCgLoop *l)
     o(c, "};\n");
 }
 
-/* The element walk shared by the body and the prefetch pass. */
+/* Every boxable array of the loop hoisted into a box (OrnRtBox) once per call. */
+static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
+{
+    for (int k = 0; k < l->narrays; k++)
+        if (orn_cg_boxable(l, k))
+            o(c, "%sconst OrnRtBox X%d_ __attribute__((unused)) = orn_rt_box(&V_[%d]); /* %s */\n",
+              indent, k, k, l->arrays[k].sym->name->s);
+}
+
+/* The loop body over the user statements, emitted into buf (fast: accesses proven). */
+static void body_stmts(C *c, const OrnCgLoop *l, OrnBuf *buf, int indent, int fast)
+{
+    OrnBuf *saved = c->b;
+    c->b = buf;
+    c->ind = indent;
+    c->fast += fast;
+    const OrnNode *blk = l->loop->node->u.parfor.body;
+    st_list(c, blk ? blk->u.block.stmts : NULL);
+    c->fast -= fast;
+    c->b = saved;
+}
+
+static void put_buf(C *c, const OrnBuf *b)
+{
+    orn_buf_put(c->b, b->data ? b->data : "", b->len);
+}
+
+/* The body of a loop over a sparse iteration space (or a transformed one: the runtime
+ * lists the keys): one C loop over the block's elements. */
+static void body_sparse(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    OrnBuf body;
+    orn_buf_init(&body);
+    body_stmts(c, l, &body, 2, 0);
+    o(c, "    const int64_t *const keys_ = b_->keys;\n");
+    o(c, "    const int64_t end_ = b_->first + b_->count;\n");
+    o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");
+    o(c, "        const int64_t *const kk_ = keys_ + e_ * %d;\n", nd);
+    int d = 0;
+    for (const OrnNode *k = lp->node->u.parfor.keys; k; k = k->next, d++)
+        if (k->u.name.sym)
+            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
+              nm(c, k->u.name.sym), d);
+    if (lp->value)
+        o(c, "        %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
+          ctype(elem_of(lp->space->type)));
+    if (l->uses_rng) o(c, "        orn_rt_rng_iter(rng_, b_, kk_);\n");
+    put_buf(c, &body);
+    o(c, "    }\n");
+    orn_buf_free(&body);
+}
+
+/* The body of a loop over a dense iteration space: the block's elements [first, first +
+ * count) in row-major key order, as runs along the innermost key. Each run is a C loop
+ * over that key, versioned like a `for` (version.h) when its accesses allow. */
+static void body_dense(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    const OrnNode *keys[ORN_RT_MAXDIM_CG] = {NULL};
+    int d = 0;
+    for (const OrnNode *k = lp->node->u.parfor.keys; k && d < ORN_RT_MAXDIM_CG; k = k->next)
+        keys[d++] = k;
+    const OrnSym *last = keys[nd - 1] ? keys[nd - 1]->u.name.sym : NULL;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
+    const char *vt = lp->value ? ctype(elem_of(lp->space->type)) : NULL;
+    o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
+         "dense loop\");\n");
+    o(c, "    int64_t kk_[%d];\n", nd);
+    o(c, "    orn_rt_block_key(b_, b_->first, kk_);\n");
+    o(c, "    const int64_t end_ = b_->first + b_->count, hl_ = b_->hi[%d];\n", nd - 1);
+    o(c, "    for (int64_t e_ = b_->first; e_ < end_;) {\n");
+    o(c, "        const int64_t j0_ = kk_[%d];\n", nd - 1);
+    o(c, "        const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n");
+    for (d = 0; d < nd - 1; d++)
+        if (keys[d] && keys[d]->u.name.sym)
+            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
+              nm(c, keys[d]->u.name.sym), d);
+    if (vt) o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
+        int ind = 2;
+        if (versioned && fast) {
+            o(c, "        if (j0_ < j1_");
+            c->ind = 2;
+            span_test(c, sp, nsp, "j0_", "(j1_ - 1)");
+            o(c, ") {\n");
+            ind = 3;
+        } else if (versioned) {
+            o(c, "        } else {\n");
+            ind = 3;
+        }
+        const char *pad = ind == 3 ? "            " : "        ";
+        o(c, "%sfor (int64_t j_ = j0_; j_ < j1_; j_++) {\n", pad);
+        if (last) o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, nm(c, last));
+        if (vt) o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
+        if (l->uses_rng) {
+            o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
+            o(c, "%s    orn_rt_rng_iter(rng_, b_, kk_);\n", pad);
+        }
+        OrnBuf body;
+        orn_buf_init(&body);
+        body_stmts(c, l, &body, ind + 1, fast);
+        put_buf(c, &body);
+        orn_buf_free(&body);
+        o(c, "%s}\n", pad);
+    }
+    if (versioned) o(c, "        }\n");
+    o(c, "        e_ += j1_ - j0_;\n");
+    o(c, "        kk_[%d] = j1_;\n", nd - 1);
+    o(c, "        for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {\n", nd - 1);
+    o(c, "            kk_[d_] = b_->lo[d_];\n");
+    o(c, "            kk_[d_ - 1]++;\n");
+    o(c, "        }\n");
+    o(c, "    }\n");
+}
+
+static void body_fn(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    OrnTypeKind vk = lp->space ? elem_of(lp->space->type) : T_F64;
+    c->cx = CX_BODY;
+    c->loop = l;
+    c->cloops = 0;
+    c->pf_drop = 0;
+    c->fast = 0;
+    o(c, "\nstatic int orn_body_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n", l->id);
+    o(c, "    (void)rt_;\n    (void)env_;\n");
+    o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
+    box_prologue(c, l, "    ");
+    if (lp->naccums) o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
+    if (lp->value) o(c, "    %s *const vals_ = (%s *)b_->vals;\n", ctype(vk), ctype(vk));
+    if (l->uses_rng) o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    bool listed = (lp->space && lp->space->type && lp->space->type->sparse) ||
+                  l->strategy == ORN_STRAT_UNIMODULAR;
+    if (listed)
+        body_sparse(c, l);
+    else
+        body_dense(c, l);
+    o(c, "    return 0;\n}\n");
+    c->ind = 0;
+}
+
+/* The element walk of the prefetch pass. */
 static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
 {
     const OrnLoop *lp = l->loop;
@@ -2412,7 +2651,7 @@ static void c_loop(void *st_, const OrnCgLoop *l)
         fn_define(c, fn, l->id);
     }
     c->b = &c->defs;
-    loop_fn(c, l, false);
+    body_fn(c, l);
     if (l->prefetch) loop_fn(c, l, true);
     c->loop = NULL;
 }

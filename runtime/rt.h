@@ -240,7 +240,96 @@ static inline void orn_rt_row(OrnRtView *v, int64_t i, const int64_t **keys, con
     v->ops->row(v, i, keys, vals, n);
 }
 
+/* A view's dense box hoisted into locals: what generated bodies address elements through.
+ * Built once per body call (orn_rt_box); element k of an nd-dimensional array is then
+ * base[sum((key[d] - lo[d]) * s[d])] when every (key[d] - lo[d]) < n[d] (unsigned), with
+ * s[nd - 1] == 1: the last dimension of a dense box is always unit stride (a contract
+ * every view the runtime builds keeps). n is 0 when the view has no dense box, so every
+ * access then takes the view's slow path. */
+typedef struct OrnRtBox {
+    char *base;
+    int64_t lo[ORN_RT_MAXDIM];
+    uint64_t n[ORN_RT_MAXDIM];
+    int64_t s[ORN_RT_MAXDIM];
+    OrnRtView *v;
+} OrnRtBox;
+
+static inline OrnRtBox orn_rt_box(OrnRtView *v)
+{
+    OrnRtBox x;
+    x.base = v->base;
+    x.v = v;
+    for (int d = 0; d < ORN_RT_MAXDIM; d++) {
+        x.lo[d] = v->lo[d];
+        x.n[d] = v->base && v->hi[d] > v->lo[d] ? (uint64_t)(v->hi[d] - v->lo[d]) : 0;
+        x.s[d] = v->stride[d];
+    }
+    return x;
+}
+
+/* The element offset of key in the box, or -1 when it lies outside (nd is a constant at
+ * every call site, so the loop unrolls). */
+static inline __attribute__((always_inline)) int64_t orn_rt_box_off(const OrnRtBox *x, int nd,
+                                                                    const int64_t *key)
+{
+    uint64_t off = 0;
+    int in = 1;
+    for (int d = 0; d < nd; d++) {
+        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
+        in &= r < x->n[d];
+        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+    }
+    return __builtin_expect(in, 1) ? (int64_t)off : -1;
+}
+
+/* Same without the bounds test: the caller has proven the key inside the box. */
+static inline __attribute__((always_inline)) int64_t orn_rt_box_at(const OrnRtBox *x, int nd,
+                                                                   const int64_t *key)
+{
+    uint64_t off = 0;
+    for (int d = 0; d < nd; d++) {
+        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
+        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+    }
+    return (int64_t)off;
+}
+
+/* key[d] in [lo, hi] (inclusive) lies in the box along d: the once-per-loop-range check of
+ * generated code (loop versioning). */
+static inline int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
+{
+    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
+           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
+}
+
 #define ORN_RT_TYPED(T, name)                                                                      \
+    static inline __attribute__((always_inline))                                                   \
+    T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                              \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) return ((const T *)(const void *)x->base)[o];                                  \
+        T r;                                                                                       \
+        x->v->ops->read(x->v, key, &r);                                                            \
+        return r;                                                                                  \
+    }                                                                                              \
+    static inline __attribute__((always_inline))                                                   \
+    T *orn_rt_wp_##name(const OrnRtBox *x, int nd, const int64_t *key)                             \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        return (T *)x->v->ops->write(x->v, key);                                                   \
+    }                                                                                              \
+    static inline __attribute__((always_inline))                                                   \
+    T *orn_rt_rw_##name(const OrnRtBox *x, int nd, const int64_t *key)                             \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        T cur;                                                                                     \
+        x->v->ops->read(x->v, key, &cur);                                                          \
+        T *q = (T *)x->v->ops->write(x->v, key);                                                   \
+        *q = cur;                                                                                  \
+        return q;                                                                                  \
+    }                                                                                              \
     static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                            \
     {                                                                                              \
         T x;                                                                                       \

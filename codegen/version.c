@@ -1,0 +1,263 @@
+/* version.c: which `for` loops of a loop body get a once-per-range bounds test (version.h). */
+#include "version.h"
+
+#include "sema.h"
+#include "types.h"
+
+enum { MAXASSIGNED = 256 };
+
+typedef struct Walk {
+    const OrnCgLoop *l;
+    const OrnSym *var; /* the for loop's variable */
+    const OrnSym *assigned[MAXASSIGNED];
+    int nassigned;
+    OrnCgSpan *spans;
+    int nspans;
+    bool value_varies; /* the parallel_for's value variable changes with the loop variable */
+    bool boxed;        /* some access addresses a boxable array */
+    bool ok;
+} Walk;
+
+bool orn_cg_boxable(const OrnCgLoop *l, int k)
+{
+    if (k < 0 || k >= l->narrays) return false;
+    const OrnCgArray *a = &l->arrays[k];
+    return a->role != ORN_ROLE_BUFFERED && a->sym && a->sym->type && a->sym->type->kind == T_ARRAY &&
+           a->sym->type->dist && !a->sym->type->sparse;
+}
+
+static void note_assigned(Walk *w, const OrnSym *s)
+{
+    if (!s) return;
+    for (int i = 0; i < w->nassigned; i++)
+        if (w->assigned[i] == s) return;
+    if (w->nassigned == MAXASSIGNED) {
+        w->ok = false;
+        return;
+    }
+    w->assigned[w->nassigned++] = s;
+}
+
+static bool is_assigned(const Walk *w, const OrnSym *s)
+{
+    for (int i = 0; i < w->nassigned; i++)
+        if (w->assigned[i] == s) return true;
+    return false;
+}
+
+/* Pass 1: every scalar the body writes (variables, the value variable, loop variables of
+ * nested loops). */
+static void collect_assigned(const OrnNode *n, void *ud)
+{
+    Walk *w = ud;
+    switch (n->kind) {
+    case N_ASSIGN:
+        if (n->u.assign.target->kind == N_NAME) note_assigned(w, n->u.assign.target->u.name.sym);
+        break;
+    case N_FOR:
+        note_assigned(w, n->u.for_.var->u.name.sym);
+        break;
+    case N_FOREACH:
+        note_assigned(w, n->u.foreach.key->u.name.sym);
+        note_assigned(w, n->u.foreach.value->u.name.sym);
+        break;
+    default:
+        break;
+    }
+    orn_ast_each_child(n, collect_assigned, ud);
+}
+
+static bool int_const(const OrnNode *e, int64_t *v)
+{
+    if (e->kind == N_INT) {
+        *v = e->u.ilit.v;
+        return true;
+    }
+    if (e->kind == N_NAME && e->u.name.sym && e->u.name.sym->kind == SYM_CONST &&
+        e->u.name.sym->cval.kind == T_I64) {
+        *v = e->u.name.sym->cval.i;
+        return true;
+    }
+    return false;
+}
+
+static bool is_var(const Walk *w, const OrnNode *e)
+{
+    return e->kind == N_NAME && e->u.name.sym == w->var;
+}
+
+/* v, v + c, c + v, v - c */
+static bool var_form(const Walk *w, const OrnNode *e, int64_t *off)
+{
+    if (is_var(w, e)) {
+        *off = 0;
+        return true;
+    }
+    if (e->kind != N_BINARY) return false;
+    const OrnNode *a = e->u.binary.l, *b = e->u.binary.r;
+    int64_t c;
+    if (e->u.binary.op == OP_ADD) {
+        if (is_var(w, a) && int_const(b, &c)) {
+            *off = c;
+            return true;
+        }
+        if (is_var(w, b) && int_const(a, &c)) {
+            *off = c;
+            return true;
+        }
+    } else if (e->u.binary.op == OP_SUB && is_var(w, a) && int_const(b, &c) && c != INT64_MIN) {
+        *off = -c;
+        return true;
+    }
+    return false;
+}
+
+/* An expression with the same value at every iteration of the loop, free of side effects. */
+static bool invariant(const Walk *w, const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_BOOL:
+        return true;
+    case N_NAME: {
+        const OrnSym *s = e->u.name.sym;
+        if (!s || s == w->var) return false;
+        switch (s->kind) {
+        case SYM_CONST:
+        case SYM_PARAM:
+        case SYM_KEY:
+            return true;
+        case SYM_VALUE:
+            return !w->value_varies && !is_assigned(w, s);
+        case SYM_VAR:
+        case SYM_ARG:
+        case SYM_LOOPVAR:
+            return !is_assigned(w, s);
+        default:
+            return false;
+        }
+    }
+    case N_UNARY:
+        return invariant(w, e->u.unary.e);
+    case N_BINARY:
+        return invariant(w, e->u.binary.l) && invariant(w, e->u.binary.r);
+    case N_CALL:
+        switch (e->u.call.builtin) {
+        case ORN_BI_MIN:
+        case ORN_BI_MAX:
+        case ORN_BI_DIV:
+        case ORN_BI_MOD:
+        case ORN_BI_I64:
+        case ORN_BI_I32:
+            for (const OrnNode *a = e->u.call.args; a; a = a->next)
+                if (a->kind == N_KWARG || !invariant(w, a)) return false;
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+static bool same(const OrnNode *a, const OrnNode *b)
+{
+    if (a == b) return true;
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case N_INT:
+        return a->u.ilit.v == b->u.ilit.v;
+    case N_NAME:
+        return a->u.name.sym == b->u.name.sym;
+    case N_UNARY:
+        return a->u.unary.op == b->u.unary.op && same(a->u.unary.e, b->u.unary.e);
+    case N_BINARY:
+        return a->u.binary.op == b->u.binary.op && same(a->u.binary.l, b->u.binary.l) &&
+               same(a->u.binary.r, b->u.binary.r);
+    default:
+        return false;
+    }
+}
+
+static void add_span(Walk *w, const OrnCgSpan *s)
+{
+    for (int i = 0; i < w->nspans; i++) {
+        const OrnCgSpan *t = &w->spans[i];
+        if (t->array != s->array || t->dim != s->dim || t->var != s->var) continue;
+        if (s->var ? t->off == s->off : same(t->inv, s->inv)) return;
+    }
+    if (w->nspans == ORN_CG_MAXSPAN) {
+        w->ok = false;
+        return;
+    }
+    w->spans[w->nspans++] = *s;
+}
+
+static void access(Walk *w, const OrnNode *e)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    if (!s || s->kind != SYM_DIST || !e->type || e->type->kind == T_VIEW) return;
+    int k = orn_cg_array_index(w->l, s);
+    if (!orn_cg_boxable(w->l, k)) return; /* served by the view's own path either way */
+    int d = 0;
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
+        OrnCgSpan sp = {.array = k, .dim = d};
+        if (x->kind == N_SLICE) return; /* a view: its own fast path */
+        if (var_form(w, x, &sp.off))
+            sp.var = true;
+        else if (invariant(w, x))
+            sp.inv = x;
+        else {
+            w->ok = false;
+            return;
+        }
+        add_span(w, &sp);
+    }
+    w->boxed = true;
+}
+
+/* Pass 2: every element access, and anything that rules versioning out. */
+static void check(const OrnNode *n, void *ud)
+{
+    Walk *w = ud;
+    if (!w->ok) return;
+    switch (n->kind) {
+    case N_CALL:
+        if (n->u.call.sym && n->u.call.sym->kind == SYM_FN) {
+            w->ok = false; /* a clone may address the loop's arrays */
+            return;
+        }
+        break;
+    case N_INDEX:
+        access(w, n);
+        break;
+    case N_PARFOR:
+        w->ok = false;
+        return;
+    default:
+        break;
+    }
+    orn_ast_each_child(n, check, ud);
+}
+
+bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                        bool value_varies, OrnCgSpan *spans, int *nspans)
+{
+    *nspans = 0;
+    if (!l || !var || !body) return false;
+    Walk w = {.l = l, .var = var, .spans = spans, .value_varies = value_varies, .ok = true};
+    orn_ast_each_child(body, collect_assigned, &w);
+    if (!w.ok || is_assigned(&w, w.var)) return false;
+    orn_ast_each_child(body, check, &w);
+    if (!w.ok || !w.boxed) return false;
+    *nspans = w.nspans;
+    return true;
+}
+
+bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans)
+{
+    *nspans = 0;
+    if (for_stmt->kind != N_FOR) return false;
+    return orn_cg_range_spans(l, for_stmt->u.for_.var->u.name.sym, for_stmt->u.for_.body, false,
+                              spans, nspans);
+}

@@ -1,0 +1,46 @@
+/* version.h: loop versioning for direct element access (shared lowering, every back end).
+ *
+ * Inside a loop body, an element access A[s0, s1, ...] to an array the block holds densely
+ * compiles to a load or store on the block's storage after a bounds test (the key lies in
+ * the view's box; otherwise the view's slow path serves it). A `for v in lo..hi` loop whose
+ * accesses all have subscripts of the form `v + c` or loop-invariant can instead test once:
+ * every access's key range over [lo, hi) lies in its box. The emitter then writes the loop
+ * twice, a fast version with plain loads and stores (which the C compiler vectorizes) and
+ * the checked version for when the test fails.
+ *
+ * orn_cg_for_spans() decides whether a `for` qualifies and lists the spans to test: per
+ * (array, dimension), either the loop variable plus an offset or an invariant expression.
+ * It rejects loops whose bodies call user functions (their clones address arrays the
+ * analysis does not see), assign the loop variable, or index with anything else. */
+#ifndef ORN_CG_VERSION_H
+#define ORN_CG_VERSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lower.h"
+
+typedef struct OrnCgSpan {
+    int array;          /* index in the loop's plan arrays */
+    int dim;            /* array dimension */
+    bool var;           /* subscript is the loop variable + off */
+    int64_t off;        /* var: the constant offset */
+    const OrnNode *inv; /* !var: the loop-invariant subscript expression */
+} OrnCgSpan;
+
+enum { ORN_CG_MAXSPAN = 32 };
+
+/* Whether array k of loop l may be addressed through a box (dense, not a buffer). */
+bool orn_cg_boxable(const OrnCgLoop *l, int k);
+
+/* The spans a once-per-range test must check before running `for_stmt` (an N_FOR inside
+ * loop l's body) without per-access tests. Returns false when versioning does not apply
+ * (including when the body addresses no boxable array). */
+bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans);
+
+/* The same for the innermost key of a parallel_for over a dense space: var is that key,
+ * body the loop body, and the value variable changes with it (value_varies). */
+bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                        bool value_varies, OrnCgSpan *spans, int *nspans);
+
+#endif
