@@ -195,6 +195,12 @@ static OrnTypeKind kind_of(const OrnNode *e)
     return e && e->type ? e->type->kind : T_ERROR;
 }
 
+/* The number type of a scalar, or the element type of a view. */
+static OrnTypeKind num_elem(const OrnNode *e)
+{
+    return e->type && e->type->kind == T_VIEW ? e->type->elem : kind_of(e);
+}
+
 static bool is_local_array(const OrnSym *s)
 {
     return s && s->type && s->type->kind == T_ARRAY && !s->type->dist;
@@ -593,7 +599,10 @@ static void vec_ctor(C *c, const OrnNode *e)
         o(c, "orn_std_vec_local(P_, %s, %d, ", nm(c, s), dim);
     } else if (in_loop_ctx(c)) {
         int k = array_k(c, e, s);
-        o(c, "orn_std_vec_view(P_, &V_[%d], ", k);
+        if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k))
+            o(c, "orn_std_vec_box(P_, &X%d_, ", k);
+        else
+            o(c, "orn_std_vec_view(P_, &V_[%d], ", k);
         put_dims(c, s);
         o(c, ", %d, ", dim);
     } else if (is_buffer(s)) {
@@ -750,9 +759,12 @@ static void vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid)
             ice(c, e, "operator in a view expression");
             return;
         }
+        bool narrow = num_elem(e) == T_F32;
         o(c, "(");
+        if (narrow && num_elem(e->u.binary.l) == T_F64) o(c, "(float)");
         vx_elem(c, vx, e->u.binary.l, fast, xid);
         o(c, " %s ", ops[op]);
+        if (narrow && num_elem(e->u.binary.r) == T_F64) o(c, "(float)");
         vx_elem(c, vx, e->u.binary.r, fast, xid);
         o(c, ")");
         return;
@@ -817,6 +829,14 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
             vec_ctor(c, b);
             o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
             OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
+            if (kind_of(e) == T_F32) {
+                o(c,
+                  "(ra%d_.p && rb%d_.p) ? orn_std_sdot_f32((const float *)(const void *)ra%d_.p, "
+                  "ra%d_.stride, (const float *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
+                  "orn_std_vsdot_slow(&ra%d_, &rb%d_); })",
+                  id, id, id, id, id, id, id, id, id);
+                return;
+            }
             o(c,
               "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
               "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
@@ -835,14 +855,16 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
     c->ind++;
     vx_setup(c, vx, -1);
     if (!vx->nviews) ice(c, e, "reduction without a view");
-    ol(c, "double r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", id);
+    bool f32 = kind_of(e) == T_F32; /* dot of two f32 views: partial sums in f32 */
+    const char *acc = f32 ? "float" : "double";
+    ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", acc, id);
     ind(c);
     o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id,
       vx->nviews ? vx->views[0].id : 0, id);
     if (bi == ORN_BI_DOT) {
-        o(c, "r%d_[x%d_ & 7] += (double)(", id, id);
+        o(c, "r%d_[x%d_ & 7] += (%s)(", id, id, acc);
         vx_elem(c, vx, a, EL_SLOW, id);
-        o(c, ") * (double)(");
+        o(c, ") * (%s)(", acc);
         vx_elem(c, vx, b, EL_SLOW, id);
         o(c, ");\n");
     } else if (bi == ORN_BI_SUM) {
@@ -858,7 +880,7 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
     if (bi == ORN_BI_NORM)
         o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
     else
-        o(c, "orn_std_lanes(r%d_);\n", id);
+        o(c, "orn_std_lanes%s(r%d_);\n", f32 ? "_f32" : "", id);
     c->ind--;
     ind(c);
     o(c, "})");
@@ -1304,9 +1326,13 @@ static void ex_inner(C *c, const OrnNode *e)
             ice(c, e, "view arithmetic outside an element-wise context");
             return;
         }
+        /* f32 op weak f64 is f32 (sema's narrow_weak): the f64 side converts first */
+        bool narrow = kind_of(e) == T_F32;
         o(c, "(");
+        if (narrow && kind_of(e->u.binary.l) == T_F64) o(c, "(float)");
         ex(c, e->u.binary.l);
         o(c, " %s ", ops[op]);
+        if (narrow && kind_of(e->u.binary.r) == T_F64) o(c, "(float)");
         ex(c, e->u.binary.r);
         o(c, ")");
         return;

@@ -22,8 +22,8 @@ bool orn_cg_boxable(const OrnCgLoop *l, int k)
 {
     if (k < 0 || k >= l->narrays) return false;
     const OrnCgArray *a = &l->arrays[k];
-    return a->role != ORN_ROLE_BUFFERED && a->sym && a->sym->type && a->sym->type->kind == T_ARRAY &&
-           a->sym->type->dist && !a->sym->type->sparse;
+    return a->role != ORN_ROLE_BUFFERED && a->sym && a->sym->type &&
+           a->sym->type->kind == T_ARRAY && a->sym->type->dist && !a->sym->type->sparse;
 }
 
 static void note_assigned(Walk *w, const OrnSym *s)

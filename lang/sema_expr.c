@@ -174,6 +174,56 @@ static const OrnType *unary(Sema *s, OrnNode *e)
     return orn_sema_terr(s);
 }
 
+/* A weak float (docs/language.md, "f32 arithmetic"): a value fixed for the whole loop that
+ * comes from no array element -- a literal, a param or const, inside a parallel_for body a
+ * top-level variable, and arithmetic of those. Mixed with f32 it converts to f32. */
+static bool weak(const Sema *s, const OrnNode *e)
+{
+    if (!e || !e->type) return false;
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+        return true;
+    case N_NAME: {
+        const OrnSym *y = e->u.name.sym;
+        if (!y) return false;
+        if (y->kind == SYM_PARAM || y->kind == SYM_CONST) return true;
+        return s->loop && (y->kind == SYM_VAR || y->kind == SYM_LOOPVAR) && y->global;
+    }
+    case N_UNARY:
+        return e->u.unary.op == OP_NEG && weak(s, e->u.unary.e);
+    case N_BINARY:
+        switch (e->u.binary.op) {
+        case OP_ADD:
+        case OP_SUB:
+        case OP_MUL:
+        case OP_DIV:
+            return weak(s, e->u.binary.l) && weak(s, e->u.binary.r);
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+static OrnTypeKind num_kind(const OrnType *t)
+{
+    return t->kind == T_VIEW ? t->elem : t->kind;
+}
+
+/* f32 op weak f64 -> f32 (and views of f32 with weak scalars stay views of f32). */
+static const OrnType *narrow_weak(Sema *s, const OrnType *t, const OrnNode *l, const OrnNode *r)
+{
+    if (is_err(t) || num_kind(t) != T_F64 || is_err(l->type) || is_err(r->type)) return t;
+    OrnTypeKind lk = num_kind(l->type), rk = num_kind(r->type);
+    bool ok =
+        (lk == T_F32 && rk == T_F64 && weak(s, r)) || (rk == T_F32 && lk == T_F64 && weak(s, l));
+    if (!ok) return t;
+    if (t->kind == T_VIEW) return orn_type_view(s->ty, T_F32, t->dist, t->sparse);
+    return scalar(s, T_F32);
+}
+
 static const OrnType *binary(Sema *s, OrnNode *e)
 {
     OrnOp op = e->u.binary.op;
@@ -201,8 +251,11 @@ static const OrnType *binary(Sema *s, OrnNode *e)
         }
         ORN_ERR(s, e->span, "cannot compare %s with %s", ORN_TSTR(s, lt), ORN_TSTR(s, rt));
         return scalar(s, T_BOOL);
-    default:
-        return orn_sema_arith(s, op, lt, rt, e->span, l ? l->span : e->span, r ? r->span : e->span);
+    default: {
+        const OrnType *t =
+            orn_sema_arith(s, op, lt, rt, e->span, l ? l->span : e->span, r ? r->span : e->span);
+        return l && r ? narrow_weak(s, t, l, r) : t;
+    }
     }
 }
 
@@ -745,6 +798,10 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
             orn_sema_record_bad(s, e, name, true);
         }
     }
+    /* dot of two f32 views (or local f32 vectors) is f32, summed in f32 */
+    if (!bad && n == 2 && t[0]->kind == T_VIEW && t[1]->kind == T_VIEW && t[0]->elem == T_F32 &&
+        t[1]->elem == T_F32)
+        return scalar(s, T_F32);
     return scalar(s, T_F64);
 }
 

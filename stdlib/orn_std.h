@@ -376,6 +376,41 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
     }
     return r;
 }
+/* The same through the view's hoisted box (rt.h): a view that lies in the box is a pointer
+ * and a stride computed inline; anything else takes orn_std_vec_view. */
+static inline __attribute__((always_inline)) OrnStdVec orn_std_vec_box(OrnStdProg *p,
+                                                                       const OrnRtBox *x,
+                                                                       const int64_t *dims, int dim,
+                                                                       int64_t fixed, int line)
+{
+    int other = 1 - dim;
+    uint64_t rf = (uint64_t)fixed - (uint64_t)x->lo[other];
+    uint64_t r0 = (uint64_t)0 - (uint64_t)x->lo[dim];
+    if (__builtin_expect(rf < x->n[other] && r0 < x->n[dim] &&
+                             (uint64_t)dims[dim] - (uint64_t)x->lo[dim] <= x->n[dim] &&
+                             fixed < dims[other],
+                         1)) {
+        OrnStdVec r;
+        r.p = x->base + ((other == 1 ? rf : rf * (uint64_t)x->s[other]) +
+                         (dim == 1 ? r0 : r0 * (uint64_t)x->s[dim])) *
+                            x->v->esize;
+        r.stride = dim == 1 ? 1 : x->s[dim];
+        r.len = dims[dim];
+        r.type = x->v->type;
+        r.esize = x->v->esize;
+        r.dim = dim;
+        r.key[other] = fixed;
+        r.key[dim] = 0;
+        r.view = x->v;
+        r.dist = NULL;
+        r.buf = NULL;
+        r.prog = p;
+        r.line = line;
+        return r;
+    }
+    return orn_std_vec_view(p, x->v, dims, dim, fixed, line);
+}
+
 /* At top level: a view of a dist array (element access is collective). */
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);
 /* At top level: a view of a buffer (updates only). */
@@ -429,6 +464,29 @@ static inline double orn_std_lanes(const double *s)
 {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
+
+static inline float orn_std_lanes_f32(const float *s)
+{
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* dot of two f32 views: the same eight partial sums, in f32 (docs/language.md). */
+static inline float orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb,
+                                     int64_t n)
+{
+    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t x = 0;
+    if (sa == 1 && sb == 1) {
+        for (; x + 8 <= n; x += 8)
+            for (int l = 0; l < 8; l++) s[l] += a[x + l] * b[x + l];
+    } else {
+        for (; x + 8 <= n; x += 8)
+            for (int l = 0; l < 8; l++) s[l] += a[(x + l) * sa] * b[(x + l) * sb];
+    }
+    for (; x < n; x++) s[x & 7] += a[x * sa] * b[x * sb];
+    return orn_std_lanes_f32(s);
+}
+float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
 
 /* dot of two strided vectors of element types TA, TB: the same partial sums as the
  * generic element-by-element loop, unrolled so the compiler can vectorize it. */

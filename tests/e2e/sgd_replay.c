@@ -84,11 +84,11 @@ int main(int argc, char **argv)
           *H = malloc(sizeof(float) * (size_t)(K * ni));
     for (int64_t x = 0; x < K * nu; x++) {
         W[x] = (float)orn_rt_rand_at(seed, x, 1);
-        W[x] = (float)(init * W[x]);
+        W[x] = (float)init * W[x];
     }
     for (int64_t x = 0; x < K * ni; x++) {
         H[x] = (float)orn_rt_rand_at(seed + 1, x, 1);
-        H[x] = (float)(init * H[x]);
+        H[x] = (float)init * H[x];
     }
     FILE *tf = fopen(argv[3], "r");
     if (!tf) {
@@ -127,17 +127,19 @@ int main(int argc, char **argv)
             }
             for (int64_t x = first; x < first + count; x++) {
                 int64_t u = sel[x]->u, i = sel[x]->i;
-                double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                for (int f = 0; f < K; f++)
-                    s[f & 7] += (double)W[f * nu + u] * (double)H[f * ni + i];
-                double dot = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-                double e = (double)sel[x]->r - dot;
+                /* f32 arithmetic (docs/language.md): dot of two f32 views sums in f32,
+                 * and the weak scalars lr and lam convert to f32 */
+                float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                for (int f = 0; f < K; f++) s[f & 7] += W[f * nu + u] * H[f * ni + i];
+                float dot = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+                float e = sel[x]->r - dot;
+                float flr = (float)lr, flam = (float)lam;
                 for (int f = 0; f < K; f++)
                     W[f * nu + u] =
-                        (float)(W[f * nu + u] + lr * ((e * H[f * ni + i]) - (lam * W[f * nu + u])));
+                        W[f * nu + u] + flr * ((e * H[f * ni + i]) - (flam * W[f * nu + u]));
                 for (int f = 0; f < K; f++)
                     H[f * ni + i] =
-                        (float)(H[f * ni + i] + lr * ((e * W[f * nu + u]) - (lam * H[f * ni + i])));
+                        H[f * ni + i] + flr * ((e * W[f * nu + u]) - (flam * H[f * ni + i]));
             }
         }
         if (lline == line) {
