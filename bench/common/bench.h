@@ -1,0 +1,78 @@
+/* bench.h: helpers shared by the hand-written C baselines of bench/run.sh (header only).
+ * Timing, a deterministic RNG (splitmix64) and a fast reader for whitespace-separated
+ * numeric text files. Nothing here is timed: loading happens before the timed loops. */
+#ifndef ORN_BENCH_H
+#define ORN_BENCH_H
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t bench_rng = 0x853c49e6748fea9bULL;
+static inline uint64_t bench_next(void)
+{
+    uint64_t z = (bench_rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static inline double bench_uniform(void) { return (double)(bench_next() >> 11) * 0x1p-53; }
+static inline double bench_gauss(void)
+{
+    double u1 = 1.0 - bench_uniform(), u2 = bench_uniform();
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static inline void *bench_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+/* The whole file, NUL-terminated; *len gets its length. Exits on error. */
+static inline char *bench_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = bench_xmalloc((size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        perror(path);
+        exit(1);
+    }
+    fclose(f);
+    buf[n] = 0;
+    if (len) *len = (size_t)n;
+    return buf;
+}
+
+/* Skip blanks (not newlines) and '#' comment lines; returns the next token's start. */
+static inline char *bench_skip(char *p)
+{
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+        if (*p == '#')
+            while (*p && *p != '\n') p++;
+        else
+            return p;
+    }
+}
+#endif

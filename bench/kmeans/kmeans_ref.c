@@ -1,0 +1,76 @@
+/* kmeans_ref.c: hand-written serial C baseline of the k-means workload (bench/run.sh).
+ *
+ *   kmeans_ref POINTS K ITERS
+ *
+ * POINTS: a dense f32 (N, D) array in Orion's binary format (bench/kmeans/gen_points.c).
+ * Lloyd's algorithm as bench/kmeans/kmeans.orn: initial centroids are the first K points;
+ * each iteration assigns every point to the nearest centroid (squared distance, float, the
+ * first of equal distances wins) and sums each cluster's points in double, then divides.
+ * The point loop is one sequential pass. The centroids are kept transposed (D x K floats,
+ * in L1) so that the distances of one point to all K centroids are computed together, the
+ * loop over centroids innermost: it vectorizes, and each distance is still summed over the
+ * dimensions in order, as in the .orn program. Prints
+ * "bench: S s/iter  sse X" (the sum of squared distances of the last assignment). */
+#include "../common/bench.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: kmeans_ref POINTS K ITERS\n");
+        return 2;
+    }
+    int k = atoi(argv[2]), iters = atoi(argv[3]);
+    size_t len;
+    char *buf = bench_slurp(argv[1], &len);
+    int64_t n, d;
+    memcpy(&n, buf + 32, 8);
+    memcpy(&d, buf + 40, 8);
+    if (len != 80 + (size_t)(n * d) * 4 || memcmp(buf, "ORNARR", 6) || k > n) {
+        fprintf(stderr, "%s: not a dense f32 Orion array of the expected size\n", argv[1]);
+        return 1;
+    }
+    const float *X = (const float *)(buf + 80);
+    float *CT = bench_xmalloc((size_t)(k * d) * 4), *dd = bench_xmalloc((size_t)k * 4);
+    double *S = bench_xmalloc((size_t)(k * (d + 1)) * 8);
+    int32_t *assign = bench_xmalloc((size_t)n * 4);
+    for (int c = 0; c < k; c++)
+        for (int64_t j = 0; j < d; j++) CT[j * k + c] = X[c * d + j];
+    printf("kmeans_ref: %lld points, %lld dims, k %d\n", (long long)n, (long long)d, k);
+    double total = 0, sse = 0;
+    for (int it = 0; it < iters; it++) {
+        double t0 = bench_now();
+        memset(S, 0, (size_t)(k * (d + 1)) * 8);
+        sse = 0;
+        for (int64_t p = 0; p < n; p++) {
+            const float *x = X + p * d;
+            for (int c = 0; c < k; c++) dd[c] = 0;
+            for (int64_t j = 0; j < d; j++) {
+                const float *y = CT + j * k;
+                float xj = x[j];
+                for (int c = 0; c < k; c++) {
+                    float t = xj - y[c];
+                    dd[c] += t * t;
+                }
+            }
+            float best = 1e30f;
+            int bc = 0;
+            for (int c = 0; c < k; c++)
+                if (dd[c] < best) best = dd[c], bc = c;
+            assign[p] = bc;
+            sse += best;
+            double *s = S + bc * (d + 1);
+            for (int64_t j = 0; j < d; j++) s[j] += x[j];
+            s[d] += 1.0;
+        }
+        for (int c = 0; c < k; c++)
+            if (S[c * (d + 1) + d] > 0)
+                for (int64_t j = 0; j < d; j++)
+                    CT[j * k + c] = (float)(S[c * (d + 1) + j] / S[c * (d + 1) + d]);
+        double secs = bench_now() - t0;
+        total += secs;
+        printf("iteration %3d  sse %.6e  %.3f s\n", it + 1, sse, secs);
+    }
+    printf("bench: %.6f s/iter  sse %.9e\n", total / iters, sse);
+    free(buf), free(CT), free(dd), free(S), free(assign);
+    return 0;
+}

@@ -1,0 +1,107 @@
+/* slr_ref.c: hand-written serial C baseline of the SLR workload (bench/run.sh).
+ *
+ *   slr_ref TRAIN TEST EPOCHS [STEP LAM]
+ *
+ * Sparse logistic regression by SGD, the algorithm of bench/slr/slr.orn: per sample,
+ * z = x . w, p = sigmoid(z), log-loss accumulated, then w[f] -= step (g x_f + lam w[f]) over
+ * the sample's features. Samples in CSR (int32 feature ids, float values), float weights,
+ * z and the loss in double as in the .orn program. The serial loop applies each update at
+ * once (the .orn program buffers them for up to `flush` samples, which parallel SGD needs
+ * and serial SGD does not). Prints "bench: S s/iter  test_accuracy X". */
+#include "../common/bench.h"
+
+typedef struct {
+    int64_t n, nnz, nf;
+    int64_t *start;
+    int32_t *col;
+    float *val, *label;
+} Csr;
+
+static void read_libsvm(const char *path, Csr *m)
+{
+    char *buf = bench_slurp(path, NULL), *p = buf;
+    size_t cr = 1 << 16, cz = 1 << 20;
+    m->n = m->nnz = 0;
+    m->start = bench_xmalloc(cr * 8), m->label = bench_xmalloc(cr * 4);
+    m->col = bench_xmalloc(cz * 4), m->val = bench_xmalloc(cz * 4);
+    m->start[0] = 0;
+    while (*p) {
+        p = bench_skip(p);
+        if (*p == '\n') {
+            p++;
+            continue;
+        }
+        if (!*p) break;
+        char *e;
+        float lab = strtof(p, &e);
+        p = e;
+        for (;;) {
+            p = bench_skip(p);
+            if (*p == '\n' || !*p) break;
+            long f = strtol(p, &e, 10);
+            if (*e != ':') {
+                fprintf(stderr, "%s: malformed line\n", path);
+                exit(1);
+            }
+            float v = strtof(e + 1, &e);
+            p = e;
+            if ((size_t)m->nnz == cz) {
+                cz *= 2;
+                m->col = realloc(m->col, cz * 4), m->val = realloc(m->val, cz * 4);
+            }
+            m->col[m->nnz] = (int32_t)(f - 1), m->val[m->nnz++] = v;
+            if (f > m->nf) m->nf = f;
+        }
+        if ((size_t)m->n + 2 >= cr) {
+            cr *= 2;
+            m->start = realloc(m->start, cr * 8), m->label = realloc(m->label, cr * 4);
+        }
+        m->label[m->n++] = lab;
+        m->start[m->n] = m->nnz;
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: slr_ref TRAIN TEST EPOCHS [STEP LAM]\n");
+        return 2;
+    }
+    int epochs = atoi(argv[3]);
+    double step = argc > 4 ? atof(argv[4]) : 0.05, lam = argc > 5 ? atof(argv[5]) : 0.0001;
+    Csr X = {0}, T = {0};
+    read_libsvm(argv[1], &X);
+    read_libsvm(argv[2], &T);
+    int64_t nf = X.nf > T.nf ? X.nf : T.nf;
+    float *w = calloc((size_t)nf, sizeof *w);
+    printf("slr_ref: %lld samples, %lld features, %lld non-zeros\n", (long long)X.n,
+           (long long)nf, (long long)X.nnz);
+    double total = 0;
+    for (int ep = 0; ep < epochs; ep++) {
+        double t0 = bench_now(), loss = 0;
+        for (int64_t s = 0; s < X.n; s++) {
+            const int32_t *c = X.col + X.start[s];
+            const float *v = X.val + X.start[s];
+            int64_t m = X.start[s + 1] - X.start[s];
+            double z = 0;
+            for (int64_t x = 0; x < m; x++) z += v[x] * w[c[x]];
+            double p = 1.0 / (1.0 + exp(-z));
+            double target = X.label[s] > 0 ? 1.0 : 0.0;
+            loss += -(target * log(p + 1e-12) + (1.0 - target) * log(1.0 - p + 1e-12));
+            double g = p - target;
+            for (int64_t x = 0; x < m; x++) w[c[x]] -= (float)(step * (g * v[x] + lam * w[c[x]]));
+        }
+        double secs = bench_now() - t0;
+        total += secs;
+        printf("epoch %3d  log-loss %.4f  %.3f s\n", ep + 1, loss / (double)X.n, secs);
+    }
+    int64_t correct = 0;
+    for (int64_t s = 0; s < T.n; s++) {
+        double z = 0;
+        for (int64_t x = T.start[s]; x < T.start[s + 1]; x++) z += T.val[x] * w[T.col[x]];
+        correct += (z > 0) == (T.label[s] > 0);
+    }
+    printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs, (double)correct / (double)T.n);
+    return 0;
+}
