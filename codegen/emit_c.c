@@ -1690,30 +1690,44 @@ static void for_close(C *c)
     ol(c, "}");
 }
 
-/* The once-per-range test of a versioned loop: every span's keys, with the loop variable
- * running over [lo, hi] (inclusive), lie in their boxes. */
-static void span_test(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi)
+/* Index-set splitting of a loop over [lo, hi) (version.h): the range where every span's
+ * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
+ * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
+ * Declares sg<id>_[4], the segment bounds. */
+static void split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id)
 {
+    ol(c, "int64_t f0%d_ = %s, f1%d_ = %s;", id, lo, id, hi);
+    bool inv = false;
     for (int i = 0; i < n; i++) {
-        o(c, " &&\n");
-        ind(c);
-        o(c, "    orn_rt_box_span(&X%d_, %d, ", sp[i].array, sp[i].dim);
-        if (sp[i].var) {
-            o(c, "%s + INT64_C(%lld), %s + INT64_C(%lld))", lo, (long long)sp[i].off, hi,
-              (long long)sp[i].off);
+        if (sp[i].var) continue;
+        if (!inv) {
+            ind(c);
+            o(c, "if (!(");
         } else {
-            o(c, "(int64_t)(");
-            ex(c, sp[i].inv);
-            o(c, "), (int64_t)(");
-            ex(c, sp[i].inv);
-            o(c, "))");
+            o(c, " &&\n");
+            ind(c);
+            o(c, "      ");
         }
+        inv = true;
+        o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
+        ex(c, sp[i].inv);
+        o(c, "), (int64_t)(");
+        ex(c, sp[i].inv);
+        o(c, "))");
     }
+    if (inv) o(c, "))\n");
+    if (inv) ol(c, "    f1%d_ = f0%d_;", id, id);
+    for (int i = 0; i < n; i++)
+        if (sp[i].var)
+            ol(c, "orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", sp[i].array,
+               sp[i].dim, (long long)sp[i].off, id, id);
+    ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
+    ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
 
-/* `for v in lo..hi`. In a loop body, when every element access of the loop is proven in its
- * box by one test on the range (version.h), the loop is written twice: without per-access
- * tests when the test holds, with them otherwise. */
+/* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
+ * the loop variable moves by a constant offset or none (version.h), the loop is split: the
+ * middle part, where every access is proven in its box, runs without per-access tests. */
 static void st_for(C *c, const OrnNode *s)
 {
     OrnCgSpan sp[ORN_CG_MAXSPAN];
@@ -1729,18 +1743,21 @@ static void st_for(C *c, const OrnNode *s)
         o(c, ", hi%d_ = ", id);
         ex_as(c, s->u.for_.hi, T_I64);
         o(c, ";\n");
-        char lo[24], hi[32], v[24];
+        char lo[24], hi[24], v[24];
         snprintf(lo, sizeof lo, "lo%d_", id);
-        snprintf(hi, sizeof hi, "(hi%d_ - 1)", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
         snprintf(v, sizeof v, "i%d_", id);
-        ind(c);
-        o(c, "const int fast%d_ = lo%d_ < hi%d_", id, id, id);
-        span_test(c, sp, nsp, lo, hi);
-        o(c, ";\n");
+        split_range(c, sp, nsp, lo, hi, id);
+        ol(c, "for (int g%d_ = 0; g%d_ < 3; g%d_++) {", id, id, id);
+        c->ind++;
         for (int fast = 1; fast >= 0; fast--) {
-            ol(c, fast ? "if (fast%d_) {" : "} else {", id);
+            if (fast)
+                ol(c, "if (g%d_ == 1) {", id);
+            else
+                ol(c, "} else {");
             c->ind++;
-            ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+            ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id, id,
+               id, id, id, id);
             c->ind++;
             bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
             c->ind--;
@@ -1752,6 +1769,8 @@ static void st_for(C *c, const OrnNode *s)
             ol(c, "}");
             c->ind--;
         }
+        ol(c, "}");
+        c->ind--;
         ol(c, "}");
         c->ind--;
         ol(c, "}");
@@ -2539,20 +2558,22 @@ static void body_dense(C *c, const OrnCgLoop *l)
             o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
               nm(c, keys[d]->u.name.sym), d);
     if (vt) o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    if (versioned) {
+        c->ind = 2;
+        split_range(c, sp, nsp, "j0_", "j1_", 0);
+        o(c, "        for (int g_ = 0; g_ < 3; g_++) {\n");
+    }
     for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
         int ind = 2;
-        if (versioned && fast) {
-            o(c, "        if (j0_ < j1_");
-            c->ind = 2;
-            span_test(c, sp, nsp, "j0_", "(j1_ - 1)");
-            o(c, ") {\n");
-            ind = 3;
-        } else if (versioned) {
-            o(c, "        } else {\n");
-            ind = 3;
+        const char *from = "j0_", *to = "j1_";
+        if (versioned) {
+            o(c, fast ? "            if (g_ == 1) {\n" : "            } else {\n");
+            ind = 4;
+            from = "sg0_[g_]";
+            to = "sg0_[g_ + 1]";
         }
-        const char *pad = ind == 3 ? "            " : "        ";
-        o(c, "%sfor (int64_t j_ = j0_; j_ < j1_; j_++) {\n", pad);
+        const char *pad = ind == 4 ? "                " : "        ";
+        o(c, "%sfor (int64_t j_ = %s; j_ < %s; j_++) {\n", pad, from, to);
         if (last) o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, nm(c, last));
         if (vt) o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
         if (l->uses_rng) {
@@ -2566,7 +2587,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
         orn_buf_free(&body);
         o(c, "%s}\n", pad);
     }
-    if (versioned) o(c, "        }\n");
+    if (versioned) o(c, "            }\n        }\n");
     o(c, "        e_ += j1_ - j0_;\n");
     o(c, "        kk_[%d] = j1_;\n", nd - 1);
     o(c, "        for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {\n", nd - 1);

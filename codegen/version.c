@@ -15,6 +15,7 @@ typedef struct Walk {
     int nspans;
     bool value_varies; /* the parallel_for's value variable changes with the loop variable */
     bool boxed;        /* some access addresses a boxable array */
+    int depth;         /* loops open inside the analysed one */
     bool ok;
 } Walk;
 
@@ -233,6 +234,17 @@ static void check(const OrnNode *n, void *ud)
         break;
     case N_PARFOR:
         w->ok = false;
+        return;
+    case N_BREAK:
+        /* a split loop runs as segments: a break of this loop would end only one */
+        if (w->depth == 0) w->ok = false;
+        return;
+    case N_FOR:
+    case N_FOREACH:
+    case N_WHILE:
+        w->depth++;
+        orn_ast_each_child(n, check, ud);
+        w->depth--;
         return;
     default:
         break;

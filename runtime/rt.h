@@ -302,6 +302,16 @@ static inline int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t 
            (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
 }
 
+/* Narrow [*lo, *hi) to the values v for which v + off lies in the box along d (index-set
+ * splitting: generated code runs that part of a loop without per-access tests). */
+static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)
+{
+    int64_t a = x->lo[d] - off, b = x->lo[d] + (int64_t)x->n[d] - off;
+    if (*lo < a) *lo = a;
+    if (*hi > b) *hi = b;
+    if (*hi < *lo) *hi = *lo;
+}
+
 #define ORN_RT_TYPED(T, name)                                                                      \
     static inline __attribute__((always_inline))                                                   \
     T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                              \

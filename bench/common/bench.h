@@ -25,7 +25,10 @@ static inline uint64_t bench_next(void)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
-static inline double bench_uniform(void) { return (double)(bench_next() >> 11) * 0x1p-53; }
+static inline double bench_uniform(void)
+{
+    return (double)(bench_next() >> 11) * 0x1p-53;
+}
 static inline double bench_gauss(void)
 {
     double u1 = 1.0 - bench_uniform(), u2 = bench_uniform();

@@ -42,12 +42,20 @@ int main(int argc, char **argv)
         int64_t dims[4];
         int64_t count;
         uint64_t checksum;
-    } h = {{'O', 'R', 'N', 'A', 'R', 'R', '\r', '\n'}, 1, 0x01020304, 2, 2, 0, 0,
-           {n, d, 1, 1}, n * d, sum};
+    } h = {{'O', 'R', 'N', 'A', 'R', 'R', '\r', '\n'},
+           1,
+           0x01020304,
+           2,
+           2,
+           0,
+           0,
+           {n, d, 1, 1},
+           n * d,
+           sum};
     _Static_assert(sizeof h == 80, "header layout");
     FILE *f = fopen(argv[5], "wb");
-    if (!f || fwrite(&h, sizeof h, 1, f) != 1 || fwrite(x, 4, (size_t)(n * d), f) != (size_t)(n * d) ||
-        fclose(f)) {
+    if (!f || fwrite(&h, sizeof h, 1, f) != 1 ||
+        fwrite(x, 4, (size_t)(n * d), f) != (size_t)(n * d) || fclose(f)) {
         perror(argv[5]);
         return 1;
     }

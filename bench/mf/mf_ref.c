@@ -104,7 +104,8 @@ int main(int argc, char **argv)
     size_t *fill = bench_xmalloc(nb * sizeof *fill);
     memcpy(fill, start, nb * sizeof *fill);
     for (size_t k = 0; k < n; k++) B[fill[R[k].u / ub * grid + R[k].i / ib]++] = R[k];
-    for (size_t b = 0; b < nb; b++) qsort(B + start[b], start[b + 1] - start[b], sizeof *B, by_user);
+    for (size_t b = 0; b < nb; b++)
+        qsort(B + start[b], start[b + 1] - start[b], sizeof *B, by_user);
     free(R);
     free(fill);
 
@@ -112,8 +113,8 @@ int main(int argc, char **argv)
     float *H = bench_xmalloc(sizeof(float) * (size_t)ni * (size_t)K);
     for (size_t x = 0; x < (size_t)nu * (size_t)K; x++) W[x] = (float)(init * bench_gauss());
     for (size_t x = 0; x < (size_t)ni * (size_t)K; x++) H[x] = (float)(init * bench_gauss());
-    printf("mf_ref: %d users x %d items, %zu ratings, rank %d, %dx%d blocks\n", nu, ni, n, K,
-           grid, grid);
+    printf("mf_ref: %d users x %d items, %zu ratings, rank %d, %dx%d blocks\n", nu, ni, n, K, grid,
+           grid);
     float lr = step;
     double total = 0;
     for (int ep = 0; ep < epochs; ep++) {

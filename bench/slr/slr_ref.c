@@ -75,8 +75,8 @@ int main(int argc, char **argv)
     read_libsvm(argv[2], &T);
     int64_t nf = X.nf > T.nf ? X.nf : T.nf;
     float *w = calloc((size_t)nf, sizeof *w);
-    printf("slr_ref: %lld samples, %lld features, %lld non-zeros\n", (long long)X.n,
-           (long long)nf, (long long)X.nnz);
+    printf("slr_ref: %lld samples, %lld features, %lld non-zeros\n", (long long)X.n, (long long)nf,
+           (long long)X.nnz);
     double total = 0;
     for (int ep = 0; ep < epochs; ep++) {
         double t0 = bench_now(), loss = 0;
@@ -102,6 +102,7 @@ int main(int argc, char **argv)
         for (int64_t x = T.start[s]; x < T.start[s + 1]; x++) z += T.val[x] * w[T.col[x]];
         correct += (z > 0) == (T.label[s] > 0);
     }
-    printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs, (double)correct / (double)T.n);
+    printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs,
+           (double)correct / (double)T.n);
     return 0;
 }

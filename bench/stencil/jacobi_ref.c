@@ -11,8 +11,8 @@
  * stays in L2. Prints "bench: S s/iter  grid_sum X". */
 #include "../common/bench.h"
 
-static inline void row(double *restrict out, const double *restrict up,
-                       const double *restrict mid, const double *restrict down, long n)
+static inline void row(double *restrict out, const double *restrict up, const double *restrict mid,
+                       const double *restrict down, long n)
 {
     for (long j = 1; j < n - 1; j++) out[j] = 0.25 * (up[j] + down[j] + mid[j - 1] + mid[j + 1]);
 }
