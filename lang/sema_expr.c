@@ -773,9 +773,9 @@ static const OrnType *dense_linalg(Sema *s, OrnNode *e, int bi, const char *name
         if (bi == ORN_BI_MATMUL_INTO && !is_err(t) && t->kind != T_BOOL)
             ORN_ERR(s, x->u.kwarg.value->span, "'add' of 'matmul_into' must be a bool, found %s",
                     ORN_TSTR(s, t));
-        if (bi == ORN_BI_ADD_OUTER) expect_num(s, x->u.kwarg.value, "the scale of 'add_outer'");
+        if (bi == ORN_BI_ADD_OUTER) expect_num(s, x->u.kwarg.value, "scale");
     }
-    bool bad = false;
+    bool bad = false, mixed = false;
     int nd[3] = {0, 0, 0};
     OrnTypeKind elem = T_ERROR;
     int elem_from = -1;
@@ -816,10 +816,12 @@ static const OrnType *dense_linalg(Sema *s, OrnNode *e, int bi, const char *name
             elem = t->elem;
             elem_from = i;
         } else if (t->elem != elem) {
-            ORN_ERR(s, x->span, "'%s' needs one element type: argument %d is %s, argument %d is %s",
-                    name, elem_from + 1, orn_kind_name(elem), i + 1, orn_kind_name(t->elem));
-            ORN_NOTE(s, "BLAS computes in one precision; use f32 or f64 throughout");
-            bad = true;
+            if (!mixed)
+                ORN_ERR(s, x->span,
+                        "'%s' needs one element type: argument %d is %s, argument %d is %s", name,
+                        elem_from + 1, orn_kind_name(elem), i + 1, orn_kind_name(t->elem));
+            if (!mixed) ORN_NOTE(s, "BLAS computes in one precision; use f32 or f64 throughout");
+            mixed = bad = true;
             continue;
         }
         nd[i] = t->kind == T_VIEW ? 1 : t->ndims;
