@@ -516,9 +516,15 @@ static void walk_call(Ctx *c, const OrnNode *e)
     int bi = e->u.call.builtin;
     bool meta = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM || bi == ORN_BI_NNZ ||
                 bi == ORN_BI_LEN;
+    /* matmul_into(C, ...), solve_into(x, ...): the first argument is written (it reads it
+     * too when matmul_into adds); add_outer's is a local matrix */
+    bool writes_first = bi == ORN_BI_MATMUL_INTO || bi == ORN_BI_SOLVE_INTO;
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         const OrnNode *x = a->kind == N_KWARG ? a->u.kwarg.value : a;
-        if (is_dist_name(x)) {
+        if (writes_first && a == e->u.call.args && is_dist_index(x)) {
+            record_index(c, x, bi == ORN_BI_MATMUL_INTO, true);
+            walk_subs(c, x);
+        } else if (is_dist_name(x)) {
             /* extents read no elements; anything else reads the whole array */
             if (!meta) record_whole(c, x);
         } else if (meta && is_dist_index(x)) {

@@ -887,6 +887,69 @@ static void ex_reduce(C *c, const OrnNode *e, int bi)
     free(vx);
 }
 
+/* matmul_into, add_outer, solve_into: one call into stdlib/blas.c. A 2-D operand is a
+ * local array (OrnStdArr *); a 1-D one, a view or a local 1-D array, is an OrnStdVec
+ * passed by address. */
+static int operand_dims(const OrnNode *x)
+{
+    return x->type && x->type->kind == T_ARRAY ? x->type->ndims : 1;
+}
+
+static void blas_operand(C *c, const OrnNode *x)
+{
+    const OrnSym *s = orn_cg_base_sym(x);
+    if (operand_dims(x) == 2) {
+        if (x->kind != N_NAME || !is_local_array(s))
+            ice(c, x, "matrix operand is not a local array");
+        o(c, "%s", s ? nm(c, s) : "NULL");
+        return;
+    }
+    o(c, "(const OrnStdVec[1]){");
+    vec_ctor(c, x);
+    o(c, "}");
+}
+
+static void ex_blas(C *c, const OrnNode *e, int bi)
+{
+    const OrnNode *a[3] = {arg_n(e, 0), arg_n(e, 1), arg_n(e, 2)};
+    if (!a[0] || !a[1] || !a[2]) {
+        ice(c, e, "linear algebra built-in without its operands");
+        return;
+    }
+    const OrnNode *opt = kwarg(e, bi == ORN_BI_ADD_OUTER ? "scale" : "add");
+    int order[3] = {0, 1, 2};
+    if (bi == ORN_BI_MATMUL_INTO && operand_dims(a[0]) == 2) {
+        o(c, "orn_std_blas_gemm(P_, ");
+    } else if (bi == ORN_BI_MATMUL_INTO) {
+        o(c, "orn_std_blas_gemv(P_, ");
+        if (operand_dims(a[1]) == 1) order[1] = 2, order[2] = 1; /* x B: B' x */
+    } else if (bi == ORN_BI_ADD_OUTER) {
+        o(c, "orn_std_blas_ger(P_, ");
+    } else {
+        o(c, "orn_std_blas_solve(P_, ");
+    }
+    for (int i = 0; i < 3; i++) {
+        if (i) o(c, ", ");
+        blas_operand(c, a[order[i]]);
+    }
+    if (bi == ORN_BI_MATMUL_INTO && operand_dims(a[0]) == 1)
+        o(c, ", %s", order[1] == 2 ? "true" : "false");
+    if (bi == ORN_BI_MATMUL_INTO) {
+        o(c, ", ");
+        if (opt)
+            ex_as(c, opt, T_BOOL);
+        else
+            o(c, "false");
+    } else if (bi == ORN_BI_ADD_OUTER) {
+        o(c, ", ");
+        if (opt)
+            ex_as(c, opt, T_F64);
+        else
+            o(c, "1.0");
+    }
+    o(c, ", %d)", c->line);
+}
+
 /* Extents: rows/cols/dim/nnz/len of an array (dist or local) or a view. */
 static void ex_extent(C *c, const OrnNode *e, int bi)
 {
@@ -1148,6 +1211,11 @@ static void ex_call(C *c, const OrnNode *e)
     case ORN_BI_NORM:
         ex_reduce(c, e, bi);
         return;
+    case ORN_BI_MATMUL_INTO:
+    case ORN_BI_ADD_OUTER:
+    case ORN_BI_SOLVE_INTO:
+        ex_blas(c, e, bi);
+        return;
     default:
         break;
     }
@@ -1191,6 +1259,9 @@ static bool impure(const OrnNode *e)
         case ORN_BI_SEED:
         case ORN_BI_SAVE:
         case ORN_BI_LOAD_TEXT:
+        case ORN_BI_MATMUL_INTO:
+        case ORN_BI_ADD_OUTER:
+        case ORN_BI_SOLVE_INTO:
             return true;
         case ORN_BI_RAND:
         case ORN_BI_RANDN:

@@ -445,6 +445,12 @@ static const char *usage(int bi)
         return "norm(A)";
     case ORN_BI_LOAD_TEXT:
         return "lines = load_text(path)";
+    case ORN_BI_MATMUL_INTO:
+        return "matmul_into(C, A, B, add = false)";
+    case ORN_BI_ADD_OUTER:
+        return "add_outer(A, x, y, scale = 1.0)";
+    case ORN_BI_SOLVE_INTO:
+        return "solve_into(x, A, b)";
     default:
         return NULL; /* one-number math and conversions: name(x) */
     }
@@ -805,6 +811,130 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
     return scalar(s, T_F64);
 }
 
+/* matmul_into(C, A, B), add_outer(A, x, y), solve_into(x, A, b): OpenBLAS on local arrays
+ * and views. Operands are names of local arrays or views (A[i, :], A[:, j]) of one float
+ * element type; the first is written, so it follows the rules of an element store. */
+static const OrnType *dense_linalg(Sema *s, OrnNode *e, int bi, const char *name, Args *a)
+{
+    static const char *const mm_kw[] = {"add", NULL}, *const outer_kw[] = {"scale", NULL};
+    check_kwargs(s, e, name,
+                 bi == ORN_BI_MATMUL_INTO ? mm_kw
+                 : bi == ORN_BI_ADD_OUTER ? outer_kw
+                                          : NULL);
+    for (OrnNode *x = e->u.call.args; x; x = x->next) {
+        if (x->kind != N_KWARG || !x->u.kwarg.id || !x->u.kwarg.value) continue;
+        const char *kw = x->u.kwarg.id->s;
+        if (strcmp(kw, bi == ORN_BI_MATMUL_INTO ? "add" : "scale") != 0 || bi == ORN_BI_SOLVE_INTO)
+            continue;
+        const OrnType *t = orn_sema_expr(s, x->u.kwarg.value);
+        if (bi == ORN_BI_MATMUL_INTO && !is_err(t) && t->kind != T_BOOL)
+            ORN_ERR(s, x->u.kwarg.value->span, "'add' of 'matmul_into' must be a bool, found %s",
+                    ORN_TSTR(s, t));
+        if (bi == ORN_BI_ADD_OUTER) expect_num(s, x->u.kwarg.value, "scale");
+    }
+    bool bad = false, mixed = false;
+    int nd[3] = {0, 0, 0};
+    OrnTypeKind elem = T_ERROR;
+    int elem_from = -1;
+    for (int i = 0; i < 3; i++) {
+        OrnNode *x = a->pos[i];
+        const OrnType *t = orn_sema_expr(s, x);
+        if (is_err(t)) {
+            bad = true;
+            continue;
+        }
+        bool plain = x->kind == N_NAME || (x->kind == N_INDEX && t->kind == T_VIEW);
+        if ((t->kind != T_ARRAY && t->kind != T_VIEW) || orn_type_is_str_array(t) || !plain) {
+            ORN_ERR(s, x->span, "'%s' needs a local array or a view, found %s", name,
+                    t->kind == T_VIEW ? "an element-wise expression" : ORN_TSTR(s, t));
+            if (t->kind == T_VIEW) ORN_NOTE(s, "compute it into a local array first");
+            bad = true;
+            continue;
+        }
+        if (t->kind == T_ARRAY && t->dist) {
+            ORN_ERR(s, x->span, "'%s' works on local arrays and views, not on the whole dist array",
+                    name);
+            ORN_NOTE(s, "pass a row or column such as 'A[i, :]', or copy the block into a local "
+                        "array");
+            bad = true;
+            continue;
+        }
+        if (t->kind == T_ARRAY && t->ndims > 2) {
+            ORN_ERR(s, x->span, "'%s' needs 1-D or 2-D arrays, found %s", name, ORN_TSTR(s, t));
+            bad = true;
+            continue;
+        }
+        if (t->elem != T_F32 && t->elem != T_F64) {
+            ORN_ERR(s, x->span, "'%s' needs f32 or f64 elements, found %s", name, ORN_TSTR(s, t));
+            bad = true;
+            continue;
+        }
+        if (elem == T_ERROR) {
+            elem = t->elem;
+            elem_from = i;
+        } else if (t->elem != elem) {
+            if (!mixed)
+                ORN_ERR(s, x->span,
+                        "'%s' needs one element type: argument %d is %s, argument %d is %s", name,
+                        elem_from + 1, orn_kind_name(elem), i + 1, orn_kind_name(t->elem));
+            if (!mixed) ORN_NOTE(s, "BLAS computes in one precision; use f32 or f64 throughout");
+            mixed = bad = true;
+            continue;
+        }
+        nd[i] = t->kind == T_VIEW ? 1 : t->ndims;
+    }
+    if (bad) return scalar(s, T_VOID);
+    /* the shapes each form accepts */
+    bool ok;
+    const char *want;
+    if (bi == ORN_BI_MATMUL_INTO) {
+        ok = (nd[0] == 2 && nd[1] == 2 && nd[2] == 2) || (nd[0] == 1 && nd[1] == 2 && nd[2] == 1) ||
+             (nd[0] == 1 && nd[1] == 1 && nd[2] == 2);
+        want = "C = A B with a 2-D C, A and B (matrix product), or a 1-D C with A 2-D and B 1-D "
+               "(A times a vector) or A 1-D and B 2-D (a vector times B)";
+    } else if (bi == ORN_BI_ADD_OUTER) {
+        ok = nd[0] == 2 && nd[1] == 1 && nd[2] == 1;
+        want = "a 2-D A and 1-D x and y";
+    } else {
+        ok = nd[0] == 1 && nd[1] == 2 && nd[2] == 1;
+        want = "a 1-D x and b and a 2-D A";
+    }
+    if (!ok) {
+        ORN_ERR(s, e->span, "'%s' needs %s; found %d-D, %d-D and %d-D arguments", name, want, nd[0],
+                nd[1], nd[2]);
+        ORN_NOTE(s, "usage: %s", usage(bi));
+        return scalar(s, T_VOID);
+    }
+    /* the output is written: the rules of an element store */
+    OrnNode *out = a->pos[0];
+    OrnSym *sym = out->kind == N_NAME ? out->u.name.sym
+                  : out->u.index.base && out->u.index.base->kind == N_NAME
+                      ? out->u.index.base->u.name.sym
+                      : NULL;
+    if (!sym) return scalar(s, T_VOID);
+    const OrnType *st = sym->type;
+    if (st && st->kind == T_BUFFER) {
+        ORN_ERR(s, out->span, "'%s' cannot write into buffer '%s'", name, sym->name->s);
+        ORN_NOTE(s, "write into a local array, then add it to the buffer: 'B[i, :] += x'");
+    } else if (st && st->kind == T_ARRAY && st->sparse) {
+        ORN_ERR(s, out->span, "'%s' cannot write into sparse array '%s'", name, sym->name->s);
+    } else if (st && st->kind == T_ARRAY && !st->dist) {
+        if (s->loop && sym->id < s->loop->sym_base) {
+            ORN_ERR(s, out->span, "'%s' is written inside parallel_for but is not a reduction",
+                    sym->name->s);
+            ORN_NOTE_AT(s, sym->span, "'%s' is declared here, outside the loop, as %s",
+                        sym->name->s, ORN_TSTR(s, st));
+            ORN_NOTE(s, "declare the output inside the loop, as in 'x = zeros(f64, K)'");
+        } else if (s->fn && sym->global) {
+            ORN_ERR(s, out->span, "cannot assign to top-level variable '%s' inside fn '%s'",
+                    sym->name->s, s->fn->sym->name->s);
+            orn_sema_note_decl(s, sym);
+        }
+    }
+    if (s->fn) sym->assigned_in_fn = true;
+    return scalar(s, T_VOID);
+}
+
 /* The source span of decoded bytes [from, to) of string literal `lit`: each escape is two
  * source bytes for one decoded byte. Falls back to the whole literal. */
 static OrnSpan str_span(Sema *s, const OrnNode *lit, size_t from, size_t to)
@@ -955,7 +1085,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     if (in->flags & BI_NOLOOP) not_in_loop(s, e, name, false);
     /* the constructors check their own keyword arguments */
     if (!(bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ||
-          bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER))
+          bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER || bi == ORN_BI_MATMUL_INTO ||
+          bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO))
         check_kwargs(s, e, name, NULL);
 
     switch (bi) {
@@ -1097,6 +1228,10 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     case ORN_BI_DOT:
     case ORN_BI_NORM:
         return reduction(s, e, bi, name, &a);
+    case ORN_BI_MATMUL_INTO:
+    case ORN_BI_ADD_OUTER:
+    case ORN_BI_SOLVE_INTO:
+        return dense_linalg(s, e, bi, name, &a);
     default:
         eval_args(s, e);
         return orn_sema_terr(s);

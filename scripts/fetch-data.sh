@@ -6,7 +6,8 @@
 #
 # Writes:
 #   movielens_small.triplets/.train/.test  "user item rating", 0-based (from r-cran-dslabs);
-#                                          test = every 10th rating of each user's list
+#                                          test = every 10th rating of each user's list;
+#   movielens_small.train_by_item          the training ratings as "item user rating" (ALS)
 #   kjv_verse.docword/.vocab               "doc word count" (from bible-kjv-text)
 #   heart_scale.libsvm                     (from liblinear-tools)
 #   grants_train.libsvm/grants_test.libsvm (from r-cran-modeldata)
@@ -41,8 +42,15 @@ need_r() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends r-base-core >/dev/null
 }
 
+# The training ratings by item, "item user rating": examples/als.orn reads each item's
+# users as a row of this file.
+movielens_by_item() {
+  [ -s "$DATA/movielens_small.train_by_item" ] && return
+  awk '{ print $2, $1, $3 }' "$DATA/movielens_small.train" > "$DATA/movielens_small.train_by_item"
+}
+
 movielens() {
-  [ -s "$DATA/movielens_small.test" ] && { say "movielens: present"; return; }
+  [ -s "$DATA/movielens_small.test" ] && { movielens_by_item; say "movielens: present"; return; }
   need_r
   lib=$(fetch_pkg r-cran-dslabs)/usr/lib/R/site-library
   Rscript --vanilla - "$lib" "$DATA/movielens_small.triplets" <<'R'
@@ -55,6 +63,7 @@ write.table(data.frame(u, i, m$rating), a[2], quote = FALSE, row.names = FALSE, 
 R
   awk '{ if ($1 != u) { u = $1; n = 0 } if (n++ % 10 == 9) print > "/dev/stderr"; else print }' \
     "$DATA/movielens_small.triplets" > "$DATA/movielens_small.train" 2> "$DATA/movielens_small.test"
+  movielens_by_item
   say "movielens: $(wc -l < "$DATA/movielens_small.train") train, $(wc -l < "$DATA/movielens_small.test") test ratings"
 }
 

@@ -459,6 +459,30 @@ ORN_STD_VEC_ACCESS(float, f32)
 ORN_STD_VEC_ACCESS(double, f64)
 #undef ORN_STD_VEC_ACCESS
 
+/* ---------------------------------------------------------------- dense linear algebra */
+
+/* matmul_into, add_outer and solve_into (blas.c): OpenBLAS on local arrays (row-major) and
+ * vectors (views or local 1-D arrays; gathered when not on the fast path, and copied when
+ * they overlap the output). Shapes are checked (a mismatch ends the job naming the line);
+ * element types are one of f32 (s...) and f64 (d...) for all operands. */
+/* C = A B, or C += A B with `add` (gemm). */
+void orn_std_blas_gemm(OrnStdProg *p, OrnStdArr *C, const OrnStdArr *A, const OrnStdArr *B,
+                       bool add, int line);
+/* y = A x, or with `trans` y = x A (that is A' x); y += ... with `add` (gemv). */
+void orn_std_blas_gemv(OrnStdProg *p, const OrnStdVec *y, const OrnStdArr *A, const OrnStdVec *x,
+                       bool trans, bool add, int line);
+/* A += scale x y' (ger). */
+void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const OrnStdVec *y,
+                      double scale, int line);
+/* x = A^-1 b for a symmetric positive definite A, by Cholesky (posv), reading the upper
+ * triangle of A (A[i, j], j >= i); A and b are not changed. Not positive definite: an
+ * error naming the line. */
+void orn_std_blas_solve(OrnStdProg *p, const OrnStdVec *x, const OrnStdArr *A, const OrnStdVec *b,
+                        int line);
+/* OpenBLAS single-threaded in this rank: orn_std_init calls it when blas.c is linked in
+ * (the program uses one of the built-ins above; a weak reference otherwise). */
+void orn_std_blas_init(void);
+
 /* The combination of the eight partial sums (see the top of this file). */
 static inline double orn_std_lanes(const double *s)
 {

@@ -13,6 +13,10 @@
  * reaches it. */
 #define PROGRAM_STREAM UINT64_MAX
 
+/* Defined in blas.c, which (with OpenBLAS) is linked only into programs that use the
+ * dense linear algebra built-ins. */
+#pragma weak orn_std_blas_init
+
 static void init_rng(OrnStdProg *p)
 {
     orn_rt_rng_init(&p->rng, orn_rt_seed(p->rt), PROGRAM_STREAM, NULL, 0);
@@ -51,6 +55,7 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     }
     init_rng(p);
     open_trace(p);
+    if (orn_std_blas_init) orn_std_blas_init();
 }
 
 int orn_std_finish(OrnStdProg *p)

@@ -23,6 +23,12 @@
 #                  every rank count; a missing file and an out-of-range index: message, exit 1
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
+#   blas NP        matmul_into, add_outer, solve_into (blas.orn) against naive loops, with
+#                  views of dist arrays in a parallel_for: blas.expected at every rank count
+#                  (bit-identical); a shape mismatch and a matrix that is not positive
+#                  definite: message naming the line, exit 1
+#   als NP         examples/als.orn on the synthetic ratings, twice: identical output; the
+#                  test RMSE improves on the global mean's and is below 1.0
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${ROOT:?}"
 check=$1
@@ -67,11 +73,36 @@ compile)
   mkdir -p "$B"
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
-           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn; do
+           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
+           "$ROOT"/examples/als.orn "$S"/blas.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
   "$GEN_RATINGS" 3000 600 90000 5 7 "$B/syn.train" "$B/syn.test"
+  awk '{ print $2, $1, $3 }' "$B/syn.train" >"$B/syn.train_by_item"
+  ;;
+blas)
+  run "$B/blas" >out.txt 2>&1 || { cat out.txt >&2; fail "blas exited non-zero"; }
+  diff -u "$S/blas.expected" out.txt || fail "output differs from blas.expected"
+  l=$(grep -n 'matmul_into(T, A, B)' "$S/blas.orn" | cut -d: -f1)
+  expect_fail 1 "blas.orn:$l: matmul_into: C is 5 x 4 but A B is 5 x 3" run "$B/blas" --bad=1
+  l=$(grep -n 'solve_into(t, NP, t)' "$S/blas.orn" | cut -d: -f1)
+  expect_fail 1 "blas.orn:$l: solve_into: A is not positive definite" run "$B/blas" --bad=2
+  ;;
+als)
+  args="--train=$B/syn.train --test=$B/syn.test --train_by_item=$B/syn.train_by_item --iters=5"
+  # shellcheck disable=SC2086
+  for n in a b; do
+    run "$B/als" $args >"als$n.txt" 2>&1 || { cat "als$n.txt" >&2; fail "als -n $np"; }
+    sed 's/ [0-9.e+-]* s$//' "als$n.txt" >"rmse$n.txt"
+  done
+  cmp rmsea.txt rmseb.txt || fail "two runs at -n $np differ"
+  cat rmsea.txt
+  base=$(awk '/^global mean/ { print $NF }' rmsea.txt)
+  r=$(last_field rmsea.txt rmse)
+  [ "$(grep -c '^iteration' rmsea.txt)" -eq 5 ] || fail "expected 5 iterations"
+  awk -v a="$base" -v b="$r" 'BEGIN { exit !(b < a && b < 1.0) }' ||
+    fail "test RMSE $r does not improve on the global mean's $base"
   ;;
 features)
   run "$B/features" >out.txt 2>&1 || { cat out.txt >&2; fail "features exited non-zero"; }
