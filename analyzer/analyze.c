@@ -903,5 +903,6 @@ bool orn_analyze(OrnUnit *u, OrnPlanSet *out)
         if (!l || !l->space || l->nkeys < 1 || l->nkeys > ORN_DEP_MAXDIM) continue;
         analyze_loop(u, l, &out->loops[out->nloops++]);
     }
+    orn_layout_choose(u, out, &out->layout);
     return true;
 }

@@ -13,6 +13,7 @@
 
 #include "access.h"
 #include "dep.h"
+#include "layout.h"
 #include "strategy.h"
 #include "unit.h"
 
@@ -81,6 +82,7 @@ typedef struct OrnLoopPlan {
 typedef struct OrnPlanSet {
     OrnLoopPlan *loops; /* in source order */
     int nloops;
+    OrnLayoutSet layout; /* storage order of dist arrays (layout.h) */
 } OrnPlanSet;
 
 /* Analyse every parallel_for of u (after a successful orn_sema). Serial loops are reported

@@ -336,23 +336,45 @@ static void ex_as(C *c, const OrnNode *e, OrnTypeKind k)
     o(c, "))");
 }
 
-static void ex_subs(C *c, const OrnNode *subs)
+/* The storage order of dist array s (analyzer/layout.h): perm[sd] is the logical dimension
+ * stored as storage dimension sd; NULL when s is stored as declared. */
+static const int *perm_of(const C *c, const OrnSym *s)
 {
-    bool first = true;
-    for (const OrnNode *s = subs; s; s = s->next) {
-        if (!first) o(c, ", ");
-        first = false;
-        if (s->kind == N_SLICE)
+    if (!s || s->kind != SYM_DIST || !c->p->plans) return NULL;
+    const OrnLayout *l = orn_layout_of(&c->p->plans->layout, s);
+    return l ? l->perm : NULL;
+}
+
+/* The storage dimension of logical dimension d. */
+static int sdim(const int *perm, int d)
+{
+    if (!perm) return d;
+    for (int i = 0; i < ORN_LAYOUT_MAXDIM; i++)
+        if (perm[i] == d) return i;
+    return d;
+}
+
+/* The subscripts of an access to arr, in arr's storage order. */
+static void ex_subs(C *c, const OrnNode *subs, const OrnSym *arr)
+{
+    const OrnNode *sub[ORN_LAYOUT_MAXDIM] = {NULL};
+    int n = 0;
+    for (const OrnNode *x = subs; x && n < ORN_LAYOUT_MAXDIM; x = x->next) sub[n++] = x;
+    const int *perm = perm_of(c, arr);
+    for (int i = 0; i < n; i++) {
+        const OrnNode *x = sub[perm ? perm[i] : i];
+        if (i) o(c, ", ");
+        if (!x || x->kind == N_SLICE)
             o(c, "0");
         else
-            ex(c, s);
+            ex(c, x);
     }
 }
 
-static void ex_key(C *c, const OrnNode *subs)
+static void ex_key(C *c, const OrnNode *subs, const OrnSym *arr)
 {
     o(c, "(const int64_t[%d]){", orn_list_len(subs));
-    ex_subs(c, subs);
+    ex_subs(c, subs, arr);
     o(c, "}");
 }
 
@@ -406,17 +428,17 @@ static void ex_index(C *c, const OrnNode *e)
                   k, k, nd);
             else
                 o(c, "orn_rt_ld_%s(&X%d_, %d, ", sfx(ek), k, nd);
-            ex_key(c, e->u.index.subs);
+            ex_key(c, e->u.index.subs, s);
             o(c, c->fast ? ")]" : ")");
             return;
         }
         o(c, "%s_%s(&V_[%d], ", c->cx == CX_PREFETCH ? "orn_std_peek" : "orn_rt_get", sfx(ek), k);
-        ex_key(c, e->u.index.subs);
+        ex_key(c, e->u.index.subs, s);
         o(c, ")");
         return;
     }
     o(c, "orn_std_dget_%s(P_, %s, ", sfx(ek), nm(c, s));
-    ex_key(c, e->u.index.subs);
+    ex_key(c, e->u.index.subs, s);
     o(c, ", %d)", c->line);
 }
 
@@ -604,11 +626,11 @@ static void vec_ctor(C *c, const OrnNode *e)
         else
             o(c, "orn_std_vec_view(P_, &V_[%d], ", k);
         put_dims(c, s);
-        o(c, ", %d, ", dim);
+        o(c, ", %d, ", sdim(perm_of(c, s), dim));
     } else if (is_buffer(s)) {
-        o(c, "orn_std_vec_buf(P_, %s, %d, ", nm(c, s), dim);
+        o(c, "orn_std_vec_buf(P_, %s, %d, ", nm(c, s), sdim(perm_of(c, s), dim));
     } else {
-        o(c, "orn_std_vec_dist(P_, %s, %d, ", nm(c, s), dim);
+        o(c, "orn_std_vec_dist(P_, %s, %d, ", nm(c, s), sdim(perm_of(c, s), dim));
     }
     ex(c, fixed);
     o(c, ", %d)", c->line);
@@ -973,7 +995,7 @@ static void ex_extent(C *c, const OrnNode *e, int bi)
             return;
         }
         put_dims(c, s);
-        o(c, "[%d]", dim);
+        o(c, "[%d]", sdim(perm_of(c, s), dim));
         return;
     }
     const OrnSym *s = orn_cg_base_sym(a);
@@ -982,15 +1004,16 @@ static void ex_extent(C *c, const OrnNode *e, int bi)
         return;
     }
     int nd = s->type->ndims;
+    const int *perm = perm_of(c, s);
     switch (bi) {
     case ORN_BI_ROWS:
     case ORN_BI_LEN:
         put_dims(c, s);
-        o(c, "[0]");
+        o(c, "[%d]", sdim(perm, 0));
         break;
     case ORN_BI_COLS:
         put_dims(c, s);
-        o(c, "[1]");
+        o(c, "[%d]", sdim(perm, 1));
         break;
     case ORN_BI_NNZ:
         if (is_local_array(s))
@@ -1000,7 +1023,18 @@ static void ex_extent(C *c, const OrnNode *e, int bi)
         break;
     default:
         o(c, "orn_std_dim(P_, %d, ", nd);
-        put_dims(c, s);
+        if (perm) {
+            /* the logical extents */
+            o(c, "(const int64_t[%d]){", nd);
+            for (int d = 0; d < nd; d++) {
+                o(c, "%s", d ? ", " : "");
+                put_dims(c, s);
+                o(c, "[%d]", sdim(perm, d));
+            }
+            o(c, "}");
+        } else {
+            put_dims(c, s);
+        }
         o(c, ", ");
         ex(c, arg_n(e, 1));
         o(c, ", %d)", c->line);
@@ -1200,7 +1234,13 @@ static void ex_call(C *c, const OrnNode *e)
         const OrnSym *s = orn_cg_base_sym(a0);
         if (is_local_array(s))
             o(c, "orn_std_arr_save(P_, %s, ", nm(c, s));
-        else
+        else if (perm_of(c, s)) {
+            const int *perm = perm_of(c, s);
+            int nd = s->type->ndims;
+            o(c, "orn_std_save_perm(P_, %s, (const int[%d]){", nm(c, s), nd);
+            for (int d = 0; d < nd; d++) o(c, "%s%d", d ? ", " : "", perm[d]);
+            o(c, "}, ");
+        } else
             o(c, "orn_std_save(P_, %s, ", s ? nm(c, s) : "NULL");
         ex(c, a1);
         o(c, ", %d)", c->line);
@@ -1626,7 +1666,7 @@ static void st_assign_elem(C *c, const OrnNode *s)
     c->ind++;
     ind(c);
     o(c, "const int64_t kk%d_[%d] = {", id, orn_list_len(tg->u.index.subs));
-    ex_subs(c, tg->u.index.subs);
+    ex_subs(c, tg->u.index.subs, ts);
     o(c, "};\n");
     ind(c);
     OrnTypeKind rk = kind_of(rhs);
@@ -2020,8 +2060,10 @@ static void st_dist(C *c, const OrnNode *s)
         int first = bi == ORN_BI_FILL ? 2 : 1, nd = 0;
         for (const OrnNode *x = arg_n(v, first); x; x = x->next)
             if (x->kind != N_KWARG) nd++;
+        const int *perm = perm_of(c, s1);
         ind(c);
-        o(c, "%s = orn_std_dist_new(P_, %s, %d, (const int64_t[%d]){", nm(c, s1), dsmt(et), nd, nd);
+        o(c, "%s = orn_std_dist_new%s(P_, %s, %d, (const int64_t[%d]){", nm(c, s1),
+          perm ? "_perm" : "", dsmt(et), nd, nd);
         bool f = true;
         for (const OrnNode *x = arg_n(v, first); x; x = x->next) {
             if (x->kind == N_KWARG) continue;
@@ -2030,6 +2072,12 @@ static void st_dist(C *c, const OrnNode *s)
             ex_as(c, x, T_I64);
         }
         arr_init_args(c, v, bi, a1);
+        if (perm) {
+            /* stored in another order than declared (analyzer/layout.h) */
+            o(c, ", (const int[%d]){", nd);
+            for (int d = 0; d < nd; d++) o(c, "%s%d", d ? ", " : "", perm[d]);
+            o(c, "}");
+        }
         o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     }
@@ -2195,13 +2243,13 @@ static void pf_announce(C *c, const OrnNode *e)
             ind(c);
             o(c, "orn_std_vec_announce_view(&V_[%d], ", k);
             put_dims(c, s);
-            o(c, ", %d, ", dim);
+            o(c, ", %d, ", sdim(perm_of(c, s), dim));
             ex_as(c, fixed, T_I64);
             o(c, ");\n");
         } else {
             ind(c);
             o(c, "orn_std_announce(&V_[%d], ", k);
-            ex_key(c, e->u.index.subs);
+            ex_key(c, e->u.index.subs, s);
             o(c, ");\n");
         }
         return;
@@ -2573,6 +2621,37 @@ static void put_buf(C *c, const OrnBuf *b)
     orn_buf_put(c->b, b->data ? b->data : "", b->len);
 }
 
+/* The loop's key symbols in the runtime's key order (lower.h: kperm). */
+static int runtime_keys(const OrnCgLoop *l, const OrnSym **out)
+{
+    const OrnSym *logical[ORN_RT_MAXDIM_CG] = {NULL};
+    int n = 0;
+    for (const OrnNode *k = l->loop->node->u.parfor.keys; k && n < ORN_RT_MAXDIM_CG; k = k->next)
+        logical[n++] = k->u.name.sym;
+    for (int r = 0; r < n; r++) out[r] = logical[l->kperm[r] < n ? l->kperm[r] : r];
+    return n;
+}
+
+static bool keys_permuted(const OrnCgLoop *l)
+{
+    for (int r = 0; r < l->loop->nkeys; r++)
+        if (l->kperm[r] != r) return true;
+    return false;
+}
+
+/* Seed the iteration's random stream from its logical key (runtime keys are in kk_). */
+static void rng_iter(C *c, const OrnCgLoop *l, const char *pad)
+{
+    int nd = l->loop->nkeys;
+    if (!keys_permuted(l)) {
+        o(c, "%sorn_rt_rng_iter(rng_, b_, kk_);\n", pad);
+        return;
+    }
+    o(c, "%s{\n%s    int64_t lk_[%d];\n", pad, pad, nd);
+    for (int r = 0; r < nd; r++) o(c, "%s    lk_[%d] = kk_[%d];\n", pad, l->kperm[r], r);
+    o(c, "%s    orn_rt_rng_iter(rng_, b_, lk_);\n%s}\n", pad, pad);
+}
+
 /* The body of a loop over a sparse iteration space (or a transformed one: the runtime
  * lists the keys): one C loop over the block's elements. */
 static void body_sparse(C *c, const OrnCgLoop *l)
@@ -2586,15 +2665,15 @@ static void body_sparse(C *c, const OrnCgLoop *l)
     o(c, "    const int64_t end_ = b_->first + b_->count;\n");
     o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");
     o(c, "        const int64_t *const kk_ = keys_ + e_ * %d;\n", nd);
-    int d = 0;
-    for (const OrnNode *k = lp->node->u.parfor.keys; k; k = k->next, d++)
-        if (k->u.name.sym)
-            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
-              nm(c, k->u.name.sym), d);
+    const OrnSym *rks[ORN_RT_MAXDIM_CG];
+    int nk = runtime_keys(l, rks);
+    for (int d = 0; d < nk; d++)
+        if (rks[d])
+            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", nm(c, rks[d]), d);
     if (lp->value)
         o(c, "        %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
           ctype(elem_of(lp->space->type)));
-    if (l->uses_rng) o(c, "        orn_rt_rng_iter(rng_, b_, kk_);\n");
+    if (l->uses_rng) rng_iter(c, l, "        ");
     put_buf(c, &body);
     o(c, "    }\n");
     orn_buf_free(&body);
@@ -2607,11 +2686,10 @@ static void body_dense(C *c, const OrnCgLoop *l)
 {
     const OrnLoop *lp = l->loop;
     int nd = lp->nkeys;
-    const OrnNode *keys[ORN_RT_MAXDIM_CG] = {NULL};
-    int d = 0;
-    for (const OrnNode *k = lp->node->u.parfor.keys; k && d < ORN_RT_MAXDIM_CG; k = k->next)
-        keys[d++] = k;
-    const OrnSym *last = keys[nd - 1] ? keys[nd - 1]->u.name.sym : NULL;
+    const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, keys);
+    int d;
+    const OrnSym *last = keys[nd - 1];
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
     bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
@@ -2625,9 +2703,9 @@ static void body_dense(C *c, const OrnCgLoop *l)
     o(c, "        const int64_t j0_ = kk_[%d];\n", nd - 1);
     o(c, "        const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n");
     for (d = 0; d < nd - 1; d++)
-        if (keys[d] && keys[d]->u.name.sym)
-            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
-              nm(c, keys[d]->u.name.sym), d);
+        if (keys[d])
+            o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", nm(c, keys[d]),
+              d);
     if (vt) o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
     if (versioned) {
         c->ind = 2;
@@ -2649,7 +2727,9 @@ static void body_dense(C *c, const OrnCgLoop *l)
         if (vt) o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
         if (l->uses_rng) {
             o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
-            o(c, "%s    orn_rt_rng_iter(rng_, b_, kk_);\n", pad);
+            char p2[40];
+            snprintf(p2, sizeof p2, "%s    ", pad);
+            rng_iter(c, l, p2);
         }
         OrnBuf body;
         orn_buf_init(&body);
@@ -2732,14 +2812,15 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     o(c, "        if (b_->sparse)\n");
     o(c, "            for (int d_ = 0; d_ < %d; d_++) kk_[d_] = b_->keys[e_ * %d + d_];\n", nd, nd);
     o(c, "        {\n");
-    int d = 0;
-    for (const OrnNode *k = lp->node->u.parfor.keys; k; k = k->next, d++)
-        if (k->u.name.sym)
-            o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n",
-              nm(c, k->u.name.sym), d);
+    const OrnSym *rks[ORN_RT_MAXDIM_CG];
+    int nk = runtime_keys(l, rks);
+    for (int d = 0; d < nk; d++)
+        if (rks[d])
+            o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n", nm(c, rks[d]),
+              d);
     if (lp->value)
         o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", ctype(vk));
-    if (!prefetch && l->uses_rng) o(c, "            orn_rt_rng_iter(rng_, b_, kk_);\n");
+    if (!prefetch && l->uses_rng) rng_iter(c, l, "            ");
     orn_buf_put(c->b, body.data ? body.data : "", body.len);
     o(c, "        }\n");
     if (c->next_used) o(c, "    next_:;\n");

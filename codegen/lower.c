@@ -398,6 +398,43 @@ static bool reads_beyond_halo(const OrnPlanSchedule *s, const OrnCgArray *a, boo
     return false;
 }
 
+/* The plan so far speaks of logical dimensions and keys; the runtime sees storage order
+ * (analyzer/layout.h). Permute every array's key_dim and halo widths into its storage
+ * dimensions, and map keys to the runtime's keys: the storage dimensions of the space. */
+static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
+{
+    int rk[ORN_DEP_MAXDIM]; /* logical key -> runtime key */
+    for (int r = 0; r < ORN_DEP_MAXDIM; r++) l->kperm[r] = rk[r] = r;
+    for (int k = 0; k < l->narrays; k++) {
+        OrnCgArray *a = &l->arrays[k];
+        for (int d = 0; d < ORN_DEP_MAXDIM; d++) a->perm[d] = d;
+        const OrnLayout *lay = orn_layout_of(&p->plans->layout, a->target ? a->target : a->sym);
+        if (lay && lay->ndims == a->ndim)
+            for (int d = 0; d < a->ndim; d++) a->perm[d] = lay->perm[d];
+    }
+    if (l->narrays > 0) {
+        const OrnCgArray *sp = &l->arrays[0];
+        for (int r = 0; r < sp->ndim && r < l->loop->nkeys; r++) {
+            l->kperm[r] = sp->perm[r];
+            rk[sp->perm[r]] = r;
+        }
+    }
+    for (int i = 0; i < l->npart; i++) l->part_dims[i] = rk[l->part_dims[i]];
+    for (int k = 0; k < l->narrays; k++) {
+        OrnCgArray *a = &l->arrays[k];
+        int kd[ORN_DEP_MAXDIM], lo[ORN_DEP_MAXDIM], hi[ORN_DEP_MAXDIM];
+        memcpy(kd, a->key_dim, sizeof kd);
+        memcpy(lo, a->halo_lo, sizeof lo);
+        memcpy(hi, a->halo_hi, sizeof hi);
+        for (int s = 0; s < a->ndim && s < ORN_DEP_MAXDIM; s++) {
+            int d = a->perm[s];
+            a->key_dim[s] = kd[d] >= 0 ? rk[kd[d]] : -1;
+            a->halo_lo[s] = lo[d];
+            a->halo_hi[s] = hi[d];
+        }
+    }
+}
+
 static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
 {
     OrnUnit *u = p->u;
@@ -465,6 +502,7 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
                    ap->role == ORN_ROLE_REPLICATED);
         if (a->announce) l->prefetch = true;
     }
+    to_storage_order(p, l);
     bool rng = false;
     walk(l->loop->node->u.parfor.body, scan_rng, &rng);
     for (int i = 0; i < l->loop->ncallees; i++) {

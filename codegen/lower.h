@@ -38,6 +38,10 @@ typedef struct OrnCgArray {
     int halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
     bool announce; /* the prefetch pass announces its reads */
     bool peek;     /* prefetch pass may read it directly (dense, in the local box) */
+    /* Storage order (analyzer/layout.h): perm[s] is the logical dimension stored as
+     * storage dimension s (identity unless the layout pass chose otherwise). key_dim and
+     * the halo widths above are per storage dimension, in runtime keys. */
+    int perm[ORN_DEP_MAXDIM];
 } OrnCgArray;
 
 struct OrnCgLoop {
@@ -49,6 +53,10 @@ struct OrnCgLoop {
     int transform[ORN_DEP_MAXDIM][ORN_DEP_MAXDIM];
     OrnCgArray *arrays;
     int narrays;
+    /* The runtime walks the iteration space in its storage order: runtime key r is the
+     * loop's logical key kperm[r] (identity unless the space is stored permuted).
+     * part_dims above are runtime keys. */
+    int kperm[ORN_DEP_MAXDIM];
     bool uses_rng;          /* body or callees draw random numbers */
     bool prefetch;          /* emit a prefetch pass */
     unsigned char *tainted; /* by sym id: body variable the prefetch pass cannot compute */

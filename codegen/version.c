@@ -200,9 +200,13 @@ static void access(Walk *w, const OrnNode *e)
     if (!s || s->kind != SYM_DIST || !e->type || e->type->kind == T_VIEW) return;
     int k = orn_cg_array_index(w->l, s);
     if (!orn_cg_boxable(w->l, k)) return; /* served by the view's own path either way */
+    const int *perm = w->l->arrays[k].perm;
     int d = 0;
     for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
-        OrnCgSpan sp = {.array = k, .dim = d};
+        int sd = d; /* the storage dimension of logical dimension d */
+        for (int i = 0; i < ORN_DEP_MAXDIM; i++)
+            if (perm[i] == d) sd = i;
+        OrnCgSpan sp = {.array = k, .dim = sd};
         if (x->kind == N_SLICE) return; /* a view: its own fast path */
         if (var_form(w, x, &sp.off))
             sp.var = true;

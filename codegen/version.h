@@ -22,7 +22,7 @@
 
 typedef struct OrnCgSpan {
     int array;          /* index in the loop's plan arrays */
-    int dim;            /* array dimension */
+    int dim;            /* array dimension, in storage order */
     bool var;           /* subscript is the loop variable + off */
     int64_t off;        /* var: the constant offset */
     const OrnNode *inv; /* !var: the loop-invariant subscript expression */

@@ -241,8 +241,13 @@ typedef struct RandInit {
 static void rand_elem(int64_t index, void *out, void *ud)
 {
     const RandInit *r = ud;
-    double v = orn_rt_rand_at(r->seed, index, r->normal);
-    switch (r->type) {
+    orn_rt_rand_elem(r->type, r->seed, index, r->normal, out);
+}
+
+void orn_rt_rand_elem(OrnDsmType type, uint64_t seed, int64_t index, int normal, void *out)
+{
+    double v = orn_rt_rand_at(seed, index, normal);
+    switch (type) {
     case ORN_DSM_F32: {
         float f = (float)v;
         memcpy(out, &f, 4);
@@ -252,12 +257,12 @@ static void rand_elem(int64_t index, void *out, void *ud)
         memcpy(out, &v, 8);
         break;
     case ORN_DSM_I32: {
-        int32_t i = r->normal ? (int32_t)lround(v) : (int32_t)floor(v * 2147483648.0);
+        int32_t i = normal ? (int32_t)lround(v) : (int32_t)floor(v * 2147483648.0);
         memcpy(out, &i, 4);
         break;
     }
     case ORN_DSM_I64: {
-        int64_t i = r->normal ? (int64_t)llround(v) : (int64_t)floor(v * 2147483648.0);
+        int64_t i = normal ? (int64_t)llround(v) : (int64_t)floor(v * 2147483648.0);
         memcpy(out, &i, 8);
         break;
     }

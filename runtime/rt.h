@@ -379,6 +379,8 @@ uint32_t orn_rt_rng_u32(OrnRtRng *g);
 double orn_rt_rng_uniform(OrnRtRng *g);         /* [0, 1), 53 bits */
 double orn_rt_rng_normal(OrnRtRng *g);          /* standard normal (Box-Muller) */
 int64_t orn_rt_rng_int(OrnRtRng *g, int64_t n); /* uniform in 0..n-1 (n >= 1), unbiased */
+/* Element `index` (row-major) of a rand / randn array of this type and seed, stored at out. */
+void orn_rt_rand_elem(OrnDsmType type, uint64_t seed, int64_t index, int normal, void *out);
 /* Element `index` of a rand (normal = 0) / randn (normal = 1) array with this seed. */
 double orn_rt_rand_at(uint64_t seed, int64_t index, int normal);
 

@@ -139,6 +139,102 @@ OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *
     return a;
 }
 
+/* ---- arrays stored in another order than declared (analyzer/layout.h) */
+
+typedef struct PermInit {
+    OrnDsmType type;
+    uint64_t seed;
+    int normal, nd;
+    const int *perm;
+    int64_t sdims[ORN_DSM_MAXDIM], ldims[ORN_DSM_MAXDIM];
+} PermInit;
+
+/* A storage row-major index to the logical row-major index. */
+static int64_t logical_index(int nd, const int *perm, const int64_t *sdims, const int64_t *ldims,
+                             int64_t index)
+{
+    int64_t lkey[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+    for (int s = nd - 1; s >= 0; s--) {
+        lkey[perm[s]] = index % sdims[s];
+        index /= sdims[s];
+    }
+    int64_t li = 0;
+    for (int d = 0; d < nd; d++) li = li * ldims[d] + lkey[d];
+    return li;
+}
+
+static void perm_rand_elem(int64_t index, void *out, void *ud)
+{
+    const PermInit *r = ud;
+    orn_rt_rand_elem(r->type, r->seed, logical_index(r->nd, r->perm, r->sdims, r->ldims, index),
+                     r->normal, out);
+}
+
+OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                                   double value, int64_t seed, const int *perm, const char *name,
+                                   int line)
+{
+    check_extents(p, ndim, dims, line);
+    PermInit r = {(OrnDsmType)type, (uint64_t)seed, init == ORN_STD_RANDN, ndim, perm, {0}, {0}};
+    for (int s = 0; s < ndim; s++) {
+        r.sdims[s] = dims[perm[s]];
+        r.ldims[s] = dims[s];
+    }
+    if (init != ORN_STD_RAND && init != ORN_STD_RANDN)
+        return orn_std_dist_new(p, type, ndim, r.sdims, init, value, seed, name, line);
+    OrnDsmArray *a = NULL;
+    int st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, r.sdims, &a);
+    if (!st) st = orn_dsm_init(a, perm_rand_elem, &r);
+    if (st) orn_std_fail(p, st, line, 0);
+    orn_dsm_set_name(a, name);
+    return a;
+}
+
+void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *path, int line)
+{
+    /* The elements this rank owns (rank 0 for replicated tiles), keyed logically, form a
+     * temporary array in declared order, which is saved as usual. */
+    int nd = a->ndim, me = orn_dsm_rank(p->dsm);
+    int64_t ldims[ORN_DSM_MAXDIM] = {1, 1, 1, 1}, n = 0;
+    for (int s = 0; s < nd; s++) ldims[perm[s]] = a->dims[s];
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        int own = a->part.owner[t];
+        if (a->tiles[t].held && (own == me || (own == ORN_DSM_ALL && me == 0))) n += a->tiles[t].n;
+    }
+    int64_t *keys = calloc((size_t)(n ? n : 1) * (size_t)nd, sizeof *keys);
+    char *vals = calloc((size_t)(n ? n : 1), a->esize);
+    if (!keys || !vals) orn_std_die(p, line, "save: out of memory");
+    int64_t j = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        int own = a->part.owner[t];
+        if (!tl->held || !(own == me || (own == ORN_DSM_ALL && me == 0))) continue;
+        for (int64_t e = 0; e < tl->n; e++, j++) {
+            int64_t rest = e;
+            for (int s = nd - 1; s >= 0; s--) {
+                int64_t w = tl->hi[s] - tl->lo[s];
+                keys[j * nd + perm[s]] = tl->lo[s] + rest % w;
+                rest /= w;
+            }
+            memcpy(vals + (size_t)j * a->esize, (const char *)tl->vals + (size_t)e * a->esize,
+                   a->esize);
+        }
+    }
+    OrnDsmArray *tmp = NULL;
+    int st = orn_dsm_from_elements(p->dsm, a->type, nd, ldims, 0, n, keys, vals, NULL, NULL, &tmp);
+    free(keys);
+    free(vals);
+    if (!st) {
+        orn_dsm_set_name(tmp, a->name);
+        st = orn_dsm_save(tmp, path);
+    }
+    orn_dsm_free(tmp);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", "save");
+        orn_std_fail(p, st, line, 1);
+    }
+}
+
 OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *name, int line)
 {
     OrnDsmArray *a = NULL;

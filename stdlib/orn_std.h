@@ -232,6 +232,13 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
 OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
                           const char *name, int line);
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line);
+/* An array stored in another order than declared (analyzer/layout.h): perm[s] is the
+ * declared dimension stored as dimension s. dims are the declared extents; rand and randn
+ * draw by declared (logical) index, and save writes declared order. */
+OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                                   double value, int64_t seed, const int *perm, const char *name,
+                                   int line);
+void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *path, int line);
 /* buffer(A, apply = f, flush_every = n); `given`: whether flush_every was written (else
  * the default: at the end of each block of work). */
 OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,
