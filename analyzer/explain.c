@@ -231,6 +231,25 @@ static void put_arrays_text(OrnBuf *b, const OrnLoopPlan *p)
     }
 }
 
+/* The storage order the layout pass chose (layout.h), for arrays not stored as declared. */
+static void put_layout_text(OrnBuf *b, const OrnPlanSet *plans)
+{
+    if (!plans->layout.n) return;
+    orn_buf_puts(b, "\nlayout: storage order chosen from the accesses (indices in the program do "
+                    "not change)\n");
+    for (int i = 0; i < plans->layout.n; i++) {
+        const OrnLayout *l = &plans->layout.v[i];
+        int unit = l->perm[l->ndims - 1];
+        orn_buf_printf(b, "  %-12s dimension %d is unit stride (stored as [", l->sym->name->s,
+                       unit);
+        for (int s = 0; s < l->ndims; s++) orn_buf_printf(b, "%s%d", s ? ", " : "", l->perm[s]);
+        orn_buf_puts(b, "] of the declared dimensions); votes");
+        for (int d = 0; d < l->ndims; d++)
+            orn_buf_printf(b, "%s dimension %d: %d", d ? "," : "", d, l->votes[d]);
+        orn_buf_puts(b, " (a ':' slice 4, an inner for loop 2, the innermost key 1)\n");
+    }
+}
+
 void orn_explain_text(OrnBuf *b, OrnUnit *u, const OrnPlanSet *plans)
 {
     if (!plans->nloops) {
@@ -257,6 +276,7 @@ void orn_explain_text(OrnBuf *b, OrnUnit *u, const OrnPlanSet *plans)
             orn_buf_printf(b, "    %s\n", p->notes[k].text);
         }
     }
+    put_layout_text(b, plans);
 }
 
 /* ---- JSON ---- */

@@ -101,7 +101,7 @@ static void walk(Walk *w, const OrnNode *n)
                     r->votes[d] += V_SLICE;
                 else if (var_form(x, w->forvar))
                     r->votes[d] += V_FOR;
-                else if (var_form(x, w->lastkey))
+                else if (!w->forvar && var_form(x, w->lastkey))
                     r->votes[d] += V_KEY;
             }
         }
@@ -170,7 +170,9 @@ static void walk(Walk *w, const OrnNode *n)
         for (const OrnNode *k = n->u.parfor.keys; k; k = k->next) last = k;
         const OrnSym *sf = w->forvar, *sk = w->lastkey;
         w->forvar = NULL;
-        w->lastkey = last ? last->u.name.sym : NULL;
+        /* the innermost key runs contiguously only over a dense space */
+        bool dense = sp && sp->type && sp->type->kind == T_ARRAY && !sp->type->sparse;
+        w->lastkey = last && dense ? last->u.name.sym : NULL;
         walk(w, n->u.parfor.body);
         w->forvar = sf;
         w->lastkey = sk;

@@ -53,6 +53,8 @@ static const char usage_text[] =
     "                  (default: FILE without .orn)\n"
     "  -O0 -O1 -O2 -O3 optimization of the generated C (default -O3)\n"
     "  -g              debug information (use -O0 -g for debugging)\n"
+    "  --layout=declared  store every dist array in its declared (row-major) order instead\n"
+    "                  of the order chosen from its accesses (--layout=auto, the default)\n"
     "  -march=CPU      target CPU of the generated code (default: native, this machine)\n"
     "  --keep-c        keep the generated C next to the executable, as OUT.c\n"
     "  -lNAME -LDIR    libraries for extern fns, passed to the linker\n"
@@ -163,6 +165,7 @@ static bool undefined_extern(void *ud, const char *symbol)
 static int run(int argc, char **argv, const char **extra, const char **cflags)
 {
     Mode mode = MODE_NONE;
+    bool declared_layout = false; /* --layout=declared: store every array as declared */
     const char *input = NULL, *output = NULL;
     bool werror = false, options_done = false;
     OrnCcOptions cc = {0};
@@ -208,6 +211,10 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
         } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
                    strcmp(a, "-O3") == 0) {
             cc.opt = a;
+        } else if (strcmp(a, "--layout=declared") == 0) {
+            declared_layout = true;
+        } else if (strcmp(a, "--layout=auto") == 0) {
+            declared_layout = false;
         } else if (strcmp(a, "-g") == 0) {
             cc.debug = true;
         } else if (strcmp(a, "--keep-c") == 0) {
@@ -262,6 +269,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
         } else if (mode == MODE_EXPLAIN || mode == MODE_EXPLAIN_JSON) {
             OrnPlanSet plans;
             if (orn_sema(u) && orn_analyze(u, &plans)) {
+                if (declared_layout) plans.layout.n = 0;
                 OrnBuf report;
                 orn_buf_init(&report);
                 if (mode == MODE_EXPLAIN)
@@ -274,6 +282,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
         } else if (mode == MODE_NONE || mode == MODE_EMIT_C) {
             OrnPlanSet plans;
             if (orn_sema(u) && orn_analyze(u, &plans) && !orn_diags_failed(&u->diags)) {
+                if (declared_layout) plans.layout.n = 0;
                 OrnBuf code;
                 orn_buf_init(&code);
                 OrnCgOptions copt = {.file = u->src.path};

@@ -74,12 +74,30 @@ compile)
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
-           "$ROOT"/examples/als.orn "$S"/blas.orn; do
+           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
+  "$ORIONC" --layout=declared "$S/layout.orn" -o "$B/layout_declared" || fail "orionc layout.orn"
   "$GEN_RATINGS" 3000 600 90000 5 7 "$B/syn.train" "$B/syn.test"
   awk '{ print $2, $1, $3 }' "$B/syn.train" >"$B/syn.train_by_item"
+  ;;
+layout)
+  # the chosen storage order against the declared one: same output, same saved arrays
+  "$ORIONC" --explain "$S/layout.orn" | grep -q '^  W  *dimension 0 is unit stride' ||
+    fail "layout.orn: W is not stored transposed"
+  "$ORIONC" --explain "$S/layout.orn" | grep -q '^  T .*stored as \[1, 2, 0\]' ||
+    fail "layout.orn: T is not stored as [1, 2, 0]"
+  for v in layout layout_declared; do
+    mkdir -p "$v"
+    (cd "$v" && run "$B/$v" --train="$B/syn.train" >out.txt 2>&1) ||
+      { cat "$v/out.txt" >&2; fail "$v exited non-zero"; }
+  done
+  cat layout/out.txt
+  diff -u layout_declared/out.txt layout/out.txt || fail "the chosen layout prints differently"
+  cmp layout_declared/layout_W.txt layout/layout_W.txt || fail "saved W differs"
+  cmp layout_declared/layout_H.bin layout/layout_H.bin || fail "saved H differs"
+  cmp layout_declared/layout_T.txt layout/layout_T.txt || fail "saved T differs"
   ;;
 blas)
   run "$B/blas" >out.txt 2>&1 || { cat out.txt >&2; fail "blas exited non-zero"; }
