@@ -1836,11 +1836,148 @@ static void split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const 
     ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
 
+static bool mentions(const OrnNode *e, const OrnSym *s)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case N_NAME:
+        return e->u.name.sym == s;
+    case N_UNARY:
+        return mentions(e->u.unary.e, s);
+    case N_BINARY:
+        return mentions(e->u.binary.l, s) || mentions(e->u.binary.r, s);
+    case N_KWARG:
+        return mentions(e->u.kwarg.value, s);
+    case N_CALL:
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (mentions(a, s)) return true;
+        return false;
+    case N_INDEX:
+        if (mentions(e->u.index.base, s)) return true;
+        for (const OrnNode *a = e->u.index.subs; a; a = a->next)
+            if (mentions(a, s)) return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* A loop reduction (docs/language.md): `for v in lo..hi` whose body is the one statement
+ * `s += e` or `s -= e` into a float variable s that e does not read, e free of effects.
+ * Returns that statement, or NULL. */
+static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
+{
+    const OrnNode *b = f->u.for_.body;
+    const OrnNode *st = b && b->kind == N_BLOCK ? b->u.block.stmts : NULL;
+    if (!st || st->next || st->kind != N_ASSIGN) return NULL;
+    if (st->u.assign.op != OP_ADD && st->u.assign.op != OP_SUB) return NULL;
+    const OrnNode *tg = st->u.assign.target, *rhs = st->u.assign.value;
+    if (tg->kind != N_NAME || !tg->u.name.sym) return NULL;
+    const OrnSym *s = tg->u.name.sym;
+    if (s->kind != SYM_VAR || !s->type || (s->type->kind != T_F32 && s->type->kind != T_F64))
+        return NULL;
+    if (c->cx == CX_BODY && c->loop && orn_cg_acc_index(c->loop, s) >= 0) return NULL;
+    if (kind_of(rhs) == T_VIEW || mentions(rhs, s) || impure(rhs)) return NULL;
+    return st;
+}
+
+/* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod 8,
+ * so the partials do not depend on where the segments start (nor on data locality). The
+ * middle runs eight elements at a time, which the C compiler vectorizes. */
+static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
+                           const char *to)
+{
+    const OrnSym *v = f->u.for_.var->u.name.sym;
+    const char *T = ctype(st->u.assign.target->u.name.sym->type->kind);
+    char key[48];
+    ol(c, "int64_t i%d_ = %s;", id, from);
+    for (int part = 0; part < 3; part++) {
+        if (part == 0)
+            ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & 7); i%d_++) {", id, to, id, id, id);
+        else if (part == 1)
+            ol(c, "for (; i%d_ + 8 <= %s; i%d_ += 8) for (int l%d_ = 0; l%d_ < 8; l%d_++) {", id,
+               to, id, id, id, id);
+        else
+            ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
+        c->ind++;
+        if (part == 1)
+            snprintf(key, sizeof key, "i%d_ + l%d_", id, id);
+        else
+            snprintf(key, sizeof key, "i%d_", id);
+        bind_var(c, v, "int64_t", key);
+        ind(c);
+        if (part == 1)
+            o(c, "r%d_[l%d_] += (%s)(", id, id, T);
+        else
+            o(c, "r%d_[(i%d_ - lo%d_) & 7] += (%s)(", id, id, id, T);
+        ex(c, st->u.assign.value);
+        o(c, ");\n");
+        c->ind--;
+        ol(c, "}");
+    }
+}
+
+static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
+{
+    const OrnSym *s = st->u.assign.target->u.name.sym;
+    OrnTypeKind k = s->type->kind;
+    int id = c->tmp++;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool split = (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+                 orn_cg_for_spans(c->loop, f, sp, &nsp);
+    ol(c, "{");
+    c->ind++;
+    ind(c);
+    o(c, "const int64_t lo%d_ = ", id);
+    ex_as(c, f->u.for_.lo, T_I64);
+    o(c, ", hi%d_ = ", id);
+    ex_as(c, f->u.for_.hi, T_I64);
+    o(c, ";\n");
+    ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", ctype(k), id);
+    if (split) {
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        split_range(c, sp, nsp, lo, hi, id);
+        for (int g = 0; g < 3; g++) {
+            char from[24], to[24];
+            snprintf(from, sizeof from, "sg%d_[%d]", id, g);
+            snprintf(to, sizeof to, "sg%d_[%d]", id, g + 1);
+            ol(c, "{");
+            c->ind++;
+            c->fast += g == 1;
+            reduce_segment(c, f, st, id, from, to);
+            c->fast -= g == 1;
+            c->ind--;
+            ol(c, "}");
+        }
+    } else {
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        reduce_segment(c, f, st, id, lo, hi);
+    }
+    char lanes[64];
+    snprintf(lanes, sizeof lanes, "%s(r%d_)", k == T_F32 ? "orn_std_lanes_f32" : "orn_std_lanes",
+             id);
+    ind(c);
+    o(c, "%s = (%s)(%s %s %s);\n", nm(c, s), ctype(k), nm(c, s),
+      st->u.assign.op == OP_SUB ? "-" : "+", lanes);
+    c->ind--;
+    ol(c, "}");
+}
+
 /* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
  * the loop variable moves by a constant offset or none (version.h), the loop is split: the
  * middle part, where every access is proven in its box, runs without per-access tests. */
 static void st_for(C *c, const OrnNode *s)
 {
+    const OrnNode *red = loop_reduction(c, s);
+    if (red) {
+        st_for_reduce(c, s, red);
+        return;
+    }
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
     if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&

@@ -160,15 +160,25 @@ static void sample_token(Lda *L, const ReplayLoop *l, int rank, Token *tk)
     buffer_add(L, rank, nt, 1);
 }
 
+/* The eight partial sums of a loop reduction (docs/language.md): element t goes to partial
+ * t mod 8, combined as ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)). */
+static double lanes(const double *r)
+{
+    return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+}
+
 static double token_ll(const Lda *L, const Token *tk)
 {
-    double nd = 0.0;
-    for (int64_t t = 0; t < L->K; t++) nd = nd + L->dt[t * L->ndocs + tk->d];
-    double p = 0.0;
+    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t t = 0; t < L->K; t++) r[t & 7] += (double)L->dt[t * L->ndocs + tk->d];
+    double nd = 0.0 + lanes(r);
+    double q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t t = 0; t < L->K; t++)
-        p = p + ((((L->dt[t * L->ndocs + tk->d] + L->alpha) / (nd + ((double)L->K * L->alpha))) *
-                  (L->wt[t * L->nwords + tk->w] + L->beta)) /
-                 ((double)L->tc[t] + L->vbeta));
+        q[t & 7] +=
+            ((((L->dt[t * L->ndocs + tk->d] + L->alpha) / (nd + ((double)L->K * L->alpha))) *
+              (L->wt[t * L->nwords + tk->w] + L->beta)) /
+             ((double)L->tc[t] + L->vbeta));
+    double p = 0.0 + lanes(q);
     return log(p);
 }
 
