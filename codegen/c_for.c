@@ -1,0 +1,239 @@
+/* c_for.c: the C back end: `for` loops in loop bodies, split by index set and as loop
+ * reductions (version.h, emit_c_int.h). */
+#include "emit_c_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Index-set splitting of a loop over [lo, hi) (version.h): the range where every span's
+ * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
+ * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
+ * Declares sg<id>_[4], the segment bounds. */
+void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id)
+{
+    cg_ol(c, "int64_t f0%d_ = %s, f1%d_ = %s;", id, lo, id, hi);
+    bool inv = false;
+    for (int i = 0; i < n; i++) {
+        if (sp[i].var) continue;
+        if (!inv) {
+            cg_ind(c);
+            cg_o(c, "if (!(");
+        } else {
+            cg_o(c, " &&\n");
+            cg_ind(c);
+            cg_o(c, "      ");
+        }
+        inv = true;
+        cg_o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
+        cg_ex(c, sp[i].inv);
+        cg_o(c, "), (int64_t)(");
+        cg_ex(c, sp[i].inv);
+        cg_o(c, "))");
+    }
+    if (inv) cg_o(c, "))\n");
+    if (inv) cg_ol(c, "    f1%d_ = f0%d_;", id, id);
+    for (int i = 0; i < n; i++)
+        if (sp[i].var)
+            cg_ol(c, "orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", sp[i].array,
+               sp[i].dim, (long long)sp[i].off, id, id);
+    cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
+    cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
+}
+
+static bool mentions(const OrnNode *e, const OrnSym *s)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case N_NAME:
+        return e->u.name.sym == s;
+    case N_UNARY:
+        return mentions(e->u.unary.e, s);
+    case N_BINARY:
+        return mentions(e->u.binary.l, s) || mentions(e->u.binary.r, s);
+    case N_KWARG:
+        return mentions(e->u.kwarg.value, s);
+    case N_CALL:
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (mentions(a, s)) return true;
+        return false;
+    case N_INDEX:
+        if (mentions(e->u.index.base, s)) return true;
+        for (const OrnNode *a = e->u.index.subs; a; a = a->next)
+            if (mentions(a, s)) return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* A loop reduction (docs/language.md): `for v in lo..hi` whose body is the one statement
+ * `s += e` or `s -= e` into a float variable s that e does not read, e free of effects.
+ * Returns that statement, or NULL. */
+static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
+{
+    const OrnNode *b = f->u.for_.body;
+    const OrnNode *st = b && b->kind == N_BLOCK ? b->u.block.stmts : NULL;
+    if (!st || st->next || st->kind != N_ASSIGN) return NULL;
+    if (st->u.assign.op != OP_ADD && st->u.assign.op != OP_SUB) return NULL;
+    const OrnNode *tg = st->u.assign.target, *rhs = st->u.assign.value;
+    if (tg->kind != N_NAME || !tg->u.name.sym) return NULL;
+    const OrnSym *s = tg->u.name.sym;
+    if (s->kind != SYM_VAR || !s->type || (s->type->kind != T_F32 && s->type->kind != T_F64))
+        return NULL;
+    if (c->cx == CX_BODY && c->loop && orn_cg_acc_index(c->loop, s) >= 0) return NULL;
+    if (cg_kind_of(rhs) == T_VIEW || mentions(rhs, s) || cg_impure(rhs)) return NULL;
+    return st;
+}
+
+/* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod 8,
+ * so the partials do not depend on where the segments start (nor on data locality). The
+ * middle runs eight elements at a time, which the C compiler vectorizes. */
+static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
+                           const char *to)
+{
+    const OrnSym *v = f->u.for_.var->u.name.sym;
+    const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
+    char key[48];
+    cg_ol(c, "int64_t i%d_ = %s;", id, from);
+    for (int part = 0; part < 3; part++) {
+        if (part == 0)
+            cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & 7); i%d_++) {", id, to, id, id, id);
+        else if (part == 1)
+            cg_ol(c, "for (; i%d_ + 8 <= %s; i%d_ += 8) for (int l%d_ = 0; l%d_ < 8; l%d_++) {", id,
+               to, id, id, id, id);
+        else
+            cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
+        c->ind++;
+        if (part == 1)
+            snprintf(key, sizeof key, "i%d_ + l%d_", id, id);
+        else
+            snprintf(key, sizeof key, "i%d_", id);
+        cg_bind_var(c, v, "int64_t", key);
+        cg_ind(c);
+        if (part == 1)
+            cg_o(c, "r%d_[l%d_] += (%s)(", id, id, T);
+        else
+            cg_o(c, "r%d_[(i%d_ - lo%d_) & 7] += (%s)(", id, id, id, T);
+        cg_ex(c, st->u.assign.value);
+        cg_o(c, ");\n");
+        c->ind--;
+        cg_ol(c, "}");
+    }
+}
+
+static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
+{
+    const OrnSym *s = st->u.assign.target->u.name.sym;
+    OrnTypeKind k = s->type->kind;
+    int id = c->tmp++;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool split = (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+                 orn_cg_for_spans(c->loop, f, sp, &nsp);
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const int64_t lo%d_ = ", id);
+    cg_ex_as(c, f->u.for_.lo, T_I64);
+    cg_o(c, ", hi%d_ = ", id);
+    cg_ex_as(c, f->u.for_.hi, T_I64);
+    cg_o(c, ";\n");
+    cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", cg_ctype(k), id);
+    if (split) {
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        cg_split_range(c, sp, nsp, lo, hi, id);
+        for (int g = 0; g < 3; g++) {
+            char from[24], to[24];
+            snprintf(from, sizeof from, "sg%d_[%d]", id, g);
+            snprintf(to, sizeof to, "sg%d_[%d]", id, g + 1);
+            cg_ol(c, "{");
+            c->ind++;
+            c->fast += g == 1;
+            reduce_segment(c, f, st, id, from, to);
+            c->fast -= g == 1;
+            c->ind--;
+            cg_ol(c, "}");
+        }
+    } else {
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        reduce_segment(c, f, st, id, lo, hi);
+    }
+    char lanes[64];
+    snprintf(lanes, sizeof lanes, "%s(r%d_)", k == T_F32 ? "orn_std_lanes_f32" : "orn_std_lanes",
+             id);
+    cg_ind(c);
+    cg_o(c, "%s = (%s)(%s %s %s);\n", cg_nm(c, s), cg_ctype(k), cg_nm(c, s),
+      st->u.assign.op == OP_SUB ? "-" : "+", lanes);
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+/* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
+ * the loop variable moves by a constant offset or none (version.h), the loop is split: the
+ * middle part, where every access is proven in its box, runs without per-access tests. */
+void cg_st_for(C *c, const OrnNode *s)
+{
+    const OrnNode *red = loop_reduction(c, s);
+    if (red) {
+        st_for_reduce(c, s, red);
+        return;
+    }
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+        orn_cg_for_spans(c->loop, s, sp, &nsp)) {
+        int id = c->tmp++;
+        cg_ol(c, "{");
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "const int64_t lo%d_ = ", id);
+        cg_ex_as(c, s->u.for_.lo, T_I64);
+        cg_o(c, ", hi%d_ = ", id);
+        cg_ex_as(c, s->u.for_.hi, T_I64);
+        cg_o(c, ";\n");
+        char lo[24], hi[24], v[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        snprintf(v, sizeof v, "i%d_", id);
+        cg_split_range(c, sp, nsp, lo, hi, id);
+        cg_ol(c, "for (int g%d_ = 0; g%d_ < 3; g%d_++) {", id, id, id);
+        c->ind++;
+        for (int fast = 1; fast >= 0; fast--) {
+            if (fast)
+                cg_ol(c, "if (g%d_ == 1) {", id);
+            else
+                cg_ol(c, "} else {");
+            c->ind++;
+            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id, id,
+               id, id, id, id);
+            c->ind++;
+            cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+            c->ind--;
+            c->fast += fast;
+            c->cloops++;
+            cg_st_block(c, s->u.for_.body);
+            c->cloops--;
+            c->fast -= fast;
+            cg_ol(c, "}");
+            c->ind--;
+        }
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    cg_for_open(c, s);
+    c->cloops++;
+    cg_st_block(c, s->u.for_.body);
+    c->cloops--;
+    cg_for_close(c);
+}

@@ -1,0 +1,668 @@
+/* c_loop.c: the C back end: the prefetch slice, functions and their clones, plans, loop
+ * bodies (emit_c_int.h). */
+#include "emit_c_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void box_prologue(C *c, const OrnCgLoop *l, const char *indent);
+
+/* ---------------------------------------------------------------- prefetch slice */
+
+static bool announce_array(C *c, const OrnSym *s)
+{
+    int k = c->loop ? orn_cg_array_index(c->loop, s) : -1;
+    return k >= 0 && c->loop->arrays[k].announce;
+}
+
+static bool subs_tainted(C *c, const OrnNode *subs)
+{
+    for (; subs; subs = subs->next)
+        if (subs->kind != N_SLICE && orn_cg_expr_tainted(c->loop, subs)) return true;
+    return false;
+}
+
+/* Announce every read of an announced array in e whose subscripts are computable. */
+static void pf_announce(C *c, const OrnNode *e)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case N_UNARY:
+        pf_announce(c, e->u.unary.e);
+        return;
+    case N_BINARY:
+        pf_announce(c, e->u.binary.l);
+        pf_announce(c, e->u.binary.r);
+        return;
+    case N_KWARG:
+        pf_announce(c, e->u.kwarg.value);
+        return;
+    case N_CALL:
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) pf_announce(c, a);
+        return;
+    case N_INDEX: {
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (x->kind != N_SLICE) pf_announce(c, x);
+        const OrnSym *s = orn_cg_base_sym(e);
+        if (!s || s->kind != SYM_DIST || !announce_array(c, s) || subs_tainted(c, e->u.index.subs))
+            return;
+        int k = orn_cg_array_index(c->loop, s), dim;
+        const OrnNode *fixed;
+        if (orn_cg_view_parts(e, &dim, &fixed)) {
+            cg_ind(c);
+            cg_o(c, "orn_std_vec_announce_view(&V_[%d], ", k);
+            cg_put_dims(c, s);
+            cg_o(c, ", %d, ", cg_sdim(cg_perm_of(c, s), dim));
+            cg_ex_as(c, fixed, T_I64);
+            cg_o(c, ");\n");
+        } else {
+            cg_ind(c);
+            cg_o(c, "orn_std_announce(&V_[%d], ", k);
+            cg_ex_key(c, e->u.index.subs, s);
+            cg_o(c, ");\n");
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+static void pf(C *c, const OrnNode *s);
+
+static void pf_list(C *c, const OrnNode *list)
+{
+    for (; list; list = list->next) pf(c, list);
+}
+
+/* Emit a block's slice into a scratch buffer; returns whether anything came out. */
+static bool pf_into(C *c, const OrnNode *blk, OrnBuf *tmp)
+{
+    OrnBuf *saved = c->b;
+    c->b = tmp;
+    c->ind++;
+    if (blk) pf_list(c, blk->kind == N_BLOCK ? blk->u.block.stmts : blk);
+    c->ind--;
+    c->b = saved;
+    return tmp->len > 0;
+}
+
+static bool only_jumps(const OrnBuf *b)
+{
+    /* a slice made only of break/continue/goto computes nothing */
+    const char *p = b->data ? b->data : "";
+    while (*p) {
+        while (*p == ' ') p++;
+        if (strncmp(p, "break;", 6) == 0)
+            p += 6;
+        else if (strncmp(p, "continue;", 9) == 0)
+            p += 9;
+        else if (strncmp(p, "goto next_;", 11) == 0)
+            p += 11;
+        else if (!*p)
+            break;
+        else
+            return false;
+        if (*p == '\n') p++;
+    }
+    return true;
+}
+
+static void pf(C *c, const OrnNode *s)
+{
+    if (c->failed) return;
+    c->line = (int)s->span.line;
+    const OrnCgLoop *l = c->loop;
+    switch (s->kind) {
+    case N_EXPR:
+        pf_announce(c, s->u.expr_stmt.e);
+        return;
+    case N_ASSIGN: {
+        const OrnNode *tg = s->u.assign.target;
+        pf_announce(c, s->u.assign.value);
+        if (tg->kind == N_INDEX) {
+            for (const OrnNode *x = tg->u.index.subs; x; x = x->next)
+                if (x->kind != N_SLICE) pf_announce(c, x);
+            return;
+        }
+        const OrnSym *v = tg->u.name.sym;
+        if (v && v->kind == SYM_VAR && v->parfor == l->loop->node && !orn_cg_sym_tainted(l, v) &&
+            v->type->kind != T_ARRAY)
+            cg_st_assign(c, s);
+        return;
+    }
+    case N_IF: {
+        pf_announce(c, s->u.if_.cond);
+        bool t = orn_cg_expr_tainted(l, s->u.if_.cond);
+        OrnBuf a, b;
+        orn_buf_init(&a);
+        orn_buf_init(&b);
+        if (t) c->pf_drop++;
+        bool ha = pf_into(c, s->u.if_.then, &a);
+        bool hb = s->u.if_.els && pf_into(c, s->u.if_.els, &b);
+        if (t) c->pf_drop--;
+        if (t) {
+            /* the condition is not computable: take both branches */
+            if (ha) {
+                cg_ol(c, "{");
+                orn_buf_put(c->b, a.data, a.len);
+                cg_ol(c, "}");
+            }
+            if (hb) {
+                cg_ol(c, "{");
+                orn_buf_put(c->b, b.data, b.len);
+                cg_ol(c, "}");
+            }
+        } else if (ha || hb) {
+            cg_ind(c);
+            cg_o(c, "if (");
+            cg_ex_cond(c, s->u.if_.cond);
+            cg_o(c, ") {\n");
+            if (ha) orn_buf_put(c->b, a.data, a.len);
+            if (hb) {
+                cg_ol(c, "} else {");
+                orn_buf_put(c->b, b.data, b.len);
+            }
+            cg_ol(c, "}");
+        }
+        orn_buf_free(&a);
+        orn_buf_free(&b);
+        return;
+    }
+    case N_FOR: {
+        pf_announce(c, s->u.for_.lo);
+        pf_announce(c, s->u.for_.hi);
+        if (orn_cg_sym_tainted(l, s->u.for_.var->u.name.sym)) return;
+        OrnBuf a;
+        orn_buf_init(&a);
+        c->cloops++;
+        int saved = c->pf_drop;
+        c->pf_drop = 0;
+        bool h = pf_into(c, s->u.for_.body, &a) && !only_jumps(&a);
+        c->pf_drop = saved;
+        c->cloops--;
+        if (h) {
+            cg_for_open(c, s);
+            orn_buf_put(c->b, a.data, a.len);
+            cg_for_close(c);
+        }
+        orn_buf_free(&a);
+        return;
+    }
+    case N_FOREACH: {
+        const OrnNode *it = s->u.foreach.iter;
+        pf_announce(c, it);
+        if (orn_cg_sym_tainted(l, s->u.foreach.key->u.name.sym)) return;
+        OrnBuf a;
+        orn_buf_init(&a);
+        c->cloops++;
+        int saved = c->pf_drop;
+        c->pf_drop = 0;
+        bool h = pf_into(c, s->u.foreach.body, &a) && !only_jumps(&a);
+        c->pf_drop = saved;
+        c->cloops--;
+        if (h) cg_st_foreach(c, s, !orn_cg_sym_tainted(l, s->u.foreach.value->u.name.sym), &a);
+        orn_buf_free(&a);
+        return;
+    }
+    case N_WHILE:
+        return;
+    case N_BREAK:
+    case N_CONTINUE:
+        if (!c->pf_drop) cg_st(c, s);
+        return;
+    case N_BLOCK: {
+        OrnBuf a;
+        orn_buf_init(&a);
+        if (pf_into(c, s, &a)) {
+            cg_ol(c, "{");
+            orn_buf_put(c->b, a.data, a.len);
+            cg_ol(c, "}");
+        }
+        orn_buf_free(&a);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* ---------------------------------------------------------------- functions */
+
+void cg_fn_params(C *c, const OrnNode *fn, bool first)
+{
+    for (const OrnNode *a = fn->u.fn.args; a; a = a->next) {
+        const OrnSym *s = a->u.arg.sym;
+        OrnTypeKind k = s && s->type ? s->type->kind : T_F64;
+        /* a .orn fn may ignore a parameter; the generated C stays -Wextra clean */
+        cg_o(c, "%s%s %s __attribute__((unused))", first ? "" : ", ", cg_ctype(k),
+          s ? cg_nm(c, s) : "unused_");
+        first = false;
+    }
+    if (first) cg_o(c, "void");
+}
+
+OrnTypeKind cg_fn_ret(const OrnNode *fn)
+{
+    const OrnNode *rt = fn->u.fn.ret;
+    if (!rt || !rt->u.type.id) return T_VOID;
+    OrnTypeKind k = orn_kind_from_name(rt->u.type.id->s);
+    return k == T_ERROR ? T_VOID : k;
+}
+
+static void fn_signature(C *c, const OrnNode *fn, int loop_id)
+{
+    OrnTypeKind rk = cg_fn_ret(fn);
+    cg_o(c, "static __attribute__((unused)) %s %s", cg_ctype(rk), cg_nm(c, fn->u.fn.sym));
+    if (loop_id >= 0) {
+        cg_o(c,
+          "__L%d(const OrnRtBlock *b_ __attribute__((unused)), "
+          "OrnRtRng *rng_ __attribute__((unused))",
+          loop_id);
+        cg_fn_params(c, fn, false);
+    } else {
+        cg_o(c, "(");
+        cg_fn_params(c, fn, true);
+    }
+    cg_o(c, ")");
+}
+
+static void fn_define(C *c, const OrnNode *fn, int loop_id)
+{
+    OrnBuf *saved = c->b;
+    c->b = &c->decls;
+    fn_signature(c, fn, loop_id);
+    cg_o(c, ";\n");
+    c->b = &c->defs;
+    cg_o(c, "\n");
+    fn_signature(c, fn, loop_id);
+    cg_o(c, "\n{\n");
+    c->ind = 1;
+    if (loop_id >= 0) {
+        cg_ol(c, "OrnRtView *const V_ __attribute__((unused)) = b_->views;");
+        cg_ol(c, "(void)rng_;");
+        if (c->loop) box_prologue(c, c->loop, "    ");
+    }
+    const OrnNode *saved_fn = c->fn;
+    c->fn = fn;
+    cg_st_list(c, fn->u.fn.body ? fn->u.fn.body->u.block.stmts : NULL);
+    if (cg_fn_ret(fn) != T_VOID) cg_ol(c, "__builtin_unreachable();");
+    c->fn = saved_fn;
+    c->ind = 0;
+    cg_o(c, "}\n");
+    c->b = saved;
+}
+
+void cg_c_function(void *st_, const OrnNode *fn)
+{
+    C *c = st_;
+    if (fn->u.fn.is_extern || !fn->u.fn.sym) return;
+    c->cx = CX_FN;
+    c->loop = NULL;
+    fn_define(c, fn, -1);
+}
+
+/* ---------------------------------------------------------------- loops */
+
+static const char *strat_name(OrnStrategy s)
+{
+    switch (s) {
+    case ORN_STRAT_1D:
+        return "ORN_RT_1D";
+    case ORN_STRAT_2D:
+        return "ORN_RT_2D";
+    case ORN_STRAT_2D_ORDERED:
+        return "ORN_RT_2D_ORDERED";
+    case ORN_STRAT_UNIMODULAR:
+        return "ORN_RT_UNIMODULAR";
+    default:
+        return "ORN_RT_SERIAL";
+    }
+}
+
+static const char *role_name(OrnRole r)
+{
+    switch (r) {
+    case ORN_ROLE_PARTITIONED:
+        return "ORN_RT_PARTITIONED";
+    case ORN_ROLE_ROTATED:
+        return "ORN_RT_ROTATED";
+    case ORN_ROLE_REPLICATED:
+        return "ORN_RT_REPLICATED";
+    case ORN_ROLE_PREFETCHED:
+        return "ORN_RT_PREFETCHED";
+    case ORN_ROLE_BUFFERED:
+        return "ORN_RT_BUFFERED";
+    default:
+        return "ORN_RT_REMOTE";
+    }
+}
+
+static const char *acc_name(OrnAccKind k)
+{
+    switch (k) {
+    case ACC_SUM:
+        return "ORN_RT_ACC_SUM";
+    case ACC_PROD:
+        return "ORN_RT_ACC_PROD";
+    case ACC_MIN:
+        return "ORN_RT_ACC_MIN";
+    default:
+        return "ORN_RT_ACC_MAX";
+    }
+}
+
+static void emit_plan(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    cg_o(c, "\n/* parallel_for at %s:%d: %s */\n", c->p->file, l->plan->line,
+      orn_plan_strategy_name(l->strategy));
+    cg_o(c, "static const OrnRtPlanArray orn_plan_arrays_%d[%d] = {\n", l->id, l->narrays);
+    for (int k = 0; k < l->narrays; k++) {
+        const OrnCgArray *a = &l->arrays[k];
+        cg_o(c, "    {\"%s\", %s, %d, {%d, %d, %d, %d}, %d, ", a->sym->name->s, role_name(a->role),
+          a->ndim, a->key_dim[0], a->key_dim[1], a->key_dim[2], a->key_dim[3], a->read_only);
+        for (int side = 0; side < 2; side++) {
+            const int *w = side ? a->halo_hi : a->halo_lo;
+            cg_o(c, "%s{", side ? ", " : "");
+            for (int d = 0; d < 4; d++) {
+                if (w[d] == ORN_CG_HALO_ANY)
+                    cg_o(c, "%sORN_RT_HALO_ANY", d ? ", " : "");
+                else
+                    cg_o(c, "%s%d", d ? ", " : "", w[d]);
+            }
+            cg_o(c, "}");
+        }
+        cg_o(c, "},\n");
+    }
+    cg_o(c, "};\n");
+    if (lp->naccums) {
+        cg_o(c, "static const OrnRtPlanAcc orn_plan_accs_%d[%d] = {\n", l->id, lp->naccums);
+        for (int i = 0; i < lp->naccums; i++)
+            cg_o(c, "    {\"%s\", %s, %s},\n", lp->accums[i].sym->name->s,
+              acc_name(lp->accums[i].kind), cg_rtt(lp->accums[i].sym->type->kind));
+        cg_o(c, "};\n");
+    }
+    cg_o(c, "static const OrnRtPlan orn_plan_%d = {\n", l->id);
+    cg_o(c, "    .version = ORN_RT_PLAN_VERSION,\n    .loop_id = %d,\n    .file = ", l->id);
+    cg_put_str(c, c->p->file, strlen(c->p->file));
+    cg_o(c, ",\n    .line = %d,\n    .strategy = %s,\n    .inner = %s,\n    .ordered = %d,\n",
+      l->plan->line, strat_name(l->strategy), strat_name(l->inner), l->plan->ordered ? 1 : 0);
+    cg_o(c, "    .nkeys = %d,\n    .npart = %d,\n    .part_dims = {%d, %d},\n", lp->nkeys, l->npart,
+      l->part_dims[0], l->part_dims[1]);
+    cg_o(c, "    .part_count = {0, 0},\n    .transform = {");
+    for (int i = 0; i < 4; i++)
+        cg_o(c, "%s{%d, %d, %d, %d}", i ? ", " : "", l->transform[i][0], l->transform[i][1],
+          l->transform[i][2], l->transform[i][3]);
+    cg_o(c, "},\n    .flush_every = 0,\n    .narrays = %d,\n    .arrays = orn_plan_arrays_%d,\n",
+      l->narrays, l->id);
+    if (lp->naccums)
+        cg_o(c, "    .naccs = %d,\n    .accs = orn_plan_accs_%d,\n", lp->naccums, l->id);
+    else
+        cg_o(c, "    .naccs = 0,\n    .accs = NULL,\n");
+    cg_o(c, "};\n");
+}
+
+/* Every boxable array of the loop hoisted into a box (OrnRtBox) once per call. */
+static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
+{
+    for (int k = 0; k < l->narrays; k++)
+        if (orn_cg_boxable(l, k))
+            cg_o(c, "%sconst OrnRtBox X%d_ __attribute__((unused)) = orn_rt_box(&V_[%d]); /* %s */\n",
+              indent, k, k, l->arrays[k].sym->name->s);
+}
+
+/* The loop body over the user statements, emitted into buf (fast: accesses proven). */
+static void body_stmts(C *c, const OrnCgLoop *l, OrnBuf *buf, int indent, int fast)
+{
+    OrnBuf *saved = c->b;
+    c->b = buf;
+    c->ind = indent;
+    c->fast += fast;
+    const OrnNode *blk = l->loop->node->u.parfor.body;
+    cg_st_list(c, blk ? blk->u.block.stmts : NULL);
+    c->fast -= fast;
+    c->b = saved;
+}
+
+static void put_buf(C *c, const OrnBuf *b)
+{
+    orn_buf_put(c->b, b->data ? b->data : "", b->len);
+}
+
+/* The loop's key symbols in the runtime's key order (lower.h: kperm). */
+static int runtime_keys(const OrnCgLoop *l, const OrnSym **out)
+{
+    const OrnSym *logical[ORN_RT_MAXDIM_CG] = {NULL};
+    int n = 0;
+    for (const OrnNode *k = l->loop->node->u.parfor.keys; k && n < ORN_RT_MAXDIM_CG; k = k->next)
+        logical[n++] = k->u.name.sym;
+    for (int r = 0; r < n; r++) out[r] = logical[l->kperm[r] < n ? l->kperm[r] : r];
+    return n;
+}
+
+static bool keys_permuted(const OrnCgLoop *l)
+{
+    for (int r = 0; r < l->loop->nkeys; r++)
+        if (l->kperm[r] != r) return true;
+    return false;
+}
+
+/* Seed the iteration's random stream from its logical key (runtime keys are in kk_). */
+static void rng_iter(C *c, const OrnCgLoop *l, const char *pad)
+{
+    int nd = l->loop->nkeys;
+    if (!keys_permuted(l)) {
+        cg_o(c, "%sorn_rt_rng_iter(rng_, b_, kk_);\n", pad);
+        return;
+    }
+    cg_o(c, "%s{\n%s    int64_t lk_[%d];\n", pad, pad, nd);
+    for (int r = 0; r < nd; r++) cg_o(c, "%s    lk_[%d] = kk_[%d];\n", pad, l->kperm[r], r);
+    cg_o(c, "%s    orn_rt_rng_iter(rng_, b_, lk_);\n%s}\n", pad, pad);
+}
+
+/* The body of a loop over a sparse iteration space (or a transformed one: the runtime
+ * lists the keys): one C loop over the block's elements. */
+static void body_sparse(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    OrnBuf body;
+    orn_buf_init(&body);
+    body_stmts(c, l, &body, 2, 0);
+    cg_o(c, "    const int64_t *const keys_ = b_->keys;\n");
+    cg_o(c, "    const int64_t end_ = b_->first + b_->count;\n");
+    cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");
+    cg_o(c, "        const int64_t *const kk_ = keys_ + e_ * %d;\n", nd);
+    const OrnSym *rks[ORN_RT_MAXDIM_CG];
+    int nk = runtime_keys(l, rks);
+    for (int d = 0; d < nk; d++)
+        if (rks[d])
+            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, rks[d]), d);
+    if (lp->value)
+        cg_o(c, "        %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
+          cg_ctype(cg_elem_of(lp->space->type)));
+    if (l->uses_rng) rng_iter(c, l, "        ");
+    put_buf(c, &body);
+    cg_o(c, "    }\n");
+    orn_buf_free(&body);
+}
+
+/* The body of a loop over a dense iteration space: the block's elements [first, first +
+ * count) in row-major key order, as runs along the innermost key. Each run is a C loop
+ * over that key, versioned like a `for` (version.h) when its accesses allow. */
+static void body_dense(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, keys);
+    int d;
+    const OrnSym *last = keys[nd - 1];
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
+    const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
+    cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
+         "dense loop\");\n");
+    cg_o(c, "    int64_t kk_[%d];\n", nd);
+    cg_o(c, "    orn_rt_block_key(b_, b_->first, kk_);\n");
+    cg_o(c, "    const int64_t end_ = b_->first + b_->count, hl_ = b_->hi[%d];\n", nd - 1);
+    cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_;) {\n");
+    cg_o(c, "        const int64_t j0_ = kk_[%d];\n", nd - 1);
+    cg_o(c, "        const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n");
+    for (d = 0; d < nd - 1; d++)
+        if (keys[d])
+            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, keys[d]),
+              d);
+    if (vt) cg_o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    if (versioned) {
+        c->ind = 2;
+        cg_split_range(c, sp, nsp, "j0_", "j1_", 0);
+        cg_o(c, "        for (int g_ = 0; g_ < 3; g_++) {\n");
+    }
+    for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
+        int ind = 2;
+        const char *from = "j0_", *to = "j1_";
+        if (versioned) {
+            cg_o(c, fast ? "            if (g_ == 1) {\n" : "            } else {\n");
+            ind = 4;
+            from = "sg0_[g_]";
+            to = "sg0_[g_ + 1]";
+        }
+        const char *pad = ind == 4 ? "                " : "        ";
+        cg_o(c, "%sfor (int64_t j_ = %s; j_ < %s; j_++) {\n", pad, from, to);
+        if (last) cg_o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, cg_nm(c, last));
+        if (vt) cg_o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
+        if (l->uses_rng) {
+            cg_o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
+            char p2[40];
+            snprintf(p2, sizeof p2, "%s    ", pad);
+            rng_iter(c, l, p2);
+        }
+        OrnBuf body;
+        orn_buf_init(&body);
+        body_stmts(c, l, &body, ind + 1, fast);
+        put_buf(c, &body);
+        orn_buf_free(&body);
+        cg_o(c, "%s}\n", pad);
+    }
+    if (versioned) cg_o(c, "            }\n        }\n");
+    cg_o(c, "        e_ += j1_ - j0_;\n");
+    cg_o(c, "        kk_[%d] = j1_;\n", nd - 1);
+    cg_o(c, "        for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {\n", nd - 1);
+    cg_o(c, "            kk_[d_] = b_->lo[d_];\n");
+    cg_o(c, "            kk_[d_ - 1]++;\n");
+    cg_o(c, "        }\n");
+    cg_o(c, "    }\n");
+}
+
+static void body_fn(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    OrnTypeKind vk = lp->space ? cg_elem_of(lp->space->type) : T_F64;
+    c->cx = CX_BODY;
+    c->loop = l;
+    c->cloops = 0;
+    c->pf_drop = 0;
+    c->fast = 0;
+    cg_o(c, "\nstatic int orn_body_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n", l->id);
+    cg_o(c, "    (void)rt_;\n    (void)env_;\n");
+    cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
+    box_prologue(c, l, "    ");
+    if (lp->naccums) cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
+    if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
+    if (l->uses_rng) cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    bool listed = (lp->space && lp->space->type && lp->space->type->sparse) ||
+                  l->strategy == ORN_STRAT_UNIMODULAR;
+    if (listed)
+        body_sparse(c, l);
+    else
+        body_dense(c, l);
+    cg_o(c, "    return 0;\n}\n");
+    c->ind = 0;
+}
+
+/* The element walk of the prefetch pass. */
+static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    OrnTypeKind vk = lp->space ? cg_elem_of(lp->space->type) : T_F64;
+    c->cx = prefetch ? CX_PREFETCH : CX_BODY;
+    c->loop = l;
+    c->cloops = 0;
+    c->pf_drop = 0;
+    c->next_used = false;
+    OrnBuf body;
+    orn_buf_init(&body);
+    OrnBuf *saved = c->b;
+    c->b = &body;
+    c->ind = 3;
+    const OrnNode *stmts = lp->node->u.parfor.body ? lp->node->u.parfor.body->u.block.stmts : NULL;
+    if (prefetch)
+        pf_list(c, stmts);
+    else
+        cg_st_list(c, stmts);
+    c->b = saved;
+
+    cg_o(c, "\nstatic int orn_%s_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
+      prefetch ? "prefetch" : "body", l->id);
+    cg_o(c, "    (void)rt_;\n    (void)env_;\n");
+    cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
+    if (!prefetch && lp->naccums) cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
+    if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
+    if (!prefetch && l->uses_rng)
+        cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    cg_o(c, "    int64_t kk_[%d];\n", nd);
+    cg_o(c, "    const int64_t end_ = b_->first + b_->count;\n");
+    cg_o(c, "    if (!b_->sparse) orn_rt_block_key(b_, b_->first, kk_);\n");
+    cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");
+    cg_o(c, "        if (b_->sparse)\n");
+    cg_o(c, "            for (int d_ = 0; d_ < %d; d_++) kk_[d_] = b_->keys[e_ * %d + d_];\n", nd, nd);
+    cg_o(c, "        {\n");
+    const OrnSym *rks[ORN_RT_MAXDIM_CG];
+    int nk = runtime_keys(l, rks);
+    for (int d = 0; d < nk; d++)
+        if (rks[d])
+            cg_o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, rks[d]),
+              d);
+    if (lp->value)
+        cg_o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", cg_ctype(vk));
+    if (!prefetch && l->uses_rng) rng_iter(c, l, "            ");
+    orn_buf_put(c->b, body.data ? body.data : "", body.len);
+    cg_o(c, "        }\n");
+    if (c->next_used) cg_o(c, "    next_:;\n");
+    cg_o(c, "        if (!b_->sparse)\n");
+    cg_o(c, "            for (int d_ = %d; d_ >= 0; d_--) {\n", nd - 1);
+    cg_o(c, "                if (++kk_[d_] < b_->hi[d_]) break;\n");
+    cg_o(c, "                kk_[d_] = b_->lo[d_];\n");
+    cg_o(c, "            }\n");
+    cg_o(c, "    }\n    return 0;\n}\n");
+    orn_buf_free(&body);
+    c->ind = 0;
+}
+
+void cg_c_loop(void *st_, const OrnCgLoop *l)
+{
+    C *c = st_;
+    c->b = &c->defs;
+    emit_plan(c, l);
+    /* clones of the functions the body calls that need the loop's context */
+    for (int i = 0; i < l->loop->ncallees; i++) {
+        const OrnNode *fn = l->loop->callees[i];
+        int j = orn_cg_fn_index(c->p, fn);
+        if (j < 0 || !c->p->needs_ctx[j] || fn->u.fn.is_extern) continue;
+        c->cx = CX_CLONE;
+        c->loop = l;
+        c->cloops = 0;
+        fn_define(c, fn, l->id);
+    }
+    c->b = &c->defs;
+    body_fn(c, l);
+    if (l->prefetch) loop_fn(c, l, true);
+    c->loop = NULL;
+}

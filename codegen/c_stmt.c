@@ -1,0 +1,633 @@
+/* c_stmt.c: the C back end: statements (emit_c_int.h). */
+#include "emit_c_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- statements */
+
+void cg_st_list(C *c, const OrnNode *list)
+{
+    for (; list; list = list->next) cg_st(c, list);
+}
+
+void cg_st_block(C *c, const OrnNode *blk)
+{
+    c->ind++;
+    if (blk) cg_st_list(c, blk->kind == N_BLOCK ? blk->u.block.stmts : blk);
+    c->ind--;
+}
+
+static const char *assign_op(OrnOp op)
+{
+    switch (op) {
+    case OP_ADD:
+        return "+";
+    case OP_SUB:
+        return "-";
+    case OP_MUL:
+        return "*";
+    case OP_DIV:
+        return "/";
+    default:
+        return NULL;
+    }
+}
+
+/* lhs = (T)(lhs op (rhs)), or lhs = (T)(rhs) for '=' */
+static void assign_into(C *c, const char *lhs, OrnTypeKind k, OrnOp op, const OrnNode *rhs)
+{
+    const char *opn = assign_op(op);
+    cg_ind(c);
+    if (k == T_STR || k == T_BOOL) {
+        cg_o(c, "%s = ", lhs);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        return;
+    }
+    cg_o(c, "%s = (%s)(", lhs, cg_ctype(k));
+    if (opn) cg_o(c, "%s %s (", lhs, opn);
+    cg_ex(c, rhs);
+    cg_o(c, opn ? "));\n" : ");\n");
+}
+
+static void st_assign_view(C *c, const OrnNode *s)
+{
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    OrnOp op = s->u.assign.op;
+    const OrnSym *ts = orn_cg_base_sym(tg);
+    bool buf = cg_is_buffer(ts);
+    OrnTypeKind tk = cg_elem_of(ts->type);
+    const char *T = cg_ctype(tk);
+    VX *vx = calloc(1, sizeof *vx);
+    int tid = c->tmp++, x = c->tmp++;
+    if (!buf) {
+        vx->target = tg;
+        vx->target_id = tid;
+    }
+    cg_vx_collect(c, vx, rhs);
+    cg_ol(c, "{");
+    c->ind++;
+    cg_vx_setup(c, vx, -2); /* scalars and views; checks below */
+    cg_ind(c);
+    cg_o(c, "OrnStdVec w%d_ = ", tid);
+    cg_vec_ctor(c, tg);
+    cg_o(c, ";\n");
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+    const char *opn = assign_op(op);
+    if (buf) {
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T, op == OP_SUB ? "-" : "");
+        cg_vx_elem(c, vx, rhs, EL_SLOW, x);
+        cg_o(c, ")));\n");
+        c->ind--;
+    } else if (!orn_cg_view_fusable(tg, rhs)) {
+        /* the right side reads the target across the other dimension: evaluate it first */
+        OrnTypeKind rk = cg_elem_of(rhs->type);
+        if (rhs->type && rhs->type->kind != T_VIEW) rk = rhs->type->kind;
+        const char *R = cg_ctype(rk);
+        cg_ol(c, "%s *m%d_ = malloc((size_t)(w%d_.len > 0 ? w%d_.len : 1) * sizeof(%s));", R, tid, tid,
+           tid, R);
+        cg_ol(c, "if (!m%d_) orn_std_die(P_, %d, \"out of memory\");", tid, c->line);
+        cg_ind(c);
+        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) m%d_[x%d_] = ", x, x, tid, x, tid, x);
+        cg_vx_elem(c, vx, rhs, EL_SLOW, x);
+        cg_o(c, ";\n");
+        cg_ind(c);
+        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) orn_std_vset_%s(&w%d_, x%d_, (%s)(",
+          x, x, tid, x, cg_sfx(tk), tid, x, T);
+        if (opn) cg_o(c, "orn_std_vget_%s(&w%d_, x%d_) %s ", cg_sfx(tk), tid, x, opn);
+        cg_o(c, "m%d_[x%d_]));\n", tid, x);
+        cg_ol(c, "free(m%d_);", tid);
+    } else {
+        cg_ind(c);
+        cg_vx_fast_cond(c, vx, tid);
+        c->ind++;
+        cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, tid, T, tid);
+        cg_ol(c, "const int64_t t%d_ = w%d_.stride;", tid, tid);
+        cg_vx_hoist(c, vx);
+        /* unit strides: a plain loop the compiler vectorizes. Element x of the right side
+         * reads element x of any view of the target's array, so no iteration depends on
+         * another (cross-dimension reads were materialized above): omp simd is safe. */
+        cg_ind(c);
+        cg_o(c, "if (t%d_ == 1", tid);
+        for (int i = 0; i < vx->nviews; i++)
+            if (!vx->views[i].dup) cg_o(c, " && t%d_ == 1", vx->views[i].id);
+        cg_o(c, ") {\n");
+        c->ind++;
+        cg_ol(c, "_Pragma(\"omp simd\")");
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "q%d_[x%d_] = (%s)(", tid, x, T);
+        if (opn) cg_o(c, "q%d_[x%d_] %s (", tid, x, opn);
+        cg_vx_elem(c, vx, rhs, EL_UNIT, x);
+        cg_o(c, opn ? "));\n" : ");\n");
+        c->ind -= 2;
+        cg_ol(c, "} else {");
+        c->ind++;
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
+        if (opn) cg_o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
+        cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
+        cg_o(c, opn ? "));\n" : ");\n");
+        c->ind -= 2;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "} else {");
+        c->ind++;
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "orn_std_vset_%s(&w%d_, x%d_, (%s)(", cg_sfx(tk), tid, x, T);
+        if (opn) cg_o(c, "orn_std_vget_%s(&w%d_, x%d_) %s (", cg_sfx(tk), tid, x, opn);
+        cg_vx_elem(c, vx, rhs, EL_SLOW, x);
+        cg_o(c, opn ? ")));\n" : "));\n");
+        c->ind -= 2;
+        cg_ol(c, "}");
+    }
+    c->ind--;
+    cg_ol(c, "}");
+    free(vx);
+}
+
+static void st_assign_elem(C *c, const OrnNode *s)
+{
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    OrnOp op = s->u.assign.op;
+    const OrnSym *ts = orn_cg_base_sym(tg);
+    if (!ts) {
+        cg_ice(c, s, "assignment to something that is not a named array");
+        return;
+    }
+    if (cg_kind_of(tg) == T_VIEW) {
+        st_assign_view(c, s);
+        return;
+    }
+    OrnTypeKind tk = cg_elem_of(ts->type);
+    const char *T = cg_ctype(tk), *opn = assign_op(op);
+    int id = c->tmp++;
+    if (cg_is_local_array(ts)) {
+        cg_ol(c, "{");
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "%s *const e%d_ = &", T, id);
+        cg_ex_index(c, tg);
+        cg_o(c, ";\n");
+        char lhs[32];
+        snprintf(lhs, sizeof lhs, "*e%d_", id);
+        assign_into(c, lhs, tk, op, rhs);
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const int64_t kk%d_[%d] = {", id, orn_list_len(tg->u.index.subs));
+    cg_ex_subs(c, tg->u.index.subs, ts);
+    cg_o(c, "};\n");
+    cg_ind(c);
+    OrnTypeKind rk = cg_kind_of(rhs);
+    cg_o(c, "const %s r%d_ = ", cg_ctype(rk), id);
+    cg_ex(c, rhs);
+    cg_o(c, ";\n");
+    char neg[8];
+    snprintf(neg, sizeof neg, "%s", op == OP_SUB ? "-" : "");
+    if (cg_in_loop_ctx(c)) {
+        int k = cg_array_k(c, tg, ts);
+        int nd = orn_list_len(tg->u.index.subs);
+        if (cg_is_buffer(ts)) {
+            cg_ol(c, "orn_rt_add_%s(&V_[%d], kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, id, T, neg, id);
+        } else if (orn_cg_boxable(c->loop, k)) {
+            if (c->fast)
+                cg_ol(c, "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
+                   T, id, T, k, k, nd, id);
+            else
+                cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, %d, kk%d_);", T, id, opn ? "rw" : "wp",
+                   cg_sfx(tk), k, nd, id);
+            if (opn)
+                cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
+            else
+                cg_ol(c, "*e%d_ = (%s)r%d_;", id, T, id);
+        } else if (!opn) {
+            cg_ol(c, "*(%s *)orn_rt_wptr(&V_[%d], kk%d_) = (%s)r%d_;", T, k, id, T, id);
+        } else {
+            cg_ol(c, "%s *const e%d_ = (%s *)orn_std_rw(&V_[%d], kk%d_);", T, id, T, k, id);
+            cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
+        }
+    } else if (cg_is_buffer(ts)) {
+        cg_ol(c, "orn_std_badd_%s(P_, %s, kk%d_, (%s)(%sr%d_), %d);", cg_sfx(tk), cg_nm(c, ts), id, T, neg,
+           id, c->line);
+    } else if (!opn) {
+        cg_ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %d);", cg_sfx(tk), cg_nm(c, ts), id, T, id,
+           c->line);
+    } else {
+        cg_ol(c,
+           "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
+           cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, c->line, opn, id, c->line);
+    }
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+void cg_st_assign(C *c, const OrnNode *s)
+{
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    OrnOp op = s->u.assign.op;
+    if (tg->kind == N_INDEX) {
+        st_assign_elem(c, s);
+        return;
+    }
+    const OrnSym *sym = tg->u.name.sym;
+    if (!sym) {
+        cg_ice(c, s, "assignment to an unresolved name");
+        return;
+    }
+    OrnTypeKind k = sym->type->kind;
+    if (sym->kind == SYM_VALUE) {
+        assign_into(c, "(*vp_)", k, op, rhs);
+        return;
+    }
+    if (c->cx == CX_BODY && c->loop) {
+        int i = orn_cg_acc_index(c->loop, sym);
+        if (i >= 0) {
+            char lhs[48];
+            snprintf(lhs, sizeof lhs, "A_[%d].%s", i, cg_sfx(k));
+            assign_into(c, lhs, k, op, rhs);
+            return;
+        }
+    }
+    if (k == T_ARRAY) {
+        if (orn_cg_is_static(sym)) {
+            cg_ol(c, "orn_std_arr_free(%s);", cg_nm(c, sym));
+            cg_ind(c);
+            cg_o(c, "%s = ", cg_nm(c, sym));
+        } else {
+            cg_ind(c);
+            cg_o(c,
+              "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ", cg_nm(c, sym));
+        }
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        return;
+    }
+    if (s->u.assign.declares && !orn_cg_is_static(sym)) {
+        cg_ind(c);
+        cg_o(c, "%s %s __attribute__((unused)) = ", cg_ctype(k), cg_nm(c, sym));
+        cg_ex_as(c, rhs, k);
+        cg_o(c, ";\n");
+        return;
+    }
+    assign_into(c, cg_nm(c, sym), k, op, rhs);
+}
+
+/* Bind a loop variable: a declaration for locals, an assignment for statics. */
+void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val)
+{
+    if (!s) return;
+    if (orn_cg_is_static(s))
+        cg_ol(c, "%s = %s;", cg_nm(c, s), val);
+    else
+        cg_ol(c, "const %s %s __attribute__((unused)) = %s;", type, cg_nm(c, s), val);
+}
+
+/* Open the C loop of `for v in lo:hi` (bounds evaluated once, v bound in the body); the
+ * caller then emits the body and closes the loop with cg_for_close. */
+void cg_for_open(C *c, const OrnNode *s)
+{
+    int id = c->tmp++;
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const int64_t lo%d_ = ", id);
+    cg_ex_as(c, s->u.for_.lo, T_I64);
+    cg_o(c, ", hi%d_ = ", id);
+    cg_ex_as(c, s->u.for_.hi, T_I64);
+    cg_o(c, ";\n");
+    cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+    c->ind++;
+    char v[24];
+    snprintf(v, sizeof v, "i%d_", id);
+    cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+    c->ind--;
+}
+
+void cg_for_close(C *c)
+{
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+/* for (k, v) in view */
+void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
+{
+    const OrnNode *it = s->u.foreach.iter;
+    const OrnSym *as = orn_cg_base_sym(it), *ks = s->u.foreach.key->u.name.sym,
+                 *vs = s->u.foreach.value->u.name.sym;
+    if (!as) {
+        cg_ice(c, s, "for-in over something that is not a named array");
+        return;
+    }
+    OrnTypeKind ek = cg_elem_of(as->type);
+    int id = c->tmp++, dim = 0;
+    const OrnNode *fixed = NULL;
+    bool view = orn_cg_view_parts(it, &dim, &fixed);
+    bool sparse = as->type->sparse;
+    char kv[48], vv[96];
+    cg_ol(c, "{");
+    c->ind++;
+    if (sparse && view && dim == 1 && cg_in_loop_ctx(c)) {
+        int k = cg_array_k(c, it, as), nd = as->type->ndims;
+        cg_ol(c, "const int64_t *rk%d_; const void *rv%d_; int64_t rn%d_;", id, id, id);
+        cg_ind(c);
+        cg_o(c, "orn_rt_row(&V_[%d], ", k);
+        cg_ex_as(c, fixed, T_I64);
+        cg_o(c, ", &rk%d_, &rv%d_, &rn%d_);\n", id, id, id);
+        cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
+        snprintf(kv, sizeof kv, "rk%d_[j%d_ * %d + 1]", id, id, nd);
+        snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
+        c->ind++;
+        cg_bind_var(c, ks, "int64_t", kv);
+        if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
+        c->ind--;
+    } else {
+        cg_ind(c);
+        cg_o(c, "const OrnStdVec w%d_ = ", id);
+        cg_vec_ctor(c, it);
+        cg_o(c, ";\n");
+        cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < w%d_.len; j%d_++) {", id, id, id, id);
+        snprintf(kv, sizeof kv, "j%d_", id);
+        snprintf(vv, sizeof vv, "orn_std_vget_%s(&w%d_, j%d_)", cg_sfx(ek), id, id);
+        c->ind++;
+        if (sparse && values) {
+            /* non-zeros of a sparse view read element by element */
+            cg_ol(c, "const %s z%d_ = %s;", cg_ctype(ek), id, vv);
+            cg_ol(c, "if (z%d_ == 0) continue;", id);
+            snprintf(vv, sizeof vv, "z%d_", id);
+        }
+        cg_bind_var(c, ks, "int64_t", kv);
+        if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
+        c->ind--;
+    }
+    c->cloops++;
+    if (pre_body)
+        orn_buf_put(c->b, pre_body->data ? pre_body->data : "", pre_body->len);
+    else
+        cg_st_block(c, s->u.foreach.body);
+    c->cloops--;
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+static void st_if(C *c, const OrnNode *s, bool elif)
+{
+    if (!elif) cg_ind(c);
+    cg_o(c, "if (");
+    cg_ex_cond(c, s->u.if_.cond);
+    cg_o(c, ") {\n");
+    cg_st_block(c, s->u.if_.then);
+    const OrnNode *e = s->u.if_.els;
+    if (!e) {
+        cg_ol(c, "}");
+        return;
+    }
+    cg_ind(c);
+    if (e->kind == N_IF) {
+        cg_o(c, "} else ");
+        st_if(c, e, true);
+        return;
+    }
+    cg_o(c, "} else {\n");
+    cg_st_block(c, e);
+    cg_ol(c, "}");
+}
+
+static void st_return(C *c, const OrnNode *s)
+{
+    const OrnNode *v = s->u.ret.value;
+    if (!v) {
+        cg_ol(c, "return;");
+        return;
+    }
+    OrnTypeKind rk = T_VOID;
+    if (c->fn && c->fn->u.fn.sym) {
+        const OrnNode *rt = c->fn->u.fn.ret;
+        if (rt && rt->u.type.id) rk = orn_kind_from_name(rt->u.type.id->s);
+    }
+    cg_ind(c);
+    cg_o(c, "return ");
+    if (rk != T_VOID && rk != T_ERROR)
+        cg_ex_as(c, v, rk);
+    else
+        cg_ex(c, v);
+    cg_o(c, ";\n");
+}
+
+static void st_dist(C *c, const OrnNode *s)
+{
+    const OrnNode *names = s->u.dist.names, *v = s->u.dist.value;
+    const OrnSym *s1 = names ? names->u.name.sym : NULL;
+    const OrnSym *s2 = names && names->next ? names->next->u.name.sym : NULL;
+    if (!s1 || !v || v->kind != N_CALL) {
+        cg_ice(c, s, "dist declaration");
+        return;
+    }
+    int bi = v->u.call.builtin;
+    const OrnNode *a0 = cg_arg_n(v, 0), *a1 = cg_arg_n(v, 1);
+    const char *n1 = s1->name->s;
+    switch (bi) {
+    case ORN_BI_LOAD_TRIPLETS:
+    case ORN_BI_LOAD_DOCWORD:
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_load_%s(P_, ", cg_nm(c, s1),
+          bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
+        cg_ex(c, a0);
+        cg_o(c, ", \"%s\", %d);\n", n1, c->line);
+        return;
+    case ORN_BI_LOAD_LIBSVM:
+        cg_ind(c);
+        cg_o(c, "orn_std_load_libsvm(P_, ");
+        cg_ex(c, a0);
+        cg_o(c, ", &%s, &%s, \"%s\", \"%s\", %d);\n", cg_nm(c, s1), s2 ? cg_nm(c, s2) : "NULL", n1,
+          s2 ? s2->name->s : "", c->line);
+        return;
+    case ORN_BI_LOAD: {
+        const OrnType *t = s1->type;
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_load(P_, ", cg_nm(c, s1));
+        cg_ex(c, a0);
+        cg_o(c, ", %s, %d, %d, \"%s\", %d);\n", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0, n1,
+          c->line);
+        return;
+    }
+    case ORN_BI_BUFFER: {
+        const OrnSym *tgt = orn_cg_base_sym(a0);
+        const OrnNode *ap = cg_kwarg(v, "apply"), *fe = cg_kwarg(v, "flush_every");
+        char apply[160] = "NULL";
+        if (ap && ap->u.name.sym)
+            snprintf(apply, sizeof apply, "orn_apply_%s", cg_nm(c, ap->u.name.sym));
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_buffer(P_, %s, %s, ", cg_nm(c, s1), tgt ? cg_nm(c, tgt) : "NULL", apply);
+        if (fe)
+            cg_ex_as(c, fe, T_I64);
+        else
+            cg_o(c, "0");
+        cg_o(c, ", %d, %d);\n", fe ? 1 : 0, c->line);
+        return;
+    }
+    case ORN_BI_ZEROS:
+    case ORN_BI_FILL:
+    case ORN_BI_RAND:
+    case ORN_BI_RANDN: {
+        OrnTypeKind et = cg_elem_of(a0->type);
+        int first = bi == ORN_BI_FILL ? 2 : 1, nd = 0;
+        for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next)
+            if (x->kind != N_KWARG) nd++;
+        const int *perm = cg_perm_of(c, s1);
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_dist_new%s(P_, %s, %d, (const int64_t[%d]){", cg_nm(c, s1),
+          perm ? "_perm" : "", cg_dsmt(et), nd, nd);
+        bool f = true;
+        for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next) {
+            if (x->kind == N_KWARG) continue;
+            if (!f) cg_o(c, ", ");
+            f = false;
+            cg_ex_as(c, x, T_I64);
+        }
+        cg_arr_init_args(c, v, bi, a1);
+        if (perm) {
+            /* stored in another order than declared (analyzer/layout.h) */
+            cg_o(c, ", (const int[%d]){", nd);
+            for (int d = 0; d < nd; d++) cg_o(c, "%s%d", d ? ", " : "", perm[d]);
+            cg_o(c, "}");
+        }
+        cg_o(c, ", \"%s\", %d);\n", n1, c->line);
+        return;
+    }
+    default:
+        cg_ice(c, s, "dist initializer");
+        return;
+    }
+}
+
+static void st_parfor(C *c, const OrnNode *s)
+{
+    const OrnLoop *lp = s->u.parfor.info;
+    if (!lp || lp->index < 0 || lp->index >= c->p->nloops) {
+        cg_ice(c, s, "parallel_for without a plan");
+        return;
+    }
+    const OrnCgLoop *l = &c->p->loops[lp->index];
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "OrnRtArg args_[%d] = {", l->narrays);
+    for (int k = 0; k < l->narrays; k++) {
+        const OrnCgArray *a = &l->arrays[k];
+        cg_o(c, "%s{.%s = %s}", k ? ", " : "", a->role == ORN_ROLE_BUFFERED ? "buffer" : "array",
+          cg_nm(c, a->sym));
+    }
+    cg_o(c, "};\n");
+    int na = lp->naccums;
+    if (na) {
+        cg_ol(c, "OrnRtScalar acc_[%d];", na);
+        for (int i = 0; i < na; i++) {
+            const OrnSym *as = lp->accums[i].sym;
+            cg_ol(c, "acc_[%d].%s = %s;", i, cg_sfx(as->type->kind), cg_nm(c, as));
+        }
+    }
+    char pf_name[32] = "NULL";
+    if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
+    cg_ol(c,
+       "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
+       ".prefetch = %s, .env = NULL, .acc = %s};",
+       l->id, l->id, pf_name, na ? "acc_" : "NULL");
+    cg_ol(c, "orn_std_run(P_, &loop_);");
+    for (int i = 0; i < na; i++) {
+        const OrnSym *as = lp->accums[i].sym;
+        cg_ol(c, "%s = acc_[%d].%s;", cg_nm(c, as), i, cg_sfx(as->type->kind));
+    }
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+void cg_st(C *c, const OrnNode *s)
+{
+    if (c->failed) return;
+    c->line = (int)s->span.line;
+    switch (s->kind) {
+    case N_EXPR:
+        cg_ind(c);
+        cg_ex(c, s->u.expr_stmt.e);
+        cg_o(c, ";\n");
+        return;
+    case N_ASSIGN:
+        cg_st_assign(c, s);
+        return;
+    case N_CONST:
+    case N_PARAM:
+    case N_FN:
+        return;
+    case N_DIST:
+        st_dist(c, s);
+        return;
+    case N_IF:
+        st_if(c, s, false);
+        return;
+    case N_FOR:
+        cg_st_for(c, s);
+        return;
+    case N_FOREACH:
+        cg_st_foreach(c, s, true, NULL);
+        return;
+    case N_WHILE:
+        cg_ind(c);
+        cg_o(c, "while (");
+        cg_ex_cond(c, s->u.while_.cond);
+        cg_o(c, ") {\n");
+        c->cloops++;
+        cg_st_block(c, s->u.while_.body);
+        c->cloops--;
+        cg_ol(c, "}");
+        return;
+    case N_PARFOR:
+        if (c->cx != CX_TOP)
+            cg_ice(c, s, "parallel_for outside top level");
+        else
+            st_parfor(c, s);
+        return;
+    case N_BREAK:
+        cg_ol(c, "break;");
+        return;
+    case N_CONTINUE:
+        if (c->cx == CX_PREFETCH && c->cloops == 0) {
+            cg_ol(c, "goto next_;");
+            c->next_used = true;
+        } else {
+            cg_ol(c, "continue;");
+        }
+        return;
+    case N_RETURN:
+        st_return(c, s);
+        return;
+    case N_BLOCK:
+        cg_ol(c, "{");
+        cg_st_block(c, s);
+        cg_ol(c, "}");
+        return;
+    default:
+        cg_ice(c, s, "unexpected statement");
+        return;
+    }
+}

@@ -1,0 +1,284 @@
+/* c_view.c: the C back end: view expressions and reductions (emit_c_int.h). */
+#include "emit_c_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- view expressions */
+
+/* Structurally equal expressions without effects (they evaluate to the same value). */
+static bool same_expr(const OrnNode *a, const OrnNode *b)
+{
+    if (!a || !b || a->kind != b->kind) return false;
+    switch (a->kind) {
+    case N_INT:
+        return a->u.ilit.v == b->u.ilit.v;
+    case N_NAME:
+        return a->u.name.sym && a->u.name.sym == b->u.name.sym;
+    case N_SLICE:
+        return true;
+    case N_UNARY:
+        return a->u.unary.op == b->u.unary.op && same_expr(a->u.unary.e, b->u.unary.e);
+    case N_BINARY:
+        return a->u.binary.op == b->u.binary.op && same_expr(a->u.binary.l, b->u.binary.l) &&
+               same_expr(a->u.binary.r, b->u.binary.r);
+    case N_INDEX: {
+        if (!same_expr(a->u.index.base, b->u.index.base)) return false;
+        const OrnNode *x = a->u.index.subs, *y = b->u.index.subs;
+        for (; x && y; x = x->next, y = y->next)
+            if (!same_expr(x, y)) return false;
+        return !x && !y;
+    }
+    default:
+        return false;
+    }
+}
+
+void cg_vx_collect(C *c, VX *vx, const OrnNode *e)
+{
+    bool view = e->type && e->type->kind == T_VIEW;
+    if (view && (e->kind == N_UNARY || e->kind == N_BINARY)) {
+        if (e->kind == N_UNARY)
+            cg_vx_collect(c, vx, e->u.unary.e);
+        else {
+            cg_vx_collect(c, vx, e->u.binary.l);
+            cg_vx_collect(c, vx, e->u.binary.r);
+        }
+        return;
+    }
+    /* views, and whole local arrays used as vectors, are view leaves */
+    bool vleaf = view || (e->type && e->type->kind == T_ARRAY);
+    VLeaf *arr = vleaf ? vx->views : vx->scalars;
+    int *n = vleaf ? &vx->nviews : &vx->nscalars;
+    if (*n >= MAXLEAF) {
+        vx->overflow = true;
+        cg_ice(c, e, "view expression too large");
+        return;
+    }
+    arr[*n].n = e;
+    arr[*n].dup = false;
+    if (vleaf && e->kind == N_INDEX) {
+        if (vx->target && same_expr(vx->target, e)) {
+            arr[*n].dup = true;
+            arr[*n].id = vx->target_id;
+            (*n)++;
+            return;
+        }
+        for (int i = 0; i < *n; i++)
+            if (!arr[i].dup && same_expr(arr[i].n, e)) {
+                arr[*n].dup = true;
+                arr[*n].id = arr[i].id;
+                (*n)++;
+                return;
+            }
+    }
+    arr[*n].id = c->tmp++;
+    (*n)++;
+}
+
+static const VLeaf *vx_find(const VX *vx, const OrnNode *e)
+{
+    for (int i = 0; i < vx->nviews; i++)
+        if (vx->views[i].n == e) return &vx->views[i];
+    for (int i = 0; i < vx->nscalars; i++)
+        if (vx->scalars[i].n == e) return &vx->scalars[i];
+    return NULL;
+}
+
+/* Declarations of the leaves: scalars evaluated once, in order; views; length checks
+ * against `first` (the id of the target vector, or -1: the first view). */
+void cg_vx_setup(C *c, const VX *vx, int first)
+{
+    for (int i = 0; i < vx->nscalars; i++) {
+        const VLeaf *l = &vx->scalars[i];
+        cg_ind(c);
+        cg_o(c, "const %s s%d_ = ", cg_ctype(cg_kind_of(l->n)), l->id);
+        cg_ex(c, l->n);
+        cg_o(c, ";\n");
+    }
+    for (int i = 0; i < vx->nviews; i++) {
+        const VLeaf *l = &vx->views[i];
+        if (l->dup) continue;
+        cg_ind(c);
+        cg_o(c, "OrnStdVec w%d_ = ", l->id);
+        cg_vec_ctor(c, l->n);
+        cg_o(c, ";\n");
+    }
+    if (first == -2) return; /* the caller checks against its target */
+    int f = first >= 0 ? first : vx->nviews ? vx->views[0].id : -1;
+    for (int i = 0; i < vx->nviews; i++)
+        if (vx->views[i].id != f && !vx->views[i].dup)
+            cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", f, vx->views[i].id);
+}
+
+static OrnTypeKind leaf_elem(const OrnNode *n)
+{
+    return cg_elem_of(n->type);
+}
+
+/* Element x_<xid> of a view expression; fast: through the hoisted pointers q<id>_. */
+
+/* Element x<xid>_ of a view expression: through the accessors (EL_SLOW), or the hoisted
+ * pointers q<id>_ with strides t<id>_ (EL_STRIDED) or stride 1 (EL_UNIT). */
+void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid)
+{
+    const VLeaf *l = vx_find(vx, e);
+    if (l) {
+        bool view = l >= vx->views && l < vx->views + MAXLEAF;
+        if (!view)
+            cg_o(c, "s%d_", l->id);
+        else if (fast == EL_UNIT)
+            cg_o(c, "q%d_[x%d_]", l->id, xid);
+        else if (fast == EL_STRIDED)
+            cg_o(c, "q%d_[x%d_ * t%d_]", l->id, xid, l->id);
+        else
+            cg_o(c, "orn_std_vget_%s(&w%d_, x%d_)", cg_sfx(leaf_elem(l->n)), l->id, xid);
+        return;
+    }
+    if (e->kind == N_UNARY) {
+        cg_o(c, "(-(");
+        cg_vx_elem(c, vx, e->u.unary.e, fast, xid);
+        cg_o(c, "))");
+        return;
+    }
+    if (e->kind == N_BINARY) {
+        static const char *ops[] = {[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/"};
+        OrnOp op = e->u.binary.op;
+        if (op < OP_ADD || op > OP_DIV) {
+            cg_ice(c, e, "operator in a view expression");
+            return;
+        }
+        bool narrow = cg_num_elem(e) == T_F32;
+        cg_o(c, "(");
+        if (narrow && cg_num_elem(e->u.binary.l) == T_F64) cg_o(c, "(float)");
+        cg_vx_elem(c, vx, e->u.binary.l, fast, xid);
+        cg_o(c, " %s ", ops[op]);
+        if (narrow && cg_num_elem(e->u.binary.r) == T_F64) cg_o(c, "(float)");
+        cg_vx_elem(c, vx, e->u.binary.r, fast, xid);
+        cg_o(c, ")");
+        return;
+    }
+    cg_ice(c, e, "unexpected node in a view expression");
+}
+
+/* In a fast branch: typed pointers and strides of the views. */
+void cg_vx_hoist(C *c, const VX *vx)
+{
+    for (int i = 0; i < vx->nviews; i++) {
+        const VLeaf *l = &vx->views[i];
+        if (l->dup) continue;
+        const char *t = cg_ctype(leaf_elem(l->n));
+        cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", t, l->id, t, l->id);
+        cg_ol(c, "const int64_t t%d_ = w%d_.stride;", l->id, l->id);
+    }
+}
+
+void cg_vx_fast_cond(C *c, const VX *vx, int extra)
+{
+    cg_o(c, "if (");
+    bool first = true;
+    if (extra >= 0) {
+        cg_o(c, "w%d_.p", extra);
+        first = false;
+    }
+    for (int i = 0; i < vx->nviews; i++) {
+        if (vx->views[i].dup) continue;
+        cg_o(c, "%sw%d_.p", first ? "" : " && ", vx->views[i].id);
+        first = false;
+    }
+    if (first) cg_o(c, "1");
+    cg_o(c, ") {\n");
+}
+
+/* dot/sum/norm of arrays and views. */
+void cg_ex_reduce(C *c, const OrnNode *e, int bi)
+{
+    const OrnNode *a = cg_arg_n(e, 0), *b = bi == ORN_BI_DOT ? cg_arg_n(e, 1) : NULL;
+    const OrnSym *sa = orn_cg_base_sym(a);
+    const char *what = bi == ORN_BI_DOT ? "dot" : bi == ORN_BI_SUM ? "sum" : "norm";
+    /* whole dist arrays: collective */
+    if (a->kind == N_NAME && sa && sa->type->kind == T_ARRAY && sa->type->dist) {
+        if (bi == ORN_BI_DOT) {
+            const OrnSym *sb = orn_cg_base_sym(b);
+            cg_o(c, "orn_std_dist_dot(P_, %s, %s, %d)", cg_nm(c, sa), sb ? cg_nm(c, sb) : "NULL", c->line);
+        } else {
+            cg_o(c, "orn_std_dist_%s(P_, %s, %d)", what, cg_nm(c, sa), c->line);
+        }
+        return;
+    }
+    int id = c->tmp++;
+    bool plain_a = a->kind == N_NAME || (a->kind == N_INDEX && cg_kind_of(a) == T_VIEW);
+    bool plain_b = !b || b->kind == N_NAME || (b->kind == N_INDEX && cg_kind_of(b) == T_VIEW);
+    if (plain_a && plain_b) {
+        cg_o(c, "({ OrnStdVec ra%d_ = ", id);
+        cg_vec_ctor(c, a);
+        cg_o(c, "; ");
+        if (b) {
+            cg_o(c, "OrnStdVec rb%d_ = ", id);
+            cg_vec_ctor(c, b);
+            cg_o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
+            OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
+            if (cg_kind_of(e) == T_F32) {
+                cg_o(c,
+                  "(ra%d_.p && rb%d_.p) ? orn_std_sdot_f32((const float *)(const void *)ra%d_.p, "
+                  "ra%d_.stride, (const float *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
+                  "orn_std_vsdot_slow(&ra%d_, &rb%d_); })",
+                  id, id, id, id, id, id, id, id, id);
+                return;
+            }
+            cg_o(c,
+              "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
+              "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
+              "orn_std_vdot_slow(&ra%d_, &rb%d_); })",
+              id, id, cg_sfx(ta), cg_sfx(tb), cg_ctype(ta), id, id, cg_ctype(tb), id, id, id, id, id);
+        } else {
+            cg_o(c, "orn_std_v%s(&ra%d_); })", what, id);
+        }
+        return;
+    }
+    /* general view expressions: one loop, the same partial sums */
+    VX *vx = calloc(1, sizeof *vx);
+    cg_vx_collect(c, vx, a);
+    if (b) cg_vx_collect(c, vx, b);
+    cg_o(c, "({\n");
+    c->ind++;
+    cg_vx_setup(c, vx, -1);
+    if (!vx->nviews) cg_ice(c, e, "reduction without a view");
+    bool f32 = cg_kind_of(e) == T_F32; /* dot of two f32 views: partial sums in f32 */
+    const char *acc = f32 ? "float" : "double";
+    cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", acc, id);
+    cg_ind(c);
+    cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id,
+      vx->nviews ? vx->views[0].id : 0, id);
+    if (bi == ORN_BI_DOT) {
+        cg_o(c, "r%d_[x%d_ & 7] += (%s)(", id, id, acc);
+        cg_vx_elem(c, vx, a, EL_SLOW, id);
+        cg_o(c, ") * (%s)(", acc);
+        cg_vx_elem(c, vx, b, EL_SLOW, id);
+        cg_o(c, ");\n");
+    } else if (bi == ORN_BI_SUM) {
+        cg_o(c, "r%d_[x%d_ & 7] += (double)(", id, id);
+        cg_vx_elem(c, vx, a, EL_SLOW, id);
+        cg_o(c, ");\n");
+    } else {
+        cg_o(c, "{ const double e%d_ = (double)(", id);
+        cg_vx_elem(c, vx, a, EL_SLOW, id);
+        cg_o(c, "); r%d_[x%d_ & 7] += e%d_ * e%d_; }\n", id, id, id, id);
+    }
+    cg_ind(c);
+    if (bi == ORN_BI_NORM)
+        cg_o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
+    else
+        cg_o(c, "orn_std_lanes%s(r%d_);\n", f32 ? "_f32" : "", id);
+    c->ind--;
+    cg_ind(c);
+    cg_o(c, "})");
+    free(vx);
+}
+
+/* matmul_into, add_outer, solve_into: one call into stdlib/blas.c. A 2-D operand is a
+ * local array (OrnStdArr *); a 1-D one, a view or a local 1-D array, is an OrnStdVec
+ * passed by address. */

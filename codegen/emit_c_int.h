@@ -1,0 +1,132 @@
+/* emit_c_int.h: the C back end's private header: the emitter state shared by its files.
+ *
+ *   emit_c.c   output, C types and literals, the unit (preamble, main), the target struct
+ *   c_expr.c   expressions: names, subscripts, calls, built-ins, sequencing
+ *   c_view.c   view expressions (one fused loop per statement) and reductions
+ *   c_stmt.c   statements
+ *   c_for.c    `for` loops in loop bodies: index-set splitting, loop reductions
+ *   c_loop.c   the prefetch slice, user functions and their per-loop clones, plans and
+ *              loop bodies (element walks, boxes)
+ * Functions shared between these files carry the cg_ prefix. */
+#ifndef ORN_CG_EMIT_C_INT_H
+#define ORN_CG_EMIT_C_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "emit.h"
+#include "lower.h"
+#include "version.h"
+
+typedef enum { CX_TOP, CX_FN, CX_BODY, CX_CLONE, CX_PREFETCH } Ctx;
+
+enum { MAXLEAF = 64, ORN_RT_MAXDIM_CG = 4 };
+
+typedef struct VLeaf {
+    const OrnNode *n;
+    int id;
+    bool dup; /* the same view as an earlier leaf (or the target): shares its id */
+} VLeaf;
+
+typedef struct VX {
+    VLeaf views[MAXLEAF], scalars[MAXLEAF];
+    int nviews, nscalars;
+    bool overflow;
+    const OrnNode *target; /* an assignment's target view, declared by the caller */
+    int target_id;
+} VX;
+
+typedef struct C {
+    const OrnCgProgram *p;
+    OrnUnit *u;
+    OrnBuf *out;
+    OrnBuf pre, decls, defs, mainb;
+    OrnBuf *b;
+    int ind;
+    int tmp;
+    Ctx cx;
+    const OrnCgLoop *loop;
+    const OrnNode *fn;
+    int line;
+    int cloops;  /* C loops of user statements open inside a loop body */
+    int pf_drop; /* prefetch: inside a branch emitted without its condition */
+    int fast;    /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    bool next_used;
+    bool failed;
+    unsigned char *applied; /* by fn index: apply wrapper emitted */
+    /* operands already evaluated into temporaries (left-to-right sequencing) */
+    const OrnNode *subst[MAXLEAF];
+    int subst_id[MAXLEAF];
+    int nsubst;
+} C;
+
+enum { EL_SLOW, EL_STRIDED, EL_UNIT };
+
+/* emit_c.c */
+void cg_o(C *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_ind(C *c);
+void cg_ol(C *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_ice(C *c, const OrnNode *n, const char *what);
+const char *cg_nm(C *c, const OrnSym *s);
+const char *cg_ctype(OrnTypeKind k);
+const char *cg_sfx(OrnTypeKind k);
+const char *cg_dsmt(OrnTypeKind k);
+const char *cg_rtt(OrnTypeKind k);
+OrnTypeKind cg_elem_of(const OrnType *t);
+OrnTypeKind cg_kind_of(const OrnNode *e);
+OrnTypeKind cg_num_elem(const OrnNode *e);
+bool cg_is_local_array(const OrnSym *s);
+bool cg_is_buffer(const OrnSym *s);
+bool cg_in_loop_ctx(const C *c);
+void cg_put_i64(C *c, int64_t v);
+void cg_put_f64(C *c, double v);
+void cg_put_str(C *c, const char *s, size_t n);
+void cg_put_const(C *c, const OrnConstVal *v, OrnTypeKind k);
+
+/* c_expr.c */
+const OrnNode *cg_arg_n(const OrnNode *call, int i);
+const OrnNode *cg_kwarg(const OrnNode *call, const char *name);
+void cg_ex_as(C *c, const OrnNode *e, OrnTypeKind k);
+const int *cg_perm_of(const C *c, const OrnSym *s);
+int cg_sdim(const int *perm, int d);
+void cg_ex_subs(C *c, const OrnNode *subs, const OrnSym *arr);
+void cg_ex_key(C *c, const OrnNode *subs, const OrnSym *arr);
+void cg_put_dims(C *c, const OrnSym *s);
+int cg_array_k(C *c, const OrnNode *e, const OrnSym *s);
+void cg_ex_index(C *c, const OrnNode *e);
+void cg_vec_ctor(C *c, const OrnNode *e);
+void cg_arr_init_args(C *c, const OrnNode *call, int bi, const OrnNode *a1);
+bool cg_impure(const OrnNode *e);
+void cg_ex(C *c, const OrnNode *e);
+void cg_ex_cond(C *c, const OrnNode *e);
+
+/* c_view.c */
+void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
+void cg_vx_setup(C *c, const VX *vx, int first);
+void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
+void cg_vx_hoist(C *c, const VX *vx);
+void cg_vx_fast_cond(C *c, const VX *vx, int extra);
+void cg_ex_reduce(C *c, const OrnNode *e, int bi);
+
+/* c_stmt.c */
+void cg_st_list(C *c, const OrnNode *list);
+void cg_st_block(C *c, const OrnNode *blk);
+void cg_st_assign(C *c, const OrnNode *s);
+void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val);
+void cg_for_open(C *c, const OrnNode *s);
+void cg_for_close(C *c);
+void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
+void cg_st(C *c, const OrnNode *s);
+
+/* c_for.c */
+void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
+void cg_st_for(C *c, const OrnNode *s);
+
+/* c_loop.c */
+void cg_fn_params(C *c, const OrnNode *fn, bool first);
+OrnTypeKind cg_fn_ret(const OrnNode *fn);
+void cg_c_function(void *st_, const OrnNode *fn);
+void cg_c_loop(void *st_, const OrnCgLoop *l);
+
+#endif
