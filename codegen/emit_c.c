@@ -14,7 +14,13 @@
  *                reduced to the statements that compute announced keys
  *   main()       orn_std_init, the top-level statements, orn_std_finish
  *
- * Expressions keep C's usual arithmetic conversions, which are the language's; integer
+ * Element accesses in loop bodies go through boxes hoisted once per call (OrnRtBox: an
+ * inline bounds test, then a load or store), and loops whose accesses allow it are split
+ * by index set so their middle runs without tests (version.h, c_for.c). Subscripts are
+ * written in each array's storage order (analyzer/layout.h).
+ *
+ * Expressions keep C's usual arithmetic conversions, which are the language's, with f32
+ * op weak f64 giving f32 (docs/language.md); integer
  * arithmetic wraps (the program is compiled with -fwrapv). View expressions
  * (W[:, u] += s * (e * H[:, i] - lam * W[:, u])) become one loop over the view length
  * with scalar operands evaluated once before it, a fast version over strided pointers when
