@@ -521,7 +521,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             vi->tile = 0;
             break;
         default:
-            empty_view(v);
+            if (x->replica && x->replica[k])
+                rt_replica_bind(x, k, v);
+            else
+                empty_view(v);
         }
     }
     return ORN_OK;
@@ -636,18 +639,22 @@ static int exchange(Exec *x)
  * number of each piece into rounds (parallel to the pieces in out); returns the count. */
 static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int64_t **round_of)
 {
-    int64_t nr = 0, fill = 0, cap = 0;
+    int64_t nr = 0, fill = 0, cap = 0, group = -1;
     out->n = 0;
     *round_of = NULL;
     for (int64_t i = 0; i < in->n; i++) {
         const Work *w = &in->w[i];
         if (x->flush_every <= 0) {
+            /* A round per block: its sub-blocks (consecutive tiles of one group) share it. */
+            int64_t g = rt_tile_group(x, w->tile);
+            if (group >= 0 && g != group) nr++;
+            group = g;
             rt_work_push(out, w->tile, w->first, w->count);
             if (out->n > cap) {
                 cap = out->cap;
                 *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
             }
-            (*round_of)[out->n - 1] = nr++;
+            (*round_of)[out->n - 1] = nr;
             continue;
         }
         int64_t f = w->first, end = w->first + w->count;
@@ -668,7 +675,7 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
             }
         }
     }
-    if (fill) nr++;
+    if (fill || (x->flush_every <= 0 && group >= 0)) nr++;
     return nr;
 }
 
@@ -760,7 +767,7 @@ static int run_step(Exec *x, int64_t s)
     for (int64_t r = 0; r < rounds && !status; r++) {
         int64_t from = at;
         while (at < pieces.n && round_of[at] == r) at++;
-        if (x->loop->prefetch) {
+        if (x->loop->prefetch && x->prefetch_needed) {
             for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 1);
             if (status) break;
             status = exchange(x);
@@ -1026,7 +1033,6 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         /* Serial runs on one rank that holds everything: remote arrays are plain there. */
         if (v->role == ORN_RT_REMOTE && p->strategy == ORN_RT_SERIAL) v->role = ORN_RT_PARTITIONED;
         if (v->role == ORN_RT_REMOTE) x.rounds = 1;
-        if (v->role == ORN_RT_REMOTE || v->role == ORN_RT_PREFETCHED) x.remote_reads = 1;
         v->ops = &rt_ops;
         v->impl = vi;
         if (vi->buf) {
@@ -1035,11 +1041,19 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             if (fe > 0 && (x.flush_every <= 0 || fe < x.flush_every)) x.flush_every = fe;
         }
     }
-    if (loop->prefetch) x.rounds = 1;
     for (int k = 0; k < x.n; k++)
         for (int j = 0; j < x.n; j++)
             if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
+    /* Small prefetched arrays are copied whole; what is left is fetched per round. */
+    status = rt_replicate_prefetched(&x);
+    if (status) goto fn_fail;
+    for (int k = 0; k < x.n; k++) {
+        int role = x.views[k].role;
+        if (role == ORN_RT_REMOTE || (role == ORN_RT_PREFETCHED && !(x.replica && x.replica[k])))
+            x.remote_reads = 1;
+    }
+    if (loop->prefetch && x.prefetch_needed) x.rounds = 1;
 
     status = x.sched->setup(&x);
     if (!status) status = rt_halo_setup(&x);
@@ -1066,6 +1080,13 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (status) goto fn_fail;
     }
     rt->stats.steps = x.nsteps;
+    if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
+        for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];
+        for (int i = 0; i < p->npart; i++) rt->stats.sub[x.kd[i]] = x.sub[i] > 1 ? x.sub[i] : 1;
+        if (x.split_dim >= 0) rt->stats.sub[x.split_dim] = x.nsplit;
+        rt->stats.cache_bytes = rt->cache_bytes;
+        rt->stats.ws_bytes = x.ws_bytes;
+    }
     status = x.sched->finish(&x);
     if (!status) status = reduce_accs(&x);
     if (!status) status = gather_trace(&x);
@@ -1076,6 +1097,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
 fn_exit:
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
+    rt_replica_free(&x);
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);

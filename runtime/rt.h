@@ -45,6 +45,10 @@ void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed); /* default 0 */
 uint64_t orn_rt_seed(const OrnRtCtx *rt);
 void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k);  /* default 2, $ORN_BLOCKS_PER_RANK */
 void orn_rt_set_timeout(OrnRtCtx *rt, double seconds); /* default 60, $ORN_TIMEOUT */
+/* Cache blocking of 1d and 2d loops (docs/runtime.md, section 7): each block is cut into
+ * r x c sub-blocks; r, c < 0: chosen from the arrays' sizes and the L2 cache (default);
+ * 0: off. $ORN_SUBBLOCK=RxC / auto / off. */
+void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c);
 void orn_rt_set_trace(OrnRtCtx *rt, int on);           /* record block order */
 void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements); /* progress granularity, 4096 */
 /* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
@@ -175,6 +179,13 @@ typedef struct OrnRtStats {
     int64_t flushed;       /* buffer deltas sent */
     int64_t repartitioned; /* arrays moved to a new partition before the loop */
     int64_t ghosts;        /* halo elements of read-only arrays received before the loop */
+    /* Cache blocking: tiles of the iteration space per key dimension (blocks x sub-blocks),
+     * sub-blocks per block along each key dimension, the L2 size used and the estimated
+     * working set (bytes of rows) of one sub-block; 0 where the loop is not blocked. */
+    int64_t grid[ORN_RT_MAXDIM], sub[ORN_RT_MAXDIM];
+    int64_t cache_bytes, ws_bytes;
+    int64_t replicated;    /* prefetched arrays copied whole to every rank before the loop */
+    int64_t replica_bytes; /* their size */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 
