@@ -128,22 +128,31 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
     int64_t *idx = orn_xmalloc((size_t)n * sizeof *idx);
     for (int64_t i = 0; i < n; i++) idx[i] = i;
     sort_index(&s, idx, n);
-    int64_t *k2 = orn_xmalloc((size_t)n * (size_t)ndim * sizeof *k2);
-    char *v2 = orn_xmalloc((size_t)n * esize);
+    /* Apply the permutation in place, cycle by cycle (position j takes the element at
+     * idx[j]), so sorting needs no second copy of the elements. */
+    int64_t tk[ORN_DSM_MAXDIM], tt = 0;
+    unsigned char tv[16];
+    char *v = vals;
+    size_t kb = (size_t)ndim * sizeof *keys;
     for (int64_t i = 0; i < n; i++) {
-        memcpy(k2 + i * ndim, keys + idx[i] * ndim, (size_t)ndim * sizeof *k2);
-        memcpy(v2 + (size_t)i * esize, (char *)vals + (size_t)idx[i] * esize, esize);
+        if (idx[i] < 0 || idx[i] == i) continue;
+        memcpy(tk, keys + i * ndim, kb);
+        memcpy(tv, v + (size_t)i * esize, esize);
+        if (tags) tt = tags[i];
+        int64_t j = i;
+        while (idx[j] != i) {
+            int64_t k = idx[j];
+            memcpy(keys + j * ndim, keys + k * ndim, kb);
+            memcpy(v + (size_t)j * esize, v + (size_t)k * esize, esize);
+            if (tags) tags[j] = tags[k];
+            idx[j] = -1;
+            j = k;
+        }
+        memcpy(keys + j * ndim, tk, kb);
+        memcpy(v + (size_t)j * esize, tv, esize);
+        if (tags) tags[j] = tt;
+        idx[j] = -1;
     }
-    memcpy(keys, k2, (size_t)n * (size_t)ndim * sizeof *k2);
-    memcpy(vals, v2, (size_t)n * esize);
-    if (tags) {
-        int64_t *t2 = orn_xmalloc((size_t)n * sizeof *t2);
-        for (int64_t i = 0; i < n; i++) t2[i] = tags[idx[i]];
-        memcpy(tags, t2, (size_t)n * sizeof *t2);
-        free(t2);
-    }
-    free(k2);
-    free(v2);
     free(idx);
 }
 
@@ -405,11 +414,14 @@ int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t)
  * gets the tags per tile (caller frees each) when want_tags. */
 static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
                           const char *vals, const int64_t *tags, const unsigned char *selfonly,
-                          OrnDsmTile **tiles_out, int64_t ***tags_out)
+                          OrnDsmTile **tiles_out, int64_t ***tags_out, void **owned, int nowned)
 {
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
-    size_t es = a->esize, rec = (size_t)nd * 8 + 8 + es;
+    /* Records carry a tag (a source line) only when there are tags. */
+    int has_tags = tags != NULL;
+    size_t tagb = has_tags ? 8 : 0;
+    size_t es = a->esize, rec = (size_t)nd * 8 + tagb + es;
     size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
     size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
     size_t *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
@@ -439,12 +451,20 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
                 if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
                 char *r = sbuf + pos[p];
                 memcpy(r, keys + i * nd, (size_t)nd * 8);
-                memcpy(r + (size_t)nd * 8, &tag, 8);
-                memcpy(r + (size_t)nd * 8 + 8, vals + (size_t)i * es, es);
+                memcpy(r + (size_t)nd * 8, &tag, tagb);
+                memcpy(r + (size_t)nd * 8 + tagb, vals + (size_t)i * es, es);
                 pos[p] += rec;
             }
         }
         free(pos);
+    }
+    /* The packed records are all that is needed now: at peak, memory holds the records
+     * twice (sent and received), not the caller's arrays too. */
+    free(dest);
+    dest = NULL;
+    for (int i = 0; i < nowned; i++) {
+        free(owned[i]);
+        owned[i] = NULL;
     }
     status = orn_dsm_alltoallv(ctx, sbuf, scount, (void **)&rbuf, rcount, "move elements");
     if (status) goto fn_exit;
@@ -456,7 +476,7 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     for (int p = 0; p < P; p++) total += rcount[p];
     int64_t nrec = (int64_t)(total / rec);
     tiles = tiles_for(a, np);
-    ttags = orn_xcalloc((size_t)np->ntiles, sizeof *ttags);
+    ttags = has_tags ? orn_xcalloc((size_t)np->ntiles, sizeof *ttags) : NULL;
     int64_t *fill = orn_xcalloc((size_t)np->ntiles, sizeof *fill);
     int64_t key[ORN_DSM_MAXDIM];
     for (int64_t i = 0; i < nrec; i++) {
@@ -468,7 +488,7 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         if (fill[t]) {
             tiles[t].keys = orn_xmalloc((size_t)fill[t] * (size_t)nd * 8);
             tiles[t].vals = orn_xmalloc((size_t)fill[t] * es);
-            ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
+            if (ttags) ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
         }
         fill[t] = 0;
     }
@@ -477,13 +497,16 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         memcpy(key, r, (size_t)nd * 8);
         int64_t t = orn_dsm_part_tile_of(np, key), j = fill[t]++;
         memcpy(tiles[t].keys + j * nd, key, (size_t)nd * 8);
-        memcpy(&ttags[t][j], r + (size_t)nd * 8, 8);
-        memcpy((char *)tiles[t].vals + (size_t)j * es, r + (size_t)nd * 8 + 8, es);
+        if (ttags) memcpy(&ttags[t][j], r + (size_t)nd * 8, 8);
+        memcpy((char *)tiles[t].vals + (size_t)j * es, r + (size_t)nd * 8 + tagb, es);
     }
     free(fill);
+    free(rbuf);
+    rbuf = NULL;
     for (int64_t t = 0; t < np->ntiles; t++)
         if (tiles[t].n)
-            orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals, ttags[t]);
+            orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals,
+                                  ttags ? ttags[t] : NULL);
     *tiles_out = tiles;
     tiles = NULL;
     if (tags_out) {
@@ -544,7 +567,7 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
         if (!tl->held) continue;
         for (int64_t i = 1; i < tl->n; i++) {
             if (orn_dsm_key_cmp(tl->keys + (i - 1) * nd, tl->keys + i * nd, nd)) continue;
-            int64_t ord = tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
+            int64_t ord = tags && tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
             if (!found || ord < best) {
                 found = 1;
                 best = ord;
@@ -557,16 +580,43 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
     char ks[160];
     key_str(ks, sizeof ks, tiles[bt].keys + bi * nd, nd);
     *order = best;
-    if (tags[bt][bi] >= 0)
+    if (tags && tags[bt][bi] >= 0)
         return orn_dsm_fail(a->ctx, ORN_E_PARSE, "%s:%lld: duplicate key %s, first on line %lld",
                             path ? path : "input", (long long)tags[bt][bi], ks,
                             (long long)tags[bt][bi - 1]);
     return orn_dsm_fail(a->ctx, ORN_E_ARG, "duplicate key %s", ks);
 }
 
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                         int sparse, int64_t n, const int64_t *keys, const void *vals,
+                         const int64_t *lines, const char *path, OrnDsmArray **out, void **owned,
+                         int nowned);
+
 int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                           int sparse, int64_t n, const int64_t *keys, const void *vals,
                           const int64_t *lines, const char *path, OrnDsmArray **out)
+{
+    return from_elements(ctx, type, ndim, dims, sparse, n, keys, vals, lines, path, out, NULL, 0);
+}
+
+int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                                int sparse, int64_t n, int64_t **keys, void **vals,
+                                int64_t **lines, const char *path, OrnDsmArray **out)
+{
+    void *owned[3] = {*keys, *vals, lines ? *lines : NULL};
+    *keys = NULL;
+    *vals = NULL;
+    if (lines) *lines = NULL;
+    int status = from_elements(ctx, type, ndim, dims, sparse, n, owned[0], owned[1], owned[2], path,
+                               out, owned, 3);
+    for (int i = 0; i < 3; i++) free(owned[i]);
+    return status;
+}
+
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                         int sparse, int64_t n, const int64_t *keys, const void *vals,
+                         const int64_t *lines, const char *path, OrnDsmArray **out, void **owned,
+                         int nowned)
 {
     OrnDsmArray *a = NULL;
     OrnDsmTile *tiles = NULL;
@@ -607,7 +657,7 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
                                       ndim, 0);
         if (status) goto fn_fail;
     }
-    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags);
+    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);
     if (status) goto fn_fail;
     order = 0;
     status = find_duplicates(a, tiles, tags, &a->part, path, &order);
@@ -816,9 +866,10 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
         m += tl->n;
     }
     OrnDsmTile *nt = NULL;
-    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL);
-    free(keys);
-    free(vals);
+    void *owned[2] = {keys, vals};
+    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL, owned, 2);
+    free(owned[0]);
+    free(owned[1]);
     free(self);
     if (status) return status;
     status = sync_counts(a, nt, np);
