@@ -567,7 +567,8 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
         if (!tl->held) continue;
         for (int64_t i = 1; i < tl->n; i++) {
             if (orn_dsm_key_cmp(tl->keys + (i - 1) * nd, tl->keys + i * nd, nd)) continue;
-            int64_t ord = tags && tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
+            int64_t ord =
+                tags && tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
             if (!found || ord < best) {
                 found = 1;
                 best = ord;
@@ -587,10 +588,9 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
     return orn_dsm_fail(a->ctx, ORN_E_ARG, "duplicate key %s", ks);
 }
 
-static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                         int sparse, int64_t n, const int64_t *keys, const void *vals,
-                         const int64_t *lines, const char *path, OrnDsmArray **out, void **owned,
-                         int nowned);
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                         int64_t n, const int64_t *keys, const void *vals, const int64_t *lines,
+                         const char *path, OrnDsmArray **out, void **owned, int nowned);
 
 int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                           int sparse, int64_t n, const int64_t *keys, const void *vals,
@@ -600,8 +600,8 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
 }
 
 int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                                int sparse, int64_t n, int64_t **keys, void **vals,
-                                int64_t **lines, const char *path, OrnDsmArray **out)
+                                int sparse, int64_t n, int64_t **keys, void **vals, int64_t **lines,
+                                const char *path, OrnDsmArray **out)
 {
     void *owned[3] = {*keys, *vals, lines ? *lines : NULL};
     *keys = NULL;
@@ -613,10 +613,9 @@ int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const
     return status;
 }
 
-static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                         int sparse, int64_t n, const int64_t *keys, const void *vals,
-                         const int64_t *lines, const char *path, OrnDsmArray **out, void **owned,
-                         int nowned)
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                         int64_t n, const int64_t *keys, const void *vals, const int64_t *lines,
+                         const char *path, OrnDsmArray **out, void **owned, int nowned)
 {
     OrnDsmArray *a = NULL;
     OrnDsmTile *tiles = NULL;

@@ -52,8 +52,8 @@ int orn_dsm_holds(const OrnDsmArray *a, int64_t t);
  * freed (and set to NULL) as soon as the elements are packed for sending, so the loaders'
  * peak memory holds the elements twice, not three times. */
 int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                                int sparse, int64_t n, int64_t **keys, void **vals,
-                                int64_t **lines, const char *path, OrnDsmArray **out);
+                                int sparse, int64_t n, int64_t **keys, void **vals, int64_t **lines,
+                                const char *path, OrnDsmArray **out);
 void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, void *vals,
                            int64_t *tags);
 

@@ -146,7 +146,7 @@ void rt_choose_blocking(Exec *x, int np)
     x->split_dim = -1;
     x->nsplit = 1;
     x->ws_bytes = 0;
-    if (rt->sub_mode == 0 || p->nkeys < 2 || np < 1) return;
+    if (rt->sub_mode == 0 || np < 1 || (p->nkeys < 2 && rt->sub_mode != 1)) return;
     int k0 = x->kd[0], k1 = -1;
     int rotate = np == 2;
     if (rotate) {
@@ -254,7 +254,8 @@ int rt_replicate_prefetched(Exec *x)
         if (v->role != ORN_RT_PREFETCHED) continue;
         int64_t vol = 1;
         for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-        if (a->sparse || vi->buffered || vi->xform || vol * (int64_t)a->esize > x->rt->replicate_max) {
+        if (a->sparse || vi->buffered || vi->xform ||
+            vol * (int64_t)a->esize > x->rt->replicate_max) {
             remote = 1;
             continue;
         }

@@ -39,10 +39,10 @@ struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
     int blocks_per_rank;
-    int sub_mode;           /* sub-blocks: -1 automatic, 0 off, 1 fixed (sub_fixed) */
-    int sub_fixed[2];       /* ORN_SUBBLOCK=RxC */
-    int64_t cache_bytes;    /* L2 per core (blocking.c) */
-    int64_t replicate_max;  /* prefetched arrays up to this many bytes are copied whole */
+    int sub_mode;          /* sub-blocks: -1 automatic, 0 off, 1 fixed (sub_fixed) */
+    int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
+    int64_t cache_bytes;   /* L2 per core (blocking.c) */
+    int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
     int64_t slice;
     int trace_on;
     int nocomm;

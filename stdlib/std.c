@@ -194,9 +194,9 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             " B)\n",
             p->rank, pl->file ? pl->file : "?", pl->line,
             (int)pl->strategy >= 0 && pl->strategy <= ORN_RT_SERIAL ? strat[pl->strategy] : "?",
-            p->runs, s.total, s.compute, s.wait, s.steps, s.rounds, s.blocks,
-            *grid ? grid : "-", *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
-            s.misses, s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
+            p->runs, s.total, s.compute, s.wait, s.steps, s.rounds, s.blocks, *grid ? grid : "-",
+            *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses, s.flushed,
+            s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
 }
 
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)

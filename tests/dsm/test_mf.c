@@ -166,8 +166,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
         /* Sub-blocks are tiles of the iteration space, in the trace with their boxes. */
         if (s0 > 0) {
             int64_t nb0 = (c0 ? c0 : (int64_t)blocks_per_rank * t->size) * s0;
-            CHECK(t, st.grid[0] == nb0 && st.grid[1] == nb1 && st.sub[0] == s0 &&
-                         st.sub[1] == s1);
+            CHECK(t, st.grid[0] == nb0 && st.grid[1] == nb1 && st.sub[0] == s0 && st.sub[1] == s1);
         }
 
         /* At most W and H move back from the held-out loop's partitions (its ratings have
@@ -297,14 +296,14 @@ int main(int argc, char **argv)
 {
     TestEnv t;
     t_init(&t, &argc, &argv);
-    run_mf(&t, 2, 0, 0, 0, 0); /* sub-blocks off */
-    run_mf(&t, 3, 0, 0, 0, 0); /* 3P blocks per dimension, L = 3 */
-    run_mf(&t, 2, 5, 7, 0, 0); /* block counts that do not divide: empty ring slots */
-    run_mf(&t, 2, 0, 0, 3, 2); /* 3 x 2 sub-blocks per block (cache blocking) */
-    run_mf(&t, 1, 5, 3, 2, 3); /* sub-blocks of block counts that do not divide */
+    run_mf(&t, 2, 0, 0, 0, 0);   /* sub-blocks off */
+    run_mf(&t, 3, 0, 0, 0, 0);   /* 3P blocks per dimension, L = 3 */
+    run_mf(&t, 2, 5, 7, 0, 0);   /* block counts that do not divide: empty ring slots */
+    run_mf(&t, 2, 0, 0, 3, 2);   /* 3 x 2 sub-blocks per block (cache blocking) */
+    run_mf(&t, 1, 5, 3, 2, 3);   /* sub-blocks of block counts that do not divide */
     run_mf(&t, 2, 0, 0, -1, -1); /* automatic (too few ratings to cut) */
-    orn_rt_set_slice(t.rt, 3); /* many progress polls inside blocks */
-    run_mf(&t, 1, 0, 0, 0, 0); /* B = P: L = 1, no overlap, still correct */
+    orn_rt_set_slice(t.rt, 3);   /* many progress polls inside blocks */
+    run_mf(&t, 1, 0, 0, 0, 0);   /* B = P: L = 1, no overlap, still correct */
     orn_rt_set_slice(t.rt, 4096);
     run_nocomm(&t);
     return t_finish(&t, "test_mf");
