@@ -216,9 +216,69 @@ static void tile_release(OrnDsmTile *t)
     free(t->vals);
     free(t->keys);
     free(t->rowptr);
+    free(t->cols);
     t->vals = NULL;
     t->keys = NULL;
     t->rowptr = NULL;
+    t->cols = NULL;
+}
+
+/* Sparse 2-D tiles to CSR: row offsets and int32 columns instead of two int64 keys per
+ * element (20 -> 8 bytes per f32 element, plus 8 per row). */
+static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
+{
+    if (!a->sparse || a->ndim != 2) return;
+    for (int64_t t = 0; t < ntiles; t++) {
+        OrnDsmTile *tl = &tiles[t];
+        if (!tl->held || !tl->keys || tl->cols) continue;
+        int64_t rows = tl->hi[0] - tl->lo[0];
+        if (tl->hi[1] - tl->lo[1] > INT32_MAX || rows < 0) continue;
+        free(tl->rowptr);
+        tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
+        tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
+        for (int64_t e = 0; e < tl->n; e++) {
+            tl->rowptr[tl->keys[2 * e] - tl->lo[0] + 1]++;
+            tl->cols[e] = (int32_t)(tl->keys[2 * e + 1] - tl->lo[1]);
+        }
+        for (int64_t r = 0; r < rows; r++) tl->rowptr[r + 1] += tl->rowptr[r];
+        free(tl->keys);
+        tl->keys = NULL;
+    }
+}
+
+int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e)
+{
+    int64_t lo = 0, hi = t->hi[0] - t->lo[0] - 1; /* the last row r with rowptr[r] <= e */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (t->rowptr[mid] <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first, int64_t n,
+                       int64_t *out)
+{
+    if (n <= 0) return;
+    if (!t->cols) {
+        memcpy(out, t->keys + first * a->ndim, (size_t)n * (size_t)a->ndim * sizeof *out);
+        return;
+    }
+    int64_t r = orn_dsm_tile_row_of(t, first);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t e = first + i;
+        while (t->rowptr[r + 1] <= e) r++;
+        out[2 * i] = t->lo[0] + r;
+        out[2 * i + 1] = t->lo[1] + t->cols[e];
+    }
+}
+
+void orn_dsm_tile_key(const OrnDsmArray *a, const OrnDsmTile *t, int64_t e, int64_t *key)
+{
+    orn_dsm_tile_keys(a, t, e, 1, key);
 }
 
 static void tiles_free(OrnDsmTile *tiles, int64_t n)
@@ -352,7 +412,13 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
         if (!s->held || !s->n) continue;
         d->vals = orn_xmalloc((size_t)s->n * a->esize);
         memcpy(d->vals, s->vals, (size_t)s->n * a->esize);
-        if (a->sparse) {
+        if (a->sparse && s->cols) {
+            size_t rows = (size_t)(s->hi[0] - s->lo[0]) + 1;
+            d->rowptr = orn_xmalloc(rows * sizeof *d->rowptr);
+            memcpy(d->rowptr, s->rowptr, rows * sizeof *d->rowptr);
+            d->cols = orn_xmalloc((size_t)s->n * sizeof *d->cols);
+            memcpy(d->cols, s->cols, (size_t)s->n * sizeof *d->cols);
+        } else if (a->sparse) {
             d->keys = orn_xmalloc((size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
             memcpy(d->keys, s->keys, (size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
         }
@@ -363,6 +429,20 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
 
 int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key)
 {
+    if (t->cols) {
+        int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1];
+        if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1]) return -1;
+        int64_t lo = t->rowptr[r], hi = t->rowptr[r + 1];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (t->cols[mid] == c) return mid;
+            if (t->cols[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return -1;
+    }
     int64_t lo = 0, hi = t->n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -507,6 +587,8 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         if (tiles[t].n)
             orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals,
                                   ttags ? ttags[t] : NULL);
+    /* Without tags nobody looks for duplicates: the tiles can be compacted now. */
+    if (!tags_out) tiles_compact(a, tiles, np->ntiles);
     *tiles_out = tiles;
     tiles = NULL;
     if (tags_out) {
@@ -701,6 +783,7 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
             tiles[t].n = orn_dsm_box_volume(ndim, tiles[t].lo, tiles[t].hi);
         }
     } else {
+        tiles_compact(a, tiles, a->part.ntiles);
         status = sync_counts(a, tiles, &a->part);
         if (status) goto fn_fail;
     }
@@ -859,7 +942,7 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || !tl->n) continue;
-        memcpy(keys + m * nd, tl->keys, (size_t)tl->n * (size_t)nd * 8);
+        orn_dsm_tile_keys(a, tl, 0, tl->n, keys + m * nd);
         memcpy(vals + (size_t)m * es, tl->vals, (size_t)tl->n * es);
         memset(self + m, a->part.owner[t] == ORN_DSM_ALL, (size_t)tl->n);
         m += tl->n;
@@ -937,6 +1020,10 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
     }
     OrnDsmTile *t = &c->tiles[0];
     *n = t->n;
+    if (t->cols) {
+        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * 2 * sizeof *t->keys);
+        orn_dsm_tile_keys(c, t, 0, t->n, t->keys);
+    }
     *keys = t->keys;
     *vals = t->vals;
     if (!*vals) *vals = orn_xmalloc(1);
@@ -1088,7 +1175,9 @@ int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out)
             if (!other->sparse && !it->sparse)
                 vo = (const char *)to->vals + (size_t)i * other->esize;
             else {
-                vo = orn_dsm_local_ptr(other, ti->keys + i * it->ndim);
+                int64_t key[ORN_DSM_MAXDIM];
+                orn_dsm_tile_key(it, ti, i, key);
+                vo = orn_dsm_local_ptr(other, key);
             }
             if (vo) s += orn_dsm_to_f64(it->type, vi) * orn_dsm_to_f64(other->type, vo);
         }

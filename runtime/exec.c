@@ -359,9 +359,20 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
     OrnDsmTile *tl = &s->tiles[t];
     orn_dsm_tile_rows(s, t);
     int64_t r = i - tl->lo[0];
-    *keys = tl->keys + tl->rowptr[r] * s->ndim;
     *vals = (const char *)tl->vals + (size_t)tl->rowptr[r] * s->esize;
     *n = tl->rowptr[r + 1] - tl->rowptr[r];
+    if (tl->cols) {
+        /* CSR: the row's keys decoded into one of two buffers (two rows may be in use). */
+        int f = vi->rowflip ^= 1;
+        if (vi->caprow[f] < *n * 2) {
+            vi->caprow[f] = *n * 2;
+            vi->rowkeys[f] = orn_xrealloc(vi->rowkeys[f], (size_t)vi->caprow[f] * 8);
+        }
+        orn_dsm_tile_keys(s, tl, tl->rowptr[r], *n, vi->rowkeys[f]);
+        *keys = vi->rowkeys[f];
+    } else {
+        *keys = tl->keys + tl->rowptr[r] * s->ndim;
+    }
 }
 
 static const OrnRtViewOps rt_ops = {
@@ -561,29 +572,79 @@ static void trace_push(Exec *x, const Work *w)
     }
 }
 
+void orn_rt_block_key_csr(const OrnRtBlock *b, int64_t e, int64_t *key)
+{
+    int64_t lo = 0, hi = b->hi[0] - b->lo[0] - 1; /* the last row r with rowptr[r] <= e */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (b->rowptr[mid] <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    key[0] = b->lo[0] + lo;
+    key[1] = b->lo[1] + b->cols[e];
+}
+
+/* Elements [f, f + len) of the bound tile t into b: CSR tiles get their keys decoded into
+ * x->keybuf (the call then sees elements [0, len) of keys and vals), unless the body reads
+ * rowptr / cols instead. */
+static void set_range(Exec *x, OrnRtBlock *b, const OrnDsmTile *t, int decode, int64_t f,
+                      int64_t len)
+{
+    if (!decode) {
+        b->first = f;
+        b->count = len;
+        if (b->rowptr) b->row_first = orn_dsm_tile_row_of(t, f);
+        return;
+    }
+    int nd = x->iter->ndim;
+    if (x->capkeybuf < len * nd) {
+        x->capkeybuf = len * nd;
+        x->keybuf = orn_xrealloc(x->keybuf, (size_t)x->capkeybuf * sizeof *x->keybuf);
+    }
+    orn_dsm_tile_keys(x->iter, t, f, len, x->keybuf);
+    b->keys = x->keybuf;
+    b->vals = (char *)t->vals + (size_t)f * x->iter->esize;
+    b->first = 0;
+    b->count = len;
+}
+
 static int run_item(Exec *x, const Work *w, int prefetch_pass)
 {
     OrnRtBlock b;
     const OrnRtLoop *L = x->loop;
     int status = bind(x, w->tile, &b);
     if (status) return status;
+    const OrnDsmTile *t = &x->iter->tiles[w->tile];
+    int csr = t->cols != NULL && !x->iter_keys;
+    int decode = csr && !x->plan->keys_unused;
+    if (csr && !decode) {
+        b.rowptr = t->rowptr;
+        b.cols = t->cols;
+    }
+    int64_t end = w->first + w->count, len = w->count;
     if (prefetch_pass) {
-        b.first = w->first;
-        b.count = w->count;
         x->in_prefetch = 1;
-        int rc = L->prefetch(x->rt, &b, L->env);
+        for (int64_t f = w->first; f < end; f += len) {
+            if (decode) len = x->rt->slice;
+            if (len > end - f) len = end - f;
+            set_range(x, &b, t, decode, f, len);
+            int rc = L->prefetch(x->rt, &b, L->env);
+            if (rc) {
+                x->in_prefetch = 0;
+                return body_failed(x, rc);
+            }
+        }
         x->in_prefetch = 0;
-        if (rc) return body_failed(x, rc);
         return x->status;
     }
     trace_push(x, w);
     double t0 = rt_now();
-    int64_t end = w->first + w->count, len = w->count;
     for (int64_t f = w->first; f < end; f += len) {
-        if (x->need_progress) len = x->rt->slice;
+        if (x->need_progress || decode) len = x->rt->slice;
         if (len > end - f) len = end - f;
-        b.first = f;
-        b.count = len;
+        set_range(x, &b, t, decode, f, len);
         int rc = L->body(x->rt, &b, L->env);
         if (rc) return body_failed(x, rc);
         if (x->status) return x->status;
@@ -1101,9 +1162,12 @@ fn_exit:
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);
+            free(x.vi[k].rowkeys[0]);
+            free(x.vi[k].rowkeys[1]);
             free(x.vi[k].req);
             free(x.vi[k].dirty);
         }
+    free(x.keybuf);
     free(x.views);
     free(x.vi);
     free(x.accpart);

@@ -102,7 +102,9 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
         if (!tl->held || (it->part.owner[t] == ORN_DSM_ALL && x->me)) continue;
         if (it->sparse) {
             for (int64_t e = 0; e < tl->n; e++) {
-                int64_t v = tl->keys[e * it->ndim + kd];
+                int64_t key[ORN_DSM_MAXDIM];
+                orn_dsm_tile_key(it, tl, e, key);
+                int64_t v = key[kd];
                 int lo = 0, hi = T - 1;
                 while (lo < hi) {
                     int mid = (lo + hi + 1) / 2;

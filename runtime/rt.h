@@ -129,6 +129,18 @@ struct OrnRtBlock {
     OrnRtScalar *acc;      /* this block's accumulator partials, in the plan's order */
     uint64_t seed, stream; /* random streams: see orn_rt_rng_init() */
     int64_t block;         /* block number (tile of the iteration space) */
+    /* CSR blocks (a sparse 2-D iteration space, plan->keys_unused set; NULL otherwise):
+     * row r (key 0 = lo[0] + r, 0 <= r < hi[0] - lo[0]) holds the elements
+     * [rowptr[r], rowptr[r + 1]); element e has key 1 = lo[1] + cols[e]; row_first is the
+     * row of element `first`. Elements e index vals, cols and rowptr alike:
+     *     int64_t r = b->row_first;
+     *     for (int64_t e = b->first; e < b->first + b->count; e++) {
+     *         while (b->rowptr[r + 1] <= e) r++;
+     *         int64_t u = b->lo[0] + r, i = b->lo[1] + b->cols[e]; ...
+     */
+    const int64_t *rowptr;
+    const int32_t *cols;
+    int64_t row_first;
 };
 
 typedef int (*orn_rt_body_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
@@ -192,8 +204,13 @@ void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 /* ---------------------------------------------------------------- inside bodies */
 
 /* Key of element e of a block. */
+void orn_rt_block_key_csr(const OrnRtBlock *b, int64_t e, int64_t *key);
 static inline void orn_rt_block_key(const OrnRtBlock *b, int64_t e, int64_t *key)
 {
+    if (b->cols) {
+        orn_rt_block_key_csr(b, e, key);
+        return;
+    }
     if (b->sparse) {
         for (int d = 0; d < b->ndim; d++) key[d] = b->keys[e * b->ndim + d];
         return;

@@ -99,6 +99,9 @@ typedef struct ViewImpl {
     int64_t nreq, capreq;
     int64_t *dirty; /* remote role: keys written this round (in the cache) */
     int64_t ndirty, capdirty;
+    int64_t *rowkeys[2]; /* row views of CSR tiles: decoded keys (two rows at a time) */
+    int64_t caprow[2];
+    int rowflip;
     int xform; /* keys are mapped: key' = T key - off (unimodular) */
     int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     int64_t off[ORN_RT_MAXDIM];
@@ -152,6 +155,8 @@ struct Exec {
     void *sched_state;
     char *ghost_recv, *ghost_local; /* ghost regions from other ranks / from tiles held here */
     int prefetch_needed; /* some prefetched or remote array is not served from a replica */
+    int64_t *keybuf;     /* keys of the current slice of a CSR iteration tile */
+    int64_t capkeybuf;
     char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
 };
 

@@ -221,6 +221,16 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
         if (rep == 1) CHECK(t, st.repartitioned == 0 && !memcmp(&first, &eacc[0].f64, 8));
         first = eacc[0].f64;
     }
+    /* A body that reads the CSR form (rowptr, cols) instead of keys: the same result. */
+    {
+        OrnRtPlan cplan = eplan;
+        cplan.keys_unused = 1;
+        OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
+        OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
+        OrnRtLoop eloop = {&cplan, eargs, eval_body, NULL, NULL, eacc};
+        OK(t, orn_rt_run(t->rt, &eloop));
+        CHECK(t, !memcmp(&first, &eacc[0].f64, 8) && eacc[1].i64 == Rt->nnz);
+    }
     oarr_free(&oR);
     oarr_free(&oRt);
     oarr_free(&oW);
@@ -268,7 +278,8 @@ static void run_nocomm(TestEnv *t)
                       3,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
     orn_rt_set_nocomm(t->rt, 1);
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     OrnRtScalar acc[1] = {{.i64 = 0}};
