@@ -492,6 +492,41 @@ int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t)
  * which every rank holds and therefore only keeps for itself) to the holders of their
  * tiles in partition np. Returns np's tiles with sorted (key, tag) storage; *tags_out
  * gets the tags per tile (caller frees each) when want_tags. */
+/* Record coordinates: int32 when every extent fits (half the bytes), else int64. */
+static void put_key(char *r, const int64_t *key, int nd, size_t cw)
+{
+    for (int d = 0; d < nd; d++) {
+        if (cw == 4) {
+            int32_t v = (int32_t)key[d];
+            memcpy(r + 4 * d, &v, 4);
+        } else {
+            memcpy(r + 8 * d, &key[d], 8);
+        }
+    }
+}
+
+static void get_key(const char *r, int64_t *key, int nd, size_t cw)
+{
+    for (int d = 0; d < nd; d++) {
+        if (cw == 4) {
+            int32_t v;
+            memcpy(&v, r + 4 * d, 4);
+            key[d] = v;
+        } else {
+            memcpy(&key[d], r + 8 * d, 8);
+        }
+    }
+}
+
+/* Destination rank of element i (-2: nobody), or ORN_DSM_ALL. */
+static int scatter_dest(const OrnDsmPart *np, const int64_t *key, const unsigned char *selfonly,
+                        int64_t i, int me)
+{
+    int o = np->owner[orn_dsm_part_tile_of(np, key)];
+    if (selfonly && selfonly[i]) o = (o == ORN_DSM_ALL || o == me) ? me : -2;
+    return o;
+}
+
 static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
                           const char *vals, const int64_t *tags, const unsigned char *selfonly,
                           OrnDsmTile **tiles_out, int64_t ***tags_out, void **owned, int nowned)
@@ -501,20 +536,19 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     /* Records carry a tag (a source line) only when there are tags. */
     int has_tags = tags != NULL;
     size_t tagb = has_tags ? 8 : 0;
-    size_t es = a->esize, rec = (size_t)nd * 8 + tagb + es;
+    size_t cw = 4;
+    for (int d = 0; d < nd; d++)
+        if (a->dims[d] > INT32_MAX) cw = 8;
+    size_t es = a->esize, kb = (size_t)nd * cw, rec = kb + tagb + es;
     size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
     size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
     size_t *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
-    int64_t *dest = orn_xmalloc((size_t)(n ? n : 1) * sizeof *dest);
     char *sbuf = NULL, *rbuf = NULL;
     OrnDsmTile *tiles = NULL;
     int64_t **ttags = NULL;
 
     for (int64_t i = 0; i < n; i++) {
-        int64_t t = orn_dsm_part_tile_of(np, keys + i * nd);
-        int o = np->owner[t];
-        if (selfonly && selfonly[i]) o = (o == ORN_DSM_ALL || o == me) ? me : -2;
-        dest[i] = o;
+        int o = scatter_dest(np, keys + i * nd, selfonly, i, me);
         if (o == ORN_DSM_ALL)
             for (int p = 0; p < P; p++) scount[p] += rec;
         else if (o >= 0)
@@ -527,12 +561,13 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         memcpy(pos, soff, (size_t)P * sizeof *pos);
         for (int64_t i = 0; i < n; i++) {
             int64_t tag = tags ? tags[i] : -1;
+            int o = scatter_dest(np, keys + i * nd, selfonly, i, me);
             for (int p = 0; p < P; p++) {
-                if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
+                if (o != ORN_DSM_ALL && o != p) continue;
                 char *r = sbuf + pos[p];
-                memcpy(r, keys + i * nd, (size_t)nd * 8);
-                memcpy(r + (size_t)nd * 8, &tag, tagb);
-                memcpy(r + (size_t)nd * 8 + tagb, vals + (size_t)i * es, es);
+                put_key(r, keys + i * nd, nd, cw);
+                memcpy(r + kb, &tag, tagb);
+                memcpy(r + kb + tagb, vals + (size_t)i * es, es);
                 pos[p] += rec;
             }
         }
@@ -540,8 +575,6 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     }
     /* The packed records are all that is needed now: at peak, memory holds the records
      * twice (sent and received), not the caller's arrays too. */
-    free(dest);
-    dest = NULL;
     for (int i = 0; i < nowned; i++) {
         free(owned[i]);
         owned[i] = NULL;
@@ -560,7 +593,7 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     int64_t *fill = orn_xcalloc((size_t)np->ntiles, sizeof *fill);
     int64_t key[ORN_DSM_MAXDIM];
     for (int64_t i = 0; i < nrec; i++) {
-        memcpy(key, rbuf + (size_t)i * rec, (size_t)nd * 8);
+        get_key(rbuf + (size_t)i * rec, key, nd, cw);
         fill[orn_dsm_part_tile_of(np, key)]++;
     }
     for (int64_t t = 0; t < np->ntiles; t++) {
@@ -574,11 +607,11 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     }
     for (int64_t i = 0; i < nrec; i++) {
         const char *r = rbuf + (size_t)i * rec;
-        memcpy(key, r, (size_t)nd * 8);
+        get_key(r, key, nd, cw);
         int64_t t = orn_dsm_part_tile_of(np, key), j = fill[t]++;
         memcpy(tiles[t].keys + j * nd, key, (size_t)nd * 8);
-        if (ttags) memcpy(&ttags[t][j], r + (size_t)nd * 8, 8);
-        memcpy((char *)tiles[t].vals + (size_t)j * es, r + (size_t)nd * 8 + tagb, es);
+        if (ttags) memcpy(&ttags[t][j], r + kb, 8);
+        memcpy((char *)tiles[t].vals + (size_t)j * es, r + kb + tagb, es);
     }
     free(fill);
     free(rbuf);
@@ -606,7 +639,6 @@ fn_exit:
     free(scount);
     free(rcount);
     free(soff);
-    free(dest);
     return status;
 }
 
