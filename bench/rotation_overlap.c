@@ -105,7 +105,8 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
                       3,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
     orn_rt_set_blocks_per_rank(rt, bpr);
     Env env = {0.005f, 0.01f, o->k};
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};

@@ -128,22 +128,31 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
     int64_t *idx = orn_xmalloc((size_t)n * sizeof *idx);
     for (int64_t i = 0; i < n; i++) idx[i] = i;
     sort_index(&s, idx, n);
-    int64_t *k2 = orn_xmalloc((size_t)n * (size_t)ndim * sizeof *k2);
-    char *v2 = orn_xmalloc((size_t)n * esize);
+    /* Apply the permutation in place, cycle by cycle (position j takes the element at
+     * idx[j]), so sorting needs no second copy of the elements. */
+    int64_t tk[ORN_DSM_MAXDIM], tt = 0;
+    unsigned char tv[16];
+    char *v = vals;
+    size_t kb = (size_t)ndim * sizeof *keys;
     for (int64_t i = 0; i < n; i++) {
-        memcpy(k2 + i * ndim, keys + idx[i] * ndim, (size_t)ndim * sizeof *k2);
-        memcpy(v2 + (size_t)i * esize, (char *)vals + (size_t)idx[i] * esize, esize);
+        if (idx[i] < 0 || idx[i] == i) continue;
+        memcpy(tk, keys + i * ndim, kb);
+        memcpy(tv, v + (size_t)i * esize, esize);
+        if (tags) tt = tags[i];
+        int64_t j = i;
+        while (idx[j] != i) {
+            int64_t k = idx[j];
+            memcpy(keys + j * ndim, keys + k * ndim, kb);
+            memcpy(v + (size_t)j * esize, v + (size_t)k * esize, esize);
+            if (tags) tags[j] = tags[k];
+            idx[j] = -1;
+            j = k;
+        }
+        memcpy(keys + j * ndim, tk, kb);
+        memcpy(v + (size_t)j * esize, tv, esize);
+        if (tags) tags[j] = tt;
+        idx[j] = -1;
     }
-    memcpy(keys, k2, (size_t)n * (size_t)ndim * sizeof *k2);
-    memcpy(vals, v2, (size_t)n * esize);
-    if (tags) {
-        int64_t *t2 = orn_xmalloc((size_t)n * sizeof *t2);
-        for (int64_t i = 0; i < n; i++) t2[i] = tags[idx[i]];
-        memcpy(tags, t2, (size_t)n * sizeof *t2);
-        free(t2);
-    }
-    free(k2);
-    free(v2);
     free(idx);
 }
 
@@ -207,9 +216,69 @@ static void tile_release(OrnDsmTile *t)
     free(t->vals);
     free(t->keys);
     free(t->rowptr);
+    free(t->cols);
     t->vals = NULL;
     t->keys = NULL;
     t->rowptr = NULL;
+    t->cols = NULL;
+}
+
+/* Sparse 2-D tiles to CSR: row offsets and int32 columns instead of two int64 keys per
+ * element (20 -> 8 bytes per f32 element, plus 8 per row). */
+static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
+{
+    if (!a->sparse || a->ndim != 2) return;
+    for (int64_t t = 0; t < ntiles; t++) {
+        OrnDsmTile *tl = &tiles[t];
+        if (!tl->held || !tl->keys || tl->cols) continue;
+        int64_t rows = tl->hi[0] - tl->lo[0];
+        if (tl->hi[1] - tl->lo[1] > INT32_MAX || rows < 0) continue;
+        free(tl->rowptr);
+        tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
+        tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
+        for (int64_t e = 0; e < tl->n; e++) {
+            tl->rowptr[tl->keys[2 * e] - tl->lo[0] + 1]++;
+            tl->cols[e] = (int32_t)(tl->keys[2 * e + 1] - tl->lo[1]);
+        }
+        for (int64_t r = 0; r < rows; r++) tl->rowptr[r + 1] += tl->rowptr[r];
+        free(tl->keys);
+        tl->keys = NULL;
+    }
+}
+
+int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e)
+{
+    int64_t lo = 0, hi = t->hi[0] - t->lo[0] - 1; /* the last row r with rowptr[r] <= e */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (t->rowptr[mid] <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first, int64_t n,
+                       int64_t *out)
+{
+    if (n <= 0) return;
+    if (!t->cols) {
+        memcpy(out, t->keys + first * a->ndim, (size_t)n * (size_t)a->ndim * sizeof *out);
+        return;
+    }
+    int64_t r = orn_dsm_tile_row_of(t, first);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t e = first + i;
+        while (t->rowptr[r + 1] <= e) r++;
+        out[2 * i] = t->lo[0] + r;
+        out[2 * i + 1] = t->lo[1] + t->cols[e];
+    }
+}
+
+void orn_dsm_tile_key(const OrnDsmArray *a, const OrnDsmTile *t, int64_t e, int64_t *key)
+{
+    orn_dsm_tile_keys(a, t, e, 1, key);
 }
 
 static void tiles_free(OrnDsmTile *tiles, int64_t n)
@@ -343,7 +412,13 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
         if (!s->held || !s->n) continue;
         d->vals = orn_xmalloc((size_t)s->n * a->esize);
         memcpy(d->vals, s->vals, (size_t)s->n * a->esize);
-        if (a->sparse) {
+        if (a->sparse && s->cols) {
+            size_t rows = (size_t)(s->hi[0] - s->lo[0]) + 1;
+            d->rowptr = orn_xmalloc(rows * sizeof *d->rowptr);
+            memcpy(d->rowptr, s->rowptr, rows * sizeof *d->rowptr);
+            d->cols = orn_xmalloc((size_t)s->n * sizeof *d->cols);
+            memcpy(d->cols, s->cols, (size_t)s->n * sizeof *d->cols);
+        } else if (a->sparse) {
             d->keys = orn_xmalloc((size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
             memcpy(d->keys, s->keys, (size_t)s->n * (size_t)a->ndim * sizeof *d->keys);
         }
@@ -354,6 +429,20 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
 
 int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key)
 {
+    if (t->cols) {
+        int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1];
+        if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1]) return -1;
+        int64_t lo = t->rowptr[r], hi = t->rowptr[r + 1];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (t->cols[mid] == c) return mid;
+            if (t->cols[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return -1;
+    }
     int64_t lo = 0, hi = t->n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -403,26 +492,63 @@ int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t)
  * which every rank holds and therefore only keeps for itself) to the holders of their
  * tiles in partition np. Returns np's tiles with sorted (key, tag) storage; *tags_out
  * gets the tags per tile (caller frees each) when want_tags. */
+/* Record coordinates: int32 when every extent fits (half the bytes), else int64. */
+static void put_key(char *r, const int64_t *key, int nd, size_t cw)
+{
+    for (int d = 0; d < nd; d++) {
+        if (cw == 4) {
+            int32_t v = (int32_t)key[d];
+            memcpy(r + 4 * d, &v, 4);
+        } else {
+            memcpy(r + 8 * d, &key[d], 8);
+        }
+    }
+}
+
+static void get_key(const char *r, int64_t *key, int nd, size_t cw)
+{
+    for (int d = 0; d < nd; d++) {
+        if (cw == 4) {
+            int32_t v;
+            memcpy(&v, r + 4 * d, 4);
+            key[d] = v;
+        } else {
+            memcpy(&key[d], r + 8 * d, 8);
+        }
+    }
+}
+
+/* Destination rank of element i (-2: nobody), or ORN_DSM_ALL. */
+static int scatter_dest(const OrnDsmPart *np, const int64_t *key, const unsigned char *selfonly,
+                        int64_t i, int me)
+{
+    int o = np->owner[orn_dsm_part_tile_of(np, key)];
+    if (selfonly && selfonly[i]) o = (o == ORN_DSM_ALL || o == me) ? me : -2;
+    return o;
+}
+
 static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
                           const char *vals, const int64_t *tags, const unsigned char *selfonly,
-                          OrnDsmTile **tiles_out, int64_t ***tags_out)
+                          OrnDsmTile **tiles_out, int64_t ***tags_out, void **owned, int nowned)
 {
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
-    size_t es = a->esize, rec = (size_t)nd * 8 + 8 + es;
+    /* Records carry a tag (a source line) only when there are tags. */
+    int has_tags = tags != NULL;
+    size_t tagb = has_tags ? 8 : 0;
+    size_t cw = 4;
+    for (int d = 0; d < nd; d++)
+        if (a->dims[d] > INT32_MAX) cw = 8;
+    size_t es = a->esize, kb = (size_t)nd * cw, rec = kb + tagb + es;
     size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
     size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
     size_t *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
-    int64_t *dest = orn_xmalloc((size_t)(n ? n : 1) * sizeof *dest);
     char *sbuf = NULL, *rbuf = NULL;
     OrnDsmTile *tiles = NULL;
     int64_t **ttags = NULL;
 
     for (int64_t i = 0; i < n; i++) {
-        int64_t t = orn_dsm_part_tile_of(np, keys + i * nd);
-        int o = np->owner[t];
-        if (selfonly && selfonly[i]) o = (o == ORN_DSM_ALL || o == me) ? me : -2;
-        dest[i] = o;
+        int o = scatter_dest(np, keys + i * nd, selfonly, i, me);
         if (o == ORN_DSM_ALL)
             for (int p = 0; p < P; p++) scount[p] += rec;
         else if (o >= 0)
@@ -435,16 +561,23 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         memcpy(pos, soff, (size_t)P * sizeof *pos);
         for (int64_t i = 0; i < n; i++) {
             int64_t tag = tags ? tags[i] : -1;
+            int o = scatter_dest(np, keys + i * nd, selfonly, i, me);
             for (int p = 0; p < P; p++) {
-                if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
+                if (o != ORN_DSM_ALL && o != p) continue;
                 char *r = sbuf + pos[p];
-                memcpy(r, keys + i * nd, (size_t)nd * 8);
-                memcpy(r + (size_t)nd * 8, &tag, 8);
-                memcpy(r + (size_t)nd * 8 + 8, vals + (size_t)i * es, es);
+                put_key(r, keys + i * nd, nd, cw);
+                memcpy(r + kb, &tag, tagb);
+                memcpy(r + kb + tagb, vals + (size_t)i * es, es);
                 pos[p] += rec;
             }
         }
         free(pos);
+    }
+    /* The packed records are all that is needed now: at peak, memory holds the records
+     * twice (sent and received), not the caller's arrays too. */
+    for (int i = 0; i < nowned; i++) {
+        free(owned[i]);
+        owned[i] = NULL;
     }
     status = orn_dsm_alltoallv(ctx, sbuf, scount, (void **)&rbuf, rcount, "move elements");
     if (status) goto fn_exit;
@@ -456,11 +589,11 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     for (int p = 0; p < P; p++) total += rcount[p];
     int64_t nrec = (int64_t)(total / rec);
     tiles = tiles_for(a, np);
-    ttags = orn_xcalloc((size_t)np->ntiles, sizeof *ttags);
+    ttags = has_tags ? orn_xcalloc((size_t)np->ntiles, sizeof *ttags) : NULL;
     int64_t *fill = orn_xcalloc((size_t)np->ntiles, sizeof *fill);
     int64_t key[ORN_DSM_MAXDIM];
     for (int64_t i = 0; i < nrec; i++) {
-        memcpy(key, rbuf + (size_t)i * rec, (size_t)nd * 8);
+        get_key(rbuf + (size_t)i * rec, key, nd, cw);
         fill[orn_dsm_part_tile_of(np, key)]++;
     }
     for (int64_t t = 0; t < np->ntiles; t++) {
@@ -468,22 +601,27 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
         if (fill[t]) {
             tiles[t].keys = orn_xmalloc((size_t)fill[t] * (size_t)nd * 8);
             tiles[t].vals = orn_xmalloc((size_t)fill[t] * es);
-            ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
+            if (ttags) ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
         }
         fill[t] = 0;
     }
     for (int64_t i = 0; i < nrec; i++) {
         const char *r = rbuf + (size_t)i * rec;
-        memcpy(key, r, (size_t)nd * 8);
+        get_key(r, key, nd, cw);
         int64_t t = orn_dsm_part_tile_of(np, key), j = fill[t]++;
         memcpy(tiles[t].keys + j * nd, key, (size_t)nd * 8);
-        memcpy(&ttags[t][j], r + (size_t)nd * 8, 8);
-        memcpy((char *)tiles[t].vals + (size_t)j * es, r + (size_t)nd * 8 + 8, es);
+        if (ttags) memcpy(&ttags[t][j], r + kb, 8);
+        memcpy((char *)tiles[t].vals + (size_t)j * es, r + kb + tagb, es);
     }
     free(fill);
+    free(rbuf);
+    rbuf = NULL;
     for (int64_t t = 0; t < np->ntiles; t++)
         if (tiles[t].n)
-            orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals, ttags[t]);
+            orn_dsm_sort_elements(nd, es, tiles[t].n, tiles[t].keys, tiles[t].vals,
+                                  ttags ? ttags[t] : NULL);
+    /* Without tags nobody looks for duplicates: the tiles can be compacted now. */
+    if (!tags_out) tiles_compact(a, tiles, np->ntiles);
     *tiles_out = tiles;
     tiles = NULL;
     if (tags_out) {
@@ -501,7 +639,6 @@ fn_exit:
     free(scount);
     free(rcount);
     free(soff);
-    free(dest);
     return status;
 }
 
@@ -544,7 +681,8 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
         if (!tl->held) continue;
         for (int64_t i = 1; i < tl->n; i++) {
             if (orn_dsm_key_cmp(tl->keys + (i - 1) * nd, tl->keys + i * nd, nd)) continue;
-            int64_t ord = tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
+            int64_t ord =
+                tags && tags[t][i] >= 0 ? tags[t][i] : orn_dsm_ravel(a, tl->keys + i * nd);
             if (!found || ord < best) {
                 found = 1;
                 best = ord;
@@ -557,16 +695,41 @@ static int find_duplicates(OrnDsmArray *a, OrnDsmTile *tiles, int64_t **tags, co
     char ks[160];
     key_str(ks, sizeof ks, tiles[bt].keys + bi * nd, nd);
     *order = best;
-    if (tags[bt][bi] >= 0)
+    if (tags && tags[bt][bi] >= 0)
         return orn_dsm_fail(a->ctx, ORN_E_PARSE, "%s:%lld: duplicate key %s, first on line %lld",
                             path ? path : "input", (long long)tags[bt][bi], ks,
                             (long long)tags[bt][bi - 1]);
     return orn_dsm_fail(a->ctx, ORN_E_ARG, "duplicate key %s", ks);
 }
 
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                         int64_t n, const int64_t *keys, const void *vals, const int64_t *lines,
+                         const char *path, OrnDsmArray **out, void **owned, int nowned);
+
 int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                           int sparse, int64_t n, const int64_t *keys, const void *vals,
                           const int64_t *lines, const char *path, OrnDsmArray **out)
+{
+    return from_elements(ctx, type, ndim, dims, sparse, n, keys, vals, lines, path, out, NULL, 0);
+}
+
+int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                                int sparse, int64_t n, int64_t **keys, void **vals, int64_t **lines,
+                                const char *path, OrnDsmArray **out)
+{
+    void *owned[3] = {*keys, *vals, lines ? *lines : NULL};
+    *keys = NULL;
+    *vals = NULL;
+    if (lines) *lines = NULL;
+    int status = from_elements(ctx, type, ndim, dims, sparse, n, owned[0], owned[1], owned[2], path,
+                               out, owned, 3);
+    for (int i = 0; i < 3; i++) free(owned[i]);
+    return status;
+}
+
+static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, int sparse,
+                         int64_t n, const int64_t *keys, const void *vals, const int64_t *lines,
+                         const char *path, OrnDsmArray **out, void **owned, int nowned)
 {
     OrnDsmArray *a = NULL;
     OrnDsmTile *tiles = NULL;
@@ -607,7 +770,7 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
                                       ndim, 0);
         if (status) goto fn_fail;
     }
-    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags);
+    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);
     if (status) goto fn_fail;
     order = 0;
     status = find_duplicates(a, tiles, tags, &a->part, path, &order);
@@ -652,6 +815,7 @@ int orn_dsm_from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64
             tiles[t].n = orn_dsm_box_volume(ndim, tiles[t].lo, tiles[t].hi);
         }
     } else {
+        tiles_compact(a, tiles, a->part.ntiles);
         status = sync_counts(a, tiles, &a->part);
         if (status) goto fn_fail;
     }
@@ -810,15 +974,16 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || !tl->n) continue;
-        memcpy(keys + m * nd, tl->keys, (size_t)tl->n * (size_t)nd * 8);
+        orn_dsm_tile_keys(a, tl, 0, tl->n, keys + m * nd);
         memcpy(vals + (size_t)m * es, tl->vals, (size_t)tl->n * es);
         memset(self + m, a->part.owner[t] == ORN_DSM_ALL, (size_t)tl->n);
         m += tl->n;
     }
     OrnDsmTile *nt = NULL;
-    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL);
-    free(keys);
-    free(vals);
+    void *owned[2] = {keys, vals};
+    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL, owned, 2);
+    free(owned[0]);
+    free(owned[1]);
     free(self);
     if (status) return status;
     status = sync_counts(a, nt, np);
@@ -887,6 +1052,10 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
     }
     OrnDsmTile *t = &c->tiles[0];
     *n = t->n;
+    if (t->cols) {
+        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * 2 * sizeof *t->keys);
+        orn_dsm_tile_keys(c, t, 0, t->n, t->keys);
+    }
     *keys = t->keys;
     *vals = t->vals;
     if (!*vals) *vals = orn_xmalloc(1);
@@ -1038,7 +1207,9 @@ int orn_dsm_dot(OrnDsmArray *a, OrnDsmArray *b, double *out)
             if (!other->sparse && !it->sparse)
                 vo = (const char *)to->vals + (size_t)i * other->esize;
             else {
-                vo = orn_dsm_local_ptr(other, ti->keys + i * it->ndim);
+                int64_t key[ORN_DSM_MAXDIM];
+                orn_dsm_tile_key(it, ti, i, key);
+                vo = orn_dsm_local_ptr(other, key);
             }
             if (vo) s += orn_dsm_to_f64(it->type, vi) * orn_dsm_to_f64(other->type, vo);
         }

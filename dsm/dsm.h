@@ -73,14 +73,19 @@ typedef struct OrnDsmPart {
 
 /* A tile's storage on a rank that holds it (vals == NULL elsewhere, and for empty tiles of
  * sparse arrays keys and vals may be NULL with n == 0). Dense tiles store the whole box
- * row-major; sparse tiles store n elements strictly increasing in key order. */
+ * row-major; sparse tiles store n elements strictly increasing in key order. Sparse 2-D
+ * tiles whose width fits in int32 are CSR: no keys; row r (key 0 = lo[0] + r) holds the
+ * elements [rowptr[r], rowptr[r+1]) and element e has key 1 = lo[1] + cols[e]. Other sparse
+ * tiles list their keys. Read keys with orn_dsm_tile_key() / orn_dsm_tile_keys(). */
 typedef struct OrnDsmTile {
     int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM]; /* the box, hi exclusive */
     int64_t n;       /* elements: dense: box volume; sparse: stored (known on every rank) */
     int held;        /* this rank holds the storage */
     void *vals;      /* n values */
-    int64_t *keys;   /* sparse: n * ndim coordinates */
-    int64_t *rowptr; /* sparse, built on demand: hi[0]-lo[0]+1 offsets of dim-0 rows */
+    int64_t *keys;   /* sparse, not CSR: n * ndim coordinates; NULL for CSR tiles */
+    int64_t *rowptr; /* sparse: hi[0]-lo[0]+1 offsets of dim-0 rows (CSR: always; others:
+                        built on demand by orn_dsm_tile_rows) */
+    int32_t *cols;   /* CSR: n columns relative to lo[1]; NULL otherwise */
 } OrnDsmTile;
 
 struct OrnDsmArray {
@@ -200,6 +205,13 @@ void *orn_dsm_local_ptr(OrnDsmArray *a, const int64_t *key);
 int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key);
 /* Local: sparse tile row index (built once). Returns ORN_OK. */
 int orn_dsm_tile_rows(OrnDsmArray *a, int64_t t);
+/* Local: the keys (ndim each) of elements [first, first + n) of a held sparse tile, decoded
+ * from CSR where the tile is CSR; and the key of one element (O(log rows) for CSR). */
+void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first, int64_t n,
+                       int64_t *out);
+void orn_dsm_tile_key(const OrnDsmArray *a, const OrnDsmTile *t, int64_t e, int64_t *key);
+/* Local: the row (index into rowptr) that holds element e of a CSR tile. */
+int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e);
 
 /* Collective. Read one element (the owner broadcasts it; absent sparse keys read 0);
  * write one element (every rank passes the same value; sparse arrays: only stored keys). */

@@ -48,6 +48,12 @@ int64_t orn_dsm_box_volume(int ndim, const int64_t *lo, const int64_t *hi);
 int orn_dsm_key_cmp(const int64_t *a, const int64_t *b, int ndim);
 int orn_dsm_holds(const OrnDsmArray *a, int64_t t);
 /* Sort parallel arrays of keys (n*ndim), values and optional tags by key (stable). */
+/* orn_dsm_from_elements taking ownership of keys, vals and lines (may be NULL): they are
+ * freed (and set to NULL) as soon as the elements are packed for sending, so the loaders'
+ * peak memory holds the elements twice, not three times. */
+int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                                int sparse, int64_t n, int64_t **keys, void **vals, int64_t **lines,
+                                const char *path, OrnDsmArray **out);
 void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, void *vals,
                            int64_t *tags);
 

@@ -282,6 +282,14 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     *out = NULL;
     int status = orn_dsm_read_range(ctx, path, &r);
     if (status) return status;
+    /* Most lines hold one element: size the arrays once instead of doubling them. */
+    int64_t nl = 1;
+    for (const char *c = r.buf; (c = memchr(c, '\n', (size_t)(r.buf + r.len - c))) != NULL; c++)
+        nl++;
+    el.cap = nl;
+    el.keys = orn_xmalloc((size_t)nl * (size_t)ndim * 8);
+    el.lines = orn_xmalloc((size_t)nl * 8);
+    el.vals = orn_xmalloc((size_t)nl * el.esize);
     Lines it = {r.buf, r.buf + r.len, r.line0};
     const char *s, *e;
     int64_t no;
@@ -302,8 +310,8 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
     if (!status)
-        status = orn_dsm_from_elements(ctx, type, ndim, dims, 1, el.n, el.keys, el.vals, el.lines,
-                                       path, out);
+        status = orn_dsm_from_elements_owned(ctx, type, ndim, dims, 1, el.n, &el.keys,
+                                             (void **)&el.vals, &el.lines, path, out);
     elems_free(&el);
     return status;
 }
@@ -454,8 +462,8 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
         goto fn_exit;
     }
     dims[0] = nsamples;
-    status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 2, dims, 1, xs.n, xs.keys, xs.vals, xs.lines,
-                                   path, X);
+    status = orn_dsm_from_elements_owned(ctx, ORN_DSM_F32, 2, dims, 1, xs.n, &xs.keys,
+                                         (void **)&xs.vals, &xs.lines, path, X);
     if (status) goto fn_exit;
     status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 1, &nsamples, 0, ys.n, ys.keys, ys.vals,
                                    ys.lines, path, y);

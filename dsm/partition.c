@@ -176,6 +176,12 @@ int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds)
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || (a->part.owner[t] == ORN_DSM_ALL && ctx->rank != 0)) continue;
+        if (tl->cols) { /* CSR: rows from the offsets, columns stored */
+            for (int64_t r = 0; r < tl->hi[0] - tl->lo[0]; r++)
+                for (int64_t i = tl->rowptr[r]; i < tl->rowptr[r + 1]; i++)
+                    coords[m++] = dim == 0 ? tl->lo[0] + r : tl->lo[1] + tl->cols[i];
+            continue;
+        }
         for (int64_t i = 0; i < tl->n; i++) coords[m++] = tl->keys[i * a->ndim + dim];
     }
     int status = hist_bounds(ctx, a->dims[dim], nb, bounds, coords, n, 1, 0);

@@ -119,7 +119,9 @@ static void format_band(const OrnDsmArray *a, const OrnDsmTile *t, int64_t index
     memcpy(key, t->lo, sizeof key);
     *sum = 0;
     for (int64_t i = 0; i < t->n; i++) {
-        const int64_t *k = a->sparse ? t->keys + i * nd : key;
+        int64_t kk[ORN_DSM_MAXDIM];
+        if (a->sparse && t->cols) orn_dsm_tile_key(a, t, i, kk);
+        const int64_t *k = a->sparse ? (t->cols ? kk : t->keys + i * nd) : key;
         const char *v = (const char *)t->vals + (size_t)i * es;
         if (text) {
             for (int d = 0; d < nd; d++) orn_buf_printf(out, "%" PRId64 " ", k[d]);

@@ -359,9 +359,20 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
     OrnDsmTile *tl = &s->tiles[t];
     orn_dsm_tile_rows(s, t);
     int64_t r = i - tl->lo[0];
-    *keys = tl->keys + tl->rowptr[r] * s->ndim;
     *vals = (const char *)tl->vals + (size_t)tl->rowptr[r] * s->esize;
     *n = tl->rowptr[r + 1] - tl->rowptr[r];
+    if (tl->cols) {
+        /* CSR: the row's keys decoded into one of two buffers (two rows may be in use). */
+        int f = vi->rowflip ^= 1;
+        if (vi->caprow[f] < *n * 2) {
+            vi->caprow[f] = *n * 2;
+            vi->rowkeys[f] = orn_xrealloc(vi->rowkeys[f], (size_t)vi->caprow[f] * 8);
+        }
+        orn_dsm_tile_keys(s, tl, tl->rowptr[r], *n, vi->rowkeys[f]);
+        *keys = vi->rowkeys[f];
+    } else {
+        *keys = tl->keys + tl->rowptr[r] * s->ndim;
+    }
 }
 
 static const OrnRtViewOps rt_ops = {
@@ -521,7 +532,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             vi->tile = 0;
             break;
         default:
-            empty_view(v);
+            if (x->replica && x->replica[k])
+                rt_replica_bind(x, k, v);
+            else
+                empty_view(v);
         }
     }
     return ORN_OK;
@@ -558,29 +572,79 @@ static void trace_push(Exec *x, const Work *w)
     }
 }
 
+void orn_rt_block_key_csr(const OrnRtBlock *b, int64_t e, int64_t *key)
+{
+    int64_t lo = 0, hi = b->hi[0] - b->lo[0] - 1; /* the last row r with rowptr[r] <= e */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (b->rowptr[mid] <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    key[0] = b->lo[0] + lo;
+    key[1] = b->lo[1] + b->cols[e];
+}
+
+/* Elements [f, f + len) of the bound tile t into b: CSR tiles get their keys decoded into
+ * x->keybuf (the call then sees elements [0, len) of keys and vals), unless the body reads
+ * rowptr / cols instead. */
+static void set_range(Exec *x, OrnRtBlock *b, const OrnDsmTile *t, int decode, int64_t f,
+                      int64_t len)
+{
+    if (!decode) {
+        b->first = f;
+        b->count = len;
+        if (b->rowptr) b->row_first = orn_dsm_tile_row_of(t, f);
+        return;
+    }
+    int nd = x->iter->ndim;
+    if (x->capkeybuf < len * nd) {
+        x->capkeybuf = len * nd;
+        x->keybuf = orn_xrealloc(x->keybuf, (size_t)x->capkeybuf * sizeof *x->keybuf);
+    }
+    orn_dsm_tile_keys(x->iter, t, f, len, x->keybuf);
+    b->keys = x->keybuf;
+    b->vals = (char *)t->vals + (size_t)f * x->iter->esize;
+    b->first = 0;
+    b->count = len;
+}
+
 static int run_item(Exec *x, const Work *w, int prefetch_pass)
 {
     OrnRtBlock b;
     const OrnRtLoop *L = x->loop;
     int status = bind(x, w->tile, &b);
     if (status) return status;
+    const OrnDsmTile *t = &x->iter->tiles[w->tile];
+    int csr = t->cols != NULL && !x->iter_keys;
+    int decode = csr && !x->plan->keys_unused;
+    if (csr && !decode) {
+        b.rowptr = t->rowptr;
+        b.cols = t->cols;
+    }
+    int64_t end = w->first + w->count, len = w->count;
     if (prefetch_pass) {
-        b.first = w->first;
-        b.count = w->count;
         x->in_prefetch = 1;
-        int rc = L->prefetch(x->rt, &b, L->env);
+        for (int64_t f = w->first; f < end; f += len) {
+            if (decode) len = x->rt->slice;
+            if (len > end - f) len = end - f;
+            set_range(x, &b, t, decode, f, len);
+            int rc = L->prefetch(x->rt, &b, L->env);
+            if (rc) {
+                x->in_prefetch = 0;
+                return body_failed(x, rc);
+            }
+        }
         x->in_prefetch = 0;
-        if (rc) return body_failed(x, rc);
         return x->status;
     }
     trace_push(x, w);
     double t0 = rt_now();
-    int64_t end = w->first + w->count, len = w->count;
     for (int64_t f = w->first; f < end; f += len) {
-        if (x->need_progress) len = x->rt->slice;
+        if (x->need_progress || decode) len = x->rt->slice;
         if (len > end - f) len = end - f;
-        b.first = f;
-        b.count = len;
+        set_range(x, &b, t, decode, f, len);
         int rc = L->body(x->rt, &b, L->env);
         if (rc) return body_failed(x, rc);
         if (x->status) return x->status;
@@ -636,18 +700,22 @@ static int exchange(Exec *x)
  * number of each piece into rounds (parallel to the pieces in out); returns the count. */
 static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int64_t **round_of)
 {
-    int64_t nr = 0, fill = 0, cap = 0;
+    int64_t nr = 0, fill = 0, cap = 0, group = -1;
     out->n = 0;
     *round_of = NULL;
     for (int64_t i = 0; i < in->n; i++) {
         const Work *w = &in->w[i];
         if (x->flush_every <= 0) {
+            /* A round per block: its sub-blocks (consecutive tiles of one group) share it. */
+            int64_t g = rt_tile_group(x, w->tile);
+            if (group >= 0 && g != group) nr++;
+            group = g;
             rt_work_push(out, w->tile, w->first, w->count);
             if (out->n > cap) {
                 cap = out->cap;
                 *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
             }
-            (*round_of)[out->n - 1] = nr++;
+            (*round_of)[out->n - 1] = nr;
             continue;
         }
         int64_t f = w->first, end = w->first + w->count;
@@ -668,7 +736,7 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
             }
         }
     }
-    if (fill) nr++;
+    if (fill || (x->flush_every <= 0 && group >= 0)) nr++;
     return nr;
 }
 
@@ -760,7 +828,7 @@ static int run_step(Exec *x, int64_t s)
     for (int64_t r = 0; r < rounds && !status; r++) {
         int64_t from = at;
         while (at < pieces.n && round_of[at] == r) at++;
-        if (x->loop->prefetch) {
+        if (x->loop->prefetch && x->prefetch_needed) {
             for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 1);
             if (status) break;
             status = exchange(x);
@@ -1026,7 +1094,6 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         /* Serial runs on one rank that holds everything: remote arrays are plain there. */
         if (v->role == ORN_RT_REMOTE && p->strategy == ORN_RT_SERIAL) v->role = ORN_RT_PARTITIONED;
         if (v->role == ORN_RT_REMOTE) x.rounds = 1;
-        if (v->role == ORN_RT_REMOTE || v->role == ORN_RT_PREFETCHED) x.remote_reads = 1;
         v->ops = &rt_ops;
         v->impl = vi;
         if (vi->buf) {
@@ -1035,11 +1102,19 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             if (fe > 0 && (x.flush_every <= 0 || fe < x.flush_every)) x.flush_every = fe;
         }
     }
-    if (loop->prefetch) x.rounds = 1;
     for (int k = 0; k < x.n; k++)
         for (int j = 0; j < x.n; j++)
             if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
+    /* Small prefetched arrays are copied whole; what is left is fetched per round. */
+    status = rt_replicate_prefetched(&x);
+    if (status) goto fn_fail;
+    for (int k = 0; k < x.n; k++) {
+        int role = x.views[k].role;
+        if (role == ORN_RT_REMOTE || (role == ORN_RT_PREFETCHED && !(x.replica && x.replica[k])))
+            x.remote_reads = 1;
+    }
+    if (loop->prefetch && x.prefetch_needed) x.rounds = 1;
 
     status = x.sched->setup(&x);
     if (!status) status = rt_halo_setup(&x);
@@ -1066,6 +1141,13 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (status) goto fn_fail;
     }
     rt->stats.steps = x.nsteps;
+    if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
+        for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];
+        for (int i = 0; i < p->npart; i++) rt->stats.sub[x.kd[i]] = x.sub[i] > 1 ? x.sub[i] : 1;
+        if (x.split_dim >= 0) rt->stats.sub[x.split_dim] = x.nsplit;
+        rt->stats.cache_bytes = rt->cache_bytes;
+        rt->stats.ws_bytes = x.ws_bytes;
+    }
     status = x.sched->finish(&x);
     if (!status) status = reduce_accs(&x);
     if (!status) status = gather_trace(&x);
@@ -1076,12 +1158,16 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
 fn_exit:
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
+    rt_replica_free(&x);
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);
+            free(x.vi[k].rowkeys[0]);
+            free(x.vi[k].rowkeys[1]);
             free(x.vi[k].req);
             free(x.vi[k].dirty);
         }
+    free(x.keybuf);
     free(x.views);
     free(x.vi);
     free(x.accpart);

@@ -19,8 +19,8 @@ int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p)
 int rt_blocks(Exec *x, int i)
 {
     int c = x->plan->part_count[i];
-    if (c > 0) return c;
-    return x->rt->blocks_per_rank * x->P;
+    if (c <= 0) c = x->rt->blocks_per_rank * x->P;
+    return c * (x->sub[i] > 1 ? x->sub[i] : 1);
 }
 
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt)
@@ -32,7 +32,8 @@ uint64_t rt_plan_sig(const Exec *x, uint64_t salt)
                      (uint64_t)x->nb[0],
                      (uint64_t)x->nb[1],
                      (uint64_t)x->P,
-                     salt};
+                     salt ^ ((uint64_t)(x->split_dim + 1) << 56) ^ ((uint64_t)x->nsplit << 40) ^
+                         (uint64_t)x->part_salt};
     uint64_t h = 1469598103934665603ULL;
     for (int i = 0; i < 8; i++) h = (h ^ v[i]) * 1099511628211ULL;
     return h | 1;
@@ -51,23 +52,175 @@ int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out)
     return ORN_OK;
 }
 
+/* An array partitioned with this loop along key kd[i] whose boundaries the iteration
+ * space may adopt: dense, cut along one dimension tied to that key into a number of tiles
+ * that is a multiple of the loop's blocks, within 4x of the sub-blocks chosen (the largest
+ * such array). Adopting its boundaries moves the iteration space once instead of the
+ * array at every run, when another loop over another iteration space (SGD MF's held-out
+ * ratings) uses the same array. Returns the array's dimension, or -1. */
+static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
+{
+    const OrnRtPlan *p = x->plan;
+    int best = -1;
+    int64_t bytes = 0;
+    int sub = x->sub[i] > 1 ? x->sub[i] : 1;
+    int64_t base = x->nb[i] / sub;
+    *out = NULL;
+    if (p->strategy != ORN_RT_1D && p->strategy != ORN_RT_2D) return -1;
+    for (int k = 1; k < x->n; k++) {
+        const OrnRtPlanArray *pa = &p->arrays[k];
+        OrnDsmArray *a = x->loop->args[k].array;
+        if (pa->role != ORN_RT_PARTITIONED || !a || a->sparse || a == x->iter) continue;
+        int dim = -1, n = 0;
+        for (int d = 0; d < pa->ndim; d++)
+            if (pa->key_dim[d] == x->kd[i]) {
+                dim = d;
+                n++;
+            }
+        if (n != 1 || a->part.owner[0] == ORN_DSM_ALL) continue;
+        int64_t T = a->part.nb[dim];
+        if (T <= 1 || T % base || T / base > 4 * sub || 4 * (T / base) < sub) continue;
+        int64_t b = a->nnz * (int64_t)a->esize;
+        if (b > bytes) {
+            bytes = b;
+            best = dim;
+            *out = a;
+        }
+    }
+    return best;
+}
+
+/* Elements of the iteration space per candidate tile along key dimension kd, summed over
+ * ranks; the load of the most loaded rank against the mean. */
+static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwnerFn fn, int i,
+                           double *out)
+{
+    OrnDsmArray *it = x->iter;
+    int64_t *cnt = orn_xcalloc((size_t)T, sizeof *cnt);
+    for (int64_t t = 0; t < it->part.ntiles; t++) {
+        const OrnDsmTile *tl = &it->tiles[t];
+        if (!tl->held || (it->part.owner[t] == ORN_DSM_ALL && x->me)) continue;
+        if (it->sparse) {
+            for (int64_t e = 0; e < tl->n; e++) {
+                int64_t key[ORN_DSM_MAXDIM];
+                orn_dsm_tile_key(it, tl, e, key);
+                int64_t v = key[kd];
+                int lo = 0, hi = T - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) / 2;
+                    if (bounds[mid] <= v)
+                        lo = mid;
+                    else
+                        hi = mid - 1;
+                }
+                cnt[lo]++;
+            }
+        } else {
+            int64_t other = tl->n / (tl->hi[kd] - tl->lo[kd] > 0 ? tl->hi[kd] - tl->lo[kd] : 1);
+            for (int g = 0; g < T; g++) {
+                int64_t lo = bounds[g] > tl->lo[kd] ? bounds[g] : tl->lo[kd];
+                int64_t hi = bounds[g + 1] < tl->hi[kd] ? bounds[g + 1] : tl->hi[kd];
+                if (hi > lo) cnt[g] += (hi - lo) * other;
+            }
+        }
+    }
+    int status = orn_dsm_allreduce_i64(x->dsm, cnt, (size_t)T, ORN_DSM_SUM);
+    if (!status) {
+        int64_t *load = orn_xcalloc((size_t)x->P, sizeof *load), total = 0, max = 0;
+        for (int g = 0; g < T; g++) {
+            int gg[2] = {-1, -1};
+            gg[i] = g;
+            int q = fn(x, gg);
+            if (q >= 0 && q < x->P) load[q] += cnt[g];
+            total += cnt[g];
+        }
+        for (int q = 0; q < x->P; q++)
+            if (load[q] > max) max = load[q];
+        *out = total ? (double)max * x->P / (double)total : 1.0;
+        free(load);
+    }
+    free(cnt);
+    return status;
+}
+
 int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
 {
     OrnDsmArray *it = x->iter;
     OrnDsmPart p;
     int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1}, status;
+    OrnDsmArray *cand[2] = {NULL, NULL};
+    int cdim[2] = {-1, -1};
+    x->part_salt = 0;
     for (int i = 0; i < np; i++) {
         x->nb[i] = rt_blocks(x, i);
-        nb[x->kd[i]] = x->nb[i];
+        /* Only along the first partitioned key: 2d's ring is laid out along the second. */
+        if (i == 0) cdim[i] = adopt_candidate(x, i, &cand[i]);
+        if (cdim[i] >= 0) {
+            /* The candidate's boundaries and tile count are part of the signature. */
+            const int64_t *b = cand[i]->part.bounds[cdim[i]];
+            uint64_t h = 1469598103934665603ULL;
+            for (int g = 0; g <= cand[i]->part.nb[cdim[i]]; g++)
+                h = (h ^ (uint64_t)b[g]) * 1099511628211ULL;
+            x->part_salt ^= (int64_t)(h >> 1) + i;
+        }
     }
-    uint64_t sig = rt_plan_sig(x, 0);
-    if (it->part_tag == sig) return ORN_OK;
+    uint64_t sig0 = rt_plan_sig(x, 0);
+    /* An earlier run with the same candidates decided: its tile counts stand. */
+    if (it->part_tag == sig0 || it->part_tag == (sig0 ^ 2)) {
+        if (it->part_tag == (sig0 ^ 2))
+            for (int i = 0; i < np; i++)
+                if (cdim[i] >= 0) {
+                    int sub = x->sub[i] > 1 ? x->sub[i] : 1;
+                    int64_t T = cand[i]->part.nb[cdim[i]];
+                    x->sub[i] = (int)(T / (x->nb[i] / sub));
+                    x->nb[i] = (int)T;
+                }
+        return ORN_OK;
+    }
+    /* Adopt a candidate's boundaries when the load stays balanced (within 10%). */
+    int adopted[2] = {0, 0}, any = 0;
+    int keep_nb[2] = {x->nb[0], x->nb[1]}, keep_sub[2] = {x->sub[0], x->sub[1]};
+    for (int i = 0; i < np; i++) {
+        if (cdim[i] < 0) continue;
+        int sub = x->sub[i] > 1 ? x->sub[i] : 1;
+        int T = cand[i]->part.nb[cdim[i]];
+        x->sub[i] = T / (x->nb[i] / sub);
+        x->nb[i] = T;
+        double imb = 1.0;
+        status = adopt_imbalance(x, x->kd[i], cand[i]->part.bounds[cdim[i]], T, fn, i, &imb);
+        if (status) return status;
+        if (imb <= 1.10) {
+            adopted[i] = 1;
+            any = 1;
+        } else {
+            x->nb[i] = keep_nb[i];
+            x->sub[i] = keep_sub[i];
+        }
+    }
+    if (any)
+        for (int i = 0; i < np; i++)
+            if (!adopted[i] && cdim[i] >= 0) {
+                x->nb[i] = keep_nb[i];
+                x->sub[i] = keep_sub[i];
+            }
+    for (int i = 0; i < np; i++) nb[x->kd[i]] = x->nb[i];
+    if (x->split_dim >= 0 && x->nsplit > 1) nb[x->split_dim] = x->nsplit;
+    uint64_t sig = any ? sig0 ^ 2 : sig0;
     status = orn_dsm_part_init(&p, it->ndim, nb);
     if (status) return rt_fail(x, ORN_E_PLAN, "bad block counts");
     for (int d = 0; d < it->ndim && !status; d++) {
-        if (nb[d] > 1)
+        int i = d == x->kd[0] ? 0 : np > 1 && d == x->kd[1] ? 1 : -1;
+        if (i >= 0 && adopted[i]) {
+            const int64_t *b = cand[i]->part.bounds[cdim[i]];
+            for (int g = 0; g <= nb[d]; g++) {
+                p.bounds[d][g] = b[g] < it->dims[d] ? b[g] : it->dims[d];
+                if (g && p.bounds[d][g] < p.bounds[d][g - 1]) p.bounds[d][g] = p.bounds[d][g - 1];
+            }
+            p.bounds[d][0] = 0;
+            p.bounds[d][nb[d]] = it->dims[d];
+        } else if (nb[d] > 1) {
             status = orn_dsm_balance(it, d, nb[d], p.bounds[d]);
-        else {
+        } else {
             p.bounds[d][0] = 0;
             p.bounds[d][1] = it->dims[d];
         }

@@ -106,6 +106,11 @@ typedef struct OrnRtPlan {
     const OrnRtPlanArray *arrays; /* arrays[0] is the iteration space */
     int naccs;
     const OrnRtPlanAcc *accs;
+    /* The body iterates a sparse 2-D iteration space through OrnRtBlock.rowptr / cols /
+     * row_first and never reads OrnRtBlock.keys: the runtime then decodes no keys and calls
+     * the body with whole blocks (first and count index the block's elements). 0: keys are
+     * decoded per slice (docs/runtime.md, section 6). */
+    int keys_unused;
 } OrnRtPlan;
 
 #endif

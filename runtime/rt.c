@@ -110,6 +110,19 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
         int k = atoi(env);
         if (k >= 1 && k <= 1024) rt->blocks_per_rank = k;
     }
+    rt->sub_mode = -1;
+    rt->cache_bytes = rt_cache_size();
+    rt->replicate_max = (int64_t)64 << 20;
+    env = getenv("ORN_REPLICATE_MAX");
+    if (env && *env) rt->replicate_max = atoll(env);
+    env = getenv("ORN_SUBBLOCK");
+    if (env && *env) {
+        int r = 0, c = 0;
+        if (!strcmp(env, "off") || !strcmp(env, "0"))
+            rt->sub_mode = 0;
+        else if (sscanf(env, "%dx%d", &r, &c) == 2 && r >= 1 && c >= 1 && r <= 4096 && c <= 4096)
+            orn_rt_set_subblock(rt, r, c);
+    }
     return rt;
 }
 
@@ -187,6 +200,19 @@ uint64_t orn_rt_seed(const OrnRtCtx *rt)
 void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k)
 {
     if (k >= 1) rt->blocks_per_rank = k;
+}
+
+void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c)
+{
+    if (r < 0 || c < 0) {
+        rt->sub_mode = -1;
+    } else if (r == 0 || c == 0) {
+        rt->sub_mode = 0;
+    } else {
+        rt->sub_mode = 1;
+        rt->sub_fixed[0] = r;
+        rt->sub_fixed[1] = c;
+    }
 }
 
 void orn_rt_set_timeout(OrnRtCtx *rt, double seconds)

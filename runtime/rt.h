@@ -45,6 +45,10 @@ void orn_rt_set_seed(OrnRtCtx *rt, uint64_t seed); /* default 0 */
 uint64_t orn_rt_seed(const OrnRtCtx *rt);
 void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k);  /* default 2, $ORN_BLOCKS_PER_RANK */
 void orn_rt_set_timeout(OrnRtCtx *rt, double seconds); /* default 60, $ORN_TIMEOUT */
+/* Cache blocking of 1d and 2d loops (docs/runtime.md, section 7): each block is cut into
+ * r x c sub-blocks; r, c < 0: chosen from the arrays' sizes and the L2 cache (default);
+ * 0: off. $ORN_SUBBLOCK=RxC / auto / off. */
+void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c);
 void orn_rt_set_trace(OrnRtCtx *rt, int on);           /* record block order */
 void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements); /* progress granularity, 4096 */
 /* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
@@ -125,6 +129,18 @@ struct OrnRtBlock {
     OrnRtScalar *acc;      /* this block's accumulator partials, in the plan's order */
     uint64_t seed, stream; /* random streams: see orn_rt_rng_init() */
     int64_t block;         /* block number (tile of the iteration space) */
+    /* CSR blocks (a sparse 2-D iteration space, plan->keys_unused set; NULL otherwise):
+     * row r (key 0 = lo[0] + r, 0 <= r < hi[0] - lo[0]) holds the elements
+     * [rowptr[r], rowptr[r + 1]); element e has key 1 = lo[1] + cols[e]; row_first is the
+     * row of element `first`. Elements e index vals, cols and rowptr alike:
+     *     int64_t r = b->row_first;
+     *     for (int64_t e = b->first; e < b->first + b->count; e++) {
+     *         while (b->rowptr[r + 1] <= e) r++;
+     *         int64_t u = b->lo[0] + r, i = b->lo[1] + b->cols[e]; ...
+     */
+    const int64_t *rowptr;
+    const int32_t *cols;
+    int64_t row_first;
 };
 
 typedef int (*orn_rt_body_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);
@@ -175,14 +191,26 @@ typedef struct OrnRtStats {
     int64_t flushed;       /* buffer deltas sent */
     int64_t repartitioned; /* arrays moved to a new partition before the loop */
     int64_t ghosts;        /* halo elements of read-only arrays received before the loop */
+    /* Cache blocking: tiles of the iteration space per key dimension (blocks x sub-blocks),
+     * sub-blocks per block along each key dimension, the L2 size used and the estimated
+     * working set (bytes of rows) of one sub-block; 0 where the loop is not blocked. */
+    int64_t grid[ORN_RT_MAXDIM], sub[ORN_RT_MAXDIM];
+    int64_t cache_bytes, ws_bytes;
+    int64_t replicated;    /* prefetched arrays copied whole to every rank before the loop */
+    int64_t replica_bytes; /* their size */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 
 /* ---------------------------------------------------------------- inside bodies */
 
 /* Key of element e of a block. */
+void orn_rt_block_key_csr(const OrnRtBlock *b, int64_t e, int64_t *key);
 static inline void orn_rt_block_key(const OrnRtBlock *b, int64_t e, int64_t *key)
 {
+    if (b->cols) {
+        orn_rt_block_key_csr(b, e, key);
+        return;
+    }
     if (b->sparse) {
         for (int d = 0; d < b->ndim; d++) key[d] = b->keys[e * b->ndim + d];
         return;

@@ -39,6 +39,10 @@ struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
     int blocks_per_rank;
+    int sub_mode;          /* sub-blocks: -1 automatic, 0 off, 1 fixed (sub_fixed) */
+    int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
+    int64_t cache_bytes;   /* L2 per core (blocking.c) */
+    int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
     int64_t slice;
     int trace_on;
     int nocomm;
@@ -67,6 +71,9 @@ typedef struct Work {
     int64_t tile; /* tile of the iteration store */
     int64_t first, count;
 } Work;
+/* The block a tile belongs to: sub-blocks (blocking.c) are tiles too, grouped into the
+ * schedule's blocks; a round without flush_every covers one block. */
+int64_t rt_tile_group(const Exec *x, int64_t tile);
 
 typedef struct WorkList {
     Work *w;
@@ -92,6 +99,9 @@ typedef struct ViewImpl {
     int64_t nreq, capreq;
     int64_t *dirty; /* remote role: keys written this round (in the cache) */
     int64_t ndirty, capdirty;
+    int64_t *rowkeys[2]; /* row views of CSR tiles: decoded keys (two rows at a time) */
+    int64_t caprow[2];
+    int rowflip;
     int xform; /* keys are mapped: key' = T key - off (unimodular) */
     int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     int64_t off[ORN_RT_MAXDIM];
@@ -125,7 +135,12 @@ struct Exec {
     int64_t flush_every;
     int64_t nsteps;
     int kd[2];            /* partitioned key dimensions */
-    int nb[2];            /* blocks along them */
+    int nb[2];            /* tiles along them (blocks x sub-blocks) */
+    int sub[2];           /* sub-blocks per block along them (blocking.c), 0 = 1 */
+    int split_dim;        /* 1d: a further key dimension cut into sub-blocks, -1 none */
+    int nsplit;           /* tiles along split_dim */
+    int64_t ws_bytes;     /* estimated working set of one sub-block */
+    int64_t part_salt;    /* rt_plan_sig salt: adopted boundaries (layout.c) */
     int need_progress;    /* transfers in flight: poll between slices */
     int in_prefetch;      /* running the prefetch pass */
     int remote_reads;     /* bodies may read other ranks' data on demand */
@@ -139,6 +154,10 @@ struct Exec {
     OrnRtStats stats;
     void *sched_state;
     char *ghost_recv, *ghost_local; /* ghost regions from other ranks / from tiles held here */
+    int prefetch_needed; /* some prefetched or remote array is not served from a replica */
+    int64_t *keybuf;     /* keys of the current slice of a CSR iteration tile */
+    int64_t capkeybuf;
+    char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
 };
 
 struct OrnRtSched {
@@ -197,6 +216,20 @@ int rt_halo_setup(Exec *x);
 /* Point view v of array k at box + halo of its tile ta; 0 when that is just the tile. */
 int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v);
 void rt_halo_free(Exec *x);
+
+/* ---------------------------------------------------------------- blocking.c */
+
+/* L2 size per core: $ORN_CACHE_BYTES, sysconf, sysfs, else 1 MiB. */
+int64_t rt_cache_size(void);
+/* Before partitioning (1d: np = 1, 2d: np = 2): choose sub-blocks (x->sub, x->split_dim,
+ * x->nsplit) from the arrays' sizes and the cache, or from $ORN_SUBBLOCK. */
+void rt_choose_blocking(Exec *x, int np);
+/* Collective, before the schedule's setup: prefetched dense arrays small enough are copied
+ * whole to every rank (one allgather per loop) and served from the copy on the fast path;
+ * sets x->prefetch_needed when some prefetched or remote array is not. */
+int rt_replicate_prefetched(Exec *x);
+void rt_replica_bind(Exec *x, int k, OrnRtView *v);
+void rt_replica_free(Exec *x);
 
 /* exec.c: pieces shared by the schedules */
 /* rt_partition_iter, then rt_partition_args with the same owners. */

@@ -19,11 +19,13 @@
 static int owner1d(const Exec *x, const int *g)
 {
     if (g[0] < 0) return 0;
-    return (int)((int64_t)g[0] * x->P / x->nb[0]);
+    int sub = x->sub[0] > 1 ? x->sub[0] : 1; /* sub-blocks of a block stay together */
+    return (int)((int64_t)(g[0] / sub) * x->P / (x->nb[0] / sub));
 }
 
 static int setup(Exec *x)
 {
+    rt_choose_blocking(x, 1);
     int status = rt_partition_all(x, 1, owner1d);
     x->nsteps = 1;
     return status;

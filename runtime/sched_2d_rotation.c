@@ -71,7 +71,8 @@ static void pool_put(Ring *R, void *p, size_t cap)
 
 static int rowrank(const Exec *x, const int *g)
 {
-    return g[0] < 0 ? -1 : (int)((int64_t)g[0] * x->P / x->nb[0]);
+    int sub = x->sub[0] > 1 ? x->sub[0] : 1; /* sub-blocks of a block stay together */
+    return g[0] < 0 ? -1 : (int)((int64_t)(g[0] / sub) * x->P / (x->nb[0] / sub));
 }
 
 static int ring_home(const Exec *x, const int *g)
@@ -101,6 +102,7 @@ static int setup(Exec *x)
     int P = x->P, status;
     Ring *R = orn_xcalloc(1, sizeof *R);
     x->sched_state = R;
+    rt_choose_blocking(x, 2);
     x->nb[0] = rt_blocks(x, 0);
     x->nb[1] = rt_blocks(x, 1);
     R->start = orn_xcalloc((size_t)P, sizeof *R->start);

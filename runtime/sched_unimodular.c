@@ -128,7 +128,9 @@ static int setup(Exec *x)
         int64_t key[ORN_RT_MAXDIM];
         memcpy(key, tl->lo, sizeof key);
         for (int64_t e = 0; e < tl->n; e++, m++) {
-            const int64_t *xk = src->sparse ? tl->keys + e * n : key;
+            int64_t sk[ORN_RT_MAXDIM];
+            if (src->sparse) orn_dsm_tile_key(src, tl, e, sk);
+            const int64_t *xk = src->sparse ? sk : key;
             for (int i = 0; i < n; i++) {
                 int64_t v = 0;
                 for (int j = 0; j < n; j++) v += (int64_t)p->transform[i][j] * xk[j];
@@ -180,12 +182,16 @@ static int setup(Exec *x)
         const OrnDsmTile *tl = &U->tmp->tiles[t];
         if (!tl->held || !tl->n) continue;
         int64_t *k = U->keys[t] = orn_xmalloc((size_t)tl->n * (size_t)n * 8);
-        for (int64_t e = 0; e < tl->n; e++)
+        orn_dsm_tile_keys(U->tmp, tl, 0, tl->n, k); /* transformed keys, mapped back in place */
+        for (int64_t e = 0; e < tl->n; e++) {
+            int64_t ty[ORN_RT_MAXDIM];
+            memcpy(ty, k + e * n, (size_t)n * 8);
             for (int i = 0; i < n; i++) {
                 int64_t v = 0;
-                for (int j = 0; j < n; j++) v += U->inv[i][j] * (tl->keys[e * n + j] + U->off[j]);
+                for (int j = 0; j < n; j++) v += U->inv[i][j] * (ty[j] + U->off[j]);
                 k[e * n + i] = v;
             }
+        }
     }
     x->iter_keys = orig_keys;
     x->halo = 1;

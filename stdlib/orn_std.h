@@ -62,12 +62,13 @@ typedef struct OrnStdProg {
     OrnRtRng rng;     /* the program stream: replicated, same draws on every rank */
     FILE *trace;      /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
     int64_t runs;     /* loops run so far */
+    int stats;        /* $ORN_STATS: print every loop's statistics (orn_rt_stats) on stderr */
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
  * (rank 0) and exits 0; a bad argument prints one message (rank 0) and exits 2 on every
  * rank. $ORN_TRACE=path turns on the runtime's trace and appends each loop's block order
- * to path. */
+ * to path; $ORN_STATS=1 prints each loop's statistics per rank on stderr. */
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams);
 /* End the program normally (collective): returns the exit code for main. */

@@ -56,6 +56,8 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     init_rng(p);
     open_trace(p);
     if (orn_std_blas_init) orn_std_blas_init();
+    const char *st = getenv("ORN_STATS");
+    p->stats = st && *st && strcmp(st, "0") != 0;
 }
 
 int orn_std_finish(OrnStdProg *p)
@@ -174,10 +176,39 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     fflush(p->trace);
 }
 
+/* $ORN_STATS: one line per loop run and rank. */
+static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
+{
+    static const char *const strat[] = {"1d", "2d", "2d_ordered", "unimodular", "serial"};
+    const OrnRtPlan *pl = loop->plan;
+    OrnRtStats s;
+    orn_rt_stats(p->rt, &s);
+    char grid[96] = "", sub[96] = "";
+    size_t g = 0, u = 0;
+    for (int d = 0; d < pl->nkeys && s.grid[0]; d++) {
+        g += (size_t)snprintf(grid + g, sizeof grid - g, "%s%" PRId64, d ? "x" : "", s.grid[d]);
+        u += (size_t)snprintf(sub + u, sizeof sub - u, "%s%" PRId64, d ? "x" : "",
+                              s.sub[d] ? s.sub[d] : 1);
+    }
+    fprintf(stderr,
+            "orion: stats: rank %d: %s:%d (%s) run %" PRId64 ": %.6f s (bodies %.6f, wait %.6f)"
+            ", steps %" PRId64 ", rounds %" PRId64 ", blocks %" PRId64 ", tiles %s"
+            ", sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
+            ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
+            ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
+            " B)\n",
+            p->rank, pl->file ? pl->file : "?", pl->line,
+            (int)pl->strategy >= 0 && pl->strategy <= ORN_RT_SERIAL ? strat[pl->strategy] : "?",
+            p->runs, s.total, s.compute, s.wait, s.steps, s.rounds, s.blocks, *grid ? grid : "-",
+            *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses, s.flushed,
+            s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
+}
+
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
 {
     int status = orn_rt_run(p->rt, loop);
     if (status) orn_rt_die(p->rt);
     if (p->trace) dump_trace(p, loop);
+    if (p->stats) print_stats(p, loop);
     p->runs++;
 }

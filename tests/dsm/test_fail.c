@@ -68,7 +68,8 @@ int main(int argc, char **argv)
                       2,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
     if (!strcmp(mode, "body")) {
         plan.strategy = ORN_RT_1D;
         plan.npart = 1;

@@ -164,7 +164,8 @@ static void test_loops(TestEnv *t)
                           2,
                           arrays,
                           1,
-                          accs};
+                          accs,
+                          0};
         OrnRtPlanArray a2[2] = {arrays[0], arrays[1]};
         if (s >= 1) a2[1].role = s == 1 ? ORN_RT_REMOTE : ORN_RT_PARTITIONED;
         if (s == 2) {

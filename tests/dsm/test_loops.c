@@ -56,7 +56,8 @@ static void test_accumulators(TestEnv *t)
                       1,
                       arrays,
                       7,
-                      accs};
+                      accs,
+                      0};
     orn_rt_set_trace(t->rt, 1);
     OrnRtScalar acc[7] = {{.f64 = 1.5}, {.f64 = 2.0},   {.i32 = 0},     {.i64 = -5},
                           {.i32 = 10},  {.f32 = 0.25f}, {.f64 = -1e300}};
@@ -125,7 +126,8 @@ static void test_rng(TestEnv *t)
                     1,
                     arrays,
                     0,
-                    NULL};
+                    NULL,
+                    0};
     OrnRtPlan p2 = {ORN_RT_PLAN_VERSION,
                     41,
                     "test_loops.c",
@@ -142,7 +144,8 @@ static void test_rng(TestEnv *t)
                     1,
                     arrays,
                     0,
-                    NULL};
+                    NULL,
+                    0};
     orn_rt_set_seed(t->rt, 12345);
     for (int run = 0; run < 2; run++) {
         OrnDsmArray *A = NULL;
@@ -216,7 +219,8 @@ static void test_serial_remote(TestEnv *t)
                     4,
                     ser_arrays,
                     0,
-                    NULL};
+                    NULL,
+                    0};
     OrnRtPlan p1 = ps;
     p1.strategy = ORN_RT_1D;
     p1.npart = 1;
@@ -328,7 +332,8 @@ static void test_tokens(TestEnv *t)
                           3,
                           arrays,
                           0,
-                          NULL};
+                          NULL,
+                          0};
         OArr oZ, oD, oW;
         oarr_gather(t, Z, &oZ);
         oarr_gather(t, D, &oD);
@@ -406,7 +411,8 @@ static void test_determinism(TestEnv *t)
                       3,
                       arrays,
                       0,
-                      NULL};
+                      NULL,
+                      0};
     void *first = NULL;
     for (int run = 0; run < 2; run++) {
         OrnDsmArray *v = NULL, *w = NULL;
@@ -476,7 +482,8 @@ static void test_errors(TestEnv *t)
                       2,
                       rot,
                       0,
-                      NULL};
+                      NULL,
+                      0};
     OrnRtArg args[2] = {{a, NULL}, {m, NULL}};
     OrnRtLoop loop = {&plan, args, failing_body, NULL, NULL, NULL};
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);

@@ -100,7 +100,7 @@ static OrnDsmArray *dense_like(TestEnv *t, int64_t rows, int64_t cols, uint64_t 
     return a;
 }
 
-static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1)
+static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int s1)
 {
     char ptrain[512], ptest[512];
     t_path(t, ptrain, sizeof ptrain, "mf_train.triplets");
@@ -113,6 +113,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1)
     CHECK(t, R->dims[0] <= NU && R->dims[1] <= NI);
     OrnDsmArray *W = dense_like(t, K, NU, 11), *H = dense_like(t, K, NI, 12);
     orn_rt_set_blocks_per_rank(t->rt, blocks_per_rank);
+    orn_rt_set_subblock(t->rt, s0, s1);
     orn_rt_set_trace(t->rt, 1);
 
     static const OrnRtPlanArray arrays[3] = {
@@ -160,8 +161,13 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1)
         CHECK(t, ntr > 0);
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
-        int64_t nb1 = c1 ? c1 : (int64_t)blocks_per_rank * t->size;
+        int64_t nb1 = (c1 ? c1 : (int64_t)blocks_per_rank * t->size) * (s1 > 0 ? s1 : 1);
         CHECK(t, st.steps == (int64_t)t->size * ((nb1 + t->size - 1) / t->size));
+        /* Sub-blocks are tiles of the iteration space, in the trace with their boxes. */
+        if (s0 > 0) {
+            int64_t nb0 = (c0 ? c0 : (int64_t)blocks_per_rank * t->size) * s0;
+            CHECK(t, st.grid[0] == nb0 && st.grid[1] == nb1 && st.sub[0] == s0 && st.sub[1] == s1);
+        }
 
         /* At most W and H move back from the held-out loop's partitions (its ratings have
          * other boundaries); the training ratings do not move after the first epoch. */
@@ -215,6 +221,16 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1)
         if (rep == 1) CHECK(t, st.repartitioned == 0 && !memcmp(&first, &eacc[0].f64, 8));
         first = eacc[0].f64;
     }
+    /* A body that reads the CSR form (rowptr, cols) instead of keys: the same result. */
+    {
+        OrnRtPlan cplan = eplan;
+        cplan.keys_unused = 1;
+        OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
+        OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
+        OrnRtLoop eloop = {&cplan, eargs, eval_body, NULL, NULL, eacc};
+        OK(t, orn_rt_run(t->rt, &eloop));
+        CHECK(t, !memcmp(&first, &eacc[0].f64, 8) && eacc[1].i64 == Rt->nnz);
+    }
     oarr_free(&oR);
     oarr_free(&oRt);
     oarr_free(&oW);
@@ -262,7 +278,8 @@ static void run_nocomm(TestEnv *t)
                       3,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
     orn_rt_set_nocomm(t->rt, 1);
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     OrnRtScalar acc[1] = {{.i64 = 0}};
@@ -290,11 +307,14 @@ int main(int argc, char **argv)
 {
     TestEnv t;
     t_init(&t, &argc, &argv);
-    run_mf(&t, 2, 0, 0);
-    run_mf(&t, 3, 0, 0);       /* 3P blocks per dimension, L = 3 */
-    run_mf(&t, 2, 5, 7);       /* block counts that do not divide: empty ring slots */
-    orn_rt_set_slice(t.rt, 3); /* many progress polls inside blocks */
-    run_mf(&t, 1, 0, 0);       /* B = P: L = 1, no overlap, still correct */
+    run_mf(&t, 2, 0, 0, 0, 0);   /* sub-blocks off */
+    run_mf(&t, 3, 0, 0, 0, 0);   /* 3P blocks per dimension, L = 3 */
+    run_mf(&t, 2, 5, 7, 0, 0);   /* block counts that do not divide: empty ring slots */
+    run_mf(&t, 2, 0, 0, 3, 2);   /* 3 x 2 sub-blocks per block (cache blocking) */
+    run_mf(&t, 1, 5, 3, 2, 3);   /* sub-blocks of block counts that do not divide */
+    run_mf(&t, 2, 0, 0, -1, -1); /* automatic (too few ratings to cut) */
+    orn_rt_set_slice(t.rt, 3);   /* many progress polls inside blocks */
+    run_mf(&t, 1, 0, 0, 0, 0);   /* B = P: L = 1, no overlap, still correct */
     orn_rt_set_slice(t.rt, 4096);
     run_nocomm(&t);
     return t_finish(&t, "test_mf");

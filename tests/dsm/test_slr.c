@@ -140,7 +140,8 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
                       4,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
 
     OArr oy, oX, ow;
     oarr_gather(t, y, &oy);
@@ -229,7 +230,8 @@ static void run_stale(TestEnv *t, int64_t flush_every)
                       3,
                       arrays,
                       0,
-                      NULL};
+                      NULL,
+                      0};
     OrnRtArg args[3] = {{seen, NULL}, {c, NULL}, {NULL, dc}};
     OrnRtLoop loop = {&plan, args, stale_body, NULL, NULL, NULL};
     OK(t, orn_rt_run(t->rt, &loop));

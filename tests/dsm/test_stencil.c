@@ -114,7 +114,8 @@ static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body, orn_rt
                       1,
                       arrays,
                       1,
-                      accs};
+                      accs,
+                      0};
     if (strat != ORN_RT_UNIMODULAR) plan.transform[1][0] = 0;
     OArr oU;
     oarr_gather(t, U, &oU);
@@ -195,7 +196,8 @@ static void sparse_ordered(TestEnv *t)
                       1,
                       arrays,
                       0,
-                      NULL};
+                      NULL,
+                      0};
     OArr oS;
     oarr_gather(t, S, &oS);
     OArr *oarrs[1] = {&oS};

@@ -136,24 +136,33 @@ gauss_seidel)
   cmp grid.txt ref.txt || fail "the grid differs from the serial reference"
   ;;
 sgd_replay)
-  ORN_TRACE=trace.txt run "$B/sgd_trace" --train="$D/ratings.train" --test="$D/ratings.test" \
-    --epochs=3 --wout=W.txt --hout=H.txt >log.txt 2>&1 || { cat log.txt >&2; fail "sgd_trace"; }
+  # automatic sub-blocks (none at this size), then 3 x 2 sub-blocks per block (cache
+  # blocking: the sub-blocks are in the trace with their boxes)
   line=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_trace.orn" | cut -d: -f1)
-  "$SGD_REPLAY" "$D/ratings.train" "$D/ratings.test" trace.txt "$line" 3 5 0.05 0.9 0.05 0.1 42 \
-    RW.txt RH.txt
-  cmp W.txt RW.txt || fail "W differs from the serial replay"
-  cmp H.txt RH.txt || fail "H differs from the serial replay"
+  for sb in auto 3x2; do
+    ORN_SUBBLOCK=$sb ORN_TRACE=trace.txt run "$B/sgd_trace" --train="$D/ratings.train" \
+      --test="$D/ratings.test" --epochs=3 --wout=W.txt --hout=H.txt >log.txt 2>&1 ||
+      { cat log.txt >&2; fail "sgd_trace (ORN_SUBBLOCK=$sb)"; }
+    "$SGD_REPLAY" "$D/ratings.train" "$D/ratings.test" trace.txt "$line" 3 5 0.05 0.9 0.05 0.1 \
+      42 RW.txt RH.txt
+    cmp W.txt RW.txt || fail "W differs from the serial replay (ORN_SUBBLOCK=$sb)"
+    cmp H.txt RH.txt || fail "H differs from the serial replay (ORN_SUBBLOCK=$sb)"
+  done
   ;;
 lda_replay)
-  ORN_TRACE=trace.txt run "$B/lda_trace" --data="$D/tokens.docword" --topics=4 --iters=3 \
-    --alpha=0.1 --beta=0.01 --seed=7 >log.txt 2>&1 || { cat log.txt >&2; fail "lda_trace"; }
   # the three loops in program order: initial topics, sampler, log-likelihood
   lines=$(grep -n 'parallel_for' "$S/lda_trace.orn" | cut -d: -f1 | tr '\n' ' ')
-  mkdir replay
-  # shellcheck disable=SC2086
-  "$LDA_REPLAY" "$D/tokens.docword" trace.txt $lines 4 3 0.1 0.01 7 replay
-  for f in z doc_topic word_topic topic_count ll; do
-    cmp "$f.txt" "replay/$f.txt" || fail "$f differs from the serial replay"
+  for sb in auto 2x3; do
+    mkdir "s$sb" "s$sb/replay"
+    (cd "s$sb" && ORN_SUBBLOCK=$sb ORN_TRACE=trace.txt run "$B/lda_trace" \
+      --data="$D/tokens.docword" --topics=4 --iters=3 --alpha=0.1 --beta=0.01 --seed=7 \
+      >log.txt 2>&1) || { cat "s$sb/log.txt" >&2; fail "lda_trace (ORN_SUBBLOCK=$sb)"; }
+    # shellcheck disable=SC2086
+    "$LDA_REPLAY" "$D/tokens.docword" "s$sb/trace.txt" $lines 4 3 0.1 0.01 7 "s$sb/replay"
+    for f in z doc_topic word_topic topic_count ll; do
+      cmp "s$sb/$f.txt" "s$sb/replay/$f.txt" ||
+        fail "$f differs from the serial replay (ORN_SUBBLOCK=$sb)"
+    done
   done
   ;;
 slr_replay)
@@ -163,7 +172,8 @@ slr_replay)
   el=$(grep -n 'parallel_for n, label in yt$' "$S/slr_trace.orn" | cut -d: -f1)
   for flush in 64 7; do
     mkdir "f$flush" "f$flush/replay"
-    (cd "f$flush" && ORN_TRACE=trace.txt run "$B/slr_trace" --train="$D/tiny.libsvm" \
+    # sub-blocks share their block's rounds
+    (cd "f$flush" && ORN_SUBBLOCK=3x1 ORN_TRACE=trace.txt run "$B/slr_trace" --train="$D/tiny.libsvm" \
       --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 --flush="$flush" \
       >log.txt 2>&1) || { cat "f$flush/log.txt" >&2; fail "slr_trace --flush=$flush"; }
     "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "f$flush/trace.txt" "$tl" "$el" 4 0.05 \

@@ -1,0 +1,345 @@
+/* blocking.c: cache blocking of the unordered schedules (1d, 2d) at every rank count, and
+ * whole copies of small prefetched arrays.
+ *
+ * Sub-blocks. A rank's blocks are cut further into sub-blocks sized to the L2 cache, and
+ * the sub-blocks are tiles of the iteration space's partition like any other: they are
+ * balanced by the same histogram, held by the block's owner, run one after another in
+ * row-major order of the sub-grid, and recorded in the trace with their boxes, so the
+ * serial replay of the trace still reproduces the result. Partitioned arrays are aligned
+ * with them (W's rows of a sub-block); in 2d the rotated arrays travel in sub-blocks.
+ *
+ *   - A sparse iteration space with two or more keys (SGD MF's ratings) gets a
+ *     LIBMF/FPSGD grid: along each blocked key k the rows of the arrays that key indexes
+ *     (W[u, :] and bu[u] for u; H[i, :] and bi[i] for i) take S_k bytes per key value, and
+ *     a sub-block covers E_k / n_k values of an extent E_k, so n_k = ceil(E_k S_k / (C/2))
+ *     sub-blocks (of the whole extent) keep both sides of one sub-block in half of the
+ *     L2 cache C (each side C/4 when both have rows), the rest for the streamed elements.
+ *   - A dense iteration space (a stencil) is cut along its innermost blocked key when one
+ *     row band of the arrays it indexes (rows x (1 + halo) x element size) exceeds C/2.
+ *   - Sub-blocks keep at least RT_SUB_MIN elements; at most RT_SUB_MAX tiles per key.
+ * In 2d the blocked keys are the two partitioned ones: n_k becomes the number of tiles
+ * rounded up to a multiple of the default block count (blocks_per_rank x P), so the rank
+ * bands and the ring are unchanged. In 1d the partitioned key is sub-blocked the same way,
+ * and one further key (the one whose rows take most bytes) is cut into n_k tiles when the
+ * iteration space may be split there: its halo along that dimension is 0, or it is a
+ * read-only dense array (ghost cells, halo.c). Ordered schedules are left alone.
+ * Rounds (prefetching, buffers) still cover whole blocks: rt_tile_group. A 2d loop with
+ * rounds is not sub-blocked along its rotating key (every sub-block there would be a step).
+ *
+ * $ORN_SUBBLOCK=RxC (orn_rt_set_subblock) fixes the sub-blocks per block (R along the
+ * first partitioned key, C along the second one or, in 1d, the split key); =off disables
+ * them. $ORN_CACHE_BYTES overrides the L2 size.
+ *
+ * Replicas. A prefetched dense array whose size is at most replicate_max (64 MiB, or
+ * $ORN_REPLICATE_MAX) is copied whole to every rank once per loop (one allgather of
+ * the tiles) instead of being fetched key by key per round: reads are then loads on the
+ * fast path, and a loop whose only remote reads were those needs no prefetch pass, no
+ * rounds and no barriers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "rt_int.h"
+
+#define RT_SUB_MIN 1024 /* elements per sub-block, at least */
+#define RT_SUB_MAX 4096 /* tiles per key dimension, at most */
+
+static int64_t parse_size(const char *s)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (v <= 0) return 0;
+    if (*end == 'K' || *end == 'k') v *= 1024;
+    if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
+    return (int64_t)v;
+}
+
+int64_t rt_cache_size(void)
+{
+    const char *env = getenv("ORN_CACHE_BYTES");
+    if (env && parse_size(env) > 0) return parse_size(env);
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (v > 0) return v;
+#endif
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[32];
+        int level = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fgets(buf, sizeof buf, f)) level = atoi(buf);
+        fclose(f);
+        if (level != 2) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        f = fopen(path, "r");
+        if (!f) break;
+        int64_t sz = fgets(buf, sizeof buf, f) ? parse_size(buf) : 0;
+        fclose(f);
+        if (sz > 0) return sz;
+    }
+    return 1 << 20;
+}
+
+static int tied(const OrnRtPlanArray *pa, int key)
+{
+    for (int d = 0; d < pa->ndim; d++)
+        if (pa->key_dim[d] == key) return 1;
+    return 0;
+}
+
+/* Bytes of the arrays' rows per value of key `key` (arrays not tied to `other`). */
+static int64_t side_bytes(const Exec *x, int key, int other)
+{
+    int64_t sum = 0;
+    for (int k = 1; k < x->n; k++) {
+        const OrnRtPlanArray *pa = &x->plan->arrays[k];
+        const OrnDsmArray *a = x->vi[k].store;
+        if (pa->role == ORN_RT_BUFFERED || pa->role == ORN_RT_REMOTE) continue;
+        if (!tied(pa, key) || (other >= 0 && tied(pa, other))) continue;
+        int64_t b = (int64_t)a->esize;
+        for (int d = 0; d < a->ndim; d++)
+            if (pa->key_dim[d] != key) b *= a->dims[d] > 0 ? a->dims[d] : 1;
+        if (a->sparse) b = (int64_t)a->esize * 3; /* ~nnz per value unknown: small */
+        sum += b;
+    }
+    return sum;
+}
+
+/* May the iteration space (alone: other arrays are aligned along partitioned keys only) be
+ * cut along key dimension d in a 1d loop? */
+static int splittable(const Exec *x, int d)
+{
+    const OrnRtPlanArray *pa = &x->plan->arrays[0];
+    if (pa->halo_lo[d] == 0 && pa->halo_hi[d] == 0) return 1;
+    if (pa->halo_lo[d] == ORN_RT_HALO_ANY || pa->halo_hi[d] == ORN_RT_HALO_ANY) return 0;
+    return x->vi[0].read_only && !x->vi[0].buffered && !x->iter->sparse;
+}
+
+static int64_t base_blocks(const Exec *x, int i)
+{
+    int c = x->plan->part_count[i];
+    return c > 0 ? c : (int64_t)x->rt->blocks_per_rank * x->P;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b : 1;
+}
+
+static int64_t clamp_tiles(int64_t n, int64_t extent)
+{
+    if (n > RT_SUB_MAX) n = RT_SUB_MAX;
+    if (n > extent) n = extent;
+    return n < 1 ? 1 : n;
+}
+
+void rt_choose_blocking(Exec *x, int np)
+{
+    const OrnRtPlan *p = x->plan;
+    const OrnDsmArray *it = x->iter;
+    const OrnRtCtx *rt = x->rt;
+    x->sub[0] = x->sub[1] = 1;
+    x->split_dim = -1;
+    x->nsplit = 1;
+    x->ws_bytes = 0;
+    if (rt->sub_mode == 0 || np < 1 || (p->nkeys < 2 && rt->sub_mode != 1)) return;
+    int k0 = x->kd[0], k1 = -1;
+    int rotate = np == 2;
+    if (rotate) {
+        k1 = x->kd[1];
+    } else {
+        /* 1d: the key whose rows take most bytes, among those the iteration space may be
+         * cut along. */
+        int64_t best = -1;
+        for (int d = 0; d < p->nkeys; d++) {
+            if (d == k0 || !splittable(x, d)) continue;
+            int64_t b = it->sparse ? side_bytes(x, d, k0) : (int64_t)it->dims[d];
+            if (b > best) {
+                best = b;
+                k1 = d;
+            }
+        }
+    }
+    int64_t B0 = base_blocks(x, 0), B1 = rotate ? base_blocks(x, 1) : 1;
+    int64_t n0 = B0, n1 = B1; /* tiles along k0, k1 */
+    int64_t e0 = it->dims[k0], e1 = k1 >= 0 ? it->dims[k1] : 1;
+    int64_t C = rt->cache_bytes > 0 ? rt->cache_bytes : (1 << 20);
+    int64_t nnz = it->nnz;
+    if (rt->sub_mode == 1) {
+        n0 = B0 * rt->sub_fixed[0];
+        if (k1 >= 0) n1 = B1 * rt->sub_fixed[1];
+    } else if (it->sparse) {
+        int64_t s0 = side_bytes(x, k0, k1), s1 = k1 >= 0 ? side_bytes(x, k1, k0) : 0;
+        int64_t budget = C / 2;
+        int64_t b0 = s1 > 0 ? budget / 2 : budget, b1 = s0 > 0 ? budget / 2 : budget;
+        if (s0 > 0) n0 = ceil_div(e0 * s0, b0);
+        if (s1 > 0) n1 = ceil_div(e1 * s1, b1);
+        /* Enough elements per sub-block to pay for binding it. */
+        while (n0 * n1 > 1 && nnz / (n0 * n1) < RT_SUB_MIN) {
+            if (n0 >= n1 && n0 > 1)
+                n0 = (n0 + 1) / 2;
+            else
+                n1 = (n1 + 1) / 2;
+        }
+        x->ws_bytes = s0 * ceil_div(e0, n0 > B0 ? n0 : B0) + s1 * ceil_div(e1, n1 > B1 ? n1 : B1);
+    } else if (k1 >= 0) {
+        /* Dense: one row band along k1 of every array indexed by both keys. */
+        int64_t row = 0;
+        for (int k = 0; k < x->n; k++) {
+            const OrnRtPlanArray *pa = &p->arrays[k];
+            if (!tied(pa, k0) || !tied(pa, k1)) continue;
+            int64_t lines = 1;
+            for (int d = 0; d < pa->ndim; d++)
+                if (pa->key_dim[d] == k0 && pa->halo_lo[d] >= 0 && pa->halo_hi[d] >= 0)
+                    lines += pa->halo_lo[d] + pa->halo_hi[d];
+            row += (int64_t)x->vi[k].store->esize * e1 * lines;
+        }
+        if (row > C / 2) n1 = ceil_div(row, C / 2);
+        x->ws_bytes = row / (n1 > 0 ? n1 : 1);
+    }
+    n0 = clamp_tiles(n0, e0);
+    n1 = k1 >= 0 ? clamp_tiles(n1, e1) : 1;
+    x->sub[0] = (int)(n0 > B0 ? ceil_div(n0, B0) : 1);
+    if (rotate) {
+        /* Rounds cover blocks; along the rotating key every sub-block is a step. */
+        x->sub[1] = x->rounds && rt->sub_mode != 1 ? 1 : (int)(n1 > B1 ? ceil_div(n1, B1) : 1);
+    } else if (k1 >= 0 && n1 > 1) {
+        x->split_dim = k1;
+        x->nsplit = (int)n1;
+    }
+}
+
+int64_t rt_tile_group(const Exec *x, int64_t tile)
+{
+    int grid[ORN_DSM_MAXDIM];
+    const OrnDsmPart *p = &x->iter->part;
+    if (x->plan->npart < 1 || x->plan->strategy == ORN_RT_UNIMODULAR ||
+        x->plan->strategy == ORN_RT_SERIAL)
+        return tile;
+    orn_dsm_part_unravel(p, tile, grid);
+    int64_t g = 0;
+    for (int i = 0; i < x->plan->npart && i < 2; i++) {
+        int s = x->sub[i] > 1 ? x->sub[i] : 1;
+        int nbc = (p->nb[x->kd[i]] + s - 1) / s;
+        g = g * nbc + grid[x->kd[i]] / s;
+    }
+    return g;
+}
+
+/* ---------------------------------------------------------------- replicas */
+
+int rt_replicate_prefetched(Exec *x)
+{
+    const OrnRtPlan *p = x->plan;
+    int remote = 0, status = ORN_OK;
+    x->prefetch_needed = 1;
+    if (p->strategy != ORN_RT_1D && p->strategy != ORN_RT_2D) return ORN_OK;
+    for (int d = 0; d < p->arrays[0].ndim; d++)
+        if (p->arrays[0].halo_lo[d] != 0 || p->arrays[0].halo_hi[d] != 0) remote = 1;
+    for (int k = 1; k < x->n; k++) {
+        OrnRtView *v = &x->views[k];
+        ViewImpl *vi = &x->vi[k];
+        OrnDsmArray *a = vi->store;
+        const OrnRtPlanArray *pa = &p->arrays[k];
+        if (v->role == ORN_RT_REMOTE) remote = 1;
+        /* A prefetch pass may also announce reads beyond a block's box. */
+        for (int d = 0; d < pa->ndim; d++)
+            if ((v->role == ORN_RT_PARTITIONED || v->role == ORN_RT_ROTATED) &&
+                (pa->halo_lo[d] != 0 || pa->halo_hi[d] != 0))
+                remote = 1;
+        if (v->role != ORN_RT_PREFETCHED) continue;
+        int64_t vol = 1;
+        for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
+        if (a->sparse || vi->buffered || vi->xform ||
+            vol * (int64_t)a->esize > x->rt->replicate_max) {
+            remote = 1;
+            continue;
+        }
+        if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
+        char *copy = orn_xmalloc((size_t)(vol ? vol : 1) * a->esize);
+        /* Tiles held here, then the others' in one allgather; tiles are enumerated in tile
+         * order on every rank, each packed as its box row-major. */
+        size_t mine = 0;
+        for (int64_t t = 0; t < a->part.ntiles; t++)
+            if (a->tiles[t].held && a->part.owner[t] == x->me) mine += (size_t)a->tiles[t].n;
+        char *sbuf = orn_xmalloc((mine ? mine : 1) * a->esize), *all = NULL;
+        size_t at = 0;
+        for (int64_t t = 0; t < a->part.ntiles; t++)
+            if (a->tiles[t].held && a->part.owner[t] == x->me) {
+                memcpy(sbuf + at, a->tiles[t].vals, (size_t)a->tiles[t].n * a->esize);
+                at += (size_t)a->tiles[t].n * a->esize;
+            }
+        size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
+        if (x->P > 1)
+            status = orn_dsm_allgatherv(x->dsm, sbuf, at, (void **)&all, counts, "replica");
+        if (!status) {
+            size_t *pos = orn_xcalloc((size_t)x->P, sizeof *pos), base = 0;
+            for (int q = 0; q < x->P; q++) {
+                pos[q] = base;
+                base += counts[q];
+            }
+            for (int64_t t = 0; t < a->part.ntiles; t++) {
+                const OrnDsmTile *tl = &a->tiles[t];
+                int o = a->part.owner[t];
+                const char *src;
+                if (o == ORN_DSM_ALL || o == x->me || x->P == 1) {
+                    if (!tl->held) continue;
+                    src = tl->vals;
+                } else {
+                    src = all + pos[o];
+                    pos[o] += (size_t)tl->n * a->esize;
+                }
+                /* The tile's box into the row-major copy: runs along the last dimension. */
+                int nd = a->ndim;
+                int64_t at2[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
+                if (tl->n == 0) continue;
+                for (int d = 0; d < nd; d++) at2[d] = tl->lo[d];
+                for (int64_t off = 0;; off += run) {
+                    memcpy(copy + (size_t)orn_dsm_ravel(a, at2) * a->esize,
+                           src + (size_t)off * a->esize, (size_t)run * a->esize);
+                    int d = nd - 2;
+                    for (; d >= 0; d--) {
+                        if (++at2[d] < tl->hi[d]) break;
+                        at2[d] = tl->lo[d];
+                    }
+                    if (d < 0) break;
+                }
+            }
+            free(pos);
+        }
+        free(sbuf);
+        free(all);
+        free(counts);
+        x->replica[k] = copy;
+        x->rt->stats.replicated++;
+        x->rt->stats.replica_bytes += vol * (int64_t)a->esize;
+        if (status) return status;
+    }
+    x->prefetch_needed = remote;
+    return ORN_OK;
+}
+
+void rt_replica_bind(Exec *x, int k, OrnRtView *v)
+{
+    const OrnDsmArray *a = x->vi[k].store;
+    v->base = x->replica[k];
+    int64_t s = 1;
+    for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
+        v->lo[d] = 0;
+        v->hi[d] = d < a->ndim ? a->dims[d] : 0;
+        v->stride[d] = d < a->ndim ? s : 0;
+        if (d < a->ndim) s *= a->dims[d];
+    }
+}
+
+void rt_replica_free(Exec *x)
+{
+    if (!x->replica) return;
+    for (int k = 0; k < x->n; k++) free(x->replica[k]);
+    free(x->replica);
+    x->replica = NULL;
+}
