@@ -30,47 +30,97 @@ typedef struct Rep {
     unsigned char found, error, pad[6];
 } Rep;
 
+/* The last array and tile a loop of requests touched: consecutive requests mostly hit the
+ * same ones (requests are grouped per owner, windows ask for whole ranges), which then cost
+ * an unravel and a box test instead of a registry lookup and a tile search. */
+typedef struct Memo {
+    int id, ok; /* ok: the array's volume fits linear keys */
+    OrnDsmArray *a;
+    int64_t vol, t;
+} Memo;
+
+/* The array of id and the tile holding lin (-1: no such array, or lin outside it). */
+static int64_t memo_tile(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int64_t *key)
+{
+    if (!m->a || m->id != id) {
+        m->id = id;
+        m->a = orn_dsm_lookup(ctx, id);
+        m->t = -1;
+        m->vol = 1;
+        m->ok = m->a && orn_dsm_linear_ok(m->a);
+        if (m->ok)
+            for (int d = 0; d < m->a->ndim; d++) m->vol *= m->a->dims[d];
+        else
+            m->vol = 0;
+    }
+    OrnDsmArray *a = m->a;
+    if (!a || lin < 0 || lin >= m->vol) return -1;
+    orn_dsm_unravel(a, lin, key);
+    if (m->t >= 0) {
+        const OrnDsmTile *tl = &a->tiles[m->t];
+        int in = 1;
+        for (int d = 0; d < a->ndim; d++) in &= key[d] >= tl->lo[d] && key[d] < tl->hi[d];
+        if (in) return m->t;
+    }
+    return m->t = orn_dsm_part_tile_of(&a->part, key);
+}
+
 /* Answer one request from local storage. */
-static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
+static void answer_m(OrnDsmCtx *ctx, Memo *m, const Req *q, Rep *r)
 {
     memset(r, 0, sizeof *r);
-    OrnDsmArray *a = orn_dsm_lookup(ctx, q->id);
-    if (!a || !orn_dsm_linear_ok(a) || q->lin < 0) {
-        r->error = 1;
-        return;
-    }
-    int64_t vol = 1;
-    for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-    if (q->lin >= vol) {
-        r->error = 1;
-        return;
-    }
     int64_t key[ORN_DSM_MAXDIM];
-    orn_dsm_unravel(a, q->lin, key);
-    int64_t t = orn_dsm_part_tile_of(&a->part, key);
-    if (!a->tiles[t].held) {
+    int64_t t = memo_tile(ctx, m, q->id, q->lin, key);
+    if (t < 0) {
+        r->error = 1;
+        return;
+    }
+    OrnDsmArray *a = m->a;
+    const OrnDsmTile *tl = &a->tiles[t];
+    if (!tl->held) {
         r->error = 2;
         return;
     }
-    void *p = orn_dsm_local_ptr(a, key);
-    if (p) {
-        memcpy(r->val, p, a->esize);
-        r->found = 1;
+    if (a->sparse) {
+        void *p = orn_dsm_local_ptr(a, key);
+        if (p) {
+            memcpy(r->val, p, a->esize);
+            r->found = 1;
+        }
+        return;
     }
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++) off = off * (tl->hi[d] - tl->lo[d]) + (key[d] - tl->lo[d]);
+    memcpy(r->val, (const char *)tl->vals + (size_t)off * a->esize, a->esize);
+    r->found = 1;
+}
+
+static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
+{
+    Memo m = {0, 0, NULL, 0, -1};
+    answer_m(ctx, &m, q, r);
+}
+
+static int owner_m(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int *owner)
+{
+    int64_t key[ORN_DSM_MAXDIM];
+    int64_t t = memo_tile(ctx, m, id, lin, key);
+    if (!m->a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
+    if (!m->ok)
+        return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
+                            m->a->name);
+    if (t < 0)
+        return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: key %lld outside array %s", (long long)lin,
+                            m->a->name);
+    int o = m->a->part.owner[t];
+    *owner = o == ORN_DSM_ALL ? ctx->rank : o;
+    return ORN_OK;
 }
 
 static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
 {
-    OrnDsmArray *a = orn_dsm_lookup(ctx, id);
-    if (!a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
-    if (!orn_dsm_linear_ok(a))
-        return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
-                            a->name);
-    int64_t key[ORN_DSM_MAXDIM];
-    orn_dsm_unravel(a, lin, key);
-    int o = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
-    *owner = o == ORN_DSM_ALL ? ctx->rank : o;
-    return ORN_OK;
+    Memo m = {0, 0, NULL, 0, -1};
+    return owner_m(ctx, &m, id, lin, owner);
 }
 
 int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
@@ -82,8 +132,9 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     Req *sreq = NULL, *rreq = NULL;
     Rep *srep = NULL, *rrep = NULL;
 
+    Memo memo = {0, 0, NULL, 0, -1};
     for (int64_t i = 0; i < f->n; i++) {
-        status = owner_of(ctx, f->array[i], f->lin[i], &dest[i]);
+        status = owner_m(ctx, &memo, f->array[i], f->lin[i], &dest[i]);
         if (status) goto fn_exit;
         if (dest[i] != me) sc[dest[i]] += sizeof(Req);
     }
@@ -96,7 +147,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
             if (dest[i] == me) {
                 Req q = {f->array[i], 0, f->lin[i]};
                 Rep r;
-                answer(ctx, &q, &r);
+                answer_m(ctx, &memo, &q, &r);
                 if (r.error) {
                     status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
                                           "fetch: local read of key %lld of array %d failed",
@@ -124,7 +175,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     for (int p = 0; p < P; p++) nin += rc[p] / sizeof(Req);
     srep = orn_xmalloc((nin ? nin : 1) * sizeof *srep);
     for (size_t i = 0; i < nin; i++) {
-        answer(ctx, &rreq[i], &srep[i]);
+        answer_m(ctx, &memo, &rreq[i], &srep[i]);
         if (srep[i].error) {
             status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
                                   "prefetch: asked for key %lld of array %d, not held here",

@@ -313,11 +313,11 @@ static void op_prefetch(OrnRtView *v, const int64_t *key)
     Exec *x = vi->x;
     if (!x->in_prefetch || !vi->store || v->role == ORN_RT_BUFFERED) return;
     if (orn_rt_local(v, key)) return;
+    if (vi->win && rt_window_announce(vi, key)) return;
     OrnDsmArray *s = vi->store;
     int64_t skey[ORN_DSM_MAXDIM];
     int64_t lin = store_key(vi, key, v->ndim, skey);
     if (lin < 0 || !reads_anywhere(x, v)) return;
-    if (rt_window_announce(vi, skey, lin)) return;
     if (s->tiles[orn_dsm_part_tile_of(&s->part, skey)].held) return;
     int created;
     CacheEnt *c = rt_map_insert(&vi->cache, lin, &created);

@@ -209,7 +209,7 @@ void rt_window_setup(Exec *x);
 /* bind(): give view k its window's box; 0 when it has none. */
 int rt_window_bind(Exec *x, int k, OrnRtView *v);
 /* op_prefetch, key outside the view's box: record it; 0 when the view does not take it. */
-int rt_window_announce(ViewImpl *vi, const int64_t *skey, int64_t lin);
+int rt_window_announce(ViewImpl *vi, const int64_t *key);
 /* Whether this round's prefetch pass can announce anything. */
 int rt_window_pass_needed(Exec *x);
 /* Start of the exchange: per view, a copy over the announced rows (its remote keys listed

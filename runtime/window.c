@@ -28,18 +28,18 @@
  * Announcing. The prefetch pass calls orn_rt_prefetch for every read. Keys inside the
  * view's box return at once (inline test, in op_prefetch). For views that may get a COPY
  * the others set a bit in a bitmap over the array's linear keys (one bit per element,
- * allocated on first use) and widen the announced range; no hash insert. The exchange then
- * decides per view (rt_window_plan) between a COPY over the rows of the announced range
- * (joined with the current copy and the held tile's rows, when that fits) and the
- * prefetch cache (the announced remote keys, read off the bitmap in key order, into the
- * cache as before). When no key can be announced -- every array a loop may read anywhere
- * is held whole by every rank, e.g. at -n 1 -- the runtime skips the prefetch pass and the
- * exchange (rt_window_setup), and likewise for a round in which every such view's box
- * already covers its whole array (rt_window_pass_needed).
+ * allocated on first use) and widen the announced range: no tile search, no hash insert. The
+ * exchange then decides per view (rt_window_plan) between a COPY over the rows of the announced
+ * range (joined with the current copy and the held tile's rows, when that fits) and the prefetch
+ * cache (the announced remote keys, read off the bitmap in key order, into the cache as before).
+ * When no key can be announced -- every array a loop may read anywhere is held whole by every rank,
+ * e.g. at -n 1 -- the runtime skips the prefetch pass and the exchange (rt_window_setup), and
+ * likewise for a round in which every such view's box already covers its whole array
+ * (rt_window_pass_needed).
  *
  * Cost model, in instructions (callgrind) per element, for one view and one exchange:
  * n_slow announcements outside the box (reads that would take the slow path), n_uniq
- * distinct remote keys among them, L held and R remote elements that a COPY adds:
+ * distinct keys among them, L held and R remote elements that a COPY adds:
  *     cache:  n_slow * C_SLOW + n_uniq * C_KEY
  *     COPY:   L * C_COPY + R * C_FETCH, paid once for REUSE rounds unless a buffer
  *             targets the array (then per round)
@@ -62,19 +62,19 @@
 #define REUSE   4   /* rounds a copy of a loop-constant array is expected to serve */
 
 struct RtWindow {
-    int can_copy;      /* a COPY may serve this view */
-    int64_t tile;      /* TILE: the largest held dense tile, -1 none */
-    int64_t rowsz;     /* elements per index of dimension 0 */
-    size_t cap;        /* bytes a COPY may take */
-    char *buf;         /* COPY: rows [r0, r1), row-major */
-    size_t bufcap;     /* bytes */
-    int64_t r0, r1;    /* rows in buf */
-    int valid;         /* buf holds the current values of rows [r0, r1) */
-    uint64_t *mark;    /* announced remote keys, one bit per linear key */
-    int64_t mlo, mhi;  /* range of the keys announced outside the box; mhi < 0: none */
-    int64_t nslow;     /* announcements outside the box */
-    int64_t nuniq;     /* distinct remote keys among them */
-    int64_t *fetch;    /* COPY being filled: remote linear keys to fetch */
+    int can_copy;     /* a COPY may serve this view */
+    int64_t tile;     /* TILE: the largest held dense tile, -1 none */
+    int64_t rowsz;    /* elements per index of dimension 0 */
+    size_t cap;       /* bytes a COPY may take */
+    char *buf;        /* COPY: rows [r0, r1), row-major */
+    size_t bufcap;    /* bytes */
+    int64_t r0, r1;   /* rows in buf */
+    int valid;        /* buf holds the current values of rows [r0, r1) */
+    uint64_t *mark;   /* keys announced outside the box, one bit per linear key */
+    int64_t mlo, mhi; /* range of the keys announced outside the box; mhi < 0: none */
+    int64_t nslow;    /* announcements outside the box */
+    int64_t nuniq;    /* distinct keys among them */
+    int64_t *fetch;   /* COPY being filled: remote linear keys to fetch */
     int64_t nfetch, capfetch;
 };
 
@@ -93,8 +93,7 @@ static int announcing(const Exec *x, int k)
     const ViewImpl *vi = &x->vi[k];
     if (!vi->store || v->role == ORN_RT_BUFFERED) return 0;
     return v->role == ORN_RT_PREFETCHED || v->role == ORN_RT_REPLICATED ||
-           v->role == ORN_RT_REMOTE || x->halo ||
-           (vi->read_only && v->role == ORN_RT_PARTITIONED);
+           v->role == ORN_RT_REMOTE || x->halo || (vi->read_only && v->role == ORN_RT_PARTITIONED);
 }
 
 static void tile_view(const OrnDsmArray *s, int64_t t, OrnRtView *v)
@@ -170,8 +169,8 @@ static int64_t take_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a
 }
 
 /* Elements of rows [a, b) held here (*l) and elsewhere (*r); with fill, copy / list them. */
-static void rows_scan(const OrnDsmArray *s, RtWindow *w, int64_t a, int64_t b, int fill,
-                      int64_t *l, int64_t *r)
+static void rows_scan(const OrnDsmArray *s, RtWindow *w, int64_t a, int64_t b, int fill, int64_t *l,
+                      int64_t *r)
 {
     if (b <= a) return;
     for (int64_t t = 0; t < s->part.ntiles; t++) {
@@ -272,26 +271,41 @@ int rt_window_bind(Exec *x, int k, OrnRtView *v)
     return 1;
 }
 
+/* A read-only partitioned array (the iteration space, say) of an unordered loop with no
+ * halo is read within its block only: its pass announces nothing. */
+static int within_block(const Exec *x, int k)
+{
+    const OrnRtPlanArray *a = &x->plan->arrays[k];
+    if (x->halo || x->views[k].role != ORN_RT_PARTITIONED) return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->halo_lo[d] != 0 || a->halo_hi[d] != 0) return 0;
+    return 1;
+}
+
 int rt_window_pass_needed(Exec *x)
 {
     if (x->skip_prefetch) return 0;
     for (int k = 0; k < x->n; k++) {
-        if (!announcing(x, k) || held_everywhere(x, x->vi[k].store)) continue;
+        if (!announcing(x, k) || held_everywhere(x, x->vi[k].store) || within_block(x, k)) continue;
         const RtWindow *w = x->vi[k].win;
         if (!w || !w->valid || w->r0 > 0 || w->r1 < x->vi[k].store->dims[0]) return 1;
     }
     return 0;
 }
 
-int rt_window_announce(ViewImpl *vi, const int64_t *skey, int64_t lin)
+int rt_window_announce(ViewImpl *vi, const int64_t *key)
 {
     RtWindow *w = vi->win;
-    if (!w || !w->can_copy) return 0;
+    if (!w->can_copy) return 0;
     const OrnDsmArray *s = vi->store;
+    int64_t lin = 0;
+    for (int d = 0; d < s->ndim; d++) {
+        if ((uint64_t)key[d] >= (uint64_t)s->dims[d]) return 1; /* the body reports it */
+        lin = lin * s->dims[d] + key[d];
+    }
     w->nslow++;
     if (w->mhi < 0 || lin < w->mlo) w->mlo = lin;
     if (lin > w->mhi) w->mhi = lin;
-    if (s->tiles[orn_dsm_part_tile_of(&s->part, skey)].held) return 1;
     if (!w->mark) w->mark = orn_xcalloc((size_t)((uint64_t)s->nnz / 64 + 1), sizeof *w->mark);
     uint64_t *m = &w->mark[lin >> 6], bit = (uint64_t)1 << (lin & 63);
     if (!(*m & bit)) {
@@ -308,8 +322,10 @@ static void to_cache(ViewImpl *vi, RtWindow *w)
     for (int64_t i = w->mlo >> 6; i <= w->mhi >> 6; i++) {
         uint64_t m = w->mark[i];
         while (m) {
-            int64_t lin = i * 64 + __builtin_ctzll(m);
+            int64_t lin = i * 64 + __builtin_ctzll(m), key[ORN_DSM_MAXDIM];
             m &= m - 1;
+            orn_dsm_unravel(vi->store, lin, key);
+            if (vi->store->tiles[orn_dsm_part_tile_of(&vi->store->part, key)].held) continue;
             int created;
             CacheEnt *c = rt_map_insert(&vi->cache, lin, &created);
             if (!created) continue;
@@ -354,21 +370,24 @@ void rt_window_plan(Exec *x)
         }
         double keys = (double)w->nslow * C_SLOW + (double)w->nuniq * C_KEY;
         if (!vi->buffered) keys *= REUSE;
-        /* First with the held tile's rows (their reads stay loads), then without. */
+        /* The cheapest that pays: the whole array (later passes have nothing to announce),
+         * the announced rows with the held tile's (their reads stay loads), or alone. */
         int64_t ta = a, tb = b;
         if (w->tile >= 0) {
             const OrnDsmTile *tl = &s->tiles[w->tile];
             if (tl->lo[0] < ta) ta = tl->lo[0];
             if (tl->hi[0] > tb) tb = tl->hi[0];
         }
-        double c = copy_cost(s, w, ta, tb);
-        if (c >= 0 && c <= keys) {
-            copy_build(s, w, ta, tb);
-        } else if ((c = copy_cost(s, w, a, b)) >= 0 && c <= keys) {
-            copy_build(s, w, a, b);
-        } else {
-            to_cache(vi, w);
+        int64_t cand[3][2] = {{0, s->dims[0]}, {ta, tb}, {a, b}};
+        int i = 0;
+        for (; i < 3; i++) {
+            double c = copy_cost(s, w, cand[i][0], cand[i][1]);
+            if (c >= 0 && c <= keys) break;
         }
+        if (i < 3)
+            copy_build(s, w, cand[i][0], cand[i][1]);
+        else
+            to_cache(vi, w);
         if (w->mark)
             memset(&w->mark[w->mlo >> 6], 0,
                    (size_t)((w->mhi >> 6) - (w->mlo >> 6) + 1) * sizeof *w->mark);
