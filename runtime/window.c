@@ -216,9 +216,9 @@ static void copy_build(const OrnDsmArray *s, RtWindow *w, int64_t n0, int64_t n1
 
 static size_t window_cap(void)
 {
-    const char *e = getenv("ORN_WINDOW_MB");
-    long mb = e && *e ? strtol(e, NULL, 10) : 256;
-    return mb < 0 ? 0 : (size_t)mb << 20;
+    const char *e = getenv("ORN_WINDOW_MB"); /* MiB, fractions allowed (tests) */
+    double mb = e && *e ? strtod(e, NULL) : 256.0;
+    return mb > 0 && mb < 1e12 ? (size_t)(mb * 1048576.0) : 0;
 }
 
 void rt_window_setup(Exec *x)
@@ -247,7 +247,8 @@ void rt_window_setup(Exec *x)
                 w->tile = t;
         int aliased = 0;
         for (int j = 0; j < x->n; j++)
-            if (j != k && x->vi[j].store == s && !x->vi[j].read_only) aliased = 1;
+            if (j != k && x->vi[j].store == s && !x->vi[j].read_only && !x->vi[j].buf)
+                aliased = 1; /* buffers: vi->buffered, copies dropped at flushes */
         uint64_t vol = (uint64_t)s->nnz;
         w->can_copy = v->role == ORN_RT_PREFETCHED && !aliased && vol > 0 && vol / 8 <= cap;
         if (!all_local || !w->can_copy || vi->buffered) continue;
