@@ -4,8 +4,8 @@
  * the iteration space. Every window path must give the serial result bit for bit: the
  * default cap (copies of whole arrays), a cap of 0 (the prefetch cache), a cap of 1 KiB
  * (copies of some rows only, the rest through the cache), 2 KiB (copies that grow from
- * block to block), and no prefetch pass (on-demand reads). The arrays change between loops, so a copy must not outlive its
- * loop; 1, 2 and 5 blocks per rank exercise reuse across blocks. */
+ * block to block), and no prefetch pass (on-demand reads). The arrays change between loops, so a
+ * copy must not outlive its loop; 1, 2 and 5 blocks per rank exercise reuse across blocks. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -30,7 +30,8 @@ static int body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
         keys_of(k[0], &a, &r);
         double s = orn_rt_ld_f32(&A, 1, (const int64_t[1]){a});
         s += orn_rt_ld_f32(&A, 1, (const int64_t[1]){M - 1 - a});
-        for (int64_t j = 0; j < C; j++) s = s * 0.5 + orn_rt_ld_f64(&W, 2, (const int64_t[2]){r, j});
+        for (int64_t j = 0; j < C; j++)
+            s = s * 0.5 + orn_rt_ld_f64(&W, 2, (const int64_t[2]){r, j});
         v[e] = s;
     }
     return 0;
