@@ -35,6 +35,13 @@ typedef struct LoopCount {
     int64_t count;
 } LoopCount;
 
+/* window.c: a view whose first exchange in the last run of its loop copied the whole array
+ * (no buffer updates it): the next run copies it without a prefetch pass. */
+typedef struct RtWinHint {
+    int loop_id, k, array_id;
+    int64_t nnz;
+} RtWinHint;
+
 struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
@@ -47,6 +54,8 @@ struct OrnRtCtx {
     OrnRtStats stats;
     LoopCount *loops; /* invocations per loop id (random streams) */
     int nloops, caploops;
+    RtWinHint *win_hints; /* window.c */
+    int nwin_hints, capwin_hints;
 };
 
 struct OrnRtBuffer {

@@ -76,7 +76,39 @@ struct RtWindow {
     int64_t nuniq;    /* distinct keys among them */
     int64_t *fetch;   /* COPY being filled: remote linear keys to fetch */
     int64_t nfetch, capfetch;
+    int whole;   /* copy the whole array at the first exchange, without a pass (hint) */
+    int planned; /* exchanges that decided for this view in this run */
 };
+
+/* The hint of (loop, view k), or NULL. */
+static RtWinHint *hint_find(OrnRtCtx *rt, int loop_id, int k)
+{
+    for (int i = 0; i < rt->nwin_hints; i++)
+        if (rt->win_hints[i].loop_id == loop_id && rt->win_hints[i].k == k)
+            return &rt->win_hints[i];
+    return NULL;
+}
+
+/* Remember (whole) or forget what the first exchange of this run decided for view k. */
+static void hint_set(Exec *x, int k, int whole)
+{
+    OrnRtCtx *rt = x->rt;
+    const OrnDsmArray *s = x->vi[k].store;
+    RtWinHint *h = hint_find(rt, x->plan->loop_id, k);
+    if (!whole) {
+        if (h) *h = rt->win_hints[--rt->nwin_hints];
+        return;
+    }
+    if (!h) {
+        if (rt->nwin_hints == rt->capwin_hints) {
+            rt->capwin_hints = rt->capwin_hints ? 2 * rt->capwin_hints : 8;
+            rt->win_hints =
+                orn_xrealloc(rt->win_hints, (size_t)rt->capwin_hints * sizeof *rt->win_hints);
+        }
+        h = &rt->win_hints[rt->nwin_hints++];
+    }
+    *h = (RtWinHint){x->plan->loop_id, k, s->id, s->nnz};
+}
 
 static int held_everywhere(const Exec *x, const OrnDsmArray *s)
 {
@@ -251,6 +283,11 @@ void rt_window_setup(Exec *x)
                 aliased = 1; /* buffers: vi->buffered, copies dropped at flushes */
         uint64_t vol = (uint64_t)s->nnz;
         w->can_copy = v->role == ORN_RT_PREFETCHED && !aliased && vol > 0 && vol / 8 <= cap;
+        if (!all_local && w->can_copy && !vi->buffered) {
+            const RtWinHint *h = hint_find(x->rt, x->plan->loop_id, k);
+            w->whole =
+                h && h->array_id == s->id && h->nnz == s->nnz && (uint64_t)s->nnz * s->esize <= cap;
+        }
         if (!all_local || !w->can_copy || vi->buffered) continue;
         if (w->tile >= 0 && (uint64_t)s->tiles[w->tile].n == vol) continue; /* TILE is whole */
         if (vol * s->esize > cap) continue;
@@ -289,6 +326,7 @@ int rt_window_pass_needed(Exec *x)
     for (int k = 0; k < x->n; k++) {
         if (!announcing(x, k) || held_everywhere(x, x->vi[k].store) || within_block(x, k)) continue;
         const RtWindow *w = x->vi[k].win;
+        if (w && w->whole && !w->valid) continue; /* copied whole by the coming exchange */
         if (!w || !w->valid || w->r0 > 0 || w->r1 < x->vi[k].store->dims[0]) return 1;
     }
     return 0;
@@ -340,6 +378,15 @@ static void to_cache(ViewImpl *vi, RtWindow *w)
     }
 }
 
+static void clear_marks(RtWindow *w)
+{
+    if (w->mark && w->mhi >= 0)
+        memset(&w->mark[w->mlo >> 6], 0,
+               (size_t)((w->mhi >> 6) - (w->mlo >> 6) + 1) * sizeof *w->mark);
+    w->mhi = -1;
+    w->nslow = w->nuniq = 0;
+}
+
 /* Cost of making the copy cover rows [n0, n1), or -1 when over the cap. */
 static double copy_cost(const OrnDsmArray *s, const RtWindow *w, int64_t n0, int64_t n1)
 {
@@ -362,8 +409,14 @@ void rt_window_plan(Exec *x)
         RtWindow *w = vi->win;
         if (!w) continue;
         w->nfetch = 0;
-        if (!w->can_copy || w->mhi < 0) continue;
         const OrnDsmArray *s = vi->store;
+        if (w->can_copy && w->whole && !w->valid) {
+            copy_build(s, w, 0, s->dims[0]);
+            w->planned++;
+            clear_marks(w);
+            continue;
+        }
+        if (!w->can_copy || w->mhi < 0) continue;
         int64_t a = w->mlo / w->rowsz, b = w->mhi / w->rowsz + 1;
         if (w->valid) {
             if (w->r0 < a) a = w->r0;
@@ -389,11 +442,8 @@ void rt_window_plan(Exec *x)
             copy_build(s, w, cand[i][0], cand[i][1]);
         else
             to_cache(vi, w);
-        if (w->mark)
-            memset(&w->mark[w->mlo >> 6], 0,
-                   (size_t)((w->mhi >> 6) - (w->mlo >> 6) + 1) * sizeof *w->mark);
-        w->mhi = -1;
-        w->nslow = w->nuniq = 0;
+        if (!w->planned++ && !vi->buffered) hint_set(x, k, i == 0);
+        clear_marks(w);
     }
 }
 
