@@ -36,33 +36,53 @@ typedef struct Rep {
 typedef struct Memo {
     int id, ok; /* ok: the array's volume fits linear keys */
     OrnDsmArray *a;
-    int64_t vol, t;
+    int64_t vol, rowsz; /* rowsz: elements per index of dimension 0 */
+    int64_t t;          /* the last tile */
+    int64_t llo, lhi;   /* its linear keys when it spans every dimension but 0, else empty */
 } Memo;
+#define MEMO_INIT                                                                                  \
+    {                                                                                              \
+        0, 0, NULL, 0, 1, -1, 0, 0                                                                 \
+    }
 
-/* The array of id and the tile holding lin (-1: no such array, or lin outside it). */
-static int64_t memo_tile(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int64_t *key)
+/* The array of id and the tile holding lin (-1: no such array, or lin outside it). key is
+ * lin unraveled when *have_key (a hit in the last tile's linear range needs none). */
+static int64_t memo_tile(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int64_t *key, int *have_key)
 {
+    *have_key = 0;
     if (!m->a || m->id != id) {
         m->id = id;
         m->a = orn_dsm_lookup(ctx, id);
         m->t = -1;
-        m->vol = 1;
+        m->llo = m->lhi = 0;
+        m->vol = m->rowsz = 1;
         m->ok = m->a && orn_dsm_linear_ok(m->a);
         if (m->ok)
-            for (int d = 0; d < m->a->ndim; d++) m->vol *= m->a->dims[d];
+            for (int d = 0; d < m->a->ndim; d++) {
+                m->vol *= m->a->dims[d];
+                if (d) m->rowsz *= m->a->dims[d];
+            }
         else
             m->vol = 0;
     }
     OrnDsmArray *a = m->a;
     if (!a || lin < 0 || lin >= m->vol) return -1;
+    if (lin >= m->llo && lin < m->lhi) return m->t;
     orn_dsm_unravel(a, lin, key);
+    *have_key = 1;
     if (m->t >= 0) {
         const OrnDsmTile *tl = &a->tiles[m->t];
         int in = 1;
         for (int d = 0; d < a->ndim; d++) in &= key[d] >= tl->lo[d] && key[d] < tl->hi[d];
         if (in) return m->t;
     }
-    return m->t = orn_dsm_part_tile_of(&a->part, key);
+    int64_t t = m->t = orn_dsm_part_tile_of(&a->part, key);
+    const OrnDsmTile *tl = &a->tiles[t];
+    int rows = 1;
+    for (int d = 1; d < a->ndim; d++) rows &= tl->lo[d] == 0 && tl->hi[d] == a->dims[d];
+    m->llo = rows ? tl->lo[0] * m->rowsz : 0;
+    m->lhi = rows ? tl->hi[0] * m->rowsz : 0;
+    return t;
 }
 
 /* Answer one request from local storage. */
@@ -70,7 +90,8 @@ static void answer_m(OrnDsmCtx *ctx, Memo *m, const Req *q, Rep *r)
 {
     memset(r, 0, sizeof *r);
     int64_t key[ORN_DSM_MAXDIM];
-    int64_t t = memo_tile(ctx, m, q->id, q->lin, key);
+    int have;
+    int64_t t = memo_tile(ctx, m, q->id, q->lin, key, &have);
     if (t < 0) {
         r->error = 1;
         return;
@@ -81,6 +102,12 @@ static void answer_m(OrnDsmCtx *ctx, Memo *m, const Req *q, Rep *r)
         r->error = 2;
         return;
     }
+    if (!a->sparse && q->lin >= m->llo && q->lin < m->lhi) {
+        memcpy(r->val, (const char *)tl->vals + (size_t)(q->lin - m->llo) * a->esize, a->esize);
+        r->found = 1;
+        return;
+    }
+    if (!have) orn_dsm_unravel(a, q->lin, key);
     if (a->sparse) {
         void *p = orn_dsm_local_ptr(a, key);
         if (p) {
@@ -97,14 +124,15 @@ static void answer_m(OrnDsmCtx *ctx, Memo *m, const Req *q, Rep *r)
 
 static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
 {
-    Memo m = {0, 0, NULL, 0, -1};
+    Memo m = MEMO_INIT;
     answer_m(ctx, &m, q, r);
 }
 
 static int owner_m(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int *owner)
 {
     int64_t key[ORN_DSM_MAXDIM];
-    int64_t t = memo_tile(ctx, m, id, lin, key);
+    int have;
+    int64_t t = memo_tile(ctx, m, id, lin, key, &have);
     if (!m->a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
     if (!m->ok)
         return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
@@ -119,7 +147,7 @@ static int owner_m(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int *owner)
 
 static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
 {
-    Memo m = {0, 0, NULL, 0, -1};
+    Memo m = MEMO_INIT;
     return owner_m(ctx, &m, id, lin, owner);
 }
 
@@ -132,7 +160,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     Req *sreq = NULL, *rreq = NULL;
     Rep *srep = NULL, *rrep = NULL;
 
-    Memo memo = {0, 0, NULL, 0, -1};
+    Memo memo = MEMO_INIT;
     for (int64_t i = 0; i < f->n; i++) {
         status = owner_m(ctx, &memo, f->array[i], f->lin[i], &dest[i]);
         if (status) goto fn_exit;
