@@ -35,7 +35,10 @@
  * When no key can be announced -- every array a loop may read anywhere is held whole by every rank,
  * e.g. at -n 1 -- the runtime skips the prefetch pass and the exchange (rt_window_setup), and
  * likewise for a round in which every such view's box already covers its whole array
- * (rt_window_pass_needed).
+ * (rt_window_pass_needed). The context remembers, per loop and view, when the first
+ * exchange of a run copied the whole array (RtWinHint): the next run of that loop copies it
+ * at once, without a pass. The values are fetched again (the array may have changed
+ * between the runs); only the decision is reused.
  *
  * Cost model, in instructions (callgrind) per element, for one view and one exchange:
  * n_slow announcements outside the box (reads that would take the slow path), n_uniq
