@@ -30,47 +30,125 @@ typedef struct Rep {
     unsigned char found, error, pad[6];
 } Rep;
 
+/* The last array and tile a loop of requests touched: consecutive requests mostly hit the
+ * same ones (requests are grouped per owner, windows ask for whole ranges), which then cost
+ * an unravel and a box test instead of a registry lookup and a tile search. */
+typedef struct Memo {
+    int id, ok; /* ok: the array's volume fits linear keys */
+    OrnDsmArray *a;
+    int64_t vol, rowsz; /* rowsz: elements per index of dimension 0 */
+    int64_t t;          /* the last tile */
+    int64_t llo, lhi;   /* its linear keys when it spans every dimension but 0, else empty */
+} Memo;
+#define MEMO_INIT                                                                                  \
+    {                                                                                              \
+        0, 0, NULL, 0, 1, -1, 0, 0                                                                 \
+    }
+
+/* The array of id and the tile holding lin (-1: no such array, or lin outside it). key is
+ * lin unraveled when *have_key (a hit in the last tile's linear range needs none). */
+static int64_t memo_tile(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int64_t *key, int *have_key)
+{
+    *have_key = 0;
+    if (!m->a || m->id != id) {
+        m->id = id;
+        m->a = orn_dsm_lookup(ctx, id);
+        m->t = -1;
+        m->llo = m->lhi = 0;
+        m->vol = m->rowsz = 1;
+        m->ok = m->a && orn_dsm_linear_ok(m->a);
+        if (m->ok)
+            for (int d = 0; d < m->a->ndim; d++) {
+                m->vol *= m->a->dims[d];
+                if (d) m->rowsz *= m->a->dims[d];
+            }
+        else
+            m->vol = 0;
+    }
+    OrnDsmArray *a = m->a;
+    if (!a || lin < 0 || lin >= m->vol) return -1;
+    if (lin >= m->llo && lin < m->lhi) return m->t;
+    orn_dsm_unravel(a, lin, key);
+    *have_key = 1;
+    if (m->t >= 0) {
+        const OrnDsmTile *tl = &a->tiles[m->t];
+        int in = 1;
+        for (int d = 0; d < a->ndim; d++) in &= key[d] >= tl->lo[d] && key[d] < tl->hi[d];
+        if (in) return m->t;
+    }
+    int64_t t = m->t = orn_dsm_part_tile_of(&a->part, key);
+    const OrnDsmTile *tl = &a->tiles[t];
+    int rows = 1;
+    for (int d = 1; d < a->ndim; d++) rows &= tl->lo[d] == 0 && tl->hi[d] == a->dims[d];
+    m->llo = rows ? tl->lo[0] * m->rowsz : 0;
+    m->lhi = rows ? tl->hi[0] * m->rowsz : 0;
+    return t;
+}
+
 /* Answer one request from local storage. */
-static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
+static void answer_m(OrnDsmCtx *ctx, Memo *m, const Req *q, Rep *r)
 {
     memset(r, 0, sizeof *r);
-    OrnDsmArray *a = orn_dsm_lookup(ctx, q->id);
-    if (!a || !orn_dsm_linear_ok(a) || q->lin < 0) {
-        r->error = 1;
-        return;
-    }
-    int64_t vol = 1;
-    for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-    if (q->lin >= vol) {
-        r->error = 1;
-        return;
-    }
     int64_t key[ORN_DSM_MAXDIM];
-    orn_dsm_unravel(a, q->lin, key);
-    int64_t t = orn_dsm_part_tile_of(&a->part, key);
-    if (!a->tiles[t].held) {
+    int have;
+    int64_t t = memo_tile(ctx, m, q->id, q->lin, key, &have);
+    if (t < 0) {
+        r->error = 1;
+        return;
+    }
+    OrnDsmArray *a = m->a;
+    const OrnDsmTile *tl = &a->tiles[t];
+    if (!tl->held) {
         r->error = 2;
         return;
     }
-    void *p = orn_dsm_local_ptr(a, key);
-    if (p) {
-        memcpy(r->val, p, a->esize);
+    if (!a->sparse && q->lin >= m->llo && q->lin < m->lhi) {
+        memcpy(r->val, (const char *)tl->vals + (size_t)(q->lin - m->llo) * a->esize, a->esize);
         r->found = 1;
+        return;
     }
+    if (!have) orn_dsm_unravel(a, q->lin, key);
+    if (a->sparse) {
+        void *p = orn_dsm_local_ptr(a, key);
+        if (p) {
+            memcpy(r->val, p, a->esize);
+            r->found = 1;
+        }
+        return;
+    }
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++) off = off * (tl->hi[d] - tl->lo[d]) + (key[d] - tl->lo[d]);
+    memcpy(r->val, (const char *)tl->vals + (size_t)off * a->esize, a->esize);
+    r->found = 1;
+}
+
+static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
+{
+    Memo m = MEMO_INIT;
+    answer_m(ctx, &m, q, r);
+}
+
+static int owner_m(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int *owner)
+{
+    int64_t key[ORN_DSM_MAXDIM];
+    int have;
+    int64_t t = memo_tile(ctx, m, id, lin, key, &have);
+    if (!m->a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
+    if (!m->ok)
+        return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
+                            m->a->name);
+    if (t < 0)
+        return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: key %lld outside array %s", (long long)lin,
+                            m->a->name);
+    int o = m->a->part.owner[t];
+    *owner = o == ORN_DSM_ALL ? ctx->rank : o;
+    return ORN_OK;
 }
 
 static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
 {
-    OrnDsmArray *a = orn_dsm_lookup(ctx, id);
-    if (!a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
-    if (!orn_dsm_linear_ok(a))
-        return orn_dsm_fail(ctx, ORN_E_ARG, "fetch: %s is too large for remote reads by index",
-                            a->name);
-    int64_t key[ORN_DSM_MAXDIM];
-    orn_dsm_unravel(a, lin, key);
-    int o = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
-    *owner = o == ORN_DSM_ALL ? ctx->rank : o;
-    return ORN_OK;
+    Memo m = MEMO_INIT;
+    return owner_m(ctx, &m, id, lin, owner);
 }
 
 int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
@@ -82,8 +160,9 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     Req *sreq = NULL, *rreq = NULL;
     Rep *srep = NULL, *rrep = NULL;
 
+    Memo memo = MEMO_INIT;
     for (int64_t i = 0; i < f->n; i++) {
-        status = owner_of(ctx, f->array[i], f->lin[i], &dest[i]);
+        status = owner_m(ctx, &memo, f->array[i], f->lin[i], &dest[i]);
         if (status) goto fn_exit;
         if (dest[i] != me) sc[dest[i]] += sizeof(Req);
     }
@@ -96,7 +175,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
             if (dest[i] == me) {
                 Req q = {f->array[i], 0, f->lin[i]};
                 Rep r;
-                answer(ctx, &q, &r);
+                answer_m(ctx, &memo, &q, &r);
                 if (r.error) {
                     status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
                                           "fetch: local read of key %lld of array %d failed",
@@ -124,7 +203,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     for (int p = 0; p < P; p++) nin += rc[p] / sizeof(Req);
     srep = orn_xmalloc((nin ? nin : 1) * sizeof *srep);
     for (size_t i = 0; i < nin; i++) {
-        answer(ctx, &rreq[i], &srep[i]);
+        answer_m(ctx, &memo, &rreq[i], &srep[i]);
         if (srep[i].error) {
             status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
                                   "prefetch: asked for key %lld of array %d, not held here",

@@ -313,6 +313,7 @@ static void op_prefetch(OrnRtView *v, const int64_t *key)
     Exec *x = vi->x;
     if (!x->in_prefetch || !vi->store || v->role == ORN_RT_BUFFERED) return;
     if (orn_rt_local(v, key)) return;
+    if (vi->win && rt_window_announce(vi, key)) return;
     OrnDsmArray *s = vi->store;
     int64_t skey[ORN_DSM_MAXDIM];
     int64_t lin = store_key(vi, key, v->ndim, skey);
@@ -532,9 +533,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             vi->tile = 0;
             break;
         default:
+            /* a whole copy (blocking.c), else a window (window.c), else the slow path */
             if (x->replica && x->replica[k])
                 rt_replica_bind(x, k, v);
-            else
+            else if (!rt_window_bind(x, k, v))
                 empty_view(v);
         }
     }
@@ -614,7 +616,9 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
 {
     OrnRtBlock b;
     const OrnRtLoop *L = x->loop;
+    x->in_prefetch = prefetch_pass; /* bind gives no direct pointers for this pass's writes */
     int status = bind(x, w->tile, &b);
+    x->in_prefetch = 0;
     if (status) return status;
     const OrnDsmTile *t = &x->iter->tiles[w->tile];
     int csr = t->cols != NULL && !x->iter_keys;
@@ -661,18 +665,28 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
 /* Collective: fetch what the prefetch pass announced. */
 static int exchange(Exec *x)
 {
-    int64_t n = 0;
-    for (int k = 0; k < x->n; k++) n += x->vi[k].nreq;
+    int64_t n = 0, wn;
+    rt_window_plan(x);
+    for (int k = 0; k < x->n; k++) {
+        rt_window_fetch_list(&x->vi[k], &wn);
+        n += x->vi[k].nreq + wn;
+    }
     int *ids = orn_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
     int64_t *lins = orn_xmalloc((size_t)(n ? n : 1) * sizeof *lins);
     unsigned char *vals = orn_xcalloc((size_t)(n ? n : 1), 8);
     unsigned char *found = orn_xcalloc((size_t)(n ? n : 1), 1);
     int64_t m = 0;
-    for (int k = 0; k < x->n; k++)
+    for (int k = 0; k < x->n; k++) {
         for (int64_t i = 0; i < x->vi[k].nreq; i++) {
             ids[m] = x->vi[k].store->id;
             lins[m++] = x->vi[k].req[i];
         }
+        const int64_t *wl = rt_window_fetch_list(&x->vi[k], &wn);
+        for (int64_t i = 0; i < wn; i++) {
+            ids[m] = x->vi[k].store->id;
+            lins[m++] = wl[i];
+        }
+    }
     OrnDsmFetch f = {n, ids, lins, vals, 8, found};
     int status = orn_dsm_fetch_bulk(x->dsm, &f);
     if (!status) {
@@ -686,6 +700,9 @@ static int exchange(Exec *x)
                 c->state = 2;
             }
             vi->nreq = 0;
+            rt_window_fetch_list(vi, &wn);
+            rt_window_fill(vi, vals + (size_t)m * 8, 8);
+            m += wn;
         }
         x->rt->stats.prefetched += n;
     }
@@ -828,8 +845,10 @@ static int run_step(Exec *x, int64_t s)
     for (int64_t r = 0; r < rounds && !status; r++) {
         int64_t from = at;
         while (at < pieces.n && round_of[at] == r) at++;
-        if (x->loop->prefetch && x->prefetch_needed) {
-            for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 1);
+        if (x->loop->prefetch && x->prefetch_needed && !x->skip_prefetch) {
+            int pass = rt_window_pass_needed(x);
+            for (int64_t i = from; i < at && pass && !status; i++)
+                status = run_item(x, &pieces.w[i], 1);
             if (status) break;
             status = exchange(x);
             if (status) break;
@@ -837,6 +856,7 @@ static int run_step(Exec *x, int64_t s)
         for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 0);
         if (status) break;
         status = flush_buffers(x);
+        rt_window_flushed(x);
         if (!status) status = flush_remote(x);
         clear_caches(x);
         x->round++;
@@ -1119,6 +1139,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     status = x.sched->setup(&x);
     if (!status) status = rt_halo_setup(&x);
     if (status) goto fn_fail;
+    rt_window_setup(&x);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
@@ -1159,6 +1180,7 @@ fn_exit:
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
     rt_replica_free(&x);
+    rt_window_free(&x);
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
             rt_map_free(&x.vi[k].cache);

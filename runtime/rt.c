@@ -158,6 +158,7 @@ void orn_rt_finalize(OrnRtCtx *rt)
     if (!rt) return;
     free(rt->trace);
     free(rt->loops);
+    free(rt->win_hints);
     orn_dsm_ctx_free(rt->dsm);
     free(rt);
 }

@@ -35,6 +35,13 @@ typedef struct LoopCount {
     int64_t count;
 } LoopCount;
 
+/* window.c: a view whose first exchange in the last run of its loop copied the whole array
+ * (no buffer updates it): the next run copies it without a prefetch pass. */
+typedef struct RtWinHint {
+    int loop_id, k, array_id;
+    int64_t nnz;
+} RtWinHint;
+
 struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
@@ -51,6 +58,8 @@ struct OrnRtCtx {
     OrnRtStats stats;
     LoopCount *loops; /* invocations per loop id (random streams) */
     int nloops, caploops;
+    RtWinHint *win_hints; /* window.c */
+    int nwin_hints, capwin_hints;
 };
 
 struct OrnRtBuffer {
@@ -83,6 +92,8 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count);
 
 /* Ghost cells of one read-only array (halo.c). */
 typedef struct RtHalo RtHalo;
+/* Dense window of a prefetched or remote array (window.c). */
+typedef struct RtWindow RtWindow;
 
 /* State behind one view (OrnRtView.impl). */
 typedef struct ViewImpl {
@@ -106,6 +117,7 @@ typedef struct ViewImpl {
     int T[ORN_RT_MAXDIM][ORN_RT_MAXDIM];
     int64_t off[ORN_RT_MAXDIM];
     unsigned char scratch[16];
+    RtWindow *win; /* window.c: dense box of a prefetched / remote array, or NULL */
 } ViewImpl;
 
 typedef struct CacheEnt {
@@ -144,6 +156,7 @@ struct Exec {
     int need_progress;    /* transfers in flight: poll between slices */
     int in_prefetch;      /* running the prefetch pass */
     int remote_reads;     /* bodies may read other ranks' data on demand */
+    int skip_prefetch;    /* window.c: no key can be announced (all data local everywhere) */
     int status;           /* first error raised inside a body's slow path */
     OrnRtScalar *accpart; /* per iteration tile: naccs partials */
     unsigned char *accused;
@@ -230,6 +243,25 @@ void rt_choose_blocking(Exec *x, int np);
 int rt_replicate_prefetched(Exec *x);
 void rt_replica_bind(Exec *x, int k, OrnRtView *v);
 void rt_replica_free(Exec *x);
+/* ---------------------------------------------------------------- window.c */
+
+/* After rt_halo_setup: windows of prefetched / remote views, x->skip_prefetch. */
+void rt_window_setup(Exec *x);
+/* bind(): give view k its window's box; 0 when it has none. */
+int rt_window_bind(Exec *x, int k, OrnRtView *v);
+/* op_prefetch, key outside the view's box: record it; 0 when the view does not take it. */
+int rt_window_announce(ViewImpl *vi, const int64_t *key);
+/* Whether this round's prefetch pass can announce anything. */
+int rt_window_pass_needed(Exec *x);
+/* Start of the exchange: per view, a copy over the announced rows (its remote keys listed
+ * for the fetch) or the announced keys into the prefetch cache. */
+void rt_window_plan(Exec *x);
+const int64_t *rt_window_fetch_list(const ViewImpl *vi, int64_t *n);
+/* After the fetch: the values of rt_window_fetch_list's keys, `stride` bytes apart. */
+void rt_window_fill(ViewImpl *vi, const unsigned char *vals, size_t stride);
+/* After buffer flushes: drop copies of arrays a buffer updates. */
+void rt_window_flushed(Exec *x);
+void rt_window_free(Exec *x);
 
 /* exec.c: pieces shared by the schedules */
 /* rt_partition_iter, then rt_partition_args with the same owners. */

@@ -1,0 +1,493 @@
+/* window.c: dense windows, so that reads of prefetched (and remote) arrays are loads.
+ *
+ * Generated bodies read every array through its view's dense box (orn_rt_box, then
+ * orn_rt_ld_*: an inline bounds test and a load, the view's slow path outside the box).
+ * Prefetched and remote arrays used to have no box at all, so every read took the slow
+ * path: an indirect call, a tile search and a hash lookup in the prefetch cache (about 266
+ * instructions per float). This file gives such views a box, in one of two forms:
+ *
+ *   - TILE: the storage of a tile this rank holds (the largest one), no copy. At -n 1, or
+ *     whenever the array is held here in one tile, that is the whole array. It is exactly
+ *     what the slow path reads for held keys (op_read reads held tiles in place; buffers
+ *     and remote writes update them in place between rounds), so it is always valid, also
+ *     for remote arrays (whose writes to held keys go to the tile too).
+ *   - COPY: a private row-major copy of rows [r0, r1) of dimension 0 (all of the other
+ *     dimensions), holding the current value of every element of those rows: the held
+ *     ones copied from their tiles, the others fetched in bulk by the round's exchange
+ *     (together with the prefetch cache's keys, in the same collective). Only for
+ *     prefetched, dense arrays that no other plan array of the loop writes (the analyzer
+ *     made them read-only). Such an array changes during the loop only at flushes of a
+ *     buffer that targets it: a copy then stays valid for every later block, round and
+ *     step of the loop (and grows when a block reads beyond it), except that a buffer's
+ *     flush drops it. It is freed at the end of the loop: the array may change between
+ *     loops, and the DSM keeps no version to tell (the benchmarks change it anyway).
+ *
+ * Keys outside the box still take the slow path, so correctness never depends on a window:
+ * a window only ever holds values the slow path would return.
+ *
+ * Announcing. The prefetch pass calls orn_rt_prefetch for every read. Keys inside the
+ * view's box return at once (inline test, in op_prefetch). For views that may get a COPY
+ * the others set a bit in a bitmap over the array's linear keys (one bit per element,
+ * allocated on first use) and widen the announced range: no tile search, no hash insert. The
+ * exchange then decides per view (rt_window_plan) between a COPY over the rows of the announced
+ * range (joined with the current copy and the held tile's rows, when that fits) and the prefetch
+ * cache (the announced remote keys, read off the bitmap in key order, into the cache as before).
+ * When no key can be announced -- every array a loop may read anywhere is held whole by every rank,
+ * e.g. at -n 1 -- the runtime skips the prefetch pass and the exchange (rt_window_setup), and
+ * likewise for a round in which every such view's box already covers its whole array
+ * (rt_window_pass_needed). The context remembers, per loop and view, when the first
+ * exchange of a run copied the whole array (RtWinHint): the next run of that loop copies it
+ * at once, without a pass. The values are fetched again (the array may have changed
+ * between the runs); only the decision is reused.
+ *
+ * Cost model, in instructions (callgrind) per element, for one view and one exchange:
+ * n_slow announcements outside the box (reads that would take the slow path), n_uniq
+ * distinct keys among them, L held and R remote elements that a COPY adds:
+ *     cache:  n_slow * C_SLOW + n_uniq * C_KEY
+ *     COPY:   L * C_COPY + R * C_FETCH, paid once for REUSE rounds unless a buffer
+ *             targets the array (then per round)
+ * A COPY is chosen when it is cheaper and its bytes are at most the window cap
+ * ($ORN_WINDOW_MB, default 256 MiB; a copy never exceeds the array either). The bitmap
+ * costs dims-volume / 8 bytes, only for arrays within 8x the cap. When every key is local
+ * the choice is static: TILE when one held tile is the whole array, else a COPY of the
+ * whole array once per loop (within the cap, no buffer targeting it), else TILE.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "rt_int.h"
+
+/* Measured with callgrind on bench/pagerank and bench/slr at -n 2 (orn_dsm_fetch_bulk costs
+ * about 300 instructions per element, requester and owner together). */
+#define C_SLOW  150 /* a read through the slow path: call, tile search, hash find */
+#define C_KEY   360 /* a key fetched into the cache: bulk fetch, hash insert */
+#define C_FETCH 300 /* an element of a copy fetched in bulk (no hash) */
+#define C_COPY  1   /* an element copied from a tile held here */
+#define REUSE   4   /* rounds a copy of a loop-constant array is expected to serve */
+
+struct RtWindow {
+    int can_copy;     /* a COPY may serve this view */
+    int64_t tile;     /* TILE: the largest held dense tile, -1 none */
+    int64_t rowsz;    /* elements per index of dimension 0 */
+    size_t cap;       /* bytes a COPY may take */
+    char *buf;        /* COPY: rows [r0, r1), row-major */
+    size_t bufcap;    /* bytes */
+    int64_t r0, r1;   /* rows in buf */
+    int valid;        /* buf holds the current values of rows [r0, r1) */
+    uint64_t *mark;   /* keys announced outside the box, one bit per linear key */
+    int64_t mlo, mhi; /* range of the keys announced outside the box; mhi < 0: none */
+    int64_t nslow;    /* announcements outside the box */
+    int64_t nuniq;    /* distinct keys among them */
+    int64_t *fetch;   /* COPY being filled: remote linear keys to fetch */
+    int64_t nfetch, capfetch;
+    int whole;   /* copy the whole array at the first exchange, without a pass (hint) */
+    int planned; /* exchanges that decided for this view in this run */
+};
+
+/* The hint of (loop, view k), or NULL. */
+static RtWinHint *hint_find(OrnRtCtx *rt, int loop_id, int k)
+{
+    for (int i = 0; i < rt->nwin_hints; i++)
+        if (rt->win_hints[i].loop_id == loop_id && rt->win_hints[i].k == k)
+            return &rt->win_hints[i];
+    return NULL;
+}
+
+/* Remember (whole) or forget what the first exchange of this run decided for view k. */
+static void hint_set(Exec *x, int k, int whole)
+{
+    OrnRtCtx *rt = x->rt;
+    const OrnDsmArray *s = x->vi[k].store;
+    RtWinHint *h = hint_find(rt, x->plan->loop_id, k);
+    if (!whole) {
+        if (h) *h = rt->win_hints[--rt->nwin_hints];
+        return;
+    }
+    if (!h) {
+        if (rt->nwin_hints == rt->capwin_hints) {
+            rt->capwin_hints = rt->capwin_hints ? 2 * rt->capwin_hints : 8;
+            rt->win_hints =
+                orn_xrealloc(rt->win_hints, (size_t)rt->capwin_hints * sizeof *rt->win_hints);
+        }
+        h = &rt->win_hints[rt->nwin_hints++];
+    }
+    *h = (RtWinHint){x->plan->loop_id, k, s->id, s->nnz};
+}
+
+static int held_everywhere(const Exec *x, const OrnDsmArray *s)
+{
+    if (x->P == 1) return 1;
+    for (int64_t t = 0; t < s->part.ntiles; t++)
+        if (s->part.owner[t] != ORN_DSM_ALL) return 0;
+    return 1;
+}
+
+/* The runtime's op_prefetch may record keys of this view (exec.c: reads_anywhere). */
+static int announcing(const Exec *x, int k)
+{
+    const OrnRtView *v = &x->views[k];
+    const ViewImpl *vi = &x->vi[k];
+    if (!vi->store || v->role == ORN_RT_BUFFERED) return 0;
+    if (x->replica && x->replica[k]) return 0; /* copied whole before the loop */
+    return v->role == ORN_RT_PREFETCHED || v->role == ORN_RT_REPLICATED ||
+           v->role == ORN_RT_REMOTE || x->halo || (vi->read_only && v->role == ORN_RT_PARTITIONED);
+}
+
+static void tile_view(const OrnDsmArray *s, int64_t t, OrnRtView *v)
+{
+    const OrnDsmTile *tl = &s->tiles[t];
+    v->base = tl->vals;
+    int64_t st = 1;
+    for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
+        v->lo[d] = d < s->ndim ? tl->lo[d] : 0;
+        v->hi[d] = d < s->ndim ? tl->hi[d] : 0;
+        v->stride[d] = d < s->ndim ? st : 0;
+        if (d < s->ndim) st *= tl->hi[d] - tl->lo[d];
+    }
+}
+
+static void copy_view(const OrnDsmArray *s, const RtWindow *w, OrnRtView *v)
+{
+    v->base = w->buf;
+    int64_t st = 1;
+    for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
+        v->lo[d] = d == 0 ? w->r0 : 0;
+        v->hi[d] = d == 0 ? w->r1 : d < s->ndim ? s->dims[d] : 0;
+        v->stride[d] = d < s->ndim ? st : 0;
+        if (d < s->ndim) st *= v->hi[d] - v->lo[d];
+    }
+}
+
+/* Copy the part of held tile t within rows [a, b) into the copy (rows [w->r0, ...)), or
+ * list its linear keys for fetching (t not held). Returns the element count. */
+static int64_t take_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a, int64_t b,
+                         int fill)
+{
+    const OrnDsmTile *tl = &s->tiles[t];
+    int nd = s->ndim;
+    int64_t lo[ORN_DSM_MAXDIM] = {0}, hi[ORN_DSM_MAXDIM] = {0}, at[ORN_DSM_MAXDIM], vol = 1;
+    for (int d = 0; d < nd; d++) {
+        lo[d] = tl->lo[d];
+        hi[d] = tl->hi[d];
+        if (d == 0) {
+            if (lo[0] < a) lo[0] = a;
+            if (hi[0] > b) hi[0] = b;
+        }
+        if (hi[d] <= lo[d]) return 0;
+        vol *= hi[d] - lo[d];
+    }
+    if (!fill) return vol;
+    size_t es = s->esize;
+    int64_t run = hi[nd - 1] - lo[nd - 1];
+    for (int d = 0; d < nd; d++) at[d] = lo[d];
+    for (;;) {
+        int64_t lin = 0, off = 0; /* in the array / in the tile */
+        for (int d = 0; d < nd; d++) {
+            lin = lin * s->dims[d] + at[d];
+            off = off * (tl->hi[d] - tl->lo[d]) + (at[d] - tl->lo[d]);
+        }
+        if (tl->held) {
+            memcpy(w->buf + (size_t)(lin - w->r0 * w->rowsz) * es,
+                   (const char *)tl->vals + (size_t)off * es, (size_t)run * es);
+        } else {
+            if (w->nfetch + run > w->capfetch) {
+                w->capfetch = 2 * (w->nfetch + run);
+                w->fetch = orn_xrealloc(w->fetch, (size_t)w->capfetch * sizeof *w->fetch);
+            }
+            for (int64_t i = 0; i < run; i++) w->fetch[w->nfetch++] = lin + i;
+        }
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            if (++at[d] < hi[d]) break;
+            at[d] = lo[d];
+        }
+        if (d < 0) return vol;
+    }
+}
+
+/* Elements of rows [a, b) held here (*l) and elsewhere (*r); with fill, copy / list them. */
+static void rows_scan(const OrnDsmArray *s, RtWindow *w, int64_t a, int64_t b, int fill, int64_t *l,
+                      int64_t *r)
+{
+    if (b <= a) return;
+    for (int64_t t = 0; t < s->part.ntiles; t++) {
+        int64_t n = take_rows(s, w, t, a, b, fill);
+        if (s->tiles[t].held)
+            *l += n;
+        else
+            *r += n;
+    }
+}
+
+/* Make the copy cover rows [n0, n1), keeping the valid rows it has; the rest is copied
+ * from held tiles or listed in w->fetch (valid once rt_window_fill has run). */
+static void copy_build(const OrnDsmArray *s, RtWindow *w, int64_t n0, int64_t n1)
+{
+    size_t es = s->esize, bytes = (size_t)((n1 - n0) * w->rowsz) * es;
+    int64_t l = 0, r = 0;
+    w->nfetch = 0;
+    if (w->valid) {
+        char *nb = orn_xmalloc(bytes ? bytes : 1);
+        memcpy(nb + (size_t)((w->r0 - n0) * w->rowsz) * es, w->buf,
+               (size_t)((w->r1 - w->r0) * w->rowsz) * es);
+        free(w->buf);
+        w->buf = nb;
+        w->bufcap = bytes;
+        int64_t o0 = w->r0, o1 = w->r1;
+        w->r0 = n0;
+        w->r1 = n1;
+        rows_scan(s, w, n0, o0, 1, &l, &r);
+        rows_scan(s, w, o1, n1, 1, &l, &r);
+    } else {
+        if (w->bufcap < bytes) {
+            free(w->buf);
+            w->buf = orn_xmalloc(bytes ? bytes : 1);
+            w->bufcap = bytes;
+        }
+        w->r0 = n0;
+        w->r1 = n1;
+        rows_scan(s, w, n0, n1, 1, &l, &r);
+    }
+    w->valid = w->nfetch == 0;
+}
+
+static size_t window_cap(void)
+{
+    const char *e = getenv("ORN_WINDOW_MB"); /* MiB, fractions allowed (tests) */
+    double mb = e && *e ? strtod(e, NULL) : 256.0;
+    return mb > 0 && mb < 1e12 ? (size_t)(mb * 1048576.0) : 0;
+}
+
+void rt_window_setup(Exec *x)
+{
+    size_t cap = window_cap();
+    int all_local = 1;
+    for (int k = 0; k < x->n; k++)
+        if (announcing(x, k) && !held_everywhere(x, x->vi[k].store)) all_local = 0;
+    x->skip_prefetch = all_local;
+    for (int k = 1; k < x->n; k++) {
+        OrnRtView *v = &x->views[k];
+        ViewImpl *vi = &x->vi[k];
+        OrnDsmArray *s = vi->store;
+        if (v->role != ORN_RT_PREFETCHED && v->role != ORN_RT_REMOTE) continue;
+        if (!s || s->sparse || vi->xform || s->ndim < 1) continue;
+        if (x->replica && x->replica[k]) continue; /* copied whole before the loop */
+        RtWindow *w = orn_xcalloc(1, sizeof *w);
+        vi->win = w;
+        w->tile = -1;
+        w->mhi = -1;
+        w->cap = cap;
+        w->rowsz = 1;
+        for (int d = 1; d < s->ndim; d++) w->rowsz *= s->dims[d];
+        for (int64_t t = 0; t < s->part.ntiles; t++)
+            if (s->tiles[t].held && s->tiles[t].vals && s->tiles[t].n > 0 &&
+                (w->tile < 0 || s->tiles[t].n > s->tiles[w->tile].n))
+                w->tile = t;
+        int aliased = 0;
+        for (int j = 0; j < x->n; j++)
+            if (j != k && x->vi[j].store == s && !x->vi[j].read_only && !x->vi[j].buf)
+                aliased = 1; /* buffers: vi->buffered, copies dropped at flushes */
+        uint64_t vol = (uint64_t)s->nnz;
+        w->can_copy = v->role == ORN_RT_PREFETCHED && !aliased && vol > 0 && vol / 8 <= cap;
+        if (!all_local && w->can_copy && !vi->buffered) {
+            const RtWinHint *h = hint_find(x->rt, x->plan->loop_id, k);
+            w->whole =
+                h && h->array_id == s->id && h->nnz == s->nnz && (uint64_t)s->nnz * s->esize <= cap;
+        }
+        if (!all_local || !w->can_copy || vi->buffered) continue;
+        if (w->tile >= 0 && (uint64_t)s->tiles[w->tile].n == vol) continue; /* TILE is whole */
+        if (vol * s->esize > cap) continue;
+        copy_build(s, w, 0, s->dims[0]); /* everything is held: valid at once */
+    }
+}
+
+int rt_window_bind(Exec *x, int k, OrnRtView *v)
+{
+    RtWindow *w = x->vi[k].win;
+    if (!w) return 0;
+    if (w->valid) {
+        copy_view(x->vi[k].store, w, v);
+        return 1;
+    }
+    /* Writes in the prefetch pass are ignored (op_write): no direct pointers then. */
+    if (w->tile < 0 || (v->role == ORN_RT_REMOTE && x->in_prefetch)) return 0;
+    tile_view(x->vi[k].store, w->tile, v);
+    return 1;
+}
+
+/* A read-only partitioned array (the iteration space, say) of an unordered loop with no
+ * halo is read within its block only: its pass announces nothing. */
+static int within_block(const Exec *x, int k)
+{
+    const OrnRtPlanArray *a = &x->plan->arrays[k];
+    if (x->halo || x->views[k].role != ORN_RT_PARTITIONED) return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->halo_lo[d] != 0 || a->halo_hi[d] != 0) return 0;
+    return 1;
+}
+
+int rt_window_pass_needed(Exec *x)
+{
+    if (x->skip_prefetch) return 0;
+    for (int k = 0; k < x->n; k++) {
+        if (!announcing(x, k) || held_everywhere(x, x->vi[k].store) || within_block(x, k)) continue;
+        const RtWindow *w = x->vi[k].win;
+        if (w && w->whole && !w->valid) continue; /* copied whole by the coming exchange */
+        if (!w || !w->valid || w->r0 > 0 || w->r1 < x->vi[k].store->dims[0]) return 1;
+    }
+    return 0;
+}
+
+int rt_window_announce(ViewImpl *vi, const int64_t *key)
+{
+    RtWindow *w = vi->win;
+    if (!w->can_copy) return 0;
+    const OrnDsmArray *s = vi->store;
+    int64_t lin = 0;
+    for (int d = 0; d < s->ndim; d++) {
+        if ((uint64_t)key[d] >= (uint64_t)s->dims[d]) return 1; /* the body reports it */
+        lin = lin * s->dims[d] + key[d];
+    }
+    w->nslow++;
+    if (w->mhi < 0 || lin < w->mlo) w->mlo = lin;
+    if (lin > w->mhi) w->mhi = lin;
+    if (!w->mark) w->mark = orn_xcalloc((size_t)((uint64_t)s->nnz / 64 + 1), sizeof *w->mark);
+    uint64_t *m = &w->mark[lin >> 6], bit = (uint64_t)1 << (lin & 63);
+    if (!(*m & bit)) {
+        *m |= bit;
+        w->nuniq++;
+    }
+    return 1;
+}
+
+/* The announced remote keys into the prefetch cache (the old path), in key order. */
+static void to_cache(ViewImpl *vi, RtWindow *w)
+{
+    if (!w->mark) return;
+    for (int64_t i = w->mlo >> 6; i <= w->mhi >> 6; i++) {
+        uint64_t m = w->mark[i];
+        while (m) {
+            int64_t lin = i * 64 + __builtin_ctzll(m), key[ORN_DSM_MAXDIM];
+            m &= m - 1;
+            orn_dsm_unravel(vi->store, lin, key);
+            if (vi->store->tiles[orn_dsm_part_tile_of(&vi->store->part, key)].held) continue;
+            int created;
+            CacheEnt *c = rt_map_insert(&vi->cache, lin, &created);
+            if (!created) continue;
+            c->state = 1;
+            if (vi->nreq == vi->capreq) {
+                vi->capreq = vi->capreq ? 2 * vi->capreq : 256;
+                vi->req = orn_xrealloc(vi->req, (size_t)vi->capreq * sizeof *vi->req);
+            }
+            vi->req[vi->nreq++] = lin;
+        }
+    }
+}
+
+static void clear_marks(RtWindow *w)
+{
+    if (w->mark && w->mhi >= 0)
+        memset(&w->mark[w->mlo >> 6], 0,
+               (size_t)((w->mhi >> 6) - (w->mlo >> 6) + 1) * sizeof *w->mark);
+    w->mhi = -1;
+    w->nslow = w->nuniq = 0;
+}
+
+/* Cost of making the copy cover rows [n0, n1), or -1 when over the cap. */
+static double copy_cost(const OrnDsmArray *s, const RtWindow *w, int64_t n0, int64_t n1)
+{
+    if ((uint64_t)(n1 - n0) * (uint64_t)w->rowsz * s->esize > w->cap) return -1;
+    int64_t l = 0, r = 0;
+    RtWindow *m = (RtWindow *)w; /* rows_scan without fill does not write */
+    if (w->valid) {
+        rows_scan(s, m, n0, w->r0, 0, &l, &r);
+        rows_scan(s, m, w->r1, n1, 0, &l, &r);
+    } else {
+        rows_scan(s, m, n0, n1, 0, &l, &r);
+    }
+    return (double)l * C_COPY + (double)r * C_FETCH;
+}
+
+void rt_window_plan(Exec *x)
+{
+    for (int k = 1; k < x->n; k++) {
+        ViewImpl *vi = &x->vi[k];
+        RtWindow *w = vi->win;
+        if (!w) continue;
+        w->nfetch = 0;
+        const OrnDsmArray *s = vi->store;
+        if (w->can_copy && w->whole && !w->valid) {
+            copy_build(s, w, 0, s->dims[0]);
+            w->planned++;
+            clear_marks(w);
+            continue;
+        }
+        if (!w->can_copy || w->mhi < 0) continue;
+        int64_t a = w->mlo / w->rowsz, b = w->mhi / w->rowsz + 1;
+        if (w->valid) {
+            if (w->r0 < a) a = w->r0;
+            if (w->r1 > b) b = w->r1;
+        }
+        double keys = (double)w->nslow * C_SLOW + (double)w->nuniq * C_KEY;
+        if (!vi->buffered) keys *= REUSE;
+        /* The cheapest that pays: the whole array (later passes have nothing to announce),
+         * the announced rows with the held tile's (their reads stay loads), or alone. */
+        int64_t ta = a, tb = b;
+        if (w->tile >= 0) {
+            const OrnDsmTile *tl = &s->tiles[w->tile];
+            if (tl->lo[0] < ta) ta = tl->lo[0];
+            if (tl->hi[0] > tb) tb = tl->hi[0];
+        }
+        int64_t cand[3][2] = {{0, s->dims[0]}, {ta, tb}, {a, b}};
+        int i = 0;
+        for (; i < 3; i++) {
+            double c = copy_cost(s, w, cand[i][0], cand[i][1]);
+            if (c >= 0 && c <= keys) break;
+        }
+        if (i < 3)
+            copy_build(s, w, cand[i][0], cand[i][1]);
+        else
+            to_cache(vi, w);
+        if (!w->planned++ && !vi->buffered) hint_set(x, k, i == 0);
+        clear_marks(w);
+    }
+}
+
+const int64_t *rt_window_fetch_list(const ViewImpl *vi, int64_t *n)
+{
+    *n = vi->win ? vi->win->nfetch : 0;
+    return *n ? vi->win->fetch : NULL;
+}
+
+void rt_window_fill(ViewImpl *vi, const unsigned char *vals, size_t stride)
+{
+    RtWindow *w = vi->win;
+    if (!w || !w->nfetch) return;
+    size_t es = vi->store->esize;
+    int64_t base = w->r0 * w->rowsz;
+    for (int64_t i = 0; i < w->nfetch; i++)
+        memcpy(w->buf + (size_t)(w->fetch[i] - base) * es, vals + (size_t)i * stride, es);
+    w->nfetch = 0;
+    w->valid = 1;
+}
+
+void rt_window_flushed(Exec *x)
+{
+    for (int k = 1; k < x->n; k++)
+        if (x->vi[k].win && x->vi[k].buffered) x->vi[k].win->valid = 0;
+}
+
+void rt_window_free(Exec *x)
+{
+    if (!x->vi) return;
+    for (int k = 0; k < x->n; k++) {
+        RtWindow *w = x->vi[k].win;
+        if (!w) continue;
+        free(w->buf);
+        free(w->mark);
+        free(w->fetch);
+        free(w);
+        x->vi[k].win = NULL;
+    }
+}
