@@ -9,7 +9,6 @@
 
 /* ---------------------------------------------------------------- expressions */
 
-
 const OrnNode *cg_arg_n(const OrnNode *call, int i)
 {
     const OrnNode *a = call->u.call.args;
@@ -127,15 +126,16 @@ void cg_ex_index(C *c, const OrnNode *e)
         if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k)) {
             int nd = orn_list_len(e->u.index.subs);
             if (c->fast)
-                cg_o(c, "((const %s *)(const void *)X%d_.base)[orn_rt_box_at(&X%d_, %d, ", cg_ctype(ek),
-                  k, k, nd);
+                cg_o(c, "((const %s *)(const void *)X%d_.base)[orn_rt_box_at(&X%d_, %d, ",
+                     cg_ctype(ek), k, k, nd);
             else
                 cg_o(c, "orn_rt_ld_%s(&X%d_, %d, ", cg_sfx(ek), k, nd);
             cg_ex_key(c, e->u.index.subs, s);
             cg_o(c, c->fast ? ")]" : ")");
             return;
         }
-        cg_o(c, "%s_%s(&V_[%d], ", c->cx == CX_PREFETCH ? "orn_std_peek" : "orn_rt_get", cg_sfx(ek), k);
+        cg_o(c, "%s_%s(&V_[%d], ", c->cx == CX_PREFETCH ? "orn_std_peek" : "orn_rt_get", cg_sfx(ek),
+             k);
         cg_ex_key(c, e->u.index.subs, s);
         cg_o(c, ")");
         return;
@@ -224,7 +224,7 @@ static void ex_print(C *c, const OrnNode *e, bool eprint)
         }
     }
     cg_o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print",
-      types.data ? types.data : "");
+         types.data ? types.data : "");
     orn_buf_free(&types);
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         if (a->kind == N_KWARG) continue;

@@ -38,7 +38,7 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
     for (int i = 0; i < n; i++)
         if (sp[i].var)
             cg_ol(c, "orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", sp[i].array,
-               sp[i].dim, (long long)sp[i].off, id, id);
+                  sp[i].dim, (long long)sp[i].off, id, id);
     cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
     cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
@@ -103,7 +103,7 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
             cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & 7); i%d_++) {", id, to, id, id, id);
         else if (part == 1)
             cg_ol(c, "for (; i%d_ + 8 <= %s; i%d_ += 8) for (int l%d_ = 0; l%d_ < 8; l%d_++) {", id,
-               to, id, id, id, id);
+                  to, id, id, id, id);
         else
             cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
         c->ind++;
@@ -170,7 +170,7 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
              id);
     cg_ind(c);
     cg_o(c, "%s = (%s)(%s %s %s);\n", cg_nm(c, s), cg_ctype(k), cg_nm(c, s),
-      st->u.assign.op == OP_SUB ? "-" : "+", lanes);
+         st->u.assign.op == OP_SUB ? "-" : "+", lanes);
     c->ind--;
     cg_ol(c, "}");
 }
@@ -211,8 +211,8 @@ void cg_st_for(C *c, const OrnNode *s)
             else
                 cg_ol(c, "} else {");
             c->ind++;
-            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id, id,
-               id, id, id, id);
+            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id,
+                  id, id, id, id, id);
             c->ind++;
             cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
             c->ind--;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 static void box_prologue(C *c, const OrnCgLoop *l, const char *indent);
+static bool csr_walk(const OrnCgLoop *l);
 
 /* ---------------------------------------------------------------- prefetch slice */
 
@@ -239,7 +240,7 @@ void cg_fn_params(C *c, const OrnNode *fn, bool first)
         OrnTypeKind k = s && s->type ? s->type->kind : T_F64;
         /* a .orn fn may ignore a parameter; the generated C stays -Wextra clean */
         cg_o(c, "%s%s %s __attribute__((unused))", first ? "" : ", ", cg_ctype(k),
-          s ? cg_nm(c, s) : "unused_");
+             s ? cg_nm(c, s) : "unused_");
         first = false;
     }
     if (first) cg_o(c, "void");
@@ -259,9 +260,9 @@ static void fn_signature(C *c, const OrnNode *fn, int loop_id)
     cg_o(c, "static __attribute__((unused)) %s %s", cg_ctype(rk), cg_nm(c, fn->u.fn.sym));
     if (loop_id >= 0) {
         cg_o(c,
-          "__L%d(const OrnRtBlock *b_ __attribute__((unused)), "
-          "OrnRtRng *rng_ __attribute__((unused))",
-          loop_id);
+             "__L%d(const OrnRtBlock *b_ __attribute__((unused)), "
+             "OrnRtRng *rng_ __attribute__((unused))",
+             loop_id);
         cg_fn_params(c, fn, false);
     } else {
         cg_o(c, "(");
@@ -359,12 +360,12 @@ static void emit_plan(C *c, const OrnCgLoop *l)
 {
     const OrnLoop *lp = l->loop;
     cg_o(c, "\n/* parallel_for at %s:%d: %s */\n", c->p->file, l->plan->line,
-      orn_plan_strategy_name(l->strategy));
+         orn_plan_strategy_name(l->strategy));
     cg_o(c, "static const OrnRtPlanArray orn_plan_arrays_%d[%d] = {\n", l->id, l->narrays);
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "    {\"%s\", %s, %d, {%d, %d, %d, %d}, %d, ", a->sym->name->s, role_name(a->role),
-          a->ndim, a->key_dim[0], a->key_dim[1], a->key_dim[2], a->key_dim[3], a->read_only);
+             a->ndim, a->key_dim[0], a->key_dim[1], a->key_dim[2], a->key_dim[3], a->read_only);
         for (int side = 0; side < 2; side++) {
             const int *w = side ? a->halo_hi : a->halo_lo;
             cg_o(c, "%s{", side ? ", " : "");
@@ -383,26 +384,27 @@ static void emit_plan(C *c, const OrnCgLoop *l)
         cg_o(c, "static const OrnRtPlanAcc orn_plan_accs_%d[%d] = {\n", l->id, lp->naccums);
         for (int i = 0; i < lp->naccums; i++)
             cg_o(c, "    {\"%s\", %s, %s},\n", lp->accums[i].sym->name->s,
-              acc_name(lp->accums[i].kind), cg_rtt(lp->accums[i].sym->type->kind));
+                 acc_name(lp->accums[i].kind), cg_rtt(lp->accums[i].sym->type->kind));
         cg_o(c, "};\n");
     }
     cg_o(c, "static const OrnRtPlan orn_plan_%d = {\n", l->id);
     cg_o(c, "    .version = ORN_RT_PLAN_VERSION,\n    .loop_id = %d,\n    .file = ", l->id);
     cg_put_str(c, c->p->file, strlen(c->p->file));
     cg_o(c, ",\n    .line = %d,\n    .strategy = %s,\n    .inner = %s,\n    .ordered = %d,\n",
-      l->plan->line, strat_name(l->strategy), strat_name(l->inner), l->plan->ordered ? 1 : 0);
+         l->plan->line, strat_name(l->strategy), strat_name(l->inner), l->plan->ordered ? 1 : 0);
     cg_o(c, "    .nkeys = %d,\n    .npart = %d,\n    .part_dims = {%d, %d},\n", lp->nkeys, l->npart,
-      l->part_dims[0], l->part_dims[1]);
+         l->part_dims[0], l->part_dims[1]);
     cg_o(c, "    .part_count = {0, 0},\n    .transform = {");
     for (int i = 0; i < 4; i++)
         cg_o(c, "%s{%d, %d, %d, %d}", i ? ", " : "", l->transform[i][0], l->transform[i][1],
-          l->transform[i][2], l->transform[i][3]);
+             l->transform[i][2], l->transform[i][3]);
     cg_o(c, "},\n    .flush_every = 0,\n    .narrays = %d,\n    .arrays = orn_plan_arrays_%d,\n",
-      l->narrays, l->id);
+         l->narrays, l->id);
     if (lp->naccums)
         cg_o(c, "    .naccs = %d,\n    .accs = orn_plan_accs_%d,\n", lp->naccums, l->id);
     else
         cg_o(c, "    .naccs = 0,\n    .accs = NULL,\n");
+    cg_o(c, "    .keys_unused = %d,\n", csr_walk(l) ? 1 : 0);
     cg_o(c, "};\n");
 }
 
@@ -411,8 +413,9 @@ static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
 {
     for (int k = 0; k < l->narrays; k++)
         if (orn_cg_boxable(l, k))
-            cg_o(c, "%sconst OrnRtBox X%d_ __attribute__((unused)) = orn_rt_box(&V_[%d]); /* %s */\n",
-              indent, k, k, l->arrays[k].sym->name->s);
+            cg_o(c,
+                 "%sconst OrnRtBox X%d_ __attribute__((unused)) = orn_rt_box(&V_[%d]); /* %s */\n",
+                 indent, k, k, l->arrays[k].sym->name->s);
 }
 
 /* The loop body over the user statements, emitted into buf (fast: accesses proven). */
@@ -481,14 +484,63 @@ static void body_sparse(C *c, const OrnCgLoop *l)
     int nk = runtime_keys(l, rks);
     for (int d = 0; d < nk; d++)
         if (rks[d])
-            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, rks[d]), d);
+            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
+                 cg_nm(c, rks[d]), d);
     if (lp->value)
         cg_o(c, "        %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
-          cg_ctype(cg_elem_of(lp->space->type)));
+             cg_ctype(cg_elem_of(lp->space->type)));
     if (l->uses_rng) rng_iter(c, l, "        ");
     put_buf(c, &body);
     cg_o(c, "    }\n");
     orn_buf_free(&body);
+}
+
+/* Whether the body walks a sparse 2-D space as CSR (plan keys_unused): the runtime then
+ * decodes no keys. The prefetch pass still reads keys, so loops with one do not. */
+static bool csr_walk(const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    return lp->space && lp->space->type && lp->space->type->sparse && lp->nkeys == 2 &&
+           l->strategy != ORN_STRAT_UNIMODULAR && !l->prefetch;
+}
+
+/* The body over a CSR block (rt.h: rowptr, cols, row_first): row by row, the row key
+ * bound once per row, the column key and the value read per element; no keys decoded.
+ * Blocks the runtime hands over with listed keys (not CSR) take the generic walk. */
+static void body_csr(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, rks);
+    cg_o(c, "    if (b_->cols) {\n");
+    cg_o(c, "        const int64_t *const rp_ = b_->rowptr;\n");
+    cg_o(c, "        const int32_t *const cols_ = b_->cols;\n");
+    cg_o(c, "        const int64_t end_ = b_->first + b_->count, c0_ = b_->lo[1];\n");
+    cg_o(c, "        int64_t e_ = b_->first;\n");
+    cg_o(c, "        for (int64_t r_ = b_->row_first; e_ < end_; r_++) {\n");
+    cg_o(c, "            const int64_t re_ = rp_[r_ + 1] < end_ ? rp_[r_ + 1] : end_;\n");
+    if (rks[0])
+        cg_o(c, "            const int64_t %s __attribute__((unused)) = b_->lo[0] + r_;\n",
+             cg_nm(c, rks[0]));
+    cg_o(c, "            for (; e_ < re_; e_++) {\n");
+    if (rks[1])
+        cg_o(c, "                const int64_t %s __attribute__((unused)) = c0_ + cols_[e_];\n",
+             cg_nm(c, rks[1]));
+    if (lp->value)
+        cg_o(c, "                %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
+             cg_ctype(cg_elem_of(lp->space->type)));
+    if (l->uses_rng) {
+        cg_o(c, "                const int64_t kk_[2] = {%s, %s};\n",
+             rks[0] ? cg_nm(c, rks[0]) : "b_->lo[0] + r_",
+             rks[1] ? cg_nm(c, rks[1]) : "c0_ + cols_[e_]");
+        rng_iter(c, l, "                ");
+    }
+    OrnBuf body;
+    orn_buf_init(&body);
+    body_stmts(c, l, &body, 4, 0);
+    put_buf(c, &body);
+    orn_buf_free(&body);
+    cg_o(c, "            }\n        }\n        return 0;\n    }\n");
 }
 
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
@@ -507,7 +559,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
     bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
-         "dense loop\");\n");
+            "dense loop\");\n");
     cg_o(c, "    int64_t kk_[%d];\n", nd);
     cg_o(c, "    orn_rt_block_key(b_, b_->first, kk_);\n");
     cg_o(c, "    const int64_t end_ = b_->first + b_->count, hl_ = b_->hi[%d];\n", nd - 1);
@@ -516,8 +568,8 @@ static void body_dense(C *c, const OrnCgLoop *l)
     cg_o(c, "        const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n");
     for (d = 0; d < nd - 1; d++)
         if (keys[d])
-            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, keys[d]),
-              d);
+            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
+                 cg_nm(c, keys[d]), d);
     if (vt) cg_o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
     if (versioned) {
         c->ind = 2;
@@ -535,7 +587,8 @@ static void body_dense(C *c, const OrnCgLoop *l)
         }
         const char *pad = ind == 4 ? "                " : "        ";
         cg_o(c, "%sfor (int64_t j_ = %s; j_ < %s; j_++) {\n", pad, from, to);
-        if (last) cg_o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, cg_nm(c, last));
+        if (last)
+            cg_o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, cg_nm(c, last));
         if (vt) cg_o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
         if (l->uses_rng) {
             cg_o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
@@ -569,7 +622,8 @@ static void body_fn(C *c, const OrnCgLoop *l)
     c->cloops = 0;
     c->pf_drop = 0;
     c->fast = 0;
-    cg_o(c, "\nstatic int orn_body_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n", l->id);
+    cg_o(c, "\nstatic int orn_body_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
+         l->id);
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     box_prologue(c, l, "    ");
@@ -578,6 +632,7 @@ static void body_fn(C *c, const OrnCgLoop *l)
     if (l->uses_rng) cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
     bool listed = (lp->space && lp->space->type && lp->space->type->sparse) ||
                   l->strategy == ORN_STRAT_UNIMODULAR;
+    if (csr_walk(l)) body_csr(c, l);
     if (listed)
         body_sparse(c, l);
     else
@@ -610,7 +665,7 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     c->b = saved;
 
     cg_o(c, "\nstatic int orn_%s_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
-      prefetch ? "prefetch" : "body", l->id);
+         prefetch ? "prefetch" : "body", l->id);
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     if (!prefetch && lp->naccums) cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
@@ -622,14 +677,15 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     cg_o(c, "    if (!b_->sparse) orn_rt_block_key(b_, b_->first, kk_);\n");
     cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");
     cg_o(c, "        if (b_->sparse)\n");
-    cg_o(c, "            for (int d_ = 0; d_ < %d; d_++) kk_[d_] = b_->keys[e_ * %d + d_];\n", nd, nd);
+    cg_o(c, "            for (int d_ = 0; d_ < %d; d_++) kk_[d_] = b_->keys[e_ * %d + d_];\n", nd,
+         nd);
     cg_o(c, "        {\n");
     const OrnSym *rks[ORN_RT_MAXDIM_CG];
     int nk = runtime_keys(l, rks);
     for (int d = 0; d < nk; d++)
         if (rks[d])
-            cg_o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, rks[d]),
-              d);
+            cg_o(c, "            const int64_t %s __attribute__((unused)) = kk_[%d];\n",
+                 cg_nm(c, rks[d]), d);
     if (lp->value)
         cg_o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", cg_ctype(vk));
     if (!prefetch && l->uses_rng) rng_iter(c, l, "            ");

@@ -83,7 +83,8 @@ static void st_assign_view(C *c, const OrnNode *s)
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
         cg_ind(c);
-        cg_o(c, "orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T, op == OP_SUB ? "-" : "");
+        cg_o(c, "orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T,
+             op == OP_SUB ? "-" : "");
         cg_vx_elem(c, vx, rhs, EL_SLOW, x);
         cg_o(c, ")));\n");
         c->ind--;
@@ -92,16 +93,18 @@ static void st_assign_view(C *c, const OrnNode *s)
         OrnTypeKind rk = cg_elem_of(rhs->type);
         if (rhs->type && rhs->type->kind != T_VIEW) rk = rhs->type->kind;
         const char *R = cg_ctype(rk);
-        cg_ol(c, "%s *m%d_ = malloc((size_t)(w%d_.len > 0 ? w%d_.len : 1) * sizeof(%s));", R, tid, tid,
-           tid, R);
+        cg_ol(c, "%s *m%d_ = malloc((size_t)(w%d_.len > 0 ? w%d_.len : 1) * sizeof(%s));", R, tid,
+              tid, tid, R);
         cg_ol(c, "if (!m%d_) orn_std_die(P_, %d, \"out of memory\");", tid, c->line);
         cg_ind(c);
-        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) m%d_[x%d_] = ", x, x, tid, x, tid, x);
+        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) m%d_[x%d_] = ", x, x, tid, x, tid,
+             x);
         cg_vx_elem(c, vx, rhs, EL_SLOW, x);
         cg_o(c, ";\n");
         cg_ind(c);
-        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) orn_std_vset_%s(&w%d_, x%d_, (%s)(",
-          x, x, tid, x, cg_sfx(tk), tid, x, T);
+        cg_o(c,
+             "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) orn_std_vset_%s(&w%d_, x%d_, (%s)(",
+             x, x, tid, x, cg_sfx(tk), tid, x, T);
         if (opn) cg_o(c, "orn_std_vget_%s(&w%d_, x%d_) %s ", cg_sfx(tk), tid, x, opn);
         cg_o(c, "m%d_[x%d_]));\n", tid, x);
         cg_ol(c, "free(m%d_);", tid);
@@ -209,11 +212,12 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_ol(c, "orn_rt_add_%s(&V_[%d], kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, id, T, neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {
             if (c->fast)
-                cg_ol(c, "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
-                   T, id, T, k, k, nd, id);
+                cg_ol(c,
+                      "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
+                      T, id, T, k, k, nd, id);
             else
-                cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, %d, kk%d_);", T, id, opn ? "rw" : "wp",
-                   cg_sfx(tk), k, nd, id);
+                cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, %d, kk%d_);", T, id,
+                      opn ? "rw" : "wp", cg_sfx(tk), k, nd, id);
             if (opn)
                 cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
             else
@@ -225,15 +229,17 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
         }
     } else if (cg_is_buffer(ts)) {
-        cg_ol(c, "orn_std_badd_%s(P_, %s, kk%d_, (%s)(%sr%d_), %d);", cg_sfx(tk), cg_nm(c, ts), id, T, neg,
-           id, c->line);
+        cg_ol(c, "orn_std_badd_%s(P_, %s, kk%d_, (%s)(%sr%d_), %d);", cg_sfx(tk), cg_nm(c, ts), id,
+              T, neg, id, c->line);
     } else if (!opn) {
-        cg_ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %d);", cg_sfx(tk), cg_nm(c, ts), id, T, id,
-           c->line);
+        cg_ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %d);", cg_sfx(tk), cg_nm(c, ts), id, T,
+              id, c->line);
     } else {
-        cg_ol(c,
-           "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
-           cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, c->line, opn, id, c->line);
+        cg_ol(
+            c,
+            "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
+            cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, c->line, opn, id,
+            c->line);
     }
     c->ind--;
     cg_ol(c, "}");
@@ -273,8 +279,8 @@ void cg_st_assign(C *c, const OrnNode *s)
             cg_o(c, "%s = ", cg_nm(c, sym));
         } else {
             cg_ind(c);
-            cg_o(c,
-              "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ", cg_nm(c, sym));
+            cg_o(c, "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ",
+                 cg_nm(c, sym));
         }
         cg_ex(c, rhs);
         cg_o(c, ";\n");
@@ -451,7 +457,7 @@ static void st_dist(C *c, const OrnNode *s)
     case ORN_BI_LOAD_DOCWORD:
         cg_ind(c);
         cg_o(c, "%s = orn_std_load_%s(P_, ", cg_nm(c, s1),
-          bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
+             bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
         cg_ex(c, a0);
         cg_o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
@@ -460,7 +466,7 @@ static void st_dist(C *c, const OrnNode *s)
         cg_o(c, "orn_std_load_libsvm(P_, ");
         cg_ex(c, a0);
         cg_o(c, ", &%s, &%s, \"%s\", \"%s\", %d);\n", cg_nm(c, s1), s2 ? cg_nm(c, s2) : "NULL", n1,
-          s2 ? s2->name->s : "", c->line);
+             s2 ? s2->name->s : "", c->line);
         return;
     case ORN_BI_LOAD: {
         const OrnType *t = s1->type;
@@ -468,7 +474,7 @@ static void st_dist(C *c, const OrnNode *s)
         cg_o(c, "%s = orn_std_load(P_, ", cg_nm(c, s1));
         cg_ex(c, a0);
         cg_o(c, ", %s, %d, %d, \"%s\", %d);\n", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0, n1,
-          c->line);
+             c->line);
         return;
     }
     case ORN_BI_BUFFER: {
@@ -478,7 +484,8 @@ static void st_dist(C *c, const OrnNode *s)
         if (ap && ap->u.name.sym)
             snprintf(apply, sizeof apply, "orn_apply_%s", cg_nm(c, ap->u.name.sym));
         cg_ind(c);
-        cg_o(c, "%s = orn_std_buffer(P_, %s, %s, ", cg_nm(c, s1), tgt ? cg_nm(c, tgt) : "NULL", apply);
+        cg_o(c, "%s = orn_std_buffer(P_, %s, %s, ", cg_nm(c, s1), tgt ? cg_nm(c, tgt) : "NULL",
+             apply);
         if (fe)
             cg_ex_as(c, fe, T_I64);
         else
@@ -497,7 +504,7 @@ static void st_dist(C *c, const OrnNode *s)
         const int *perm = cg_perm_of(c, s1);
         cg_ind(c);
         cg_o(c, "%s = orn_std_dist_new%s(P_, %s, %d, (const int64_t[%d]){", cg_nm(c, s1),
-          perm ? "_perm" : "", cg_dsmt(et), nd, nd);
+             perm ? "_perm" : "", cg_dsmt(et), nd, nd);
         bool f = true;
         for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next) {
             if (x->kind == N_KWARG) continue;
@@ -536,7 +543,7 @@ static void st_parfor(C *c, const OrnNode *s)
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "%s{.%s = %s}", k ? ", " : "", a->role == ORN_ROLE_BUFFERED ? "buffer" : "array",
-          cg_nm(c, a->sym));
+             cg_nm(c, a->sym));
     }
     cg_o(c, "};\n");
     int na = lp->naccums;
@@ -550,9 +557,9 @@ static void st_parfor(C *c, const OrnNode *s)
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
     cg_ol(c,
-       "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
-       ".prefetch = %s, .env = NULL, .acc = %s};",
-       l->id, l->id, pf_name, na ? "acc_" : "NULL");
+          "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
+          ".prefetch = %s, .env = NULL, .acc = %s};",
+          l->id, l->id, pf_name, na ? "acc_" : "NULL");
     cg_ol(c, "orn_std_run(P_, &loop_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;

@@ -203,7 +203,8 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     if (a->kind == N_NAME && sa && sa->type->kind == T_ARRAY && sa->type->dist) {
         if (bi == ORN_BI_DOT) {
             const OrnSym *sb = orn_cg_base_sym(b);
-            cg_o(c, "orn_std_dist_dot(P_, %s, %s, %d)", cg_nm(c, sa), sb ? cg_nm(c, sb) : "NULL", c->line);
+            cg_o(c, "orn_std_dist_dot(P_, %s, %s, %d)", cg_nm(c, sa), sb ? cg_nm(c, sb) : "NULL",
+                 c->line);
         } else {
             cg_o(c, "orn_std_dist_%s(P_, %s, %d)", what, cg_nm(c, sa), c->line);
         }
@@ -222,18 +223,21 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
             cg_o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
             OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
             if (cg_kind_of(e) == T_F32) {
-                cg_o(c,
-                  "(ra%d_.p && rb%d_.p) ? orn_std_sdot_f32((const float *)(const void *)ra%d_.p, "
-                  "ra%d_.stride, (const float *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
-                  "orn_std_vsdot_slow(&ra%d_, &rb%d_); })",
-                  id, id, id, id, id, id, id, id, id);
+                cg_o(
+                    c,
+                    "(ra%d_.p && rb%d_.p) ? orn_std_sdot_f32((const float *)(const void *)ra%d_.p, "
+                    "ra%d_.stride, (const float *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) "
+                    ": "
+                    "orn_std_vsdot_slow(&ra%d_, &rb%d_); })",
+                    id, id, id, id, id, id, id, id, id);
                 return;
             }
             cg_o(c,
-              "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
-              "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
-              "orn_std_vdot_slow(&ra%d_, &rb%d_); })",
-              id, id, cg_sfx(ta), cg_sfx(tb), cg_ctype(ta), id, id, cg_ctype(tb), id, id, id, id, id);
+                 "(ra%d_.p && rb%d_.p) ? orn_std_dot_%s_%s((const %s *)(const void *)ra%d_.p, "
+                 "ra%d_.stride, (const %s *)(const void *)rb%d_.p, rb%d_.stride, ra%d_.len) : "
+                 "orn_std_vdot_slow(&ra%d_, &rb%d_); })",
+                 id, id, cg_sfx(ta), cg_sfx(tb), cg_ctype(ta), id, id, cg_ctype(tb), id, id, id, id,
+                 id);
         } else {
             cg_o(c, "orn_std_v%s(&ra%d_); })", what, id);
         }
@@ -252,7 +256,7 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", acc, id);
     cg_ind(c);
     cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id,
-      vx->nviews ? vx->views[0].id : 0, id);
+         vx->nviews ? vx->views[0].id : 0, id);
     if (bi == ORN_BI_DOT) {
         cg_o(c, "r%d_[x%d_ & 7] += (%s)(", id, id, acc);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
