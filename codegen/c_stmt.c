@@ -209,7 +209,8 @@ static void st_assign_elem(C *c, const OrnNode *s)
         int k = cg_array_k(c, tg, ts);
         int nd = orn_list_len(tg->u.index.subs);
         if (cg_is_buffer(ts)) {
-            cg_ol(c, "orn_rt_add_%s(&V_[%d], kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, id, T, neg, id);
+            cg_ol(c, "orn_rt_badd_%s(&V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd, id, T,
+                  neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {
             if (c->fast)
                 cg_ol(c,

@@ -6,9 +6,18 @@
  * applies them in source-rank order, records of one source in key order. Each element
  * therefore sees its deltas in a fixed order (rank 0's first), so results are bit-identical
  * from run to run. Cost per flush: 2 (P-1) a + 16 b per distinct key updated.
+ *
+ * A dense target of at most ORN_RT_DENSE_DELTAS bytes ($ORN_DENSE_DELTAS overrides; 0 turns
+ * it off) keeps its deltas in a dense store instead (OrnRtDeltas, rt.h): an update is an
+ * add at the key's linear index, plus one flag and one list entry the first time a key is
+ * touched since the last flush, which generated bodies do inline. The per-key sums, and so
+ * the results, are those of the hash map: deltas of one key are summed in the order they
+ * are made. Memory: the target's size plus one byte per element, per buffer.
  */
 #include <stdlib.h>
 #include <string.h>
+
+#define ORN_RT_DENSE_DELTAS ((int64_t)64 << 20)
 
 #include "arena.h"
 #include "rt_int.h"
@@ -29,14 +38,37 @@ int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, 
     b->env = env;
     b->flush_every = flush_every;
     rt_map_init(&b->deltas, 8);
+    int64_t cap = ORN_RT_DENSE_DELTAS;
+    const char *env_cap = getenv("ORN_DENSE_DELTAS");
+    if (env_cap && *env_cap) cap = strtoll(env_cap, NULL, 10);
+    int64_t vol = target->sparse ? -1 : target->nnz;
+    if (vol > 0 && vol <= cap / (int64_t)target->esize) {
+        b->dense = 1;
+        b->dd.base = orn_xcalloc((size_t)vol, target->esize);
+        b->dd.seen = orn_xcalloc((size_t)vol, 1);
+        b->dd.cap = 1024;
+        b->dd.touched = orn_xmalloc((size_t)b->dd.cap * sizeof *b->dd.touched);
+        b->dd.ndim = target->ndim;
+        for (int d = 0; d < ORN_RT_MAXDIM; d++)
+            b->dd.dims[d] = d < target->ndim ? target->dims[d] : 1;
+    }
     *out = b;
     return ORN_OK;
+}
+
+void orn_rt_deltas_grow(OrnRtDeltas *q)
+{
+    q->cap *= 2;
+    q->touched = orn_xrealloc(q->touched, (size_t)q->cap * sizeof *q->touched);
 }
 
 void orn_rt_buffer_free(OrnRtBuffer *b)
 {
     if (!b) return;
     rt_map_free(&b->deltas);
+    free(b->dd.base);
+    free(b->dd.seen);
+    free(b->dd.touched);
     free(b);
 }
 
@@ -85,6 +117,16 @@ static void add_typed(int type, void *acc, const void *d)
 
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
 {
+    if (b->dense) {
+        OrnRtDeltas *q = &b->dd;
+        if (!q->seen[lin]) {
+            if (q->n == q->cap) orn_rt_deltas_grow(q);
+            q->seen[lin] = 1;
+            q->touched[q->n++] = lin;
+        }
+        add_typed(b->target->type, q->base + (size_t)lin * b->target->esize, delta);
+        return ORN_OK;
+    }
     int created;
     void *acc = rt_map_insert(&b->deltas, lin, &created);
     add_typed(b->target->type, acc, delta);
@@ -113,15 +155,18 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     OrnDsmArray *a = b->target;
     int P = orn_dsm_size(dsm), status = ORN_OK;
     const size_t rec = 16;
-    int64_t n = b->deltas.n, m = 0;
+    int64_t n = b->dense ? b->dd.n : b->deltas.n, m = 0;
     int64_t *lins = orn_xmalloc((size_t)(n ? n : 1) * sizeof *lins);
     int *dest = orn_xmalloc((size_t)(n ? n : 1) * sizeof *dest);
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
     size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
     char *sbuf = NULL, *rbuf = NULL;
 
-    for (int64_t i = 0; i < b->deltas.cap; i++)
-        if (b->deltas.keys[i] >= 0) lins[m++] = b->deltas.keys[i];
+    if (b->dense)
+        memcpy(lins, b->dd.touched, (size_t)n * sizeof *lins);
+    else
+        for (int64_t i = 0; i < b->deltas.cap; i++)
+            if (b->deltas.keys[i] >= 0) lins[m++] = b->deltas.keys[i];
     (void)m;
     if (n > 1) qsort(lins, (size_t)n, sizeof *lins, cmp_i64);
     for (int64_t i = 0; i < n; i++) {
@@ -136,15 +181,25 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     for (int p = 0; p < P; p++) pos[p + 1] = pos[p] + sc[p];
     sbuf = orn_xmalloc(pos[P] ? pos[P] : 1);
     for (int64_t i = 0; i < n; i++) {
-        const void *d = rt_map_find(&b->deltas, lins[i]);
+        const void *d = b->dense ? (const void *)(b->dd.base + (size_t)lins[i] * a->esize)
+                                 : rt_map_find(&b->deltas, lins[i]);
         for (int p = 0; p < P; p++) {
             if (dest[i] != ORN_DSM_ALL && dest[i] != p) continue;
             memcpy(sbuf + pos[p], &lins[i], 8);
-            memcpy(sbuf + pos[p] + 8, d, 8);
+            memset(sbuf + pos[p] + 8, 0, 8);
+            memcpy(sbuf + pos[p] + 8, d, a->esize);
             pos[p] += rec;
         }
     }
-    rt_map_clear(&b->deltas);
+    if (b->dense) {
+        for (int64_t i = 0; i < n; i++) {
+            memset(b->dd.base + (size_t)lins[i] * a->esize, 0, a->esize);
+            b->dd.seen[lins[i]] = 0;
+        }
+        b->dd.n = 0;
+    } else {
+        rt_map_clear(&b->deltas);
+    }
     b->rt->stats.flushed += n;
     status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
     if (status) goto fn_exit;

@@ -509,6 +509,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
         ViewImpl *vi = &x->vi[k];
         int role = v->role;
         vi->tile = -1;
+        /* bodies add into a buffer's dense store inline; the prefetch pass adds nothing */
+        v->deltas = role == ORN_RT_BUFFERED && vi->buf && vi->buf->dense && !x->in_prefetch
+                        ? &vi->buf->dd
+                        : NULL;
         if (k == 0) {
             vi->tile = tile;
             if (vi->xform)

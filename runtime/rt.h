@@ -105,6 +105,21 @@ typedef struct OrnRtViewOps {
 
 /* How a body sees one array during one block. The dense fast path: an element whose key
  * lies in [lo, hi) is at base + sum((key[d] - lo[d]) * stride[d]) * esize. */
+/* The dense delta store of a buffer whose target is dense and small enough (buffer.c):
+ * deltas summed by the target's linear (storage row-major) key, and the keys touched since
+ * the last flush, in first-touch order. Generated bodies add into it inline
+ * (orn_rt_badd_*); a flush sends the touched keys and clears them. */
+typedef struct OrnRtDeltas {
+    char *base;          /* volume elements of the target's type */
+    unsigned char *seen; /* volume flags: key touched since the last flush */
+    int64_t *touched;
+    int64_t n, cap;
+    int64_t dims[ORN_RT_MAXDIM];
+    int ndim;
+} OrnRtDeltas;
+/* Room for one more touched key (out of line: rare). */
+void orn_rt_deltas_grow(OrnRtDeltas *q);
+
 struct OrnRtView {
     char *base; /* dense local box, or NULL */
     int64_t lo[ORN_RT_MAXDIM], hi[ORN_RT_MAXDIM];
@@ -114,7 +129,8 @@ struct OrnRtView {
     size_t esize;
     int role; /* OrnRtRole */
     const OrnRtViewOps *ops;
-    void *impl; /* owner of the ops' state */
+    void *impl;          /* owner of the ops' state */
+    OrnRtDeltas *deltas; /* buffers with a dense delta store, in bodies; NULL otherwise */
 };
 
 /* One call of a body: run elements [first, first + count) of a block, in key order. */
@@ -367,6 +383,30 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
         T *q = (T *)x->v->ops->write(x->v, key);                                                   \
         *q = cur;                                                                                  \
         return q;                                                                                  \
+    }                                                                                              \
+    /* A buffer delta: into the dense store inline, else through the view's add. */                \
+    static inline __attribute__((always_inline)) void orn_rt_badd_##name(OrnRtView *v, int nd,     \
+                                                                         const int64_t *key, T d)  \
+    {                                                                                              \
+        OrnRtDeltas *q = v->deltas;                                                                \
+        if (__builtin_expect(q != NULL, 1)) {                                                      \
+            uint64_t lin = 0;                                                                      \
+            int in = 1;                                                                            \
+            for (int i = 0; i < nd; i++) {                                                         \
+                in &= (uint64_t)key[i] < (uint64_t)q->dims[i];                                     \
+                lin = lin * (uint64_t)q->dims[i] + (uint64_t)key[i];                               \
+            }                                                                                      \
+            if (__builtin_expect(in, 1)) {                                                         \
+                if (!q->seen[lin]) {                                                               \
+                    if (q->n == q->cap) orn_rt_deltas_grow(q);                                     \
+                    q->seen[lin] = 1;                                                              \
+                    q->touched[q->n++] = (int64_t)lin;                                             \
+                }                                                                                  \
+                ((T *)(void *)q->base)[lin] += d;                                                  \
+                return;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        v->ops->add(v, key, &d);                                                                   \
     }                                                                                              \
     static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                            \
     {                                                                                              \

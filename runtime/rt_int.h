@@ -68,7 +68,9 @@ struct OrnRtBuffer {
     orn_rt_apply_fn apply;
     void *env;
     int64_t flush_every;
-    RtMap deltas; /* linear key -> summed delta (target's element type) */
+    RtMap deltas;   /* linear key -> summed delta (target's element type) */
+    int dense;      /* deltas live in dd instead (a dense target up to ORN_RT_DENSE_DELTAS) */
+    OrnRtDeltas dd; /* the dense store (rt.h) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 
