@@ -163,7 +163,7 @@ static void ex_name(C *c, const OrnNode *e)
         if (c->cx == CX_BODY && c->loop) {
             int i = orn_cg_acc_index(c->loop, s);
             if (i >= 0) {
-                cg_o(c, "A_[%d].%s", i, cg_sfx(s->type->kind));
+                cg_o(c, "acc%d_", i);
                 return;
             }
         }

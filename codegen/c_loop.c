@@ -495,6 +495,13 @@ static void body_sparse(C *c, const OrnCgLoop *l)
     orn_buf_free(&body);
 }
 
+/* Write the accumulator locals back to the block's partials. */
+static void acc_store(C *c, const OrnCgLoop *l, const char *pad)
+{
+    for (int i = 0; i < l->loop->naccums; i++)
+        cg_o(c, "%sA_[%d].%s = acc%d_;\n", pad, i, cg_sfx(l->loop->accums[i].sym->type->kind), i);
+}
+
 /* Whether the body walks a sparse 2-D space as CSR (plan keys_unused): the runtime then
  * decodes no keys. The prefetch pass still reads keys, so loops with one do not. */
 static bool csr_walk(const OrnCgLoop *l)
@@ -540,7 +547,9 @@ static void body_csr(C *c, const OrnCgLoop *l)
     body_stmts(c, l, &body, 4, 0);
     put_buf(c, &body);
     orn_buf_free(&body);
-    cg_o(c, "            }\n        }\n        return 0;\n    }\n");
+    cg_o(c, "            }\n        }\n");
+    acc_store(c, l, "        ");
+    cg_o(c, "        return 0;\n    }\n");
 }
 
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
@@ -627,7 +636,14 @@ static void body_fn(C *c, const OrnCgLoop *l)
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     box_prologue(c, l, "    ");
-    if (lp->naccums) cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
+    if (lp->naccums) {
+        /* accumulator partials live in locals (registers) during the call */
+        cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");
+        for (int i = 0; i < lp->naccums; i++) {
+            OrnTypeKind k = lp->accums[i].sym->type->kind;
+            cg_o(c, "    %s acc%d_ = A_[%d].%s;\n", cg_ctype(k), i, i, cg_sfx(k));
+        }
+    }
     if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
     if (l->uses_rng) cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
     bool listed = (lp->space && lp->space->type && lp->space->type->sparse) ||
@@ -637,6 +653,7 @@ static void body_fn(C *c, const OrnCgLoop *l)
         body_sparse(c, l);
     else
         body_dense(c, l);
+    acc_store(c, l, "    ");
     cg_o(c, "    return 0;\n}\n");
     c->ind = 0;
 }

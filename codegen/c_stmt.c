@@ -268,7 +268,7 @@ void cg_st_assign(C *c, const OrnNode *s)
         int i = orn_cg_acc_index(c->loop, sym);
         if (i >= 0) {
             char lhs[48];
-            snprintf(lhs, sizeof lhs, "A_[%d].%s", i, cg_sfx(k));
+            snprintf(lhs, sizeof lhs, "acc%d_", i);
             assign_into(c, lhs, k, op, rhs);
             return;
         }
