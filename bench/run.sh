@@ -84,7 +84,7 @@ EOF
 chmod +x "$RSSWRAP"
 
 # ---- data, baselines and .orn programs ------------------------------------------------
-CFLAGS="-O3 -march=native -Wall"
+CFLAGS="-O3 -march=native -ffp-contract=off -Wall"  # the .orn arithmetic: IEEE, no FMA contraction
 declare -A DESC C_CMD ORN_ARGS ORN_PROG TOL FAIL
 build_c() { # build_c NAME SOURCE: the baseline binary $BIN/NAME
   "$CC" $CFLAGS -o "$BIN/$1" "$2" -lm 2>"$LOGS/$1.build" ||
