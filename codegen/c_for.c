@@ -128,19 +128,11 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
 {
     const OrnSym *s = st->u.assign.target->u.name.sym;
     OrnTypeKind k = s->type->kind;
-    int id = c->tmp++;
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
     bool split = (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
                  orn_cg_for_spans(c->loop, f, sp, &nsp);
-    cg_ol(c, "{");
-    c->ind++;
-    cg_ind(c);
-    cg_o(c, "const int64_t lo%d_ = ", id);
-    cg_ex_as(c, f->u.for_.lo, T_I64);
-    cg_o(c, ", hi%d_ = ", id);
-    cg_ex_as(c, f->u.for_.hi, T_I64);
-    cg_o(c, ";\n");
+    int id = cg_for_bounds(c, f);
     cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", cg_ctype(k), id);
     if (split) {
         char lo[24], hi[24];
@@ -189,15 +181,7 @@ void cg_st_for(C *c, const OrnNode *s)
     int nsp = 0;
     if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
         orn_cg_for_spans(c->loop, s, sp, &nsp)) {
-        int id = c->tmp++;
-        cg_ol(c, "{");
-        c->ind++;
-        cg_ind(c);
-        cg_o(c, "const int64_t lo%d_ = ", id);
-        cg_ex_as(c, s->u.for_.lo, T_I64);
-        cg_o(c, ", hi%d_ = ", id);
-        cg_ex_as(c, s->u.for_.hi, T_I64);
-        cg_o(c, ";\n");
+        int id = cg_for_bounds(c, s);
         char lo[24], hi[24], v[24];
         snprintf(lo, sizeof lo, "lo%d_", id);
         snprintf(hi, sizeof hi, "hi%d_", id);

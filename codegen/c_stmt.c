@@ -307,9 +307,11 @@ void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val)
         cg_ol(c, "const %s %s __attribute__((unused)) = %s;", type, cg_nm(c, s), val);
 }
 
+/* Open a block with the bounds of `for v in lo:hi` evaluated once, as lo<id>_ and hi<id>_;
+ * returns id. */
 /* Open the C loop of `for v in lo:hi` (bounds evaluated once, v bound in the body); the
  * caller then emits the body and closes the loop with cg_for_close. */
-void cg_for_open(C *c, const OrnNode *s)
+int cg_for_bounds(C *c, const OrnNode *s)
 {
     int id = c->tmp++;
     cg_ol(c, "{");
@@ -320,6 +322,12 @@ void cg_for_open(C *c, const OrnNode *s)
     cg_o(c, ", hi%d_ = ", id);
     cg_ex_as(c, s->u.for_.hi, T_I64);
     cg_o(c, ";\n");
+    return id;
+}
+
+void cg_for_open(C *c, const OrnNode *s)
+{
+    int id = cg_for_bounds(c, s);
     cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
     c->ind++;
     char v[24];

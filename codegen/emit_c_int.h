@@ -114,6 +114,7 @@ void cg_st_list(C *c, const OrnNode *list);
 void cg_st_block(C *c, const OrnNode *blk);
 void cg_st_assign(C *c, const OrnNode *s);
 void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val);
+int cg_for_bounds(C *c, const OrnNode *s);
 void cg_for_open(C *c, const OrnNode *s);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);

@@ -201,8 +201,14 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
         rt_map_clear(&b->deltas);
     }
     b->rt->stats.flushed += n;
-    status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
-    if (status) goto fn_exit;
+    if (P == 1) { /* one rank: the records are already where they apply */
+        rbuf = sbuf;
+        rc[0] = sc[0];
+        sbuf = NULL;
+    } else {
+        status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
+        if (status) goto fn_exit;
+    }
     /* Apply in source-rank order (the receive buffer is in rank order). */
     size_t total = 0;
     for (int p = 0; p < P; p++) total += rc[p];
