@@ -114,8 +114,9 @@ static void walk(Walk *w, const OrnNode *n)
             fix_args(w, n);
         if (bi == ORN_BI_DOT) {
             /* whole arrays pair up element by element in storage order */
-            for (const OrnNode *a = n->u.call.args; a; a = a->next)
-                if (a->kind == N_NAME) fix_args(w, n);
+            bool whole = false;
+            for (const OrnNode *a = n->u.call.args; a; a = a->next) whole |= a->kind == N_NAME;
+            if (whole) fix_args(w, n);
         }
         for (const OrnNode *a = n->u.call.args; a; a = a->next) {
             const OrnNode *x = a->kind == N_KWARG ? a->u.kwarg.value : a;

@@ -78,4 +78,15 @@ static inline char *bench_skip(char *p)
             return p;
     }
 }
+
+/* p at the start of the next data line (blank and comment lines skipped), or NULL at the
+ * end of the text. */
+static inline char *bench_line(char *p)
+{
+    for (;;) {
+        p = bench_skip(p);
+        if (*p != '\n') return *p ? p : NULL;
+        p++;
+    }
+}
 #endif

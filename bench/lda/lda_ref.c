@@ -25,13 +25,7 @@ int main(int argc, char **argv)
     size_t cap = 1 << 20, n = 0;
     int32_t *tdoc = bench_xmalloc(cap * 4), *tword = bench_xmalloc(cap * 4);
     int nd = 0, nw = 0;
-    while (*p) {
-        p = bench_skip(p);
-        if (*p == '\n') {
-            p++;
-            continue;
-        }
-        if (!*p) break;
+    while ((p = bench_line(p))) {
         char *e;
         long d = strtol(p, &e, 10), w = strtol(e, &e, 10), c = strtol(e, &e, 10);
         p = e;

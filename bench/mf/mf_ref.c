@@ -25,13 +25,7 @@ static Rating *read_triplets(const char *path, size_t *n, int *nu, int *ni)
     char *buf = bench_slurp(path, NULL), *p = buf;
     size_t cap = 1 << 16, k = 0;
     Rating *R = bench_xmalloc(cap * sizeof *R);
-    while (*p) {
-        p = bench_skip(p);
-        if (*p == '\n') {
-            p++;
-            continue;
-        }
-        if (!*p) break;
+    while ((p = bench_line(p))) {
         char *e;
         long u = strtol(p, &e, 10);
         long i = strtol(e, &e, 10);

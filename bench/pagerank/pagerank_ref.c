@@ -24,13 +24,7 @@ int main(int argc, char **argv)
     int32_t *dst = bench_xmalloc(cap * 4), *src = bench_xmalloc(cap * 4);
     float *wt = bench_xmalloc(cap * 4);
     int32_t n = 0;
-    while (*p) {
-        p = bench_skip(p);
-        if (*p == '\n') {
-            p++;
-            continue;
-        }
-        if (!*p) break;
+    while ((p = bench_line(p))) {
         char *e;
         long d = strtol(p, &e, 10), s = strtol(e, &e, 10);
         float w = strtof(e, &e);

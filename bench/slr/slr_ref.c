@@ -25,13 +25,7 @@ static void read_libsvm(const char *path, Csr *m)
     m->start = bench_xmalloc(cr * 8), m->label = bench_xmalloc(cr * 4);
     m->col = bench_xmalloc(cz * 4), m->val = bench_xmalloc(cz * 4);
     m->start[0] = 0;
-    while (*p) {
-        p = bench_skip(p);
-        if (*p == '\n') {
-            p++;
-            continue;
-        }
-        if (!*p) break;
+    while ((p = bench_line(p))) {
         char *e;
         float lab = strtof(p, &e);
         p = e;
