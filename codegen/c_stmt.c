@@ -358,18 +358,32 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     const OrnNode *fixed = NULL;
     bool view = orn_cg_view_parts(it, &dim, &fixed);
     bool sparse = as->type->sparse;
-    char kv[48], vv[96];
+    char kv[112], vv[112];
     cg_ol(c, "{");
     c->ind++;
     if (sparse && view && dim == 1 && cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, it, as), nd = as->type->ndims;
-        cg_ol(c, "const int64_t *rk%d_; const void *rv%d_; int64_t rn%d_;", id, id, id);
-        cg_ind(c);
-        cg_o(c, "orn_rt_row(&V_[%d], ", k);
-        cg_ex_as(c, fixed, T_I64);
-        cg_o(c, ", &rk%d_, &rv%d_, &rn%d_);\n", id, id, id);
+        if (nd == 2) {
+            /* CSR tiles: the row's columns in place (gcc unswitches the loop on rc) */
+            cg_ol(c,
+                  "const int32_t *rc%d_; int64_t ro%d_; const int64_t *rk%d_; const void *rv%d_; "
+                  "int64_t rn%d_;",
+                  id, id, id, id, id);
+            cg_ind(c);
+            cg_o(c, "orn_rt_row_csr(&V_[%d], ", k);
+            cg_ex_as(c, fixed, T_I64);
+            cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
+            snprintf(kv, sizeof kv, "(rc%d_ ? ro%d_ + rc%d_[j%d_] : rk%d_[j%d_ * 2 + 1])", id, id,
+                     id, id, id, id);
+        } else {
+            cg_ol(c, "const int64_t *rk%d_; const void *rv%d_; int64_t rn%d_;", id, id, id);
+            cg_ind(c);
+            cg_o(c, "orn_rt_row(&V_[%d], ", k);
+            cg_ex_as(c, fixed, T_I64);
+            cg_o(c, ", &rk%d_, &rv%d_, &rn%d_);\n", id, id, id);
+            snprintf(kv, sizeof kv, "rk%d_[j%d_ * %d + 1]", id, id, nd);
+        }
         cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
-        snprintf(kv, sizeof kv, "rk%d_[j%d_ * %d + 1]", id, id, nd);
         snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
         c->ind++;
         cg_bind_var(c, ks, "int64_t", kv);

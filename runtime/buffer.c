@@ -1,11 +1,11 @@
 /* buffer.c: write buffers (buffer(A) in the language).
  *
  * A rank sums its deltas per key in a hash map (so a hot key costs one record per flush,
- * whatever the number of updates). A flush sends each rank's records, sorted by key, to
- * the owners of the keys (to every rank for replicated tiles) with one alltoallv; the owner
- * applies them in source-rank order, records of one source in key order. Each element
- * therefore sees its deltas in a fixed order (rank 0's first), so results are bit-identical
- * from run to run. Cost per flush: 2 (P-1) a + 16 b per distinct key updated.
+ * whatever the number of updates). A flush sends each rank's records to the owners of the
+ * keys (to every rank for replicated tiles) with one alltoallv; the owner applies them in
+ * source-rank order. Each element therefore sees its deltas in a fixed order (rank 0's
+ * first), so results are bit-identical from run to run. Cost per flush: 2 (P-1) a + 16 b per
+ * distinct key updated.
  *
  * A dense target of at most ORN_RT_DENSE_DELTAS bytes ($ORN_DENSE_DELTAS overrides; 0 turns
  * it off) keeps its deltas in a dense store instead (OrnRtDeltas, rt.h): an update is an
@@ -13,6 +13,12 @@
  * touched since the last flush, which generated bodies do inline. The per-key sums, and so
  * the results, are those of the hash map: deltas of one key are summed in the order they
  * are made. Memory: the target's size plus one byte per element, per buffer.
+ *
+ * One rank: a buffer with the default apply adds every update to its target at once
+ * (direct). Deferring them would only make reads stale, which the language allows but
+ * nobody wants, and would cost a store, a flag and a list entry per update, then the
+ * flush; at one rank the loop is thus exactly the serial loop. A custom apply still sees
+ * each element's summed delta at the flush (f(old, d1 + d2) is not f(f(old, d1), d2)).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +48,14 @@ int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, 
     const char *env_cap = getenv("ORN_DENSE_DELTAS");
     if (env_cap && *env_cap) cap = strtoll(env_cap, NULL, 10);
     int64_t vol = target->sparse ? -1 : target->nnz;
+    for (int d = 0; d < ORN_RT_MAXDIM; d++) b->dd.dims[d] = d < target->ndim ? target->dims[d] : 1;
+    b->dd.ndim = target->ndim;
     if (vol > 0 && vol <= cap / (int64_t)target->esize) {
         b->dense = 1;
         b->dd.base = orn_xcalloc((size_t)vol, target->esize);
         b->dd.seen = orn_xcalloc((size_t)vol, 1);
         b->dd.cap = 1024;
         b->dd.touched = orn_xmalloc((size_t)b->dd.cap * sizeof *b->dd.touched);
-        b->dd.ndim = target->ndim;
-        for (int d = 0; d < ORN_RT_MAXDIM; d++)
-            b->dd.dims[d] = d < target->ndim ? target->dims[d] : 1;
     }
     *out = b;
     return ORN_OK;
@@ -115,8 +120,43 @@ static void add_typed(int type, void *acc, const void *d)
     }
 }
 
+void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
+{
+    OrnDsmArray *a = b->target;
+    b->direct = P == 1 && !b->apply;
+    b->dd.direct = NULL;
+    if (!b->direct || a->sparse) return;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        if (tl->held && tl->n == a->nnz && tl->n > 0) b->dd.direct = tl->vals;
+    }
+}
+
+void rt_buffer_loop_end(OrnRtBuffer *b)
+{
+    b->direct = 0;
+    b->dd.direct = NULL;
+}
+
+OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
+{
+    return b->dd.direct || (b->dense && !b->direct) ? &b->dd : NULL;
+}
+
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
 {
+    if (b->direct) {
+        int64_t key[ORN_DSM_MAXDIM];
+        orn_dsm_unravel(b->target, lin, key);
+        void *elem = orn_dsm_local_ptr(b->target, key);
+        if (!elem)
+            return orn_dsm_fail(b->rt->dsm, ORN_E_RANGE,
+                                "buffer(%s): an update of an element that is not stored "
+                                "(sparse arrays keep their structure)",
+                                b->target->name);
+        add_typed(b->target->type, elem, delta);
+        return ORN_OK;
+    }
     if (b->dense) {
         OrnRtDeltas *q = &b->dd;
         if (!q->seen[lin]) {
@@ -143,12 +183,6 @@ int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta)
     return rt_buffer_add_lin(b, orn_dsm_ravel(a, key), delta);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 int orn_rt_buffer_flush(OrnRtBuffer *b)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
@@ -168,7 +202,8 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
         for (int64_t i = 0; i < b->deltas.cap; i++)
             if (b->deltas.keys[i] >= 0) lins[m++] = b->deltas.keys[i];
     (void)m;
-    if (n > 1) qsort(lins, (size_t)n, sizeof *lins, cmp_i64);
+    /* No sort: one source's keys are distinct, so the order an owner applies them in
+     * cannot change a result; first-touch (or hash) order is deterministic anyway. */
     for (int64_t i = 0; i < n; i++) {
         int64_t key[ORN_DSM_MAXDIM];
         orn_dsm_unravel(a, lins[i], key);

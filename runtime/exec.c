@@ -400,11 +400,20 @@ static void box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
         v->stride[d] = s;
         s *= tl->hi[d] - tl->lo[d];
     }
+    if (a->sparse && a->ndim == 2 && tl->cols) {
+        v->rowptr = tl->rowptr;
+        v->cols = tl->cols;
+        v->rvals = tl->vals;
+        v->rlo = tl->lo[0];
+        v->rn = tl->hi[0] - tl->lo[0];
+        v->clo = tl->lo[1];
+    }
 }
 
 static void empty_view(OrnRtView *v)
 {
     v->base = NULL;
+    v->cols = NULL;
     for (int d = 0; d < ORN_RT_MAXDIM; d++) v->lo[d] = v->hi[d] = v->stride[d] = 0;
 }
 
@@ -510,9 +519,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
         int role = v->role;
         vi->tile = -1;
         /* bodies add into a buffer's dense store inline; the prefetch pass adds nothing */
-        v->deltas = role == ORN_RT_BUFFERED && vi->buf && vi->buf->dense && !x->in_prefetch
-                        ? &vi->buf->dd
+        v->deltas = role == ORN_RT_BUFFERED && vi->buf && !x->in_prefetch
+                        ? rt_buffer_inline(vi->buf)
                         : NULL;
+        v->cols = NULL; /* box_view sets the CSR rows of a sparse tile */
         if (k == 0) {
             vi->tile = tile;
             if (vi->xform)
@@ -1144,6 +1154,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status) status = rt_halo_setup(&x);
     if (status) goto fn_fail;
     rt_window_setup(&x);
+    for (int k = 0; k < x.n; k++) /* after the schedule placed the arrays */
+        if (x.vi[k].buf) rt_buffer_loop_begin(x.vi[k].buf, x.P);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
@@ -1187,6 +1199,7 @@ fn_exit:
     rt_window_free(&x);
     if (x.vi)
         for (int k = 0; k < x.n; k++) {
+            if (x.vi[k].buf) rt_buffer_loop_end(x.vi[k].buf);
             rt_map_free(&x.vi[k].cache);
             free(x.vi[k].rowkeys[0]);
             free(x.vi[k].rowkeys[1]);

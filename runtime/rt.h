@@ -108,8 +108,12 @@ typedef struct OrnRtViewOps {
 /* The dense delta store of a buffer whose target is dense and small enough (buffer.c):
  * deltas summed by the target's linear (storage row-major) key, and the keys touched since
  * the last flush, in first-touch order. Generated bodies add into it inline
- * (orn_rt_badd_*); a flush sends the touched keys and clears them. */
+ * (orn_rt_badd_*); a flush sends the touched keys and clears them. At one rank, a buffer
+ * with the default apply adds each update to the target at once (direct; the loop is then
+ * the serial loop exactly, and a flush has nothing to do). */
 typedef struct OrnRtDeltas {
+    char *direct;        /* one rank, default apply: the target's storage (row-major, whole),
+                            updates are added there at once; NULL otherwise */
     char *base;          /* volume elements of the target's type */
     unsigned char *seen; /* volume flags: key touched since the last flush */
     int64_t *touched;
@@ -131,6 +135,13 @@ struct OrnRtView {
     const OrnRtViewOps *ops;
     void *impl;          /* owner of the ops' state */
     OrnRtDeltas *deltas; /* buffers with a dense delta store, in bodies; NULL otherwise */
+    /* A 2-D sparse view bound to a CSR tile: rows [rlo, rlo + rn) of dimension 0, row r's
+     * elements at rowptr[r - rlo] .. rowptr[r - rlo + 1], their columns clo + cols[e] and
+     * values rvals[e]; cols is NULL otherwise (row views then decode keys: orn_rt_row). */
+    const int64_t *rowptr;
+    const int32_t *cols;
+    const char *rvals;
+    int64_t rlo, rn, clo;
 };
 
 /* One call of a body: run elements [first, first + count) of a block, in key order. */
@@ -283,6 +294,27 @@ static inline void orn_rt_row(OrnRtView *v, int64_t i, const int64_t **keys, con
 {
     v->ops->row(v, i, keys, vals, n);
 }
+/* Row i of a 2-D sparse view as generated row loops walk it: a CSR tile's columns in place
+ * (element j's column is *coff + (*cols)[j], no keys decoded), else *cols = NULL and the
+ * decoded keys of orn_rt_row (column of element j: (*keys)[2 j + 1]). */
+static inline __attribute__((always_inline)) void
+orn_rt_row_csr(OrnRtView *v, int64_t i, const int32_t **cols, int64_t *coff, const int64_t **keys,
+               const void **vals, int64_t *n)
+{
+    uint64_t r = (uint64_t)i - (uint64_t)v->rlo;
+    if (v->cols && r < (uint64_t)v->rn) {
+        int64_t b = v->rowptr[r];
+        *cols = v->cols + b;
+        *coff = v->clo;
+        *keys = NULL;
+        *vals = v->rvals + (size_t)b * v->esize;
+        *n = v->rowptr[r + 1] - b;
+        return;
+    }
+    *cols = NULL;
+    *coff = 0;
+    orn_rt_row(v, i, keys, vals, n);
+}
 
 /* A view's dense box hoisted into locals: what generated bodies address elements through.
  * Built once per body call (orn_rt_box); element k of an nd-dimensional array is then
@@ -397,6 +429,10 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
                 lin = lin * (uint64_t)q->dims[i] + (uint64_t)key[i];                               \
             }                                                                                      \
             if (__builtin_expect(in, 1)) {                                                         \
+                if (q->direct) {                                                                   \
+                    ((T *)(void *)q->direct)[lin] += d;                                            \
+                    return;                                                                        \
+                }                                                                                  \
                 if (!q->seen[lin]) {                                                               \
                     if (q->n == q->cap) orn_rt_deltas_grow(q);                                     \
                     q->seen[lin] = 1;                                                              \

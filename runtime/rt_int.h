@@ -71,8 +71,16 @@ struct OrnRtBuffer {
     RtMap deltas;   /* linear key -> summed delta (target's element type) */
     int dense;      /* deltas live in dd instead (a dense target up to ORN_RT_DENSE_DELTAS) */
     OrnRtDeltas dd; /* the dense store (rt.h) */
+    int direct;     /* during a loop at one rank with the default apply: updates at once */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
+/* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
+ * updates go to the target at once (dd.direct when the target is one held dense tile, the
+ * element's storage otherwise); everywhere else they wait for the flush. */
+void rt_buffer_loop_begin(OrnRtBuffer *b, int P);
+void rt_buffer_loop_end(OrnRtBuffer *b);
+/* The dense store generated bodies add into inline, or NULL (the view's add). */
+OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 
 /* ---------------------------------------------------------------- one loop execution */
 

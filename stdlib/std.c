@@ -163,8 +163,8 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     int64_t n = 0;
     const OrnRtTraceEntry *t = orn_rt_trace(p->rt, &n);
     const OrnRtPlan *pl = loop->plan;
-    fprintf(p->trace, "loop %d line %d run %" PRId64 " entries %" PRId64 "\n", pl->loop_id,
-            pl->line, p->runs, n);
+    fprintf(p->trace, "loop %d line %d run %" PRId64 " ranks %d entries %" PRId64 "\n", pl->loop_id,
+            pl->line, p->runs, p->size, n);
     for (int64_t i = 0; i < n; i++) {
         fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
                 t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block, t[i].first,

@@ -3,8 +3,9 @@
  * block in a given order: the trace the runtime recorded (unordered loops), or key order
  * (ordered loops: one block covering everything). Buffers are emulated as the language
  * defines them: deltas summed per rank, applied at the end of each round in rank order,
- * keys ascending. Accumulators are combined per block in block order, as documented.
- * Results are compared bit for bit (memcmp) with the gathered distributed arrays. */
+ * keys ascending; at one rank, with the default apply, each update at once. Accumulators are
+ * combined per block in block order, as documented. Results are compared bit for bit (memcmp) with
+ * the gathered distributed arrays. */
 #ifndef ORN_TEST_ORACLE_H
 #define ORN_TEST_ORACLE_H
 
@@ -162,11 +163,45 @@ static inline void *o_write(OrnRtView *v, const int64_t *key)
     abort();
 }
 
+/* *elem += *d, both of the type. */
+static inline void o_add_typed(OrnDsmType type, char *elem, const void *d)
+{
+    if (type == ORN_DSM_F32) {
+        float x, y;
+        memcpy(&x, elem, 4);
+        memcpy(&y, d, 4);
+        x += y;
+        memcpy(elem, &x, 4);
+    } else if (type == ORN_DSM_F64) {
+        double x, y;
+        memcpy(&x, elem, 8);
+        memcpy(&y, d, 8);
+        x += y;
+        memcpy(elem, &x, 8);
+    } else if (type == ORN_DSM_I32) {
+        int32_t x, y;
+        memcpy(&x, elem, 4);
+        memcpy(&y, d, 4);
+        x = (int32_t)((uint32_t)x + (uint32_t)y);
+        memcpy(elem, &x, 4);
+    } else {
+        int64_t x, y;
+        memcpy(&x, elem, 8);
+        memcpy(&y, d, 8);
+        x = (int64_t)((uint64_t)x + (uint64_t)y);
+        memcpy(elem, &x, 8);
+    }
+}
+
 static inline void o_add(OrnRtView *v, const int64_t *key, const void *delta)
 {
     OImpl *im = v->impl;
     OBuf *b = &im->o->buf[im->k];
     int64_t vol = 1, lin = oarr_lin(b->target, key);
+    if (b->P == 1 && !b->apply) { /* one rank, default apply: each update at once */
+        o_add_typed(b->target->type, b->target->vals + (size_t)lin * b->target->esize, delta);
+        return;
+    }
     for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
     size_t at = (size_t)im->o->cur_rank * (size_t)vol + (size_t)lin;
     b->touched[at] = 1;
@@ -292,32 +327,10 @@ static inline void oracle_flush(Oracle *o)
                 size_t at = (size_t)q * (size_t)vol + (size_t)lin;
                 if (!b->touched[at]) continue;
                 char *elem = b->target->vals + (size_t)lin * b->target->esize;
-                if (b->apply) {
+                if (b->apply)
                     b->apply(elem, &b->delta[at], b->env);
-                } else if (b->target->type == ORN_DSM_F32) {
-                    float x, d;
-                    memcpy(&x, elem, 4);
-                    memcpy(&d, &b->delta[at], 4);
-                    x += d;
-                    memcpy(elem, &x, 4);
-                } else if (b->target->type == ORN_DSM_F64) {
-                    double x;
-                    memcpy(&x, elem, 8);
-                    x += b->delta[at];
-                    memcpy(elem, &x, 8);
-                } else if (b->target->type == ORN_DSM_I32) {
-                    int32_t x, d;
-                    memcpy(&x, elem, 4);
-                    memcpy(&d, &b->delta[at], 4);
-                    x += d;
-                    memcpy(elem, &x, 4);
-                } else {
-                    int64_t x, d;
-                    memcpy(&x, elem, 8);
-                    memcpy(&d, &b->delta[at], 8);
-                    x += d;
-                    memcpy(elem, &x, 8);
-                }
+                else
+                    o_add_typed(b->target->type, elem, &b->delta[at]);
                 b->touched[at] = 0;
                 b->delta[at] = 0;
             }

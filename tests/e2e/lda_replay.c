@@ -11,7 +11,7 @@
  *   - topic_delta (a buffer of topic_count) keeps one delta store per rank; at the end of
  *     each round the stores are applied in rank order, and until then the sampler reads
  *     topic_count as of the last flush (the replicated copy the runtime refreshes at
- *     flushes);
+ *     flushes); at one rank each update applies to topic_count at once;
  *   - the log-likelihood accumulator keeps one partial per block, summed in the order that
  *     block ran its tokens, and the partials are added in block order to the value before
  *     the loop (0.0): the runtime's reduction, so ll is compared bit for bit too.
@@ -40,6 +40,7 @@ typedef struct Lda {
     int64_t *delta;   /* topic_delta: per rank, K each */
     unsigned char *touched;
     int64_t nranks;
+    int direct; /* the current loop runs at one rank: topic_delta's updates apply at once */
     Token **sel;
 } Lda;
 
@@ -94,6 +95,10 @@ static void select_block(Lda *L, const ReplayEntry *e)
 
 static void buffer_add(Lda *L, int rank, int64_t t, int64_t d)
 {
+    if (L->direct) {
+        L->tc[t] = (int64_t)((uint64_t)L->tc[t] + (uint64_t)d);
+        return;
+    }
     int64_t *p = &L->delta[rank * L->K + t];
     *p = (int64_t)((uint64_t)*p + (uint64_t)d);
     L->touched[rank * L->K + t] = 1;
@@ -189,6 +194,7 @@ static double run_loop(Lda *L, const ReplayLoop *l, int kind)
 {
     double *part = calloc((size_t)(l->nblocks ? l->nblocks : 1), sizeof *part);
     unsigned char *used = calloc((size_t)(l->nblocks ? l->nblocks : 1), 1);
+    L->direct = l->nranks == 1;
     if (l->nranks > L->nranks) {
         L->nranks = l->nranks;
         L->delta = realloc(L->delta, (size_t)(L->nranks * L->K) * sizeof *L->delta);

@@ -3,7 +3,7 @@
  * random stream of each loop run, and writing arrays in save()'s text format.
  *
  * The trace (stdlib/std.c, dump_trace) holds, per loop run, a header
- *     loop ID line LINE run N entries M
+ *     loop ID line LINE run N ranks P entries M
  * then M entries "step round rank seq block first count lo0 hi0 lo1 hi1 ...", sorted by
  * (step, round, rank, seq): the order to replay in. A round ends at a buffer flush (every
  * rank's deltas summed per key in the order it made them, applied by the owner in
@@ -33,7 +33,7 @@ typedef struct ReplayLoop {
     uint64_t stream; /* the run's random stream */
     int64_t n;       /* entries */
     ReplayEntry *e;
-    int nranks;      /* largest rank in the entries + 1 */
+    int nranks;      /* ranks of the run (P) */
     int64_t nblocks; /* largest block number + 1 */
 } ReplayLoop;
 
@@ -75,15 +75,17 @@ static inline int replay_next(Replay *r, int nkeys, ReplayLoop *l)
 {
     char buf[1024];
     long long run, n;
-    int id, line;
+    int id, line, ranks;
     free(l->e);
     memset(l, 0, sizeof *l);
     if (!fgets(buf, sizeof buf, r->f)) return 0;
-    if (sscanf(buf, "loop %d line %d run %lld entries %lld", &id, &line, &run, &n) != 4 || id < 0 ||
-        id >= 64 || n < 0)
+    if (sscanf(buf, "loop %d line %d run %lld ranks %d entries %lld", &id, &line, &run, &ranks,
+               &n) != 5 ||
+        id < 0 || id >= 64 || n < 0 || ranks < 1)
         replay_die(r, "bad trace header: %s", buf);
     l->id = id;
     l->line = line;
+    l->nranks = ranks;
     l->stream = ((uint64_t)(uint32_t)id << 32) | (uint32_t)r->runs[id]++;
     l->n = n;
     l->e = calloc((size_t)(n ? n : 1), sizeof *l->e);
@@ -109,7 +111,7 @@ static inline int replay_next(Replay *r, int nkeys, ReplayLoop *l)
         }
         if (e->rank < 0 || e->block < 0 || e->first < 0 || e->count < 0)
             replay_die(r, "bad trace entry: %s", buf);
-        if (e->rank + 1 > l->nranks) l->nranks = e->rank + 1;
+        if (e->rank >= l->nranks) replay_die(r, "trace entry of rank %d of %d", e->rank, l->nranks);
         if (e->block + 1 > l->nblocks) l->nblocks = e->block + 1;
     }
     return 1;

@@ -100,10 +100,10 @@ int main(int argc, char **argv)
     int runs = 0;
     Rating **sel = malloc(sizeof *sel * (size_t)(nt ? nt : 1));
     while (fgets(buf, sizeof buf, tf)) {
-        int lid, lline;
+        int lid, lline, ranks;
         long long run, entries;
-        if (sscanf(buf, "loop %d line %d run %lld entries %lld", &lid, &lline, &run, &entries) !=
-            4) {
+        if (sscanf(buf, "loop %d line %d run %lld ranks %d entries %lld", &lid, &lline, &run,
+                   &ranks, &entries) != 5) {
             fprintf(stderr, "sgd_replay: bad trace header: %s", buf);
             return 2;
         }

@@ -10,7 +10,8 @@
  *     per rank, each delta added in the order the rank made it; at the end of each round
  *     the stores are applied to w rank 0 first (w[f] += the rank's sum, in f32), and until
  *     then every read of w sees it as of the last flush -- the staleness the contract
- *     allows, reproduced exactly;
+ *     allows, reproduced exactly; at one rank each update applies to w at once (a buffer
+ *     with the default apply, docs/language.md);
  *   - the accumulators (loss, f64; correct, i64) keep one partial per block, summed in
  *     the order the block ran its samples, added in block order to the value before the
  *     loop: the runtime's reduction, so they are compared bit for bit too.
@@ -94,6 +95,7 @@ typedef struct Slr {
     float *delta; /* dw: per rank, nf each */
     unsigned char *touched;
     int64_t nranks;
+    int direct; /* the current loop runs at one rank: dw's updates apply at once */
 } Slr;
 
 /* z = sum over the row of x * w[f]: an f32 product added to an f64 sum. */
@@ -118,6 +120,10 @@ static double train_sample(Slr *S, int rank, int64_t n)
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) {
         int64_t f = D->col[k];
         double r = S->step * ((g * D->val[k]) + (S->lam * S->w[f]));
+        if (S->direct) {
+            S->w[f] += (float)(-r);
+            continue;
+        }
         S->delta[rank * S->nf + f] += (float)(-r);
         S->touched[rank * S->nf + f] = 1;
     }
@@ -141,6 +147,7 @@ static void flush(Slr *S)
 static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
 {
     const Data *D = train ? &S->tr : &S->te;
+    S->direct = l->nranks == 1;
     int64_t nb = l->nblocks ? l->nblocks : 1;
     double *loss = calloc((size_t)nb, sizeof *loss);
     int64_t *good = calloc((size_t)nb, sizeof *good);
