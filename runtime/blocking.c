@@ -254,12 +254,21 @@ int rt_replicate_prefetched(Exec *x)
         if (v->role != ORN_RT_PREFETCHED) continue;
         int64_t vol = 1;
         for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-        if (a->sparse || vi->buffered || vi->xform ||
+        /* A buffer's target: its copy takes every rank's deltas at each flush (buffer.c);
+         * at one rank the buffer adds to the target itself, which reads must then see. */
+        if (a->sparse || (vi->buffered && x->P == 1) || vi->xform ||
             vol * (int64_t)a->esize > x->rt->replicate_max) {
             remote = 1;
             continue;
         }
         if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
+        int same = -1; /* one copy per array: a buffer's deltas reach all of its views */
+        for (int j = 1; j < k; j++)
+            if (x->replica[j] && x->vi[j].store == a) same = j;
+        if (same >= 0) {
+            x->replica[k] = x->replica[same];
+            continue;
+        }
         char *copy = orn_xmalloc((size_t)(vol ? vol : 1) * a->esize);
         /* Tiles held here, then the others' in one allgather; tiles are enumerated in tile
          * order on every rank, each packed as its box row-major. */
@@ -336,10 +345,36 @@ void rt_replica_bind(Exec *x, int k, OrnRtView *v)
     }
 }
 
+void rt_replica_writeback(Exec *x, int k)
+{
+    const OrnDsmArray *a = x->vi[k].store;
+    int nd = a->ndim;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        if (!tl->held || !tl->n) continue;
+        int64_t at[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
+        for (int d = 0; d < nd; d++) at[d] = tl->lo[d];
+        for (int64_t off = 0;; off += run) {
+            memcpy((char *)tl->vals + (size_t)off * a->esize,
+                   x->replica[k] + (size_t)orn_dsm_ravel(a, at) * a->esize, (size_t)run * a->esize);
+            int d = nd - 2;
+            for (; d >= 0; d--) {
+                if (++at[d] < tl->hi[d]) break;
+                at[d] = tl->lo[d];
+            }
+            if (d < 0) break;
+        }
+    }
+}
+
 void rt_replica_free(Exec *x)
 {
     if (!x->replica) return;
-    for (int k = 0; k < x->n; k++) free(x->replica[k]);
+    for (int k = 0; k < x->n; k++) {
+        int shared = 0;
+        for (int j = 0; j < k; j++) shared |= x->replica[j] == x->replica[k];
+        if (!shared) free(x->replica[k]);
+    }
     free(x->replica);
     x->replica = NULL;
 }

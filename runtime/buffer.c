@@ -125,6 +125,7 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     OrnDsmArray *a = b->target;
     b->direct = P == 1 && !b->apply;
     b->dd.direct = NULL;
+    b->most_touched = 0;
     if (!b->direct || a->sparse) return;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
@@ -136,6 +137,7 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
 {
     b->direct = 0;
     b->dd.direct = NULL;
+    b->replica = NULL;
 }
 
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
@@ -183,11 +185,89 @@ int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta)
     return rt_buffer_add_lin(b, orn_dsm_ravel(a, key), delta);
 }
 
+/* One record (lin, delta) applied to elem. */
+static int apply_one(OrnRtBuffer *b, void *elem, const char *delta)
+{
+    if (!b->apply) {
+        add_typed(b->target->type, elem, delta);
+        return ORN_OK;
+    }
+    if (b->apply(elem, delta, b->env) != 0)
+        return orn_dsm_fail(b->rt->dsm, ORN_E_BODY, "buffer(%s): apply function failed",
+                            b->target->name);
+    return ORN_OK;
+}
+
+/* *x += *d unless d is +0 (every bit clear: untouched), typed; n elements. */
+#define ADD_NONZERO(T, UT)                                                                         \
+    static void add_nonzero_##T(T *x, const T *d, int64_t n)                                       \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            UT bits;                                                                               \
+            memcpy(&bits, &d[i], sizeof bits);                                                     \
+            x[i] = bits ? (T)(x[i] + d[i]) : x[i];                                                 \
+        }                                                                                          \
+    }
+ADD_NONZERO(float, uint32_t)
+ADD_NONZERO(double, uint64_t)
+#undef ADD_NONZERO
+
+/* Everyone's whole dense store to everyone (when that is no more bytes than the touched
+ * keys' records): each rank adds them to its copy in rank order, elements whose summed
+ * delta is +0 left alone (untouched ones among them). */
+static int flush_dense_everyone(OrnRtBuffer *b)
+{
+    OrnDsmArray *a = b->target;
+    int P = orn_dsm_size(b->rt->dsm), status;
+    int64_t vol = a->nnz, most = 0;
+    size_t bytes = 8 + (size_t)vol * a->esize, *counts = orn_xcalloc((size_t)P, sizeof *counts);
+    char *all = NULL, *mine = orn_xmalloc(bytes);
+    memcpy(mine, &b->dd.n, 8); /* each rank's touched count: the next flush's choice */
+    memcpy(mine + 8, b->dd.base, bytes - 8);
+    status = orn_dsm_allgatherv(b->rt->dsm, mine, bytes, (void **)&all, counts, "buffer flush");
+    free(mine);
+    for (int64_t i = 0; i < b->dd.n; i++) {
+        memset(b->dd.base + (size_t)b->dd.touched[i] * a->esize, 0, a->esize);
+        b->dd.seen[b->dd.touched[i]] = 0;
+    }
+    b->dd.n = 0;
+    for (int q = 0; q < P && !status; q++) {
+        const char *d = all + (size_t)q * bytes + 8;
+        int64_t nq;
+        memcpy(&nq, d - 8, 8);
+        if (nq > most) most = nq;
+        if (!b->apply && a->type == ORN_DSM_F32)
+            add_nonzero_float((float *)(void *)b->replica, (const float *)(const void *)d, vol);
+        else if (!b->apply && a->type == ORN_DSM_F64)
+            add_nonzero_double((double *)(void *)b->replica, (const double *)(const void *)d, vol);
+        else
+            for (int64_t i = 0; i < vol && !status; i++) {
+                const char *di = d + (size_t)i * a->esize;
+                int zero = 1;
+                for (size_t c = 0; c < a->esize; c++) zero &= di[c] == 0;
+                if (!zero) status = apply_one(b, b->replica + (size_t)i * a->esize, di);
+            }
+    }
+    b->most_touched = most;
+    free(all);
+    free(counts);
+    return status;
+}
+
 int orn_rt_buffer_flush(OrnRtBuffer *b)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     OrnDsmArray *a = b->target;
     int P = orn_dsm_size(dsm), status = ORN_OK;
+    /* With a copy of the target on every rank, every record goes to every rank; during
+     * the loop only the copies are read, so the owners take theirs at its end
+     * (rt_replica_writeback). */
+    int everyone = b->replica && P > 1;
+    /* Dense or records: decided alike on every rank, from the last flush's counts. */
+    if (everyone && b->dense && (size_t)b->most_touched * 16 >= (size_t)a->nnz * a->esize) {
+        b->rt->stats.flushed += b->dd.n;
+        return flush_dense_everyone(b);
+    }
     const size_t rec = 16;
     int64_t n = b->dense ? b->dd.n : b->deltas.n, m = 0;
     int64_t *lins = orn_xmalloc((size_t)(n ? n : 1) * sizeof *lins);
@@ -206,8 +286,12 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
      * cannot change a result; first-touch (or hash) order is deterministic anyway. */
     for (int64_t i = 0; i < n; i++) {
         int64_t key[ORN_DSM_MAXDIM];
-        orn_dsm_unravel(a, lins[i], key);
-        dest[i] = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
+        if (everyone) {
+            dest[i] = 0; /* one copy, gathered by all */
+        } else {
+            orn_dsm_unravel(a, lins[i], key);
+            dest[i] = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
+        }
         if (dest[i] == ORN_DSM_ALL)
             for (int p = 0; p < P; p++) sc[p] += rec;
         else
@@ -236,7 +320,13 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
         rt_map_clear(&b->deltas);
     }
     b->rt->stats.flushed += n;
-    if (P == 1) { /* one rank: the records are already where they apply */
+    if (everyone) {
+        status = orn_dsm_allgatherv(dsm, sbuf, sc[0], (void **)&rbuf, rc, "buffer flush");
+        if (status) goto fn_exit;
+        b->most_touched = 0;
+        for (int p = 0; p < P; p++)
+            if ((int64_t)(rc[p] / rec) > b->most_touched) b->most_touched = (int64_t)(rc[p] / rec);
+    } else if (P == 1) { /* one rank: the records are already where they apply */
         rbuf = sbuf;
         rc[0] = sc[0];
         sbuf = NULL;
@@ -250,6 +340,10 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     for (size_t off = 0; off < total && !status; off += rec) {
         int64_t lin, key[ORN_DSM_MAXDIM];
         memcpy(&lin, rbuf + off, 8);
+        if (everyone) {
+            status = apply_one(b, b->replica + (size_t)lin * a->esize, rbuf + off + 8);
+            continue;
+        }
         orn_dsm_unravel(a, lin, key);
         void *elem = orn_dsm_local_ptr(a, key);
         if (!elem) {
@@ -259,13 +353,7 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
                                   a->name);
             break;
         }
-        if (b->apply) {
-            if (b->apply(elem, rbuf + off + 8, b->env) != 0)
-                status =
-                    orn_dsm_fail(dsm, ORN_E_BODY, "buffer(%s): apply function failed", a->name);
-        } else {
-            add_typed(a->type, elem, rbuf + off + 8);
-        }
+        if (!status) status = apply_one(b, elem, rbuf + off + 8);
     }
 fn_exit:
     free(lins);

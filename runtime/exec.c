@@ -778,12 +778,14 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
 static int flush_buffers(Exec *x)
 {
     int any = 0;
+    double t0 = rt_now();
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
         int status = orn_rt_buffer_flush(x->vi[k].buf);
         if (status) return status;
         any = 1;
     }
+    x->rt->stats.flush += rt_now() - t0;
     if (any && x->remote_reads && x->P > 1) return orn_dsm_barrier(x->dsm);
     return ORN_OK;
 }
@@ -1154,8 +1156,12 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status) status = rt_halo_setup(&x);
     if (status) goto fn_fail;
     rt_window_setup(&x);
-    for (int k = 0; k < x.n; k++) /* after the schedule placed the arrays */
-        if (x.vi[k].buf) rt_buffer_loop_begin(x.vi[k].buf, x.P);
+    for (int k = 0; k < x.n; k++) { /* after the schedule placed the arrays */
+        if (!x.vi[k].buf) continue;
+        rt_buffer_loop_begin(x.vi[k].buf, x.P);
+        for (int j = 0; j < x.n && x.replica; j++)
+            if (x.replica[j] && x.vi[j].store == x.vi[k].store) x.vi[k].buf->replica = x.replica[j];
+    }
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
@@ -1186,6 +1192,13 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         rt->stats.ws_bytes = x.ws_bytes;
     }
     status = x.sched->finish(&x);
+    /* Buffers' targets whose every rank read a copy: the flushes went to the copies. */
+    for (int k = 0; k < x.n && !status && x.replica && x.P > 1; k++)
+        if (x.replica[k] && x.vi[k].buffered) {
+            int done = 0; /* one copy per array (blocking.c) */
+            for (int j = 0; j < k; j++) done |= x.replica[j] == x.replica[k];
+            if (!done) rt_replica_writeback(&x, k);
+        }
     if (!status) status = reduce_accs(&x);
     if (!status) status = gather_trace(&x);
     /* Nobody leaves (and maybe frees or rewrites an array) while a peer may still read

@@ -51,6 +51,9 @@ void orn_rt_set_timeout(OrnRtCtx *rt, double seconds); /* default 60, $ORN_TIMEO
 void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c);
 void orn_rt_set_trace(OrnRtCtx *rt, int on);           /* record block order */
 void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements); /* progress granularity, 4096 */
+/* Prefetched arrays up to this many bytes are copied whole to every rank before a loop
+ * (default 64 MiB, $ORN_REPLICATE_MAX; 0: never). Same value on every rank. */
+void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes);
 /* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
  * run measures computation alone (results are meaningless). */
 void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
@@ -212,6 +215,7 @@ typedef struct OrnRtStats {
     double total;   /* seconds in orn_rt_run */
     double compute; /* seconds in bodies */
     double wait;    /* seconds waiting for rotated blocks */
+    double flush;   /* seconds in buffer flushes (waiting for the slowest rank included) */
     int64_t steps, rounds, blocks;
     int64_t prefetched;    /* keys fetched in bulk */
     int64_t misses;        /* keys fetched on demand */

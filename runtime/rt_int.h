@@ -68,10 +68,13 @@ struct OrnRtBuffer {
     orn_rt_apply_fn apply;
     void *env;
     int64_t flush_every;
-    RtMap deltas;   /* linear key -> summed delta (target's element type) */
-    int dense;      /* deltas live in dd instead (a dense target up to ORN_RT_DENSE_DELTAS) */
-    OrnRtDeltas dd; /* the dense store (rt.h) */
-    int direct;     /* during a loop at one rank with the default apply: updates at once */
+    RtMap deltas;         /* linear key -> summed delta (target's element type) */
+    int dense;            /* deltas live in dd instead (a dense target up to ORN_RT_DENSE_DELTAS) */
+    OrnRtDeltas dd;       /* the dense store (rt.h) */
+    int direct;           /* during a loop at one rank with the default apply: updates at once */
+    char *replica;        /* during a loop: the ranks' whole copy of the target its reads use
+                             (blocking.c), kept equal to the target at every flush; or NULL */
+    int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
@@ -252,6 +255,9 @@ void rt_choose_blocking(Exec *x, int np);
  * sets x->prefetch_needed when some prefetched or remote array is not. */
 int rt_replicate_prefetched(Exec *x);
 void rt_replica_bind(Exec *x, int k, OrnRtView *v);
+/* The held tiles of view k's array from its copy: a buffer's target at the end of a
+ * loop in which only the copies took its deltas (buffer.c). */
+void rt_replica_writeback(Exec *x, int k);
 void rt_replica_free(Exec *x);
 /* ---------------------------------------------------------------- window.c */
 

@@ -191,7 +191,8 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
                               s.sub[d] ? s.sub[d] : 1);
     }
     fprintf(stderr,
-            "orion: stats: rank %d: %s:%d (%s) run %" PRId64 ": %.6f s (bodies %.6f, wait %.6f)"
+            "orion: stats: rank %d: %s:%d (%s) run %" PRId64
+            ": %.6f s (bodies %.6f, wait %.6f, flush %.6f)"
             ", steps %" PRId64 ", rounds %" PRId64 ", blocks %" PRId64 ", tiles %s"
             ", sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
@@ -199,9 +200,9 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             " B)\n",
             p->rank, pl->file ? pl->file : "?", pl->line,
             (int)pl->strategy >= 0 && pl->strategy <= ORN_RT_SERIAL ? strat[pl->strategy] : "?",
-            p->runs, s.total, s.compute, s.wait, s.steps, s.rounds, s.blocks, *grid ? grid : "-",
-            *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses, s.flushed,
-            s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
+            p->runs, s.total, s.compute, s.wait, s.flush, s.steps, s.rounds, s.blocks,
+            *grid ? grid : "-", *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses,
+            s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
 }
 
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)

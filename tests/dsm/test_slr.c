@@ -104,8 +104,12 @@ static void write_libsvm(TestEnv *t, const char *path)
     OK(t, orn_dsm_barrier(t->dsm));
 }
 
-static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int custom_apply)
+/* copies: w copied whole to every rank (its flushes then go to every copy); else read
+ * through the prefetch pass or on demand. */
+static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int custom_apply,
+                    int copies)
 {
+    orn_rt_set_replicate_max(t->rt, copies ? (int64_t)64 << 20 : 0);
     char path[512];
     t_path(t, path, sizeof path, "slr.libsvm");
     write_libsvm(t, path);
@@ -162,8 +166,9 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         /* The plan does not change between epochs: nothing moves after the first. */
         if (epoch > 0) CHECK(t, st.repartitioned == 0);
         if (epoch == 0 && t->size > 1) CHECK(t, st.repartitioned > 0);
-        if (with_prefetch && t->size > 1) CHECK(t, st.prefetched > 0);
-        if (!with_prefetch && t->size > 1) CHECK(t, st.misses > 0);
+        if (copies && t->size > 1) CHECK(t, st.replicated == 1 && st.prefetched + st.misses == 0);
+        if (!copies && with_prefetch && t->size > 1) CHECK(t, st.prefetched > 0);
+        if (!copies && !with_prefetch && t->size > 1) CHECK(t, st.misses > 0);
         int64_t ntr;
         const OrnRtTraceEntry *tr = orn_rt_trace(t->rt, &ntr);
         Oracle o;
@@ -176,8 +181,10 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         if (flush_every > 0)
             for (int64_t i = 0; i < ntr; i++) CHECK(t, tr[i].count <= flush_every);
         if (t->rank == 0 && epoch == 2)
-            printf("slr: %d ranks, flush %lld, prefetch %d: log-loss %.6f, %lld rounds\n", t->size,
-                   (long long)flush_every, with_prefetch, acc[0].f64 / NS, (long long)rounds);
+            printf(
+                "slr: %d ranks, flush %lld, prefetch %d, copies %d: log-loss %.6f, %lld rounds\n",
+                t->size, (long long)flush_every, with_prefetch, copies, acc[0].f64 / NS,
+                (long long)rounds);
     }
     oarr_free(&oy);
     oarr_free(&oX);
@@ -271,10 +278,13 @@ int main(int argc, char **argv)
 {
     TestEnv t;
     t_init(&t, &argc, &argv);
-    run_slr(&t, 0, 1, 0);
-    run_slr(&t, 7, 1, 0);
-    run_slr(&t, 5, 0, 0);
-    run_slr(&t, 11, 1, 1);
+    run_slr(&t, 0, 1, 0, 0);
+    run_slr(&t, 7, 1, 0, 0);
+    run_slr(&t, 5, 0, 0, 0);
+    run_slr(&t, 11, 1, 1, 0);
+    run_slr(&t, 0, 1, 0, 1);
+    run_slr(&t, 7, 1, 0, 1);
+    run_slr(&t, 11, 1, 1, 1);
     run_stale(&t, 0);
     run_stale(&t, 1);
     run_stale(&t, 13);
