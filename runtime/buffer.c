@@ -74,6 +74,7 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->dd.base);
     free(b->dd.seen);
     free(b->dd.touched);
+    free(b->dd.orig);
     free(b);
 }
 
@@ -125,12 +126,21 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     OrnDsmArray *a = b->target;
     b->direct = P == 1 && !b->apply;
     b->dd.direct = NULL;
+    b->dd.collect = !b->direct;
     b->most_touched = 0;
     if (!b->direct || a->sparse) return;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (tl->held && tl->n == a->nnz && tl->n > 0) b->dd.direct = tl->vals;
     }
+}
+
+void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
+{
+    b->replica = copy;
+    if (P == 1 || b->apply || !b->dense) return; /* then reads wait for the flushes */
+    b->dd.direct = copy;
+    if (!b->dd.orig) b->dd.orig = orn_xmalloc((size_t)b->target->nnz * b->target->esize);
 }
 
 void rt_buffer_loop_end(OrnRtBuffer *b)
@@ -159,14 +169,17 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
         add_typed(b->target->type, elem, delta);
         return ORN_OK;
     }
-    if (b->dense) {
+    if (b->dense) { /* as orn_rt_badd_* (rt.h) */
         OrnRtDeltas *q = &b->dd;
+        size_t es = b->target->esize;
         if (!q->seen[lin]) {
             if (q->n == q->cap) orn_rt_deltas_grow(q);
             q->seen[lin] = 1;
             q->touched[q->n++] = lin;
+            if (q->direct) memcpy(q->orig + (size_t)lin * es, q->direct + (size_t)lin * es, es);
         }
-        add_typed(b->target->type, q->base + (size_t)lin * b->target->esize, delta);
+        add_typed(b->target->type, q->base + (size_t)lin * es, delta);
+        if (q->direct) add_typed(b->target->type, q->direct + (size_t)lin * es, delta);
         return ORN_OK;
     }
     int created;
@@ -263,6 +276,12 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
      * the loop only the copies are read, so the owners take theirs at its end
      * (rt_replica_writeback). */
     int everyone = b->replica && P > 1;
+    /* This rank's copy took its own updates at once: back to the last flush's values. */
+    if (everyone && b->dd.direct)
+        for (int64_t i = 0; i < b->dd.n; i++) {
+            size_t at = (size_t)b->dd.touched[i] * a->esize;
+            memcpy(b->replica + at, b->dd.orig + at, a->esize);
+        }
     /* Dense or records: decided alike on every rank, from the last flush's counts. */
     if (everyone && b->dense && (size_t)b->most_touched * 16 >= (size_t)a->nnz * a->esize) {
         b->rt->stats.flushed += b->dd.n;

@@ -1160,7 +1160,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (!x.vi[k].buf) continue;
         rt_buffer_loop_begin(x.vi[k].buf, x.P);
         for (int j = 0; j < x.n && x.replica; j++)
-            if (x.replica[j] && x.vi[j].store == x.vi[k].store) x.vi[k].buf->replica = x.replica[j];
+            if (x.replica[j] && x.vi[j].store == x.vi[k].store) {
+                rt_buffer_set_replica(x.vi[k].buf, x.replica[j], x.P);
+                break;
+            }
     }
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */

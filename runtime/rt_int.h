@@ -82,6 +82,10 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
  * element's storage otherwise); everywhere else they wait for the flush. */
 void rt_buffer_loop_begin(OrnRtBuffer *b, int P);
 void rt_buffer_loop_end(OrnRtBuffer *b);
+/* Every rank holds a whole copy of b's target for this loop (blocking.c), which its reads
+ * use: flushes go to every copy; with the default apply and a dense store each rank's
+ * updates also go to its own copy at once (OrnRtDeltas.direct, rt.h). */
+void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 

@@ -75,6 +75,10 @@ typedef struct OBuf {
     unsigned char *touched; /* P * volume */
     orn_rt_apply_fn apply;
     void *env;
+    /* oracle_eager: every rank reads its own copy of the target, which takes its own
+     * updates at once and is reset to the target at every flush (the runtime's rule when
+     * every rank has a copy, runtime/buffer.c); P * volume elements */
+    char *copies;
 } OBuf;
 
 typedef struct OView {
@@ -203,6 +207,11 @@ static inline void o_add(OrnRtView *v, const int64_t *key, const void *delta)
         return;
     }
     for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
+    if (b->copies)
+        o_add_typed(b->target->type,
+                    b->copies +
+                        ((size_t)im->o->cur_rank * (size_t)vol + (size_t)lin) * b->target->esize,
+                    delta);
     size_t at = (size_t)im->o->cur_rank * (size_t)vol + (size_t)lin;
     b->touched[at] = 1;
     /* Sum in the element type, as the runtime does. */
@@ -308,6 +317,7 @@ static inline void oracle_free(Oracle *o)
     for (int k = 0; k < o->plan->narrays; k++) {
         free(o->buf[k].delta);
         free(o->buf[k].touched);
+        free(o->buf[k].copies);
     }
     free(o->buf);
     free(o->views);
@@ -334,6 +344,34 @@ static inline void oracle_flush(Oracle *o)
                 b->touched[at] = 0;
                 b->delta[at] = 0;
             }
+        for (int q = 0; q < b->P && b->copies; q++)
+            memcpy(b->copies + (size_t)q * (size_t)vol * b->target->esize, b->target->vals,
+                   (size_t)vol * b->target->esize);
+    }
+}
+
+/* Buffer view k: every rank has a copy of the target (see OBuf.copies). */
+static inline void oracle_eager(Oracle *o, int k)
+{
+    OBuf *b = &o->buf[k];
+    int64_t vol = 1;
+    for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
+    size_t bytes = (size_t)vol * b->target->esize;
+    b->copies = malloc((size_t)b->P * bytes + 1);
+    for (int q = 0; q < b->P; q++) memcpy(b->copies + (size_t)q * bytes, b->target->vals, bytes);
+}
+
+/* Views of eager buffers' targets read the running rank's copy. */
+static inline void oracle_bind_copies(Oracle *o)
+{
+    for (int k = 0; k < o->plan->narrays; k++) {
+        OBuf *b = &o->buf[k];
+        if (!b->copies) continue;
+        int64_t vol = 1;
+        for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
+        for (int j = 1; j < o->plan->narrays; j++)
+            if (o->arr[j] == b->target && o->views[j].role != ORN_RT_BUFFERED)
+                o->views[j].base = b->copies + (size_t)o->cur_rank * (size_t)vol * b->target->esize;
     }
 }
 
@@ -439,6 +477,7 @@ static inline void oracle_replay(Oracle *o, orn_rt_body_fn body, void *env,
                 acc_ident(&p->accs[a], &part[e->block * p->naccs + a]);
         used[e->block] = 1;
         o->cur_rank = e->rank;
+        oracle_bind_copies(o);
         oracle_block(o, body, env, e->lo, e->hi, e->first, e->count,
                      p->naccs ? &part[e->block * p->naccs] : NULL, seed, stream, e->block);
         if (i + 1 == n || tr[i + 1].step != e->step || tr[i + 1].round != e->round) oracle_flush(o);

@@ -10,8 +10,9 @@
  *     per rank, each delta added in the order the rank made it; at the end of each round
  *     the stores are applied to w rank 0 first (w[f] += the rank's sum, in f32), and until
  *     then every read of w sees it as of the last flush -- the staleness the contract
- *     allows, reproduced exactly; at one rank each update applies to w at once (a buffer
- *     with the default apply, docs/language.md);
+ *     allows, reproduced exactly -- except that each rank reads its own copy of w, which
+ *     takes its own updates at once (w is small: every rank has a copy) and is reset to w
+ *     at every flush; at one rank each update applies to w at once (docs/language.md);
  *   - the accumulators (loss, f64; correct, i64) keep one partial per block, summed in
  *     the order the block ran its samples, added in block order to the value before the
  *     loop: the runtime's reduction, so they are compared bit for bit too.
@@ -95,15 +96,17 @@ typedef struct Slr {
     float *delta; /* dw: per rank, nf each */
     unsigned char *touched;
     int64_t nranks;
-    int direct; /* the current loop runs at one rank: dw's updates apply at once */
+    int direct;  /* the current loop runs at one rank: dw's updates apply at once */
+    float *copy; /* several ranks: each rank's copy of w (nranks * nf), which takes its own
+                    updates at once and is reset to w at every flush */
 } Slr;
 
 /* z = sum over the row of x * w[f]: an f32 product added to an f64 sum. */
-static double margin(const Slr *S, const Data *D, int64_t n)
+static double margin(const float *w, const Data *D, int64_t n)
 {
     double z = 0.0;
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++)
-        z = z + (double)(D->val[k] * S->w[D->col[k]]);
+        z = z + (double)(D->val[k] * w[D->col[k]]);
     return z;
 }
 
@@ -111,7 +114,8 @@ static double margin(const Slr *S, const Data *D, int64_t n)
 static double train_sample(Slr *S, int rank, int64_t n)
 {
     const Data *D = &S->tr;
-    double z = margin(S, D, n);
+    float *wr = S->direct ? S->w : S->copy + rank * S->nf; /* what this rank reads */
+    double z = margin(wr, D, n);
     double p = 1.0 / (1.0 + exp(-z));
     double target = 0.0;
     if (D->label[n] > 0) target = 1.0;
@@ -119,11 +123,9 @@ static double train_sample(Slr *S, int rank, int64_t n)
     double g = p - target;
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) {
         int64_t f = D->col[k];
-        double r = S->step * ((g * D->val[k]) + (S->lam * S->w[f]));
-        if (S->direct) {
-            S->w[f] += (float)(-r);
-            continue;
-        }
+        double r = S->step * ((g * D->val[k]) + (S->lam * wr[f]));
+        wr[f] += (float)(-r);
+        if (S->direct) continue;
         S->delta[rank * S->nf + f] += (float)(-r);
         S->touched[rank * S->nf + f] = 1;
     }
@@ -140,6 +142,8 @@ static void flush(Slr *S)
             S->delta[q * S->nf + f] = 0.0f;
             S->touched[q * S->nf + f] = 0;
         }
+    for (int64_t q = 0; q < S->nranks; q++)
+        memcpy(S->copy + q * S->nf, S->w, (size_t)S->nf * sizeof *S->w);
 }
 
 /* Replay one loop run: the training loop (train != 0) returns the reduced loss, the test
@@ -158,7 +162,10 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
         S->touched = realloc(S->touched, (size_t)(S->nranks * S->nf));
         memset(S->delta, 0, (size_t)(S->nranks * S->nf) * sizeof *S->delta);
         memset(S->touched, 0, (size_t)(S->nranks * S->nf));
+        S->copy = realloc(S->copy, (size_t)(S->nranks * S->nf) * sizeof *S->copy);
     }
+    for (int64_t q = 0; q < S->nranks; q++)
+        memcpy(S->copy + q * S->nf, S->w, (size_t)S->nf * sizeof *S->w);
     for (int64_t k = 0; k < l->n; k++) {
         const ReplayEntry *e = &l->e[k];
         if (e->lo[0] + e->first + e->count > e->hi[0] || e->hi[0] > D->n)
@@ -169,7 +176,7 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
         for (int64_t n = e->lo[0] + e->first; n < e->lo[0] + e->first + e->count; n++) {
             if (train) {
                 loss[e->block] = loss[e->block] + train_sample(S, e->rank, n);
-            } else if ((margin(S, D, n) > 0.0) == (D->label[n] > 0)) {
+            } else if ((margin(S->w, D, n) > 0.0) == (D->label[n] > 0)) {
                 good[e->block] += 1;
             }
         }
@@ -249,6 +256,7 @@ int main(int argc, char **argv)
     free(corrects);
     free(S.w);
     free(S.delta);
+    free(S.copy);
     free(S.touched);
     data_free(&S.tr);
     data_free(&S.te);
