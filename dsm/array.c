@@ -1110,6 +1110,19 @@ fn_exit:
 static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
 {
     int nd = a->ndim, status;
+    if (orn_dsm_moves_local(a, np)) {
+        /* sub-blocks of the tiles held here, or unions of them: no messages (refine.c) */
+        OrnDsmTile *nt = tiles_for(a, np);
+        orn_dsm_move_local(a, np, nt);
+        tiles_compact(a, nt, np->ntiles);
+        status = sync_counts(a, nt, np);
+        if (status) {
+            tiles_free(nt, np->ntiles);
+            return status;
+        }
+        *out = nt;
+        return ORN_OK;
+    }
     size_t es = a->esize;
     int64_t n = 0;
     for (int64_t t = 0; t < a->part.ntiles; t++)
