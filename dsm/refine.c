@@ -88,8 +88,8 @@ static void build_csr(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *con
                 if (pass == 1) {
                     int32_t shift = (int32_t)(o->lo[1] - t->lo[1]);
                     for (int64_t e = e0; e < e1; e++) t->cols[at + e - e0] = o->cols[e] + shift;
-                    memcpy((char *)t->vals + (size_t)at * es, (const char *)o->vals + (size_t)e0 * es,
-                           (size_t)(e1 - e0) * es);
+                    memcpy((char *)t->vals + (size_t)at * es,
+                           (const char *)o->vals + (size_t)e0 * es, (size_t)(e1 - e0) * es);
                 }
                 at += e1 - e0;
             }
