@@ -94,11 +94,25 @@ int cg_array_k(C *c, const OrnNode *e, const OrnSym *s)
     return k < 0 ? 0 : k;
 }
 
+/* The local holding array s's element in this run of a CSR walk, or -1. */
+int cg_promoted(const C *c, const OrnSym *s)
+{
+    if (c->cx != CX_BODY) return -1;
+    for (int i = 0; i < c->npromo; i++)
+        if (c->promo[i] == s) return i;
+    return -1;
+}
+
 void cg_ex_index(C *c, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
     if (!s) {
         cg_ice(c, e, "subscript of something that is not a named array");
+        return;
+    }
+    int pv = cg_promoted(c, s);
+    if (pv >= 0) {
+        cg_o(c, "pv%d_", pv);
         return;
     }
     OrnTypeKind ek = cg_elem_of(s->type);

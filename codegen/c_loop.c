@@ -503,51 +503,132 @@ static void acc_store(C *c, const OrnCgLoop *l, const char *pad)
 }
 
 /* Whether the body walks a sparse 2-D space as CSR (plan keys_unused): the runtime then
- * decodes no keys. The prefetch pass still reads keys, so loops with one do not. */
+ * decodes no keys, for the body nor for the prefetch pass (which walks CSR blocks too). */
 static bool csr_walk(const OrnCgLoop *l)
 {
     const OrnLoop *lp = l->loop;
     return lp->space && lp->space->type && lp->space->type->sparse && lp->nkeys == 2 &&
-           l->strategy != ORN_STRAT_UNIMODULAR && !l->prefetch;
+           l->strategy != ORN_STRAT_UNIMODULAR;
 }
 
-/* The body over a CSR block (rt.h: rowptr, cols, row_first): row by row, the row key
- * bound once per row, the column key and the value read per element; no keys decoded.
- * Blocks the runtime hands over with listed keys (not CSR) take the generic walk. */
-static void body_csr(C *c, const OrnCgLoop *l)
+/* The element loop of one row of a CSR walk: the column key, the value, the random stream
+ * and the statements (emitted by stmts at the given indent, 4 spaces each). */
+static void csr_elems(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const char *pad, bool rng,
+                      const OrnBuf *stmts)
 {
     const OrnLoop *lp = l->loop;
-    const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
-    runtime_keys(l, rks);
+    cg_o(c, "%sfor (; e_ < re_; e_++) {\n", pad);
+    if (rks[1])
+        cg_o(c, "%s    const int64_t %s __attribute__((unused)) = c0_ + cols_[e_];\n", pad,
+             cg_nm(c, rks[1]));
+    if (lp->value)
+        cg_o(c, "%s    %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", pad,
+             cg_ctype(cg_elem_of(lp->space->type)));
+    if (rng) {
+        cg_o(c, "%s    const int64_t kk_[2] = {%s, %s};\n", pad,
+             rks[0] ? cg_nm(c, rks[0]) : "b_->lo[0] + r_",
+             rks[1] ? cg_nm(c, rks[1]) : "c0_ + cols_[e_]");
+        char p2[40];
+        snprintf(p2, sizeof p2, "%s    ", pad);
+        rng_iter(c, l, p2);
+    }
+    put_buf(c, stmts);
+    cg_o(c, "%s}\n", pad);
+}
+
+/* Opens a CSR walk over the block (rt.h: rowptr, cols, row_first): row by row, the row key
+ * bound once per row; rows without elements in the block are skipped. */
+static void csr_open(C *c)
+{
     cg_o(c, "    if (b_->cols) {\n");
     cg_o(c, "        const int64_t *const rp_ = b_->rowptr;\n");
     cg_o(c, "        const int32_t *const cols_ = b_->cols;\n");
     cg_o(c, "        const int64_t end_ = b_->first + b_->count, c0_ = b_->lo[1];\n");
     cg_o(c, "        int64_t e_ = b_->first;\n");
+}
+
+static void csr_row(C *c, const OrnSym *const *rks)
+{
     cg_o(c, "        for (int64_t r_ = b_->row_first; e_ < end_; r_++) {\n");
     cg_o(c, "            const int64_t re_ = rp_[r_ + 1] < end_ ? rp_[r_ + 1] : end_;\n");
+    cg_o(c, "            if (e_ == re_) continue;\n");
     if (rks[0])
         cg_o(c, "            const int64_t %s __attribute__((unused)) = b_->lo[0] + r_;\n",
              cg_nm(c, rks[0]));
-    cg_o(c, "            for (; e_ < re_; e_++) {\n");
-    if (rks[1])
-        cg_o(c, "                const int64_t %s __attribute__((unused)) = c0_ + cols_[e_];\n",
-             cg_nm(c, rks[1]));
-    if (lp->value)
-        cg_o(c, "                %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
-             cg_ctype(cg_elem_of(lp->space->type)));
-    if (l->uses_rng) {
-        cg_o(c, "                const int64_t kk_[2] = {%s, %s};\n",
-             rks[0] ? cg_nm(c, rks[0]) : "b_->lo[0] + r_",
-             rks[1] ? cg_nm(c, rks[1]) : "c0_ + cols_[e_]");
-        rng_iter(c, l, "                ");
+}
+
+/* The body over a CSR block: no keys decoded. Versioned like a `for` over the column key
+ * (version.h): when every access's key is in its box for the block's whole column range
+ * (checked once per block) and for the row (its row-invariant subscripts, once per row),
+ * the row runs without per-access tests, and elements fixed for the row (`acc[d] += ...`)
+ * live in locals, loaded before the row and stored after it. Blocks the runtime hands over
+ * with listed keys (not CSR) take the generic walk. */
+static void body_csr(C *c, const OrnCgLoop *l)
+{
+    const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, rks);
+    const OrnNode *blk = l->loop->node->u.parfor.body;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp);
+    OrnCgFixed fx[ORN_CG_MAXFIXED];
+    int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
+    csr_open(c);
+    if (versioned) {
+        cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
+        for (int i = 0; i < nsp; i++)
+            if (sp[i].var)
+                cg_o(c, "        orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
+                     sp[i].array, sp[i].dim, (long long)sp[i].off);
+        cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1];\n");
     }
-    OrnBuf body;
-    orn_buf_init(&body);
-    body_stmts(c, l, &body, 4, 0);
-    put_buf(c, &body);
-    orn_buf_free(&body);
-    cg_o(c, "            }\n        }\n");
+    csr_row(c, rks);
+    for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
+        const char *pad = versioned ? "                " : "            ";
+        if (versioned && fast) {
+            c->ind = 3;
+            cg_ind(c);
+            cg_o(c, "if (cok_");
+            for (int i = 0; i < nsp; i++) {
+                if (sp[i].var) continue;
+                cg_o(c, " &&\n");
+                cg_ind(c);
+                cg_o(c, "    orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
+                cg_ex(c, sp[i].inv);
+                cg_o(c, "), (int64_t)(");
+                cg_ex(c, sp[i].inv);
+                cg_o(c, "))");
+            }
+            cg_o(c, ") {\n");
+            c->ind = 4;
+            for (int i = 0; i < nfx; i++) {
+                const OrnSym *s = l->arrays[fx[i].array].sym;
+                const char *T = cg_ctype(cg_elem_of(s->type));
+                int nd = orn_list_len(fx[i].access->u.index.subs);
+                cg_ind(c);
+                cg_o(c, "%s *const pp%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, ", T,
+                     i, T, fx[i].array, fx[i].array, nd);
+                cg_ex_key(c, fx[i].access->u.index.subs, s);
+                cg_o(c, ");\n");
+                cg_ol(c, "%s pv%d_ = *pp%d_;", T, i, i);
+                c->promo[i] = s;
+            }
+            c->npromo = nfx;
+        } else if (versioned) {
+            cg_o(c, "            } else {\n");
+        }
+        OrnBuf body;
+        orn_buf_init(&body);
+        body_stmts(c, l, &body, versioned ? 5 : 4, fast);
+        csr_elems(c, l, rks, pad, l->uses_rng, &body);
+        orn_buf_free(&body);
+        if (versioned && fast) {
+            for (int i = 0; i < nfx; i++) cg_o(c, "%s*pp%d_ = pv%d_;\n", pad, i, i);
+            c->npromo = 0;
+        }
+    }
+    if (versioned) cg_o(c, "            }\n");
+    cg_o(c, "        }\n");
     acc_store(c, l, "        ");
     cg_o(c, "        return 0;\n    }\n");
 }
@@ -689,6 +770,25 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
     if (!prefetch && l->uses_rng)
         cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    if (prefetch && csr_walk(l)) {
+        /* CSR blocks come without keys (plan keys_unused): the same row walk as the body's,
+         * where `continue` is the element loop's own */
+        OrnBuf cbody;
+        orn_buf_init(&cbody);
+        c->b = &cbody;
+        c->ind = 4;
+        c->cloops = 1;
+        pf_list(c, stmts);
+        c->cloops = 0;
+        c->b = saved;
+        const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
+        runtime_keys(l, rks);
+        csr_open(c);
+        csr_row(c, rks);
+        csr_elems(c, l, rks, "            ", false, &cbody);
+        cg_o(c, "        }\n        return 0;\n    }\n");
+        orn_buf_free(&cbody);
+    }
     cg_o(c, "    int64_t kk_[%d];\n", nd);
     cg_o(c, "    const int64_t end_ = b_->first + b_->count;\n");
     cg_o(c, "    if (!b_->sparse) orn_rt_block_key(b_, b_->first, kk_);\n");

@@ -178,6 +178,24 @@ static void st_assign_elem(C *c, const OrnNode *s)
     OrnTypeKind tk = cg_elem_of(ts->type);
     const char *T = cg_ctype(tk), *opn = assign_op(op);
     int id = c->tmp++;
+    int pv = cg_promoted(c, ts);
+    if (pv >= 0) {
+        /* the element lives in a local for this run (c_loop.c, body_csr): same temporaries
+         * and conversions as the store below */
+        cg_ol(c, "{");
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "const %s r%d_ = ", cg_ctype(cg_kind_of(rhs)), id);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        if (opn)
+            cg_ol(c, "pv%d_ = (%s)(pv%d_ %s r%d_);", pv, T, pv, opn, id);
+        else
+            cg_ol(c, "pv%d_ = (%s)r%d_;", pv, T, id);
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
     if (cg_is_local_array(ts)) {
         cg_ol(c, "{");
         c->ind++;

@@ -55,6 +55,10 @@ typedef struct C {
     bool next_used;
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */
+    /* elements held in locals pv<i>_ for a run of the CSR walk (version.h, fixed elements):
+     * accesses to these arrays read and write the local */
+    const OrnSym *promo[ORN_CG_MAXFIXED];
+    int npromo;
     /* operands already evaluated into temporaries (left-to-right sequencing) */
     const OrnNode *subst[MAXLEAF];
     int subst_id[MAXLEAF];
@@ -95,6 +99,7 @@ void cg_ex_key(C *c, const OrnNode *subs, const OrnSym *arr);
 void cg_put_dims(C *c, const OrnSym *s);
 int cg_array_k(C *c, const OrnNode *e, const OrnSym *s);
 void cg_ex_index(C *c, const OrnNode *e);
+int cg_promoted(const C *c, const OrnSym *s);
 void cg_vec_ctor(C *c, const OrnNode *e);
 void cg_arr_init_args(C *c, const OrnNode *call, int bi, const OrnNode *a1);
 bool cg_impure(const OrnNode *e);

@@ -1,6 +1,8 @@
 /* version.c: which `for` loops of a loop body get a once-per-range bounds test (version.h). */
 #include "version.h"
 
+#include <stdlib.h>
+
 #include "sema.h"
 #include "types.h"
 
@@ -276,4 +278,121 @@ bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *sp
     if (for_stmt->kind != N_FOR) return false;
     return orn_cg_range_spans(l, for_stmt->u.for_.var->u.name.sym, for_stmt->u.for_.body, false,
                               spans, nspans);
+}
+
+/* ---------------------------------------------------------------- fixed elements */
+
+typedef struct Fixed {
+    Walk w;
+    OrnCgFixed *out;
+    int n, max;
+    bool bad[ORN_CG_MAXFIXED * 4]; /* by plan array index, up to the limit below */
+    int narr;
+} Fixed;
+
+static void fixed_visit(const OrnNode *n, void *ud);
+
+static int fixed_slot(Fixed *f, int k)
+{
+    for (int i = 0; i < f->n; i++)
+        if (f->out[i].array == k) return i;
+    return -1;
+}
+
+/* A name of a boxable dist array anywhere but as the base of an element access (a whole
+ * array or view passed on, iterated): its elements are out of reach of the analysis. */
+static void fixed_bad(Fixed *f, const OrnSym *s)
+{
+    int k = s ? orn_cg_array_index(f->w.l, s) : -1;
+    if (k >= 0 && k < f->narr) f->bad[k] = true;
+}
+
+static void fixed_access(Fixed *f, const OrnNode *e, bool written)
+{
+    const OrnNode *base = e->u.index.base;
+    const OrnSym *s = base->kind == N_NAME ? base->u.name.sym : NULL;
+    if (!s || s->kind != SYM_DIST) {
+        orn_ast_each_child(e, fixed_visit, f);
+        return;
+    }
+    int k = orn_cg_array_index(f->w.l, s);
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next) fixed_visit(x, f);
+    if (k <= 0 || k >= f->narr || !orn_cg_boxable(f->w.l, k) || !e->type ||
+        e->type->kind == T_VIEW) {
+        if (k > 0 && k < f->narr) f->bad[k] = true;
+        return;
+    }
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+        if (x->kind == N_SLICE || !invariant(&f->w, x)) {
+            f->bad[k] = true;
+            return;
+        }
+    int i = fixed_slot(f, k);
+    if (i < 0) {
+        if (f->n == f->max) {
+            f->bad[k] = true;
+            return;
+        }
+        i = f->n++;
+        f->out[i] = (OrnCgFixed){.array = k, .access = e, .written = false};
+    } else {
+        const OrnNode *a = f->out[i].access->u.index.subs, *b = e->u.index.subs;
+        for (; a && b; a = a->next, b = b->next)
+            if (!same(a, b)) break;
+        if (a || b) f->bad[k] = true;
+    }
+    f->out[i].written |= written;
+}
+
+static void fixed_visit(const OrnNode *n, void *ud)
+{
+    Fixed *f = ud;
+    if (!f->w.ok) return;
+    switch (n->kind) {
+    case N_CALL:
+        if (n->u.call.sym && n->u.call.sym->kind == SYM_FN) {
+            f->w.ok = false; /* a clone may address the loop's arrays */
+            return;
+        }
+        break;
+    case N_PARFOR:
+        f->w.ok = false;
+        return;
+    case N_NAME:
+        if (n->u.name.sym && n->u.name.sym->kind == SYM_DIST) fixed_bad(f, n->u.name.sym);
+        return;
+    case N_INDEX:
+        fixed_access(f, n, false);
+        return;
+    case N_ASSIGN:
+        if (n->u.assign.target->kind == N_INDEX) {
+            fixed_access(f, n->u.assign.target, true);
+            fixed_visit(n->u.assign.value, f);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    orn_ast_each_child(n, fixed_visit, ud);
+}
+
+int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgFixed *out,
+                       int max)
+{
+    if (!l || !var || !body) return 0;
+    Fixed *f = calloc(1, sizeof *f);
+    if (!f) return 0;
+    f->w = (Walk){.l = l, .var = var, .value_varies = true, .ok = true};
+    f->out = out;
+    f->max = max < ORN_CG_MAXFIXED ? max : ORN_CG_MAXFIXED;
+    f->narr = l->narrays < ORN_CG_MAXFIXED * 4 ? l->narrays : ORN_CG_MAXFIXED * 4;
+    orn_ast_each_child(body, collect_assigned, &f->w);
+    if (f->w.ok && !is_assigned(&f->w, var)) orn_ast_each_child(body, fixed_visit, f);
+    int n = 0;
+    if (f->w.ok)
+        for (int i = 0; i < f->n; i++)
+            if (!f->bad[out[i].array] && out[i].written) out[n++] = out[i];
+    free(f);
+    return n;
 }

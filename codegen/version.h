@@ -43,4 +43,20 @@ bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *sp
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, OrnCgSpan *spans, int *nspans);
 
+/* Scalar replacement: the arrays whose every access in `body` (a loop body run for each
+ * value of var, the column key of a CSR walk) is one and the same element while var
+ * varies -- identical subscripts, each invariant -- and that body writes. Such an element
+ * may live in a local for the whole run of var (loaded before, stored after): nothing else
+ * in the body can reach it (no user function calls, no whole-array or view uses of the
+ * array; distinct dist arrays never share storage). The iteration space (array 0) and
+ * arrays that are not boxable are never listed. Returns how many (at most max). */
+enum { ORN_CG_MAXFIXED = 8 };
+typedef struct OrnCgFixed {
+    int array;             /* plan array index */
+    const OrnNode *access; /* one of its accesses (N_INDEX): the subscripts */
+    bool written;
+} OrnCgFixed;
+int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgFixed *out,
+                       int max);
+
 #endif

@@ -306,7 +306,9 @@ void orn_dsm_tile_box(const OrnDsmArray *a, int64_t t, int64_t *lo, int64_t *hi)
 
 static void tile_release(OrnDsmTile *t)
 {
-    free(t->vals);
+    free(t->mem ? t->mem : t->vals);
+    t->mem = NULL;
+    t->pad_lo = t->pad_hi = 0;
     free(t->keys);
     free(t->rowptr);
     free(t->cols);
@@ -314,6 +316,45 @@ static void tile_release(OrnDsmTile *t)
     t->keys = NULL;
     t->rowptr = NULL;
     t->cols = NULL;
+}
+
+/* Bytes of one row of dimension 0 of tile t's box. */
+static size_t tile_row_bytes(const OrnDsmArray *a, const OrnDsmTile *t)
+{
+    size_t row = a->esize;
+    for (int d = 1; d < a->ndim; d++) row *= (size_t)(t->hi[d] - t->lo[d]);
+    return row;
+}
+
+int orn_dsm_tile_pad(OrnDsmArray *a, int64_t t, int64_t lo, int64_t hi)
+{
+    OrnDsmTile *tl = &a->tiles[t];
+    if (a->sparse || !tl->held || !tl->n) return ORN_OK;
+    if (tl->pad_lo >= lo && tl->pad_hi >= hi) return ORN_OK;
+    if (lo < tl->pad_lo) lo = tl->pad_lo;
+    if (hi < tl->pad_hi) hi = tl->pad_hi;
+    size_t row = tile_row_bytes(a, tl), box = (size_t)tl->n * a->esize;
+    char *mem = orn_xmalloc(box + (size_t)(lo + hi) * row);
+    memcpy(mem + (size_t)lo * row, tl->vals, box);
+    free(tl->mem ? tl->mem : tl->vals);
+    tl->mem = mem;
+    tl->vals = mem + (size_t)lo * row;
+    tl->pad_lo = lo;
+    tl->pad_hi = hi;
+    return ORN_OK;
+}
+
+void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t)
+{
+    OrnDsmTile *tl = &a->tiles[t];
+    if (!tl->mem) return;
+    size_t box = (size_t)tl->n * a->esize;
+    char *v = orn_xmalloc(box ? box : 1);
+    memcpy(v, tl->vals, box);
+    free(tl->mem);
+    tl->mem = NULL;
+    tl->vals = v;
+    tl->pad_lo = tl->pad_hi = 0;
 }
 
 /* Sparse 2-D tiles to CSR: row offsets and int32 columns instead of two int64 keys per
@@ -399,19 +440,32 @@ static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
     return tiles;
 }
 
+enum { DENSE_PAD = 2, DENSE_PAD_MIN = 64 };
+
 /* Storage for the held tiles of a dense array. Extents come from user programs and data,
  * so a request too large for this rank is an error that says how much was asked for, not
  * an abort. */
 static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
 {
     for (int64_t t = 0; t < ntiles; t++) {
-        if (!tiles[t].held || !tiles[t].n) continue;
-        if ((uint64_t)tiles[t].n > SIZE_MAX / a->esize ||
-            !(tiles[t].vals = calloc((size_t)tiles[t].n, a->esize)))
+        OrnDsmTile *tl = &tiles[t];
+        if (!tl->held || !tl->n) continue;
+        /* Tiles of at least DENSE_PAD_MIN rows get DENSE_PAD rows of room on either side
+         * (orn_dsm_tile_pad): a stencil's ghost rows then need no second allocation and
+         * copy of the tile (at most 2 DENSE_PAD / DENSE_PAD_MIN more memory). */
+        int64_t rows = tl->hi[0] - tl->lo[0];
+        int64_t pad = rows >= DENSE_PAD_MIN ? DENSE_PAD : 0;
+        int64_t room = pad ? tl->n + 2 * pad * (tl->n / rows) : tl->n;
+        if ((uint64_t)room > SIZE_MAX / a->esize || !(tl->vals = calloc((size_t)room, a->esize)))
             return orn_dsm_fail(a->ctx, ORN_E_ARG,
                                 "array: cannot allocate %lld elements of %s (%.3g GB) on rank %d",
                                 (long long)tiles[t].n, orn_dsm_type_name(a->type),
                                 (double)tiles[t].n * (double)a->esize / 1e9, a->ctx->rank);
+        if (pad) {
+            tl->mem = tl->vals;
+            tl->vals = (char *)tl->mem + (size_t)(pad * (tl->n / rows)) * a->esize;
+            tl->pad_lo = tl->pad_hi = pad;
+        }
     }
     return ORN_OK;
 }
@@ -1129,6 +1183,19 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
 {
     if (!local_csr_repartition(a, np, out)) return ORN_OK;
     int nd = a->ndim, status;
+    if (orn_dsm_moves_local(a, np)) {
+        /* sub-blocks of the tiles held here, or unions of them: no messages (refine.c) */
+        OrnDsmTile *nt = tiles_for(a, np);
+        orn_dsm_move_local(a, np, nt);
+        tiles_compact(a, nt, np->ntiles);
+        status = sync_counts(a, nt, np);
+        if (status) {
+            tiles_free(nt, np->ntiles);
+            return status;
+        }
+        *out = nt;
+        return ORN_OK;
+    }
     size_t es = a->esize;
     int64_t n = 0;
     for (int64_t t = 0; t < a->part.ntiles; t++)
@@ -1217,6 +1284,7 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
         return status;
     }
     OrnDsmTile *t = &c->tiles[0];
+    orn_dsm_tile_unpad(c, 0); /* the caller frees vals */
     *n = t->n;
     if (t->cols) {
         t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * 2 * sizeof *t->keys);

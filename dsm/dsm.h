@@ -86,6 +86,11 @@ typedef struct OrnDsmTile {
     int64_t *rowptr; /* sparse: hi[0]-lo[0]+1 offsets of dim-0 rows (CSR: always; others:
                         built on demand by orn_dsm_tile_rows) */
     int32_t *cols;   /* CSR: n columns relative to lo[1]; NULL otherwise */
+    /* Dense tiles padded by orn_dsm_tile_pad(): the allocation that holds vals, with room
+     * for pad_lo rows of dimension 0 before the box and pad_hi after it; NULL (pads 0)
+     * when vals is its own allocation. */
+    void *mem;
+    int64_t pad_lo, pad_hi;
 } OrnDsmTile;
 
 struct OrnDsmArray {
@@ -212,6 +217,15 @@ void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first,
 void orn_dsm_tile_key(const OrnDsmArray *a, const OrnDsmTile *t, int64_t e, int64_t *key);
 /* Local: the row (index into rowptr) that holds element e of a CSR tile. */
 int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e);
+/* Local. Room for lo rows of dimension 0 before held dense tile t's box and hi rows after
+ * it (rows as long as the box's): the runtime writes ghost cells there, so that a view of
+ * box + halo is the tile's own storage (runtime/halo.c). vals keeps the box row-major; the
+ * rows around it belong to no element and hold anything. A tile with that room already is
+ * left alone, otherwise its values move once (the room lasts until the array is
+ * repartitioned or freed). Returns ORN_OK. orn_dsm_tile_unpad() makes vals its own
+ * allocation again, for code that takes tiles' storage over (the 2-D rotation). */
+int orn_dsm_tile_pad(OrnDsmArray *a, int64_t t, int64_t lo, int64_t hi);
+void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t);
 
 /* Collective. Read one element (the owner broadcasts it; absent sparse keys read 0);
  * write one element (every rank passes the same value; sparse arrays: only stored keys). */

@@ -57,6 +57,14 @@ int orn_dsm_from_elements_owned(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const
 void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, void *vals,
                            int64_t *tags);
 
+/* refine.c: whether every tile of np meets only old tiles of a (sparse) that its own
+ * owner holds, decided from the partitions alone (the same answer on every rank); and then
+ * the new tiles' storage built from the held old tiles, locally (nt: the new partition's
+ * tile table without storage; sorted CSR tiles where the old ones are CSR, listed keys
+ * otherwise; counts of tiles held elsewhere are left 0). */
+int orn_dsm_moves_local(const OrnDsmArray *a, const OrnDsmPart *np);
+void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
+
 /* partition.c: balanced boundaries along `dim` for a flat key list (n keys of ndim). */
 int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
                          const int64_t *keys, int64_t n, int ndim, int dim);

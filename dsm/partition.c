@@ -117,23 +117,27 @@ int orn_dsm_part_default(OrnDsmCtx *ctx, int ndim, const int64_t *dims, OrnDsmPa
     return ORN_OK;
 }
 
-/* Boundaries from a histogram of coordinates `coord(i)` of n local elements. */
-static int hist_bounds(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, const int64_t *keys,
-                       int64_t n, int stride, int dim)
+/* A histogram of coordinates along one dimension of extent E: B <= 65536 bins of width w. */
+typedef struct Hist {
+    int64_t B, w;
+    int64_t *h;
+} Hist;
+
+static void hist_init(Hist *H, int64_t extent)
 {
+    H->B = extent < 65536 ? extent : 65536;
+    H->w = (extent + H->B - 1) / H->B;
+    H->B = (extent + H->w - 1) / H->w;
+    H->h = orn_xcalloc((size_t)H->B + 1, sizeof *H->h);
+}
+
+/* Collective: the ranks' histograms summed, boundaries at the bin edges whose prefix counts
+ * are nearest k N / nb; frees the histogram. */
+static int hist_finish(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, Hist *H)
+{
+    int64_t B = H->B, w = H->w, *h = H->h;
     bounds[0] = 0;
     bounds[nb] = extent;
-    if (extent <= 0) {
-        for (int k = 0; k <= nb; k++) bounds[k] = 0;
-        /* Still collective: keep the call pattern of the ranks identical. */
-        int64_t dummy = 0;
-        return orn_dsm_allreduce_i64(ctx, &dummy, 1, ORN_DSM_SUM);
-    }
-    int64_t B = extent < 65536 ? extent : 65536;
-    int64_t w = (extent + B - 1) / B;
-    B = (extent + w - 1) / w;
-    int64_t *h = orn_xcalloc((size_t)B + 1, sizeof *h);
-    for (int64_t i = 0; i < n; i++) h[keys[i * stride + dim] / w]++;
     int status = orn_dsm_allreduce_i64(ctx, h, (size_t)B, ORN_DSM_SUM);
     if (status) goto fn_exit;
     int64_t N = 0;
@@ -156,7 +160,28 @@ static int hist_bounds(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, 
     }
 fn_exit:
     free(h);
+    H->h = NULL;
     return status;
+}
+
+/* Boundaries of an empty extent: all 0, still collective (the ranks' call patterns stay
+ * identical). */
+static int empty_bounds(OrnDsmCtx *ctx, int nb, int64_t *bounds)
+{
+    for (int k = 0; k <= nb; k++) bounds[k] = 0;
+    int64_t dummy = 0;
+    return orn_dsm_allreduce_i64(ctx, &dummy, 1, ORN_DSM_SUM);
+}
+
+/* Boundaries from a histogram of coordinates `coord(i)` of n local elements. */
+static int hist_bounds(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, const int64_t *keys,
+                       int64_t n, int stride, int dim)
+{
+    if (extent <= 0) return empty_bounds(ctx, nb, bounds);
+    Hist H;
+    hist_init(&H, extent);
+    for (int64_t i = 0; i < n; i++) H.h[keys[i * stride + dim] / H.w]++;
+    return hist_finish(ctx, extent, nb, bounds, &H);
 }
 
 int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds)
@@ -166,27 +191,26 @@ int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds)
         orn_dsm_bounds_uniform(bounds, a->dims[dim], nb);
         return ORN_OK;
     }
-    /* Count each stored element once: replicated tiles only on rank 0. */
-    int64_t n = 0;
-    for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (a->tiles[t].held && (a->part.owner[t] != ORN_DSM_ALL || ctx->rank == 0))
-            n += a->tiles[t].n;
-    int64_t *coords = orn_xmalloc((size_t)(n ? n : 1) * sizeof *coords);
-    int64_t m = 0;
+    int64_t extent = a->dims[dim];
+    if (extent <= 0) return empty_bounds(ctx, nb, bounds);
+    /* Count each stored element once (replicated tiles only on rank 0), straight from the
+     * tiles: CSR rows by their offsets, columns as stored. */
+    Hist H;
+    hist_init(&H, extent);
+    int64_t w = H.w, *h = H.h;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || (a->part.owner[t] == ORN_DSM_ALL && ctx->rank != 0)) continue;
-        if (tl->cols) { /* CSR: rows from the offsets, columns stored */
+        if (tl->cols && dim == 0) {
             for (int64_t r = 0; r < tl->hi[0] - tl->lo[0]; r++)
-                for (int64_t i = tl->rowptr[r]; i < tl->rowptr[r + 1]; i++)
-                    coords[m++] = dim == 0 ? tl->lo[0] + r : tl->lo[1] + tl->cols[i];
-            continue;
+                h[(tl->lo[0] + r) / w] += tl->rowptr[r + 1] - tl->rowptr[r];
+        } else if (tl->cols) {
+            for (int64_t i = 0; i < tl->n; i++) h[(tl->lo[1] + tl->cols[i]) / w]++;
+        } else {
+            for (int64_t i = 0; i < tl->n; i++) h[tl->keys[i * a->ndim + dim] / w]++;
         }
-        for (int64_t i = 0; i < tl->n; i++) coords[m++] = tl->keys[i * a->ndim + dim];
     }
-    int status = hist_bounds(ctx, a->dims[dim], nb, bounds, coords, n, 1, 0);
-    free(coords);
-    return status;
+    return hist_finish(ctx, extent, nb, bounds, &H);
 }
 
 int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,

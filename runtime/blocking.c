@@ -16,6 +16,9 @@
  *     L2 cache C (each side C/4 when both have rows), the rest for the streamed elements.
  *   - A dense iteration space (a stencil) is cut along its innermost blocked key when one
  *     row band of the arrays it indexes (rows x (1 + halo) x element size) exceeds C/2.
+ *     Along the column key of a CSR space (2-D sparse), every tile gives each row one
+ *     more segment; tiles there are capped where segments would get too short to pay
+ *     (csr_column_tiles).
  *   - Sub-blocks keep at least RT_SUB_MIN elements; at most RT_SUB_MAX tiles per key.
  * In 2d the blocked keys are the two partitioned ones: n_k becomes the number of tiles
  * rounded up to a multiple of the default block count (blocks_per_rank x P), so the rank
@@ -137,6 +140,21 @@ static int64_t clamp_tiles(int64_t n, int64_t extent)
     return n < 1 ? 1 : n;
 }
 
+/* Tiles along the column key of a 2-D sparse (CSR) iteration space worth having. Each
+ * tile along it costs every row a segment of its own: a rowptr entry and the row's setup
+ * (RT_SEG_BYTES), plus the row side's bytes sr touched again; what a tile buys is that the
+ * column side's rows (sc bytes per element) come from cache. Tiles are allowed while an
+ * average row segment touches at least twice as many column-side bytes as it costs:
+ * PageRank's edges (10 per row, 4-byte ranks) stay whole rows, SGD MF's ratings (~100 per
+ * user, rows of K floats) still get their grid. */
+#define RT_SEG_BYTES 16
+static int64_t csr_column_tiles(int64_t nnz, int64_t rows, int64_t sc, int64_t sr)
+{
+    if (rows <= 0 || sc <= 0) return 1;
+    double cap = (double)nnz * (double)sc / ((double)rows * 2.0 * (double)(RT_SEG_BYTES + sr));
+    return cap < 1 ? 1 : cap > RT_SUB_MAX ? RT_SUB_MAX : (int64_t)cap;
+}
+
 void rt_choose_blocking(Exec *x, int np)
 {
     const OrnRtPlan *p = x->plan;
@@ -178,6 +196,14 @@ void rt_choose_blocking(Exec *x, int np)
         int64_t b0 = s1 > 0 ? budget / 2 : budget, b1 = s0 > 0 ? budget / 2 : budget;
         if (s0 > 0) n0 = ceil_div(e0 * s0, b0);
         if (s1 > 0) n1 = ceil_div(e1 * s1, b1);
+        /* A CSR space visits each row once per tile along its column key: cap those tiles
+         * where row segments would get too short to pay for themselves. */
+        if (it->ndim == 2 && (k0 == 1 || k1 == 1)) {
+            int64_t sc = side_bytes(x, 1, 0), sr = side_bytes(x, 0, 1);
+            int64_t cap = csr_column_tiles(nnz, it->dims[0], sc, sr);
+            if (k0 == 1 && n0 > cap) n0 = cap;
+            if (k1 == 1 && n1 > cap) n1 = cap;
+        }
         /* Enough elements per sub-block to pay for binding it. */
         while (n0 * n1 > 1 && nnz / (n0 * n1) < RT_SUB_MIN) {
             if (n0 >= n1 && n0 > 1)

@@ -10,9 +10,13 @@
  *     exact. Every rank computes the whole exchange from the replicated metadata (iteration
  *     tiles and their owners, the array's partition), so there are no requests: an owner
  *     packs, for each destination, the regions in the order the destination enumerates them;
- *   - when a block is bound, the view of such an array gets a private copy of box + halo
- *     (clamped to the array), assembled from the tile and its ghost regions. One copy per
- *     array is kept, rebuilt when the bound tile changes.
+ *   - when a block is bound, the view of such an array covers box + halo (clamped to the
+ *     array). When the halo leaves the tile along dimension 0 only (a stencil over rows)
+ *     and the tile stays put, the ghost rows are written into padding rows around the
+ *     tile's own storage (orn_dsm_tile_pad, once per tile and loop run) and the view is
+ *     that storage: nothing of the box is copied. Otherwise the view gets a private copy
+ *     of box + halo assembled from the tile and its ghost regions (one copy per array
+ *     kept, rebuilt when the bound tile changes).
  *
  * Only dense arrays that no buffer of the loop updates get ghost cells; reads beyond the
  * box of the others (sparse arrays, buffers' targets, which change at every flush), and
@@ -24,7 +28,8 @@
  * Cost model (per rank: G bytes of ghost regions from other ranks, S bytes of blocks
  * bound, P ranks, latency a, byte time b, copy time c per byte):
  *   T = 2 (P-1) a + G b        one alltoallv (sizes, then data), once per loop
- *     + (S + G) c              assembling box + halo when a block is bound
+ *     + G c                    ghost rows into the tiles' padding (rows only), or
+ *     + (S + G) c              assembling box + halo when a block is bound (otherwise)
  * instead of one on-demand round trip (2 a + 32 b) per ghost element.
  */
 #include <stdlib.h>
@@ -46,8 +51,9 @@ struct RtHalo {
     int64_t wlo[ORN_DSM_MAXDIM], whi[ORN_DSM_MAXDIM]; /* widths along partitioned dims */
     Piece *pieces;                                    /* this rank's, grouped by ta */
     int64_t npieces, cappieces;
-    int64_t *beg, *end; /* per tile of the array: its pieces (none: box + halo = box) */
-    int64_t cur;        /* tile whose box + halo is in box, -1 none */
+    int64_t *beg, *end;    /* per tile of the array: its pieces (none: box + halo = box) */
+    unsigned char *filled; /* per tile of the array: its padding holds its ghost cells */
+    int64_t cur;           /* tile whose box + halo is in box, -1 none */
     int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
     char *box;
     size_t boxcap;
@@ -265,6 +271,56 @@ static int ghost_widths(const Exec *x, int k, int64_t *wlo, int64_t *whi, int *a
     return any;
 }
 
+/* Whether tile ta's box + halo [lo, hi) can be the tile's own storage: it leaves the box
+ * along dimension 0 only (rows before and after, which the tile's padding then holds), and
+ * the tile stays where it is during the loop (partitioned, not rotated). The halo rows are
+ * filled in once per tile and loop; the box itself is never copied. */
+static int in_place_ok(const Exec *x, int k, int64_t ta, const int64_t *lo, const int64_t *hi)
+{
+    const OrnDsmArray *a = x->vi[k].store;
+    const OrnDsmTile *t = &a->tiles[ta];
+    if (x->plan->arrays[k].role != ORN_RT_PARTITIONED || !t->held || t->n == 0) return 0;
+    for (int d = 1; d < a->ndim; d++)
+        if (lo[d] != t->lo[d] || hi[d] != t->hi[d]) return 0;
+    return 1;
+}
+
+/* Before any block is bound (a tile given room moves, and bodies hold pointers into the
+ * tiles they run): room for the ghost rows of this rank's tiles that take them in place. */
+static void pad_tiles(Exec *x)
+{
+    for (int k = 0; k < x->n; k++) {
+        RtHalo *h = x->vi[k].halo;
+        if (!h) continue;
+        OrnDsmArray *a = x->vi[k].store;
+        for (int64_t ta = 0; ta < a->part.ntiles; ta++) {
+            if (h->beg[ta] == h->end[ta]) continue;
+            int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
+            ext_box(h, a, ta, lo, hi);
+            if (in_place_ok(x, k, ta, lo, hi))
+                orn_dsm_tile_pad(a, ta, a->tiles[ta].lo[0] - lo[0], hi[0] - a->tiles[ta].hi[0]);
+        }
+    }
+}
+
+static int pad_in_place(Exec *x, int k, RtHalo *h, int64_t ta, const int64_t *lo, const int64_t *hi)
+{
+    OrnDsmArray *a = x->vi[k].store;
+    OrnDsmTile *t = &a->tiles[ta];
+    if (!in_place_ok(x, k, ta, lo, hi) || t->pad_lo < t->lo[0] - lo[0] ||
+        t->pad_hi < hi[0] - t->hi[0])
+        return 0;
+    if (h->filled[ta]) return 1;
+    size_t row = (size_t)t->n / (size_t)(t->hi[0] - t->lo[0]) * a->esize;
+    char *base = (char *)t->vals - (size_t)(t->lo[0] - lo[0]) * row;
+    for (int64_t i = h->beg[ta]; i < h->end[ta]; i++) {
+        const Piece *pc = &h->pieces[i];
+        copy_region(base, lo, hi, pc->vals, pc->lo, pc->hi, pc->lo, pc->hi, a->ndim, a->esize);
+    }
+    h->filled[ta] = 1;
+    return 1;
+}
+
 int rt_halo_setup(Exec *x)
 {
     const OrnRtPlan *pl = x->plan;
@@ -290,6 +346,7 @@ int rt_halo_setup(Exec *x)
         int64_t nt = x->vi[k].store->part.ntiles;
         h->beg = orn_xcalloc((size_t)nt, sizeof *h->beg);
         h->end = orn_xcalloc((size_t)nt, sizeof *h->end);
+        h->filled = orn_xcalloc((size_t)nt, 1);
         h->cur = -1;
         x->vi[k].halo = h;
         if (nt > maxt) maxt = nt;
@@ -350,6 +407,7 @@ int rt_halo_setup(Exec *x)
         }
         rpos[q + 1] = rpos[q] + (q == x->me ? 0 : rc[q]);
     }
+    pad_tiles(x);
     x->ghost_local = orn_xmalloc(mine.local ? mine.local : 1);
     for (int k = 0; k < x->n; k++) {
         RtHalo *h = x->vi[k].halo;
@@ -387,6 +445,21 @@ int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v)
     if (!h || h->beg[ta] == h->end[ta]) return 0;
     const OrnDsmArray *a = x->vi[k].store;
     int nd = a->ndim;
+    int64_t elo[ORN_DSM_MAXDIM], ehi[ORN_DSM_MAXDIM];
+    ext_box(h, a, ta, elo, ehi);
+    if (pad_in_place(x, k, h, ta, elo, ehi)) {
+        const OrnDsmTile *t = &a->tiles[ta];
+        size_t row = (size_t)t->n / (size_t)(t->hi[0] - t->lo[0]);
+        v->base = (char *)t->vals - (size_t)(t->lo[0] - elo[0]) * row * a->esize;
+        int64_t s = 1;
+        for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
+            v->lo[d] = d < nd ? elo[d] : 0;
+            v->hi[d] = d < nd ? ehi[d] : 0;
+            v->stride[d] = d < nd ? s : 0;
+            if (d < nd) s *= ehi[d] - elo[d];
+        }
+        return 1;
+    }
     if (h->cur != ta) {
         int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
         ext_box(h, a, ta, lo, hi);
@@ -423,6 +496,7 @@ void rt_halo_free(Exec *x)
         RtHalo *h = x->vi[k].halo;
         if (!h) continue;
         free(h->pieces);
+        free(h->filled);
         free(h->beg);
         free(h->end);
         free(h->box);

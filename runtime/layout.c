@@ -55,9 +55,12 @@ int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out)
 /* An array partitioned with this loop along key kd[i] whose boundaries the iteration
  * space may adopt: dense, cut along one dimension tied to that key into a number of tiles
  * that is a multiple of the loop's blocks, within 4x of the sub-blocks chosen (the largest
- * such array). Adopting its boundaries moves the iteration space once instead of the
- * array at every run, when another loop over another iteration space (SGD MF's held-out
- * ratings) uses the same array. Returns the array's dimension, or -1. */
+ * such array), unless the iteration space is much larger than the array. Adopting its
+ * boundaries moves the iteration space once instead of the array at every run, when
+ * another loop over another iteration space (SGD MF's held-out ratings) uses the same
+ * array. Returns the array's dimension, or -1. */
+#define RT_ADOPT_SPARSE 32
+#define RT_ADOPT_RUNS   16
 static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
 {
     const OrnRtPlan *p = x->plan;
@@ -86,6 +89,14 @@ static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
             best = dim;
             *out = a;
         }
+    }
+    /* Moving the iteration space once must be cheaper than moving the array at the next
+     * few runs: a sparse element costs about RT_ADOPT_SPARSE bytes' worth of work (keys
+     * decoded, sent, sorted again). PageRank's 10M edges do not follow a 4 MB vector. */
+    int64_t it_bytes = x->iter->nnz * (x->iter->sparse ? RT_ADOPT_SPARSE : (int64_t)x->iter->esize);
+    if (best >= 0 && it_bytes > RT_ADOPT_RUNS * bytes) {
+        *out = NULL;
+        return -1;
     }
     return best;
 }

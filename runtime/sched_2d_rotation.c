@@ -152,6 +152,8 @@ static int setup(Exec *x)
             status = rt_repartition(x, a, &part);
         }
         orn_dsm_part_free(&part);
+        /* Rotated blocks' storage travels and is freed as a whole: no padding (halo.c). */
+        for (int64_t j = 0; !status && j < a->part.ntiles; j++) orn_dsm_tile_unpad(a, j);
     }
     if (status) return status;
     size_t ns = (size_t)R->L * (size_t)(R->nrot ? R->nrot : 1);
