@@ -1107,81 +1107,8 @@ fn_exit:
     return status;
 }
 
-/* First element of [b, e) of a CSR row whose column (relative) is >= c: rows are sorted. */
-static int64_t csr_lower(const int32_t *cols, int64_t b, int64_t e, int64_t c)
-{
-    while (b < e) {
-        int64_t m = b + (e - b) / 2;
-        if (cols[m] < c)
-            b = m + 1;
-        else
-            e = m;
-    }
-    return b;
-}
-
-/* Row r of new tile nt (columns [c0, c1)) out of the old CSR tiles of row block g0, in
- * column order; fill = 0 counts, else copies to cols / vals at *at. Returns the count. */
-static int64_t csr_gather_row(const OrnDsmArray *a, int g0, int64_t r, int64_t c0, int64_t c1,
-                              OrnDsmTile *nt, int64_t *at, int fill)
-{
-    const OrnDsmPart *op = &a->part;
-    int64_t got = 0;
-    for (int g1 = 0; g1 < op->nb[1]; g1++) {
-        const OrnDsmTile *o = &a->tiles[orn_dsm_part_ravel(op, (int[]){g0, g1})];
-        if (!o->n || o->hi[1] <= c0 || o->lo[1] >= c1) continue;
-        int64_t b = o->rowptr[r - o->lo[0]], e = o->rowptr[r - o->lo[0] + 1];
-        if (o->lo[1] < c0) b = csr_lower(o->cols, b, e, c0 - o->lo[1]);
-        if (o->hi[1] > c1) e = csr_lower(o->cols, b, e, c1 - o->lo[1]);
-        if (fill) {
-            int32_t shift = (int32_t)(o->lo[1] - nt->lo[1]);
-            for (int64_t i = b; i < e; i++) nt->cols[*at + i - b] = o->cols[i] + shift;
-            memcpy((char *)nt->vals + (size_t)*at * a->esize,
-                   (const char *)o->vals + (size_t)b * a->esize, (size_t)(e - b) * a->esize);
-            *at += e - b;
-        }
-        got += e - b;
-    }
-    return got;
-}
-
-/* One rank holding a 2-D CSR array whole: the new tiles are slices of the old ones, copied
- * row by row (no keys decoded, no sort, nothing sent: rows and columns come out in order).
- * Returns 1 (nothing done) where that does not apply. */
-static int local_csr_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
-{
-    const OrnDsmPart *op = &a->part;
-    if (a->ctx->size != 1 || a->ndim != 2 || op->ndim != 2) return 1;
-    for (int64_t t = 0; t < op->ntiles; t++)
-        if (a->tiles[t].n && (!a->tiles[t].held || !a->tiles[t].cols)) return 1;
-    for (int64_t t = 0; t < np->ntiles; t++)
-        if (np->bounds[1][t % np->nb[1] + 1] - np->bounds[1][t % np->nb[1]] > INT32_MAX) return 1;
-    OrnDsmTile *nt = tiles_for(a, np);
-    for (int64_t t = 0; t < np->ntiles; t++) {
-        OrnDsmTile *tl = &nt[t];
-        int64_t rows = tl->hi[0] - tl->lo[0], at = 0;
-        tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
-        for (int pass = 0; pass < 2; pass++) {
-            int g0 = 0;
-            for (int64_t r = tl->lo[0]; r < tl->hi[0]; r++) {
-                while (op->bounds[0][g0 + 1] <= r) g0++;
-                int64_t m = csr_gather_row(a, g0, r, tl->lo[1], tl->hi[1], tl, &at, pass);
-                if (!pass) tl->rowptr[r - tl->lo[0] + 1] = tl->rowptr[r - tl->lo[0]] + m;
-            }
-            if (!pass) {
-                tl->n = tl->rowptr[rows];
-                tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
-                tl->vals = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * a->esize);
-            }
-        }
-    }
-    *out = nt;
-    return 0;
-}
-
 static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
 {
-    if (!local_csr_repartition(a, np, out)) return ORN_OK;
     int nd = a->ndim, status;
     if (orn_dsm_moves_local(a, np)) {
         /* sub-blocks of the tiles held here, or unions of them: no messages (refine.c) */
