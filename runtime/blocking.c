@@ -304,7 +304,7 @@ int rt_replicate_prefetched(Exec *x)
         char *sbuf = orn_xmalloc((mine ? mine : 1) * a->esize), *all = NULL;
         size_t at = 0;
         for (int64_t t = 0; t < a->part.ntiles; t++)
-            if (a->tiles[t].held && a->part.owner[t] == x->me) {
+            if (a->tiles[t].held && a->part.owner[t] == x->me && a->tiles[t].n) {
                 memcpy(sbuf + at, a->tiles[t].vals, (size_t)a->tiles[t].n * a->esize);
                 at += (size_t)a->tiles[t].n * a->esize;
             }
