@@ -88,22 +88,30 @@ static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
     return st;
 }
 
-/* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod 8,
- * so the partials do not depend on where the segments start (nor on data locality). The
- * middle runs eight elements at a time, which the C compiler vectorizes. */
+/* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod L
+ * (16 for f32, 8 otherwise: one 512-bit register), so the partials do not depend on where
+ * the segments start (nor on data locality). The middle runs L elements at a time, which
+ * the C compiler vectorizes. */
+static int reduce_lanes(const OrnNode *st)
+{
+    return st->u.assign.target->u.name.sym->type->kind == T_F32 ? 16 : 8; /* orn_std.h */
+}
+
 static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
                            const char *to)
 {
     const OrnSym *v = f->u.for_.var->u.name.sym;
     const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
+    int L = reduce_lanes(st);
     char key[48];
     cg_ol(c, "int64_t i%d_ = %s;", id, from);
     for (int part = 0; part < 3; part++) {
         if (part == 0)
-            cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & 7); i%d_++) {", id, to, id, id, id);
+            cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & %d); i%d_++) {", id, to, id, id, L - 1,
+                  id);
         else if (part == 1)
-            cg_ol(c, "for (; i%d_ + 8 <= %s; i%d_ += 8) for (int l%d_ = 0; l%d_ < 8; l%d_++) {", id,
-                  to, id, id, id, id);
+            cg_ol(c, "for (; i%d_ + %d <= %s; i%d_ += %d) for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
+                  id, L, to, id, L, id, id, L, id);
         else
             cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
         c->ind++;
@@ -116,7 +124,7 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
         if (part == 1)
             cg_o(c, "r%d_[l%d_] += (%s)(", id, id, T);
         else
-            cg_o(c, "r%d_[(i%d_ - lo%d_) & 7] += (%s)(", id, id, id, T);
+            cg_o(c, "r%d_[(i%d_ - lo%d_) & %d] += (%s)(", id, id, id, L - 1, T);
         cg_ex(c, st->u.assign.value);
         cg_o(c, ");\n");
         c->ind--;
@@ -133,7 +141,7 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
     bool split = (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
                  orn_cg_for_spans(c->loop, f, sp, &nsp);
     int id = cg_for_bounds(c, f);
-    cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", cg_ctype(k), id);
+    cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, reduce_lanes(st));
     if (split) {
         char lo[24], hi[24];
         snprintf(lo, sizeof lo, "lo%d_", id);

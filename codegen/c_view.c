@@ -253,12 +253,13 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     if (!vx->nviews) cg_ice(c, e, "reduction without a view");
     bool f32 = cg_kind_of(e) == T_F32; /* dot of two f32 views: partial sums in f32 */
     const char *acc = f32 ? "float" : "double";
-    cg_ol(c, "%s r%d_[8] = {0, 0, 0, 0, 0, 0, 0, 0};", acc, id);
+    int lanes = f32 ? 16 : 8; /* orn_std_lanes_f32 / orn_std_lanes */
+    cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
     cg_ind(c);
     cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id,
          vx->nviews ? vx->views[0].id : 0, id);
     if (bi == ORN_BI_DOT) {
-        cg_o(c, "r%d_[x%d_ & 7] += (%s)(", id, id, acc);
+        cg_o(c, "r%d_[x%d_ & %d] += (%s)(", id, id, lanes - 1, acc);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
         cg_o(c, ") * (%s)(", acc);
         cg_vx_elem(c, vx, b, EL_SLOW, id);

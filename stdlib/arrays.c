@@ -547,10 +547,10 @@ double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b)
 
 float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b)
 {
-    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float s[ORN_STD_LANES_F32] = {0};
     orn_std_vec_same(a, b);
     for (int64_t x = 0; x < a->len; x++)
-        s[x & 7] += orn_std_vget_f32(a, x) * orn_std_vget_f32(b, x);
+        s[x & (ORN_STD_LANES_F32 - 1)] += orn_std_vget_f32(a, x) * orn_std_vget_f32(b, x);
     return orn_std_lanes_f32(s);
 }
 

@@ -497,25 +497,30 @@ static inline double orn_std_lanes(const double *s)
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
+/* f32 reductions keep sixteen partial sums (one 512-bit register; half as long a chain of
+ * dependent adds as eight), combined as two eight-trees, the first eight's first. */
+#define ORN_STD_LANES_F32 16
 static inline float orn_std_lanes_f32(const float *s)
 {
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) +
+           (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
 }
 
-/* dot of two f32 views: the same eight partial sums, in f32 (docs/language.md). */
+/* dot of two f32 views: sixteen partial sums in f32, element x to partial x mod 16
+ * (docs/language.md). */
 static inline float orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb,
                                      int64_t n)
 {
-    float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float s[16] = {0};
     int64_t x = 0;
     if (sa == 1 && sb == 1) {
-        for (; x + 8 <= n; x += 8)
-            for (int l = 0; l < 8; l++) s[l] += a[x + l] * b[x + l];
+        for (; x + 16 <= n; x += 16)
+            for (int l = 0; l < 16; l++) s[l] += a[x + l] * b[x + l];
     } else {
-        for (; x + 8 <= n; x += 8)
-            for (int l = 0; l < 8; l++) s[l] += a[(x + l) * sa] * b[(x + l) * sb];
+        for (; x + 16 <= n; x += 16)
+            for (int l = 0; l < 16; l++) s[l] += a[(x + l) * sa] * b[(x + l) * sb];
     }
-    for (; x < n; x++) s[x & 7] += a[x * sa] * b[x * sb];
+    for (; x < n; x++) s[x & 15] += a[x * sa] * b[x * sb];
     return orn_std_lanes_f32(s);
 }
 float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
