@@ -121,6 +121,18 @@ void cg_ex_index(C *c, const OrnNode *e)
         int i = 0;
         for (const OrnNode *x = e->u.index.subs; x && i < 4; x = x->next) sub[i++] = x;
         cg_o(c, "((%s *)%s->data)[", cg_ctype(ek), cg_nm(c, s));
+        if (c->fast && c->cx != CX_PREFETCH &&
+            orn_cg_local_proven(c->loop, c->fast_var, c->fast_body, e)) {
+            /* inside the range the loop's once-per-range test proved (version.h) */
+            cg_o(c, "orn_std_arr_at(%s, %d", cg_nm(c, s), i);
+            for (int k = 0; k < i; k++) {
+                cg_o(c, ", ");
+                cg_ex(c, sub[k]);
+            }
+            for (int k = i; k < 4; k++) cg_o(c, ", 0");
+            cg_o(c, ")]");
+            return;
+        }
         if (c->cx == CX_PREFETCH)
             cg_o(c, "orn_std_arr_off_soft(%s", cg_nm(c, s));
         else

@@ -27,6 +27,12 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
             cg_o(c, "      ");
         }
         inv = true;
+        if (sp[i].local) {
+            cg_o(c, "orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp[i].local), sp[i].dim);
+            cg_ex(c, sp[i].inv);
+            cg_o(c, "))");
+            continue;
+        }
         cg_o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
         cg_ex(c, sp[i].inv);
         cg_o(c, "), (int64_t)(");
@@ -36,7 +42,10 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
     if (inv) cg_o(c, "))\n");
     if (inv) cg_ol(c, "    f1%d_ = f0%d_;", id, id);
     for (int i = 0; i < n; i++)
-        if (sp[i].var)
+        if (sp[i].var && sp[i].local)
+            cg_ol(c, "orn_std_arr_clip(%s, %d, INT64_C(%lld), &f0%d_, &f1%d_);",
+                  cg_nm(c, sp[i].local), sp[i].dim, (long long)sp[i].off, id, id);
+        else if (sp[i].var)
             cg_ol(c, "orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", sp[i].array,
                   sp[i].dim, (long long)sp[i].off, id, id);
     cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
@@ -153,9 +162,13 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
             snprintf(to, sizeof to, "sg%d_[%d]", id, g + 1);
             cg_ol(c, "{");
             c->ind++;
+            const OrnSym *fv = c->fast_var;
+            const OrnNode *fb = c->fast_body;
+            if (g == 1) c->fast_var = f->u.for_.var->u.name.sym, c->fast_body = f->u.for_.body;
             c->fast += g == 1;
             reduce_segment(c, f, st, id, from, to);
             c->fast -= g == 1;
+            c->fast_var = fv, c->fast_body = fb;
             c->ind--;
             cg_ol(c, "}");
         }
@@ -208,11 +221,15 @@ void cg_st_for(C *c, const OrnNode *s)
             c->ind++;
             cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
             c->ind--;
+            const OrnSym *fv = c->fast_var;
+            const OrnNode *fb = c->fast_body;
+            if (fast) c->fast_var = s->u.for_.var->u.name.sym, c->fast_body = s->u.for_.body;
             c->fast += fast;
             c->cloops++;
             cg_st_block(c, s->u.for_.body);
             c->cloops--;
             c->fast -= fast;
+            c->fast_var = fv, c->fast_body = fb;
             cg_ol(c, "}");
             c->ind--;
         }

@@ -52,6 +52,10 @@ typedef struct C {
     int cloops;  /* C loops of user statements open inside a loop body */
     int pf_drop; /* prefetch: inside a branch emitted without its condition */
     int fast;    /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    /* the `for` (variable, body) whose fast version is being emitted, when it is one: local
+     * array accesses it covers are addressed without tests (orn_cg_local_proven) */
+    const OrnSym *fast_var;
+    const OrnNode *fast_body;
     bool next_used;
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */

@@ -186,7 +186,8 @@ static void add_span(Walk *w, const OrnCgSpan *s)
 {
     for (int i = 0; i < w->nspans; i++) {
         const OrnCgSpan *t = &w->spans[i];
-        if (t->array != s->array || t->dim != s->dim || t->var != s->var) continue;
+        if (t->array != s->array || t->local != s->local || t->dim != s->dim || t->var != s->var)
+            continue;
         if (s->var ? t->off == s->off : same(t->inv, s->inv)) return;
     }
     if (w->nspans == ORN_CG_MAXSPAN) {
@@ -196,9 +197,44 @@ static void add_span(Walk *w, const OrnCgSpan *s)
     w->spans[w->nspans++] = *s;
 }
 
+static bool local_array(const OrnSym *s)
+{
+    return s && (s->kind == SYM_VAR || s->kind == SYM_ARG) && s->type && s->type->kind == T_ARRAY &&
+           !s->type->dist;
+}
+
+/* The spans of an access to a local array, all of them or none (false: left checked). */
+static bool local_spans(const Walk *w, const OrnNode *e, OrnCgSpan *sp, int *n)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    *n = 0;
+    if (!local_array(s) || is_assigned(w, s) || !e->type || e->type->kind == T_VIEW) return false;
+    int d = 0;
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
+        if (d == 4 || x->kind == N_SLICE) return false;
+        OrnCgSpan t = {.array = -1, .local = s, .dim = d};
+        if (var_form(w, x, &t.off) && t.off != INT64_MIN)
+            t.var = true;
+        else if (invariant(w, x))
+            t.inv = x;
+        else
+            return false;
+        sp[(*n)++] = t;
+    }
+    return *n > 0;
+}
+
 static void access(Walk *w, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
+    if (local_array(s)) {
+        OrnCgSpan sp[4];
+        int n;
+        if (!local_spans(w, e, sp, &n)) return;
+        for (int i = 0; i < n; i++) add_span(w, &sp[i]);
+        w->boxed = true;
+        return;
+    }
     if (!s || s->kind != SYM_DIST || !e->type || e->type->kind == T_VIEW) return;
     int k = orn_cg_array_index(w->l, s);
     if (!orn_cg_boxable(w->l, k)) return; /* served by the view's own path either way */
@@ -270,6 +306,17 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
     if (!w.ok || !w.boxed) return false;
     *nspans = w.nspans;
     return true;
+}
+
+bool orn_cg_local_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                         const OrnNode *access)
+{
+    if (!l || !var || !body || !access) return false;
+    Walk w = {.l = l, .var = var, .ok = true};
+    orn_ast_each_child(body, collect_assigned, &w);
+    OrnCgSpan sp[4];
+    int n;
+    return w.ok && !is_assigned(&w, var) && local_spans(&w, access, sp, &n);
 }
 
 bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans)

@@ -21,11 +21,12 @@
 #include "lower.h"
 
 typedef struct OrnCgSpan {
-    int array;          /* index in the loop's plan arrays */
-    int dim;            /* array dimension, in storage order */
-    bool var;           /* subscript is the loop variable + off */
-    int64_t off;        /* var: the constant offset */
-    const OrnNode *inv; /* !var: the loop-invariant subscript expression */
+    int array;           /* index in the loop's plan arrays; -1 for a local array */
+    const OrnSym *local; /* a local array (row-major, extents in its OrnStdArr), or NULL */
+    int dim;             /* array dimension, in storage order */
+    bool var;            /* subscript is the loop variable + off */
+    int64_t off;         /* var: the constant offset */
+    const OrnNode *inv;  /* !var: the loop-invariant subscript expression */
 } OrnCgSpan;
 
 enum { ORN_CG_MAXSPAN = 32 };
@@ -42,6 +43,16 @@ bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *sp
  * body the loop body, and the value variable changes with it (value_varies). */
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, OrnCgSpan *spans, int *nspans);
+
+/* Local arrays (`C[c, j]` on a top-level or body-local array) take part in a `for`'s
+ * once-per-range test when every subscript of the access has the form above and the body
+ * does not reassign the array (its extents are then fixed for the range): their spans are
+ * listed with `local` set, and accesses that do not qualify keep their per-access test
+ * without ruling the split out. Whether `access` (an N_INDEX of a local array inside the
+ * loop over var with this body) is covered by the test, so that the fast version may
+ * address it without one. */
+bool orn_cg_local_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                         const OrnNode *access);
 
 /* Scalar replacement: the arrays whose every access in `body` (a loop body run for each
  * value of var, the column key of a CSR walk) is one and the same element while var

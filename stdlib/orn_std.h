@@ -200,6 +200,30 @@ static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int lin
     }
     return off;
 }
+/* The same without the test, for subscripts a loop's once-per-range test proved in range
+ * (nd, a constant at every call site, is the number of subscripts: the loop unrolls). */
+static inline __attribute__((always_inline)) int64_t
+orn_std_arr_at(const OrnStdArr *a, int nd, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+    const int64_t k[4] = {i0, i1, i2, i3};
+    int64_t off = k[0];
+    for (int d = 1; d < nd; d++) off = off * a->dims[d] + k[d];
+    return off;
+}
+/* Once-per-range tests of generated loops (codegen/version.h): subscript v is inside
+ * dimension d; and [*lo, *hi) narrowed to the v for which v + off is. */
+static inline int orn_std_arr_span(const OrnStdArr *a, int d, int64_t v)
+{
+    return d < a->ndim && (uint64_t)v < (uint64_t)a->dims[d];
+}
+static inline void orn_std_arr_clip(const OrnStdArr *a, int d, int64_t off, int64_t *lo,
+                                    int64_t *hi)
+{
+    int64_t b = d < a->ndim ? a->dims[d] - off : *lo, f = -off;
+    if (*lo < f) *lo = f;
+    if (*hi > b) *hi = b;
+    if (*hi < *lo) *hi = *lo;
+}
 /* Prefetch pass: out of range reads element 0 instead of failing. */
 static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1, int64_t i2,
                                            int64_t i3)

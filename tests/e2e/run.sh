@@ -240,6 +240,8 @@ bad_input)
     run "$B/errors" --which=3
   expect_fail 7 "" run "$B/errors" --which=4
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
+  expect_fail 1 "errors.orn:35: index 3 is out of range for dimension 1 of a local array" \
+    run "$B/errors" --which=6
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   ;;
