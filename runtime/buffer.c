@@ -121,6 +121,25 @@ static void add_typed(int type, void *acc, const void *d)
     }
 }
 
+int rt_buffer_prepare(OrnRtBuffer *b, int P)
+{
+    OrnDsmArray *a = b->target;
+    if (P != 1 || b->apply || a->sparse || a->part.ntiles == 1) return ORN_OK;
+    /* One rank: the target in one tile, so that bodies add to it inline (dd.direct). */
+    OrnDsmPart one;
+    int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
+    int status = orn_dsm_part_init(&one, a->ndim, nb);
+    if (status) return status;
+    for (int d = 0; d < a->ndim; d++) {
+        one.bounds[d][0] = 0;
+        one.bounds[d][1] = a->dims[d];
+    }
+    one.owner[0] = 0;
+    status = orn_dsm_repartition(a, &one);
+    orn_dsm_part_free(&one);
+    return status;
+}
+
 void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
 {
     OrnDsmArray *a = b->target;

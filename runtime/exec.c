@@ -1142,6 +1142,9 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         for (int j = 0; j < x.n; j++)
             if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
+    for (int k = 0; k < x.n && !status; k++)
+        if (x.vi[k].buf) status = rt_buffer_prepare(x.vi[k].buf, x.P);
+    if (status) goto fn_fail;
     /* Small prefetched arrays are copied whole; what is left is fetched per round. */
     status = rt_replicate_prefetched(&x);
     if (status) goto fn_fail;

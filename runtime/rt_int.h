@@ -81,6 +81,9 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
  * updates go to the target at once (dd.direct when the target is one held dense tile, the
  * element's storage otherwise); everywhere else they wait for the flush. */
 void rt_buffer_loop_begin(OrnRtBuffer *b, int P);
+/* Before the loop places its arrays: at one rank, a default-apply buffer's dense target is
+ * gathered into one tile (local), which loop_begin then adds into directly. */
+int rt_buffer_prepare(OrnRtBuffer *b, int P);
 void rt_buffer_loop_end(OrnRtBuffer *b);
 /* Every rank holds a whole copy of b's target for this loop (blocking.c), which its reads
  * use: flushes go to every copy; with the default apply and a dense store each rank's
