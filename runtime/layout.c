@@ -111,7 +111,27 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
     for (int64_t t = 0; t < it->part.ntiles; t++) {
         const OrnDsmTile *tl = &it->tiles[t];
         if (!tl->held || (it->part.owner[t] == ORN_DSM_ALL && x->me)) continue;
-        if (it->sparse) {
+        if (it->sparse && tl->cols && kd == 0) {
+            /* CSR: whole rows per bin, no keys decoded */
+            int g = 0;
+            for (int64_t r = 0; r < tl->hi[0] - tl->lo[0]; r++) {
+                while (g + 1 < T && bounds[g + 1] <= tl->lo[0] + r) g++;
+                cnt[g] += tl->rowptr[r + 1] - tl->rowptr[r];
+            }
+        } else if (it->sparse && tl->cols) {
+            for (int64_t e = 0; e < tl->n; e++) {
+                int64_t v = tl->lo[1] + tl->cols[e];
+                int lo = 0, hi = T - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi + 1) / 2;
+                    if (bounds[mid] <= v)
+                        lo = mid;
+                    else
+                        hi = mid - 1;
+                }
+                cnt[lo]++;
+            }
+        } else if (it->sparse) {
             for (int64_t e = 0; e < tl->n; e++) {
                 int64_t key[ORN_DSM_MAXDIM];
                 orn_dsm_tile_key(it, tl, e, key);
