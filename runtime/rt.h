@@ -114,15 +114,16 @@ typedef struct OrnRtViewOps {
  * (orn_rt_badd_*); a flush sends the touched keys and clears them. At one rank, a buffer
  * with the default apply adds each update to the target at once (direct, no collect: the
  * loop is then the serial loop exactly, and a flush has nothing to do). At several ranks,
- * when every rank has a copy of the target, each rank's updates also go to its own copy at
- * once (its reads see them), and the flush restores the touched elements (orig) before it
- * adds every rank's sums in rank order, so all copies agree again (buffer.c). */
+ * when every rank has a copy of the target, each rank's updates go to its own copy at once
+ * (its reads see them); the flush adds every rank's change to its copy (copy - orig, or
+ * copy - the last flush's snapshot) in rank order, so all copies agree again (buffer.c). */
 typedef struct OrnRtDeltas {
     char *direct;        /* where updates are added at once (row-major, whole): the target
-                            at one rank, this rank's copy of it at several; or NULL */
-    int collect;         /* deltas are also summed in base, for the flush */
+                            at one rank, this rank's copy of it at several; or NULL (then
+                            they are summed in base) */
+    int collect;         /* touched keys are listed (seen, touched) for the flush */
     char *orig;          /* with direct and collect: each touched element's value before
-                            its first update since the flush (restored by the flush) */
+                            its first update since the flush */
     char *base;          /* volume elements of the target's type */
     unsigned char *seen; /* volume flags: key touched since the last flush */
     int64_t *touched;
@@ -440,16 +441,16 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
             }                                                                                      \
             if (__builtin_expect(in, 1)) {                                                         \
                 T *dir = (T *)(void *)q->direct;                                                   \
-                if (q->collect) {                                                                  \
-                    if (!q->seen[lin]) {                                                           \
-                        if (q->n == q->cap) orn_rt_deltas_grow(q);                                 \
-                        q->seen[lin] = 1;                                                          \
-                        q->touched[q->n++] = (int64_t)lin;                                         \
-                        if (dir) ((T *)(void *)q->orig)[lin] = dir[lin];                           \
-                    }                                                                              \
-                    ((T *)(void *)q->base)[lin] += d;                                              \
+                if (q->collect && !q->seen[lin]) {                                                 \
+                    if (q->n == q->cap) orn_rt_deltas_grow(q);                                     \
+                    q->seen[lin] = 1;                                                              \
+                    q->touched[q->n++] = (int64_t)lin;                                             \
+                    if (dir) ((T *)(void *)q->orig)[lin] = dir[lin];                               \
                 }                                                                                  \
-                if (dir) dir[lin] += d;                                                            \
+                if (dir)                                                                           \
+                    dir[lin] += d;                                                                 \
+                else                                                                               \
+                    ((T *)(void *)q->base)[lin] += d;                                              \
                 return;                                                                            \
             }                                                                                      \
         }                                                                                          \

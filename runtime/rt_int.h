@@ -75,6 +75,8 @@ struct OrnRtBuffer {
     char *replica;        /* during a loop: the ranks' whole copy of the target its reads use
                              (blocking.c), kept equal to the target at every flush; or NULL */
     int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */
+    char *snap;           /* small targets with a copy: the copy as of the last flush; a flush
+                             then sends each rank's whole copy - snap (no keys listed) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its

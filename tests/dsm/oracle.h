@@ -76,8 +76,9 @@ typedef struct OBuf {
     orn_rt_apply_fn apply;
     void *env;
     /* oracle_eager: every rank reads its own copy of the target, which takes its own
-     * updates at once and is reset to the target at every flush (the runtime's rule when
-     * every rank has a copy, runtime/buffer.c); P * volume elements */
+     * updates at once; a flush adds each rank's change to its copy (copy - the target), in
+     * rank order, and resets the copies to the target (the runtime's rule when every rank
+     * has a copy, runtime/buffer.c); P * volume elements */
     char *copies;
 } OBuf;
 
@@ -194,6 +195,36 @@ static inline void o_add_typed(OrnDsmType type, char *elem, const void *d)
         memcpy(&y, d, 8);
         x = (int64_t)((uint64_t)x + (uint64_t)y);
         memcpy(elem, &x, 8);
+    }
+}
+
+/* *out = *x - *y, of the type. */
+static inline void o_sub_typed(OrnDsmType type, char *out, const char *x, const char *y)
+{
+    if (type == ORN_DSM_F32) {
+        float a, c;
+        memcpy(&a, x, 4);
+        memcpy(&c, y, 4);
+        a -= c;
+        memcpy(out, &a, 4);
+    } else if (type == ORN_DSM_F64) {
+        double a, c;
+        memcpy(&a, x, 8);
+        memcpy(&c, y, 8);
+        a -= c;
+        memcpy(out, &a, 8);
+    } else if (type == ORN_DSM_I32) {
+        uint32_t a, c;
+        memcpy(&a, x, 4);
+        memcpy(&c, y, 4);
+        a -= c;
+        memcpy(out, &a, 4);
+    } else {
+        uint64_t a, c;
+        memcpy(&a, x, 8);
+        memcpy(&c, y, 8);
+        a -= c;
+        memcpy(out, &a, 8);
     }
 }
 
@@ -332,10 +363,28 @@ static inline void oracle_flush(Oracle *o)
         if (!b->target) continue;
         int64_t vol = 1;
         for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
+        size_t es = b->target->esize;
+        if (b->copies) /* each rank's change to its copy, rank order; +0 changes nothing */
+            for (int64_t lin = 0; lin < vol; lin++) {
+                char *elem = b->target->vals + (size_t)lin * es, old[8], d[8];
+                memcpy(old, elem, es);
+                for (int q = 0; q < b->P; q++) {
+                    o_sub_typed(b->target->type, d,
+                                b->copies + ((size_t)q * (size_t)vol + (size_t)lin) * es, old);
+                    int zero = 1;
+                    for (size_t c = 0; c < es; c++) zero &= d[c] == 0;
+                    if (!zero) o_add_typed(b->target->type, elem, d);
+                }
+            }
         for (int q = 0; q < b->P; q++)
             for (int64_t lin = 0; lin < vol; lin++) {
                 size_t at = (size_t)q * (size_t)vol + (size_t)lin;
                 if (!b->touched[at]) continue;
+                if (b->copies) {
+                    b->touched[at] = 0;
+                    b->delta[at] = 0;
+                    continue;
+                }
                 char *elem = b->target->vals + (size_t)lin * b->target->esize;
                 if (b->apply)
                     b->apply(elem, &b->delta[at], b->env);

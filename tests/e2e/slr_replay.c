@@ -132,9 +132,28 @@ static double train_sample(Slr *S, int rank, int64_t n)
     return loss;
 }
 
-/* End of a round: each rank's summed deltas, rank 0 first. */
+/* End of a round: each rank's change to its copy of w (copy - w, f32), rank 0 first, a
+ * change of +0 skipped; then every copy is w again. (Without copies the runtime adds each
+ * rank's summed deltas; w is small, so every rank has a copy here.) */
 static void flush(Slr *S)
 {
+    if (S->nranks > 1) {
+        for (int64_t f = 0; f < S->nf; f++) {
+            float old = S->w[f];
+            for (int64_t q = 0; q < S->nranks; q++) {
+                float d = S->copy[q * S->nf + f] - old;
+                uint32_t bits;
+                memcpy(&bits, &d, 4);
+                if (bits) S->w[f] += d;
+            }
+        }
+        for (int64_t q = 0; q < S->nranks; q++) {
+            memcpy(S->copy + q * S->nf, S->w, (size_t)S->nf * sizeof *S->w);
+            memset(S->touched + q * S->nf, 0, (size_t)S->nf);
+            memset(S->delta + q * S->nf, 0, (size_t)S->nf * sizeof *S->delta);
+        }
+        return;
+    }
     for (int64_t q = 0; q < S->nranks; q++)
         for (int64_t f = 0; f < S->nf; f++) {
             if (!S->touched[q * S->nf + f]) continue;
