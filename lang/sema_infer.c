@@ -8,13 +8,14 @@
  *
  * Types flow through the whole body (a local declared from dd is f32 when dd is), so the
  * decision is made by sema itself rather than by a second type checker: orn_sema() walks
- * the program once as always. When that walk found candidates and no errors, it walks
- * again silently ("probes") with the set F of declarations typed f32, growing F by every
- * candidate that qualifies under F, until F is stable; a last walk with F then fills the
- * unit and reports (nothing, since the first walk had no errors: sema only reports
- * errors). F only grows: typing a variable f32 instead of f64 turns f64 results into f32
- * ones and never the reverse, so each member keeps qualifying, and the loop ends after at
- * most one walk per candidate. Programs without candidates are walked once.
+ * the program silently ("probes") with the set F of declarations typed f32, starting
+ * empty, growing F by every candidate that qualifies under F, until F is stable; a last
+ * walk with F then fills the unit and reports, so every diagnostic is reported once and
+ * names the inferred types. F only grows: typing a variable f32 instead of f64 turns f64
+ * results into f32 ones and never the reverse, so each member keeps qualifying, and the
+ * loop ends after at most one walk per candidate (errors do not stop it: sema recovers
+ * from each, and what it types is typed the same way). A program without candidates is
+ * walked twice, once silently.
  *
  * In a probe, the variable itself reads as weak in the value of its own update (x = x * a +
  * t, x = min(x, e)): that is the type the value would have if x were f32, made weak so that
@@ -115,20 +116,17 @@ static void scrub_program(OrnUnit *u)
 bool orn_sema(OrnUnit *u)
 {
     int errors0 = u->diags.errors;
-    if (orn_sema_walk(u, &u->diags, NULL, 0, false, NULL, NULL) == 0 ||
-        u->diags.errors != errors0)
-        return u->diags.errors == errors0;
     OrnNode **f32 = NULL;
     int nf32 = 0;
-    for (;;) {
+    for (bool first = true;; first = false) {
         OrnDiags quiet;
         orn_diags_init(&quiet, u->diags.src, NULL);
         OrnNode **next = NULL;
         int nnext = 0;
-        scrub_program(u);
-        orn_sema_walk(u, &quiet, f32, nf32, true, &next, &nnext);
-        if (quiet.errors || nnext == nf32) {
-            free(next); /* stable (or a probe failed: keep the last set, which qualified) */
+        if (!first) scrub_program(u);
+        int ncands = orn_sema_walk(u, &quiet, f32, nf32, true, &next, &nnext);
+        if (ncands == 0 || nnext == nf32) { /* stable */
+            free(next);
             break;
         }
         free(f32);
