@@ -78,14 +78,31 @@ static bool mentions(const OrnNode *e, const OrnSym *s)
     }
 }
 
-/* A loop reduction (docs/language.md): `for v in lo..hi` whose body is the one statement
- * `s += e` or `s -= e` into a float variable s that e does not read, e free of effects.
- * Returns that statement, or NULL. */
+/* A temporary of a loop reduction: `t = e` declaring a scalar local of the body (so it is
+ * not read after the loop), e free of effects. */
+static bool reduction_temp(const OrnNode *st)
+{
+    if (st->kind != N_ASSIGN || st->u.assign.op != OP_NONE || !st->u.assign.declares) return false;
+    const OrnNode *tg = st->u.assign.target, *rhs = st->u.assign.value;
+    if (tg->kind != N_NAME || !tg->u.name.sym || tg->u.name.sym->kind != SYM_VAR) return false;
+    OrnTypeKind k = tg->u.name.sym->type->kind;
+    if (k != T_I32 && k != T_I64 && k != T_F32 && k != T_F64 && k != T_BOOL) return false;
+    return cg_kind_of(rhs) != T_VIEW && !cg_impure(rhs);
+}
+
+/* A loop reduction (docs/language.md): `for v in lo..hi` whose body is zero or more
+ * temporaries (reduction_temp) and then `s += e` or `s -= e` into a float variable s that
+ * neither e nor a temporary reads, e free of effects. Returns that last statement, or
+ * NULL. The temporaries are computed in order in every iteration, as written; only the
+ * additions into s are regrouped. */
 static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
 {
     const OrnNode *b = f->u.for_.body;
-    const OrnNode *st = b && b->kind == N_BLOCK ? b->u.block.stmts : NULL;
-    if (!st || st->next || st->kind != N_ASSIGN) return NULL;
+    const OrnNode *first = b && b->kind == N_BLOCK ? b->u.block.stmts : NULL;
+    const OrnNode *st = first;
+    for (; st && st->next; st = st->next)
+        if (!reduction_temp(st)) return NULL;
+    if (!st || st->kind != N_ASSIGN) return NULL;
     if (st->u.assign.op != OP_ADD && st->u.assign.op != OP_SUB) return NULL;
     const OrnNode *tg = st->u.assign.target, *rhs = st->u.assign.value;
     if (tg->kind != N_NAME || !tg->u.name.sym) return NULL;
@@ -94,6 +111,8 @@ static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
         return NULL;
     if (c->cx == CX_BODY && c->loop && orn_cg_acc_index(c->loop, s) >= 0) return NULL;
     if (cg_kind_of(rhs) == T_VIEW || mentions(rhs, s) || cg_impure(rhs)) return NULL;
+    for (const OrnNode *t = first; t != st; t = t->next)
+        if (t->u.assign.target->u.name.sym == s || mentions(t->u.assign.value, s)) return NULL;
     return st;
 }
 
@@ -129,6 +148,7 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
         else
             snprintf(key, sizeof key, "i%d_", id);
         cg_bind_var(c, v, "int64_t", key);
+        for (const OrnNode *t = f->u.for_.body->u.block.stmts; t != st; t = t->next) cg_st(c, t);
         cg_ind(c);
         if (part == 1)
             cg_o(c, "r%d_[l%d_] += (%s)(", id, id, T);

@@ -1,6 +1,7 @@
 /* sema.c: semantic analysis: scopes and symbols, statements, functions, the driver.
  *
- * orn_sema() walks the program once in source order. Before that it declares every
+ * orn_sema_walk() walks the program once in source order (orn_sema(), sema_infer.c, walks it
+ * again when float inference types some locals f32). Before that it declares every
  * top-level fn and extern (they are visible everywhere) with its signature, so calls may
  * precede definitions. parallel_for bodies are checked in sema_loop.c; expressions, the
  * built-ins and const folding in sema_expr.c. After the walk, a post pass (sema_loop.c)
@@ -513,7 +514,11 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
     }
     const OrnNode *saved_text = s->var_init;
     if (op == OP_NONE && val->kind == N_CALL) s->var_init = val; /* a = zeros(...), load_text */
+    OrnSemaCand *cand = sym ? orn_sema_cand(s, sym) : NULL;
+    const OrnSym *saved_weak = s->selfweak;
+    if (cand && s->probe) s->selfweak = sym;
     const OrnType *vt = orn_sema_expr(s, val);
+    s->selfweak = saved_weak;
     s->var_init = saved_text;
     s->selfread = saved;
 
@@ -547,8 +552,9 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         sym = new_sym(s, SYM_VAR, id, t, tg->span, n);
         bind(s, sym);
         n->u.assign.declares = true;
+        orn_sema_infer_decl(s, n, val, sym);
         tg->u.name.sym = sym;
-        tg->type = t;
+        tg->type = sym->type;
         if (s->fn) sym->assigned_in_fn = true;
         return;
     }
@@ -609,6 +615,7 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         conversion_error(s, val, rt, sym);
         return;
     }
+    if (cand) orn_sema_infer_update(s, n, cand);
     if (outer) loop_write(s, tg, sym, acc);
 }
 
@@ -1243,15 +1250,18 @@ static void cleanup(Sema *s)
     free(s->applies);
 }
 
-bool orn_sema(OrnUnit *u)
+int orn_sema_walk(OrnUnit *u, OrnDiags *d, OrnNode *const *f32decls, int nf32decls, bool probe,
+                  OrnNode ***next, int *nnext)
 {
     memset(&u->sema, 0, sizeof u->sema);
     Sema s;
     memset(&s, 0, sizeof s);
     s.u = u;
     s.ty = u->types;
-    s.d = &u->diags;
-    int errors0 = u->diags.errors;
+    s.d = d;
+    s.f32decls = f32decls;
+    s.nf32decls = nf32decls;
+    s.probe = probe;
     OrnNode *prog = u->program;
     if (prog && prog->kind == N_BLOCK) prog = prog->u.block.stmts;
     orn_sema_push_scope(&s);
@@ -1261,8 +1271,25 @@ bool orn_sema(OrnUnit *u)
     orn_sema_post(&s);
     orn_sema_pop_scope(&s);
     publish(&s);
+    int ncands = s.ncands;
+    if (next) {
+        /* the next f32 set: this run's, and every candidate whose updates all store f32
+         * or weak values, at least one f32 */
+        int n = 0, cap = 0;
+        OrnNode **v = NULL;
+        for (int i = 0; i < nf32decls; i++) ORN_VPUSH(v, n, cap, f32decls[i]);
+        for (int i = 0; i < s.ncands; i++) {
+            const OrnSemaCand *c = &s.cands[i];
+            bool in = false;
+            for (int j = 0; j < nf32decls && !in; j++) in = f32decls[j] == c->decl;
+            if (!in && c->f32 && !c->f64) ORN_VPUSH(v, n, cap, c->decl);
+        }
+        *next = v;
+        *nnext = n;
+    }
+    free(s.cands);
     cleanup(&s);
-    return u->diags.errors == errors0;
+    return ncands;
 }
 
 bool orn_sema_eval_const(const OrnNode *e, OrnConstVal *out)

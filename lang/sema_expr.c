@@ -188,6 +188,7 @@ static bool weak(const Sema *s, const OrnNode *e)
         const OrnSym *y = e->u.name.sym;
         if (!y) return false;
         if (y->kind == SYM_PARAM || y->kind == SYM_CONST) return true;
+        if (y == s->selfweak) return true; /* sema_infer.c: x in an update of x */
         return s->loop && (y->kind == SYM_VAR || y->kind == SYM_LOOPVAR) && y->global;
     }
     case N_UNARY:
@@ -205,6 +206,11 @@ static bool weak(const Sema *s, const OrnNode *e)
     default:
         return false;
     }
+}
+
+bool orn_sema_weak(const Sema *s, const OrnNode *e)
+{
+    return weak(s, e);
 }
 
 static OrnTypeKind num_kind(const OrnType *t)

@@ -91,6 +91,15 @@ typedef struct OrnSemaLoop {
     int nbufs, capbufs;
 } OrnSemaLoop;
 
+/* Float inference (docs/language.md, "Float inference"): a local of a parallel_for or fn
+ * body first assigned a weak f64, and what its later assignments store. */
+typedef struct OrnSemaCand {
+    OrnNode *decl; /* the declaring N_ASSIGN (the same node in every run) */
+    OrnSym *sym;
+    bool f32; /* some update stores an f32 value */
+    bool f64; /* some update stores a value that is neither f32 nor weak */
+} OrnSemaCand;
+
 /* A top-level name declared somewhere in the program (for "declared later" hints). */
 typedef struct OrnSemaLater {
     const OrnName *name;
@@ -128,9 +137,20 @@ typedef struct Sema {
     const OrnNode *selfread;  /* the x of x = min(x, e) inside a parallel_for */
     OrnNode **applies;        /* N_KWARG apply = f of every buffer() */
     int napplies, capapplies;
+    /* float inference: orn_sema() runs the walk again until the f32 set is stable */
+    OrnNode *const *f32decls; /* in: declarations typed f32 in this run */
+    int nf32decls;
+    OrnSemaCand *cands; /* out: every candidate declared in this run */
+    int ncands, capcands;
+    bool probe;             /* a silent run that only decides the f32 set */
+    const OrnSym *selfweak; /* probe: the variable whose update is being checked */
 } Sema;
 
-/* sema.c */
+/* sema.c: one walk of the whole program, diagnostics to d, the declarations f32decls typed
+ * f32; fills u->sema and the nodes. With next: the f32 set after this run (heap). Returns
+ * the number of float inference candidates. */
+int orn_sema_walk(OrnUnit *u, OrnDiags *d, OrnNode *const *f32decls, int nf32decls, bool probe,
+                  OrnNode ***next, int *nnext);
 OrnSym *orn_sema_lookup(Sema *s, const OrnName *id);
 void orn_sema_note_decl(Sema *s, const OrnSym *sym);
 const char *orn_sema_describe(Sema *s, const OrnSym *sym);
@@ -161,5 +181,11 @@ bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);
 bool orn_sema_is_typename(const OrnName *id);
 int orn_sema_builtin_of(const OrnName *id);
 const OrnType *orn_sema_terr(Sema *s);
+bool orn_sema_weak(const Sema *s, const OrnNode *e);
+
+/* sema_infer.c */
+void orn_sema_infer_decl(Sema *s, OrnNode *n, OrnNode *val, OrnSym *sym);
+OrnSemaCand *orn_sema_cand(Sema *s, const OrnSym *sym);
+void orn_sema_infer_update(Sema *s, OrnNode *n, OrnSemaCand *c);
 
 #endif

@@ -526,8 +526,23 @@ static inline double orn_std_lanes(const double *s)
 #define ORN_STD_LANES_F32 16
 static inline float orn_std_lanes_f32(const float *s)
 {
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    /* The same tree, level by level in vector registers: a loop reduction runs it once per
+     * loop (k-means: once per point and centroid), and written as scalars it is fifteen
+     * loads and adds through memory. Lane-wise adds of the same pairs give the same bits. */
+    typedef float v16 __attribute__((vector_size(64)));
+    typedef float v8 __attribute__((vector_size(32)));
+    typedef float v4 __attribute__((vector_size(16)));
+    v16 v;
+    __builtin_memcpy(&v, s, sizeof v);
+    v8 a = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14) +
+           __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15);
+    v4 b = __builtin_shufflevector(a, a, 0, 2, 4, 6) + __builtin_shufflevector(a, a, 1, 3, 5, 7);
+    return (b[0] + b[1]) + (b[2] + b[3]);
+#else
     return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) +
            (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
+#endif
 }
 
 /* dot of two f32 views: sixteen partial sums in f32, element x to partial x mod 16

@@ -101,12 +101,12 @@ typedef struct Slr {
                     updates at once and is reset to w at every flush */
 } Slr;
 
-/* z = sum over the row of x * w[f]: an f32 product added to an f64 sum. */
-static double margin(const float *w, const Data *D, int64_t n)
+/* z = sum over the row of x * w[f], in f32: `z = 0.0` then `z += x * w[f]` with x and w[f]
+ * f32 makes z f32 (docs/language.md, "Float inference"). */
+static float margin(const float *w, const Data *D, int64_t n)
 {
-    double z = 0.0;
-    for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++)
-        z = z + (double)(D->val[k] * w[D->col[k]]);
+    float z = 0.0f;
+    for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) z = z + D->val[k] * w[D->col[k]];
     return z;
 }
 
@@ -115,11 +115,13 @@ static double train_sample(Slr *S, int rank, int64_t n)
 {
     const Data *D = &S->tr;
     float *wr = S->direct ? S->w : S->copy + rank * S->nf; /* what this rank reads */
-    double z = margin(wr, D, n);
-    double p = 1.0 / (1.0 + exp(-z));
-    double target = 0.0;
+    float z = margin(wr, D, n);
+    float p = 1.0f / (1.0f + expf(-z)); /* sigmoid of an f32 is f32 */
+    double target = 0.0;                /* only ever assigned weak values: f64 */
     if (D->label[n] > 0) target = 1.0;
-    double loss = -((target * log(p + 1e-12)) + ((1.0 - target) * log(((1.0 - p) + 1e-12))));
+    /* p + 1e-12 and 1.0 - p are f32 (weak literals), their logs too */
+    double loss = -((target * logf(p + (float)1e-12)) +
+                    ((1.0 - target) * logf(((float)1.0 - p) + (float)1e-12)));
     double g = p - target;
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) {
         int64_t f = D->col[k];
