@@ -5,9 +5,10 @@
  * Sparse logistic regression by SGD, the algorithm of bench/slr/slr.orn: per sample,
  * z = x . w, p = sigmoid(z), log-loss accumulated, then w[f] -= step (g x_f + lam w[f]) over
  * the sample's features. Samples in CSR (int32 feature ids, float values), float weights,
- * z and the loss in double as in the .orn program. The serial loop applies each update at
- * once (the .orn program buffers them for up to `flush` samples, which parallel SGD needs
- * and serial SGD does not). Prints "bench: S s/iter  test_accuracy X". */
+ * z and the sigmoid in float (the .orn program's `z = 0.0` is f32 by float inference: its
+ * updates are f32 products), the loss in double, as in the .orn program. The serial loop
+ * applies each update at once (as the .orn program does at one rank). Prints "bench: S s/iter
+ * test_accuracy X". */
 #include "../common/bench.h"
 
 typedef struct {
@@ -78,11 +79,11 @@ int main(int argc, char **argv)
             const int32_t *c = X.col + X.start[s];
             const float *v = X.val + X.start[s];
             int64_t m = X.start[s + 1] - X.start[s];
-            double z = 0;
+            float z = 0;
             for (int64_t x = 0; x < m; x++) z += v[x] * w[c[x]];
-            double p = 1.0 / (1.0 + exp(-z));
+            float p = 1.0f / (1.0f + expf(-z));
             double target = X.label[s] > 0 ? 1.0 : 0.0;
-            loss += -(target * log(p + 1e-12) + (1.0 - target) * log(1.0 - p + 1e-12));
+            loss += -(target * logf(p + 1e-12f) + (1.0 - target) * logf(1.0f - p + 1e-12f));
             double g = p - target;
             for (int64_t x = 0; x < m; x++) w[c[x]] -= (float)(step * (g * v[x] + lam * w[c[x]]));
         }
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
     }
     int64_t correct = 0;
     for (int64_t s = 0; s < T.n; s++) {
-        double z = 0;
+        float z = 0;
         for (int64_t x = T.start[s]; x < T.start[s + 1]; x++) z += T.val[x] * w[T.col[x]];
         correct += (z > 0) == (T.label[s] > 0);
     }
