@@ -361,6 +361,57 @@ void cg_for_close(C *c)
     cg_ol(c, "}");
 }
 
+/* for (k, v) in X[i, :] over a CSR tile, when every access of the body has a subscript k
+ * + c or an invariant one (version.h): one test per row -- the tile's column range
+ * [lo[1], hi[1]) moved by each offset lies in each box -- then the row runs without
+ * per-access tests (SLR's w[f]: a load per non-zero). Rows of other tiles take the checked
+ * version. */
+static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, const OrnNode *fixed,
+                                  OrnTypeKind ek, int id, const OrnCgSpan *sp, int nsp)
+{
+    const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
+    char kv[112], vv[112], lo[32], hi[32];
+    cg_ol(c,
+          "const int32_t *rc%d_; int64_t ro%d_; const int64_t *rk%d_; const void *rv%d_; "
+          "int64_t rn%d_;",
+          id, id, id, id, id);
+    cg_ind(c);
+    cg_o(c, "orn_rt_row_csr(&V_[%d], ", k);
+    cg_ex_as(c, fixed, T_I64);
+    cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
+    snprintf(lo, sizeof lo, "V_[%d].lo[1]", k);
+    snprintf(hi, sizeof hi, "V_[%d].hi[1]", k);
+    cg_split_range(c, sp, nsp, lo, hi, id);
+    cg_ol(c, "if (rc%d_ && sg%d_[1] == sg%d_[0] && sg%d_[2] == sg%d_[3]) {", id, id, id, id, id);
+    for (int fast = 1; fast >= 0; fast--) {
+        if (!fast) cg_ol(c, "} else {");
+        c->ind++;
+        cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
+        if (fast)
+            snprintf(kv, sizeof kv, "ro%d_ + rc%d_[j%d_]", id, id, id);
+        else
+            snprintf(kv, sizeof kv, "(rc%d_ ? ro%d_ + rc%d_[j%d_] : rk%d_[j%d_ * 2 + 1])", id, id,
+                     id, id, id, id);
+        snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
+        c->ind++;
+        cg_bind_var(c, ks, "int64_t", kv);
+        if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
+        c->ind--;
+        const OrnSym *fv = c->fast_var;
+        const OrnNode *fb = c->fast_body;
+        if (fast) c->fast_var = ks, c->fast_body = s->u.foreach.body;
+        c->fast += fast;
+        c->cloops++;
+        cg_st_block(c, s->u.foreach.body);
+        c->cloops--;
+        c->fast -= fast;
+        c->fast_var = fv, c->fast_body = fb;
+        cg_ol(c, "}");
+        c->ind--;
+    }
+    cg_ol(c, "}");
+}
+
 /* for (k, v) in view */
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
 {
@@ -379,6 +430,16 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     char kv[112], vv[112];
     cg_ol(c, "{");
     c->ind++;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    if (sparse && view && dim == 1 && cg_in_loop_ctx(c) && as->type->ndims == 2 && !pre_body &&
+        (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+        orn_cg_range_spans(c->loop, ks, s->u.foreach.body, false, sp, &nsp)) {
+        foreach_csr_versioned(c, s, values, cg_array_k(c, it, as), fixed, ek, id, sp, nsp);
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
     if (sparse && view && dim == 1 && cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, it, as), nd = as->type->ndims;
         if (nd == 2) {

@@ -124,8 +124,7 @@ static int splittable(const Exec *x, int d)
 
 static int64_t base_blocks(const Exec *x, int i)
 {
-    int c = x->plan->part_count[i];
-    return c > 0 ? c : (int64_t)x->rt->blocks_per_rank * x->P;
+    return rt_default_blocks(x, i);
 }
 
 static int64_t ceil_div(int64_t a, int64_t b)

@@ -376,6 +376,35 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
     }
 }
 
+void orn_rt_slow_read(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                      void *out)
+{
+    const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
+    (void)nd;
+    v->ops->read(v, key, out);
+}
+
+void *orn_rt_slow_write(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                        int keep)
+{
+    const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
+    (void)nd;
+    if (!keep) return v->ops->write(v, key);
+    char cur[16]; /* read-modify-write: the current value into the write slot */
+    v->ops->read(v, key, cur);
+    void *q = v->ops->write(v, key);
+    memcpy(q, cur, v->esize);
+    return q;
+}
+
+void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                     const void *delta)
+{
+    const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
+    (void)nd;
+    v->ops->add(v, key, delta);
+}
+
 static const OrnRtViewOps rt_ops = {
     .read = op_read,
     .write = op_write,

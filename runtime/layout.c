@@ -16,11 +16,19 @@ int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p)
     return orn_dsm_repartition(a, p);
 }
 
-int rt_blocks(Exec *x, int i)
+int rt_default_blocks(const Exec *x, int i)
 {
     int c = x->plan->part_count[i];
-    if (c <= 0) c = x->rt->blocks_per_rank * x->P;
-    return c * (x->sub[i] > 1 ? x->sub[i] : 1);
+    if (c > 0) return c;
+    /* One rank, 1d: a second block only splits (copies) the iteration space; its reason to
+     * be -- a block to compute while another moves -- needs a second rank. */
+    if (x->P == 1 && x->plan->strategy == ORN_RT_1D && !x->rt->blocks_explicit) return 1;
+    return x->rt->blocks_per_rank * x->P;
+}
+
+int rt_blocks(Exec *x, int i)
+{
+    return rt_default_blocks(x, i) * (x->sub[i] > 1 ? x->sub[i] : 1);
 }
 
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt)

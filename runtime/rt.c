@@ -108,7 +108,7 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     const char *env = getenv("ORN_BLOCKS_PER_RANK");
     if (env && *env) {
         int k = atoi(env);
-        if (k >= 1 && k <= 1024) rt->blocks_per_rank = k;
+        if (k >= 1 && k <= 1024) rt->blocks_per_rank = k, rt->blocks_explicit = 1;
     }
     rt->sub_mode = -1;
     rt->cache_bytes = rt_cache_size();
@@ -200,7 +200,7 @@ uint64_t orn_rt_seed(const OrnRtCtx *rt)
 
 void orn_rt_set_blocks_per_rank(OrnRtCtx *rt, int k)
 {
-    if (k >= 1) rt->blocks_per_rank = k;
+    if (k >= 1) rt->blocks_per_rank = k, rt->blocks_explicit = 1;
 }
 
 void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c)

@@ -399,6 +399,18 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
     if (*hi < *lo) *hi = *lo;
 }
 
+/* The views' slow paths with the key passed by value (out of line, cold): an inline fast
+ * path that passed a key array would make the compiler store the key to memory at every
+ * access, slow path taken or not. nd <= 4; unused components are ignored. */
+void orn_rt_slow_read(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                      void *out) __attribute__((cold));
+void *orn_rt_slow_write(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                        int keep) __attribute__((cold));
+void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
+                     const void *delta) __attribute__((cold));
+#define ORN_RT_KEY4(nd, key)                                                                       \
+    (key)[0], (nd) > 1 ? (key)[1] : 0, (nd) > 2 ? (key)[2] : 0, (nd) > 3 ? (key)[3] : 0
+
 #define ORN_RT_TYPED(T, name)                                                                      \
     static inline __attribute__((always_inline))                                                   \
     T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                              \
@@ -406,7 +418,7 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
         int64_t o = orn_rt_box_off(x, nd, key);                                                    \
         if (o >= 0) return ((const T *)(const void *)x->base)[o];                                  \
         T r;                                                                                       \
-        x->v->ops->read(x->v, key, &r);                                                            \
+        orn_rt_slow_read(x->v, nd, ORN_RT_KEY4(nd, key), &r);                                      \
         return r;                                                                                  \
     }                                                                                              \
     static inline __attribute__((always_inline))                                                   \
@@ -414,18 +426,14 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
     {                                                                                              \
         int64_t o = orn_rt_box_off(x, nd, key);                                                    \
         if (o >= 0) return (T *)(void *)x->base + o;                                               \
-        return (T *)x->v->ops->write(x->v, key);                                                   \
+        return (T *)orn_rt_slow_write(x->v, nd, ORN_RT_KEY4(nd, key), 0);                          \
     }                                                                                              \
     static inline __attribute__((always_inline))                                                   \
     T *orn_rt_rw_##name(const OrnRtBox *x, int nd, const int64_t *key)                             \
     {                                                                                              \
         int64_t o = orn_rt_box_off(x, nd, key);                                                    \
         if (o >= 0) return (T *)(void *)x->base + o;                                               \
-        T cur;                                                                                     \
-        x->v->ops->read(x->v, key, &cur);                                                          \
-        T *q = (T *)x->v->ops->write(x->v, key);                                                   \
-        *q = cur;                                                                                  \
-        return q;                                                                                  \
+        return (T *)orn_rt_slow_write(x->v, nd, ORN_RT_KEY4(nd, key), 1);                          \
     }                                                                                              \
     /* A buffer delta: into the dense store inline, else through the view's add. */                \
     static inline __attribute__((always_inline)) void orn_rt_badd_##name(OrnRtView *v, int nd,     \
@@ -454,7 +462,7 @@ static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_
                 return;                                                                            \
             }                                                                                      \
         }                                                                                          \
-        v->ops->add(v, key, &d);                                                                   \
+        orn_rt_slow_add(v, nd, ORN_RT_KEY4(nd, key), &d);                                          \
     }                                                                                              \
     static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                            \
     {                                                                                              \

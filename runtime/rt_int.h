@@ -46,6 +46,7 @@ struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
     int blocks_per_rank;
+    int blocks_explicit;   /* set by $ORN_BLOCKS_PER_RANK or orn_rt_set_blocks_per_rank */
     int sub_mode;          /* sub-blocks: -1 automatic, 0 off, 1 fixed (sub_fixed) */
     int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
@@ -240,6 +241,9 @@ int64_t rt_aligned_tile(Exec *x, int k, int64_t t);
 int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p);
 /* Blocks per partitioned dimension i for this run. */
 int rt_blocks(Exec *x, int i);
+/* Blocks along partitioned key i before sub-blocking: the plan's count, else
+ * blocks_per_rank x P (1 for a 1d loop at one rank unless set explicitly). */
+int rt_default_blocks(const Exec *x, int i);
 uint64_t rt_plan_sig(const Exec *x, uint64_t salt);
 
 /* ---------------------------------------------------------------- halo.c */
