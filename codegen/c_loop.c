@@ -416,6 +416,10 @@ static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
             cg_o(c,
                  "%sconst OrnRtBox X%d_ __attribute__((unused)) = orn_rt_box(&V_[%d]); /* %s */\n",
                  indent, k, k, l->arrays[k].sym->name->s);
+        else if (cg_is_buffer(l->arrays[k].sym)) /* updates added in place (orn_rt_bbox) */
+            cg_o(c,
+                 "%sconst OrnRtBox B%d_ __attribute__((unused)) = orn_rt_bbox(&V_[%d]); /* %s */\n",
+                 indent, k, k, l->arrays[k].sym->name->s);
 }
 
 /* The loop body over the user statements, emitted into buf (fast: accesses proven). */

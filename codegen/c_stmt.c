@@ -226,7 +226,10 @@ static void st_assign_elem(C *c, const OrnNode *s)
     if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, tg, ts);
         int nd = orn_list_len(tg->u.index.subs);
-        if (cg_is_buffer(ts)) {
+        if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
+            cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, k,
+                  nd, id, T, neg, id);
+        } else if (cg_is_buffer(ts)) {
             cg_ol(c, "orn_rt_badd_%s(&V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd, id, T,
                   neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {

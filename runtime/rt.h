@@ -354,6 +354,26 @@ static inline OrnRtBox orn_rt_box(OrnRtView *v)
     return x;
 }
 
+/* A buffer's box for one body call: the storage its updates are added to in place when
+ * they need nothing else (deltas->direct without listing: one rank, or a small target's
+ * copy), the whole target row-major; empty otherwise (orn_rt_badd_ then). */
+static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
+{
+    OrnRtBox x;
+    const OrnRtDeltas *q = v->deltas;
+    int on = q && q->direct && !q->collect;
+    x.base = on ? q->direct : NULL;
+    x.v = v;
+    int64_t s = 1;
+    for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
+        x.lo[d] = 0;
+        x.n[d] = on && d < q->ndim ? (uint64_t)q->dims[d] : 0;
+        x.s[d] = s;
+        if (on && d < q->ndim) s *= q->dims[d];
+    }
+    return x;
+}
+
 /* The element offset of key in the box, or -1 when it lies outside (nd is a constant at
  * every call site, so the loop unrolls). */
 static inline __attribute__((always_inline)) int64_t orn_rt_box_off(const OrnRtBox *x, int nd,
@@ -463,6 +483,18 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
             }                                                                                      \
         }                                                                                          \
         orn_rt_slow_add(v, nd, ORN_RT_KEY4(nd, key), &d);                                          \
+    }                                                                                              \
+    /* A buffer delta through the buffer's hoisted box (orn_rt_bbox): an add in place, else        \
+     * as orn_rt_badd_. */                                                                         \
+    static inline __attribute__((always_inline)) void orn_rt_bbadd_##name(                         \
+        const OrnRtBox *x, OrnRtView *v, int nd, const int64_t *key, T d)                          \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) {                                                                              \
+            ((T *)(void *)x->base)[o] += d;                                                        \
+            return;                                                                                \
+        }                                                                                          \
+        orn_rt_badd_##name(v, nd, key, d);                                                         \
     }                                                                                              \
     static inline T orn_rt_get_##name(OrnRtView *v, const int64_t *key)                            \
     {                                                                                              \
