@@ -69,6 +69,38 @@ void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
 int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
                          const int64_t *keys, int64_t n, int ndim, int dim);
 
+/* partition.c: the same from a histogram that `fill` adds the local elements to: an
+ * element with coordinate k along `dim` counts in h[k / w]. */
+typedef void (*orn_dsm_hist_fn)(int64_t *h, int64_t w, void *ud);
+int orn_dsm_balance_with(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
+                         orn_dsm_hist_fn fill, void *ud);
+
+/* build.c: parsed records -- nk non-negative coordinates (uint32 while every one fits,
+ * else int64) and a value of vsize bytes -- and a sparse array built from them with the
+ * default partition (balanced along dimension 0), straight into CSR where it can be. With
+ * `expand`, a record (k_0..k_{nk-1}, uint32 count c) stands for the c elements
+ * (k_0..k_{nk-1}, j), j = 0..c-1, of value 0 (docword). */
+typedef struct OrnDsmRecs {
+    int nk, expand;
+    size_t vsize;
+    size_t cw;  /* bytes per coordinate: 4 or 8 */
+    size_t rec; /* bytes per record */
+    int64_t n, cap;
+    char *buf;
+    int64_t ext[ORN_DSM_MAXDIM]; /* largest coordinate + 1 (expand: [nk] the largest count) */
+    int64_t elems;               /* elements the records stand for */
+} OrnDsmRecs;
+void orn_dsm_recs_init(OrnDsmRecs *r, int nk, size_t vsize, int expand);
+void orn_dsm_recs_push(OrnDsmRecs *r, const int64_t *key, const void *val);
+/* Add `by` to coordinate d of every record. */
+void orn_dsm_recs_shift(OrnDsmRecs *r, int d, int64_t by);
+void orn_dsm_recs_free(OrnDsmRecs *r);
+/* Collective. The array of the ranks' records (taken over and freed, r is left empty);
+ * dims must contain every key. A key given twice: *dup = 1 on every rank and no array
+ * (the caller finds the lines through orn_dsm_from_elements). */
+int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                         OrnDsmRecs *r, OrnDsmArray **out, int *dup);
+
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {
     char *buf; /* this rank's bytes, NUL-terminated */

@@ -213,6 +213,16 @@ int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds)
     return hist_finish(ctx, extent, nb, bounds, &H);
 }
 
+int orn_dsm_balance_with(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
+                         orn_dsm_hist_fn fill, void *ud)
+{
+    if (extent <= 0) return empty_bounds(ctx, nb, bounds);
+    Hist H;
+    hist_init(&H, extent);
+    fill(H.h, H.w, ud);
+    return hist_finish(ctx, extent, nb, bounds, &H);
+}
+
 int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
                          const int64_t *keys, int64_t n, int ndim, int dim)
 {

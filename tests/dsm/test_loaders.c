@@ -278,6 +278,59 @@ static void test_malformed(TestEnv *t)
     snprintf(want, sizeof want, "%s:280: duplicate key (5, 0), first on line 5", path);
     CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* The same within one row, columns out of order (found while the row is sorted). */
+    t_path(t, path, sizeof path, "dup_row.triplets");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 1; i <= 300; i++) fprintf(f, "7 %d 1\n", i == 250 ? 40 : 300 - i);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    snprintf(want, sizeof want, "%s:260: duplicate key (7, 40), first on line 250", path);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* docword: a (doc, word) pair twice duplicates its first occurrences. */
+    t_path(t, path, sizeof path, "dup.docword");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 1; i <= 200; i++)
+            fprintf(f, "%d %d %d\n", i == 190 ? 0 : i / 10, i == 190 ? 3 : i, 1 + i % 3);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    snprintf(want, sizeof want, "%s:190: duplicate key (0, 3, 0), first on line 3", path);
+    CHECK(t, orn_dsm_load_docword(t->dsm, path, &a) == ORN_E_PARSE);
+    if (strcmp(orn_dsm_error(t->dsm), want))
+        fprintf(stderr, "got '%s', want '%s'\n", orn_dsm_error(t->dsm), want);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* Coordinates beyond 32 bits: records widen, tiles list their keys. */
+    t_path(t, path, sizeof path, "wide.triplets");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 0; i < 100; i++)
+            fprintf(f, "%d %lld %d\n", i % 9, i == 50 ? 5000000000LL : (long long)(99 - i), i);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    if (a) {
+        int64_t n = 0, *keys = NULL;
+        void *vals = NULL;
+        CHECK(t, a->dims[0] == 9 && a->dims[1] == 5000000001LL && a->nnz == 100);
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        CHECK(t, n == 100);
+        int sorted = 1, found = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (i && cmp2(keys + 2 * (i - 1), keys + 2 * i) >= 0) sorted = 0;
+            if (keys[2 * i] == 50 % 9 && keys[2 * i + 1] == 5000000000LL)
+                found = ((float *)vals)[i] == 50.0f;
+        }
+        CHECK(t, sorted && found);
+        free(keys);
+        free(vals);
+        orn_dsm_free(a);
+        a = NULL;
+    }
     /* Missing file, empty file. */
     t_path(t, path, sizeof path, "no_such_file");
     CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_IO);
