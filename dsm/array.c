@@ -358,10 +358,12 @@ void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t)
 }
 
 /* Sparse 2-D tiles to CSR: row offsets and int32 columns instead of two int64 keys per
- * element (20 -> 8 bytes per f32 element, plus 8 per row). */
+ * element (20 -> 8 bytes per f32 element, plus 8 per row); 3-D tiles of arrays with runs
+ * likewise, key 2 dropped (it is implied, see OrnDsmTile). */
 static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
 {
-    if (!a->sparse || a->ndim != 2) return;
+    int nd = a->ndim;
+    if (!a->sparse || (nd != 2 && !(nd == 3 && a->runs))) return;
     for (int64_t t = 0; t < ntiles; t++) {
         OrnDsmTile *tl = &tiles[t];
         if (!tl->held || !tl->keys || tl->cols) continue;
@@ -371,8 +373,8 @@ static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntile
         tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
         tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
         for (int64_t e = 0; e < tl->n; e++) {
-            tl->rowptr[tl->keys[2 * e] - tl->lo[0] + 1]++;
-            tl->cols[e] = (int32_t)(tl->keys[2 * e + 1] - tl->lo[1]);
+            tl->rowptr[tl->keys[nd * e] - tl->lo[0] + 1]++;
+            tl->cols[e] = (int32_t)(tl->keys[nd * e + 1] - tl->lo[1]);
         }
         for (int64_t r = 0; r < rows; r++) tl->rowptr[r + 1] += tl->rowptr[r];
         free(tl->keys);
@@ -402,6 +404,26 @@ void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first,
         return;
     }
     int64_t r = orn_dsm_tile_row_of(t, first);
+    if (a->ndim == 3) {
+        /* runs: key 2 counts up along equal columns of a row */
+        int64_t j = 0;
+        while (first - j > t->rowptr[r] && t->cols[first - j - 1] == t->cols[first]) j++;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t e = first + i;
+            if (i > 0) {
+                if (t->rowptr[r + 1] <= e) {
+                    while (t->rowptr[r + 1] <= e) r++;
+                    j = 0;
+                } else {
+                    j = t->cols[e] == t->cols[e - 1] ? j + 1 : 0;
+                }
+            }
+            out[3 * i] = t->lo[0] + r;
+            out[3 * i + 1] = t->lo[1] + t->cols[e];
+            out[3 * i + 2] = t->lo[2] + j;
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t e = first + i;
         while (t->rowptr[r + 1] <= e) r++;
@@ -550,6 +572,7 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
     if (status) return status;
     orn_dsm_part_copy(&b->part, &a->part);
     b->nnz = a->nnz;
+    b->runs = a->runs;
     b->part_tag = a->part_tag;
     b->tiles = tiles_for(b, &b->part);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
@@ -576,6 +599,22 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
 
 int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key)
 {
+    if (t->cols && a->ndim == 3) {
+        /* runs: the first element of column c in the row, then key 2's offset in the run */
+        int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1], k = key[2] - t->lo[2];
+        if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1] || k < 0 ||
+            k >= t->hi[2] - t->lo[2])
+            return -1;
+        int64_t lo = t->rowptr[r], hi = t->rowptr[r + 1];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (t->cols[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo + k < t->rowptr[r + 1] && t->cols[lo + k] == c ? lo + k : -1;
+    }
     if (t->cols) {
         int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1];
         if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1]) return -1;
@@ -1214,7 +1253,7 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
     orn_dsm_tile_unpad(c, 0); /* the caller frees vals */
     *n = t->n;
     if (t->cols) {
-        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * 2 * sizeof *t->keys);
+        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * (size_t)c->ndim * sizeof *t->keys);
         orn_dsm_tile_keys(c, t, 0, t->n, t->keys);
     }
     *keys = t->keys;

@@ -333,7 +333,9 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
     int64_t rows = t->hi[0] - t->lo[0], lo0 = t->lo[0];
     int nk = r->nk, nd = a->ndim, dup = 0;
     size_t es = a->esize, vs = r->vsize, rec = r->rec, cw = r->cw;
-    int csr = nd == 2 && !r->expand && t->hi[1] - t->lo[1] <= INT32_MAX;
+    /* CSR (2-D) or runs (docword, 3-D with key 2 implied) where the columns fit int32;
+     * docword's records are (doc, word) with the count as value until expanded below. */
+    int csr = nk == 2 && t->hi[1] - t->lo[1] <= INT32_MAX;
     int64_t *rp = orn_xcalloc((size_t)rows + 1, sizeof *rp);
     for (int s = 0; s < nsrc; s++)
         for (int64_t i = 0; i < src[s].n; i++)
@@ -384,30 +386,39 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
     free(sc.a);
     free(sc.b);
     if (!dup && r->expand) {
-        /* (key, count) -> count elements (key, j), j = 0..count-1, value 0. */
+        /* (key, count) -> count elements (key, j), j = 0..count-1, value 0: as runs (one
+         * column per element) or with listed keys. */
         int64_t n = 0;
         for (int64_t i = 0; i < m; i++) {
             uint32_t c;
             memcpy(&c, vals + (size_t)i * vs, 4);
             n += c;
         }
-        int64_t *ek = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * sizeof *ek);
+        int32_t *ec = csr ? orn_xmalloc((size_t)(n ? n : 1) * sizeof *ec) : NULL;
+        int64_t *ek = csr ? NULL : orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * sizeof *ek);
         char *ev = orn_xcalloc((size_t)(n ? n : 1), es);
-        int64_t at = 0;
-        for (int64_t i = 0; i < m; i++) {
-            uint32_t c;
-            memcpy(&c, vals + (size_t)i * vs, 4);
-            for (uint32_t j = 0; j < c; j++, at++) {
-                memcpy(ek + at * nd, keys + i * nk, (size_t)nk * sizeof *ek);
-                ek[at * nd + nk] = j;
+        int64_t at = 0, i = 0;
+        for (int64_t row = 0; row < rows; row++) {
+            int64_t end = rp[row + 1];
+            rp[row] = at;
+            for (; i < end; i++) {
+                uint32_t c;
+                memcpy(&c, vals + (size_t)i * vs, 4);
+                for (uint32_t j = 0; j < c; j++, at++) {
+                    if (csr) {
+                        ec[at] = cols[i];
+                    } else {
+                        memcpy(ek + at * nd, keys + i * nk, (size_t)nk * sizeof *ek);
+                        ek[at * nd + nk] = j;
+                    }
+                }
             }
         }
-        /* row starts, now counting elements */
-        for (int64_t i = 0; i <= rows; i++) rp[i] = 0;
-        for (int64_t e = 0; e < n; e++) rp[ek[e * nd] - lo0 + 1]++;
-        for (int64_t i = 0; i < rows; i++) rp[i + 1] += rp[i];
+        rp[rows] = at;
+        free(cols);
         free(keys);
         free(vals);
+        cols = ec;
         keys = ek;
         vals = ev;
         m = n;
@@ -476,6 +487,7 @@ int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     }
     status = orn_dsm_allreduce_i64(ctx, &local, 1, ORN_DSM_MAX);
     if (status) goto fn_fail;
+    a->runs = r->expand;
     if (local) {
         *dup = 1;
         orn_dsm_free(a);

@@ -61,7 +61,9 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
  * owner holds, decided from the partitions alone (the same answer on every rank); and then
  * the new tiles' storage built from the held old tiles, locally (nt: the new partition's
  * tile table without storage; sorted CSR tiles where the old ones are CSR, listed keys
- * otherwise; counts of tiles held elsewhere are left 0). */
+ * otherwise; counts of tiles held elsewhere are left 0). The old tiles' storage is given
+ * back to the system as the new tiles are built: they must not be read afterwards, only
+ * freed. */
 int orn_dsm_moves_local(const OrnDsmArray *a, const OrnDsmPart *np);
 void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
 

@@ -192,6 +192,51 @@ static void test_docword(TestEnv *t)
                 CHECK(t, k[3 * m] == d && k[3 * m + 1] == w && k[3 * m + 2] == j &&
                              ((int32_t *)v)[m] == 0);
     CHECK(t, m == n);
+    /* Runs (key 2 implied, dsm.h): distinct values, then grids -- cut along key 2 too,
+     * owners that keep tiles local (refine.c) and that move them -- leave every element
+     * with its value; single elements are found; balancing along key 2 counts them. */
+    int32_t *val = malloc((size_t)n * sizeof *val);
+    for (int64_t i = 0; i < n; i++) {
+        val[i] = (int32_t)(i * 7 + 1);
+        OK(t, orn_dsm_set(Z, k + 3 * i, &val[i]));
+    }
+    int grids[][3] = {{1, 1, 1}, {4, 3, 1}, {8, 6, 1}, {2, 2, 3}, {3, 1, 4}, {5, 2, 2}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        for (int local = 0; local < 2; local++) {
+            OrnDsmPart p;
+            OK(t, orn_dsm_part_init(&p, 3, grids[g]));
+            for (int d = 0; d < 3; d++)
+                orn_dsm_bounds_uniform(p.bounds[d], Z->dims[d], grids[g][d]);
+            for (int64_t q = 0; q < p.ntiles; q++) {
+                int grid[3];
+                orn_dsm_part_unravel(&p, q, grid);
+                p.owner[q] = local ? grid[0] * t->size / grids[g][0]
+                                   : (int)((q * 5 + g) % (uint64_t)t->size);
+            }
+            OK(t, orn_dsm_repartition(Z, &p));
+            orn_dsm_part_free(&p);
+            int64_t n2, *k2;
+            void *v2;
+            OK(t, orn_dsm_gather(Z, &n2, &k2, &v2));
+            CHECK(t, n2 == n);
+            for (int64_t i = 0; i < n && n2 == n; i++)
+                CHECK(t, !memcmp(k2 + 3 * i, k + 3 * i, 24) && ((int32_t *)v2)[i] == val[i]);
+            free(k2);
+            free(v2);
+            for (int64_t i = 0; i < n; i += 37) {
+                int32_t x = 0;
+                OK(t, orn_dsm_get(Z, k + 3 * i, &x));
+                CHECK(t, x == val[i]);
+            }
+            int64_t absent[3] = {0, 0, 1}, bounds[3];
+            int32_t x = 5;
+            OK(t, orn_dsm_get(Z, absent, &x)); /* (0, 0) has one occurrence */
+            CHECK(t, x == 0);
+            OK(t, orn_dsm_balance(Z, 2, 2, bounds));
+            CHECK(t, bounds[0] == 0 && bounds[1] == 1 && bounds[2] == 4);
+        }
+    }
+    free(val);
     free(k);
     free(v);
     orn_dsm_free(Z);
