@@ -1148,7 +1148,7 @@ fn_exit:
 
 static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
 {
-    int nd = a->ndim, status;
+    int status;
     if (orn_dsm_moves_local(a, np)) {
         /* sub-blocks of the tiles held here, or unions of them: no messages (refine.c) */
         OrnDsmTile *nt = tiles_for(a, np);
@@ -1162,30 +1162,14 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
         *out = nt;
         return ORN_OK;
     }
-    size_t es = a->esize;
-    int64_t n = 0;
-    for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (a->tiles[t].held) n += a->tiles[t].n;
-    int64_t *keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);
-    char *vals = orn_xmalloc((size_t)(n ? n : 1) * es);
-    unsigned char *self = orn_xmalloc((size_t)(n ? n : 1));
-    int64_t m = 0;
-    for (int64_t t = 0; t < a->part.ntiles; t++) {
-        const OrnDsmTile *tl = &a->tiles[t];
-        if (!tl->held || !tl->n) continue;
-        orn_dsm_tile_keys(a, tl, 0, tl->n, keys + m * nd);
-        memcpy(vals + (size_t)m * es, tl->vals, (size_t)tl->n * es);
-        memset(self + m, a->part.owner[t] == ORN_DSM_ALL, (size_t)tl->n);
-        m += tl->n;
+    /* records straight from the tiles to the new owners, tiles straight from the records
+     * (build.c): no int64 key list, no tile-wide sort, no second copy of the old tiles */
+    OrnDsmTile *nt = tiles_for(a, np);
+    status = orn_dsm_scatter_tiles(a, np, nt);
+    if (!status) {
+        tiles_compact(a, nt, np->ntiles);
+        status = sync_counts(a, nt, np);
     }
-    OrnDsmTile *nt = NULL;
-    void *owned[2] = {keys, vals};
-    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL, owned, 2);
-    free(owned[0]);
-    free(owned[1]);
-    free(self);
-    if (status) return status;
-    status = sync_counts(a, nt, np);
     if (status) {
         tiles_free(nt, np->ntiles);
         return status;

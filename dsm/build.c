@@ -18,8 +18,12 @@
  *   - docword's "count" lines stay one record (doc, word, count) until the tile is built.
  * Peak per rank: the records (12-20 bytes per element at n = 1) plus what the alltoallv
  * receives, against about 3 x 28 bytes per element before. */
+#define _DEFAULT_SOURCE /* madvise */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "dsm_int.h"
@@ -135,6 +139,20 @@ static inline int64_t rec_weight(const OrnDsmRecs *r, const char *p)
     uint32_t c;
     memcpy(&c, p + (size_t)r->nk * r->cw, 4);
     return c;
+}
+
+/* Whole pages of [base + page, base + upto) back to the system: storage nobody reads any
+ * more inside an allocation that is freed later (free() unmaps or reuses it whole; the
+ * first page, which holds malloc's header, is never touched, and what is given back reads
+ * as zeros). madvise(MADV_DONTNEED), since posix_madvise's is a no-op on Linux. */
+void orn_dsm_give_back(const void *base, size_t upto)
+{
+    static uintptr_t page;
+    if (!base) return;
+    if (!page) page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)base + page) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)base + upto) & ~(page - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* ---------------------------------------------------------------- placement */
@@ -282,6 +300,33 @@ static int sort_csr_row(int32_t *cols, char *vals, int64_t n, size_t es, Scratch
     return 0;
 }
 
+/* A run array's row: by (column, key 2); 1 if a pair occurs twice. */
+static int sort_runs_row(int32_t *cols, int32_t *jj, char *vals, int64_t n, size_t es, Scratch *sc)
+{
+#define RK(i) ((uint64_t)(uint32_t)cols[i] << 32 | (uint32_t)jj[i])
+    int64_t i = 1;
+    while (i < n && RK(i - 1) < RK(i)) i++;
+    if (i >= n) return 0;
+    /* (column, key 2) and position: two words per element, sorted as 128-bit integers */
+    uint64_t *idx = scratch(&sc->a, &sc->capa, (size_t)n * 16);
+    char *tv = scratch(&sc->b, &sc->capb, (size_t)n * es);
+    for (i = 0; i < n; i++) {
+        idx[2 * i] = RK(i);
+        idx[2 * i + 1] = (uint64_t)i;
+    }
+    qsort(idx, (size_t)n, 16, cmp_u64); /* the first word decides: pairs are unique */
+    for (i = 0; i < n; i++) memcpy(tv + (size_t)i * es, vals + idx[2 * i + 1] * es, es);
+    memcpy(vals, tv, (size_t)n * es);
+    for (i = 0; i < n; i++) {
+        cols[i] = (int32_t)(idx[2 * i] >> 32);
+        jj[i] = (int32_t)(idx[2 * i] & 0xffffffffu);
+    }
+    for (i = 1; i < n; i++)
+        if (RK(i - 1) == RK(i)) return 1;
+    return 0;
+#undef RK
+}
+
 /* Listed keys: rows sorted by the whole key. */
 static const int64_t *g_keys;
 static int g_nk;
@@ -328,14 +373,18 @@ static int sort_key_row(int64_t *keys, char *vals, int64_t n, int nk, size_t vs,
 
 /* Tile t (a band of rows) from the records in src[0..nsrc), which are freed on the way.
  * Returns 1 if a key occurs twice. */
-static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, const OrnDsmRecs *r)
+static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, const OrnDsmRecs *r,
+                      int own)
 {
     int64_t rows = t->hi[0] - t->lo[0], lo0 = t->lo[0];
     int nk = r->nk, nd = a->ndim, dup = 0;
     size_t es = a->esize, vs = r->vsize, rec = r->rec, cw = r->cw;
     /* CSR (2-D) or runs (docword, 3-D with key 2 implied) where the columns fit int32;
-     * docword's records are (doc, word) with the count as value until expanded below. */
-    int csr = nk == 2 && t->hi[1] - t->lo[1] <= INT32_MAX;
+     * docword's records are (doc, word) with the count as value until expanded below,
+     * a repartitioned run array's are whole keys (key 2 kept in jj until rows are sorted). */
+    int fits = t->hi[1] - t->lo[1] <= INT32_MAX;
+    int csr = nk == 2 && fits, runs = nk == 3 && a->runs && !r->expand && fits;
+    int32_t *jj = NULL;
     int64_t *rp = orn_xcalloc((size_t)rows + 1, sizeof *rp);
     for (int s = 0; s < nsrc; s++)
         for (int64_t i = 0; i < src[s].n; i++)
@@ -345,10 +394,11 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
     int32_t *cols = NULL;
     int64_t *keys = NULL;
     char *vals = orn_xmalloc((size_t)(m ? m : 1) * vs);
-    if (csr)
+    if (csr || runs)
         cols = orn_xmalloc((size_t)(m ? m : 1) * sizeof *cols);
     else
         keys = orn_xmalloc((size_t)(m ? m : 1) * (size_t)nk * sizeof *keys);
+    if (runs) jj = orn_xmalloc((size_t)(m ? m : 1) * sizeof *jj);
     /* Fill from the end of each source (rp[row + 1] counts down to the row's start), giving
      * back the consumed tail as it goes. */
     size_t step = GIVE_BACK_BYTES / rec + 1;
@@ -359,18 +409,23 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
             for (int64_t k = i - 1; k >= stop; k--) {
                 const char *p = src[s].buf + (size_t)k * rec;
                 int64_t pos = --rp[rec_key(p, cw, 0) - lo0 + 1];
-                if (csr) {
+                if (csr || runs) {
                     cols[pos] = (int32_t)(rec_key(p, cw, 1) - t->lo[1]);
+                    if (runs) jj[pos] = (int32_t)rec_key(p, cw, 2);
                 } else {
                     for (int d = 0; d < nk; d++) keys[pos * nk + d] = rec_key(p, cw, d);
                 }
                 memcpy(vals + (size_t)pos * vs, p + (size_t)nk * cw, vs);
             }
             i = stop;
-            if (i > 0) src[s].buf = orn_xrealloc(src[s].buf, (size_t)i * rec);
+            if (i > 0 && own) src[s].buf = orn_xrealloc(src[s].buf, (size_t)i * rec);
         }
-        free(src[s].buf);
-        src[s].buf = NULL;
+        if (own) {
+            free(src[s].buf);
+            src[s].buf = NULL;
+        } else {
+            orn_dsm_give_back(src[s].buf, (size_t)src[s].n * rec);
+        }
         src[s].n = 0;
     }
     /* rp[r + 1] now holds row r's start: shift back. */
@@ -380,9 +435,11 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
     for (int64_t row = 0; row < rows && !dup; row++) {
         int64_t b = rp[row], n = rp[row + 1] - b;
         if (n < 2) continue;
-        dup = csr ? sort_csr_row(cols + b, vals + (size_t)b * vs, n, vs, &sc)
-                  : sort_key_row(keys + b * nk, vals + (size_t)b * vs, n, nk, vs, &sc);
+        dup = runs  ? sort_runs_row(cols + b, jj + b, vals + (size_t)b * vs, n, vs, &sc)
+              : csr ? sort_csr_row(cols + b, vals + (size_t)b * vs, n, vs, &sc)
+                    : sort_key_row(keys + b * nk, vals + (size_t)b * vs, n, nk, vs, &sc);
     }
+    free(jj);
     free(sc.a);
     free(sc.b);
     if (!dup && r->expand) {
@@ -483,7 +540,7 @@ int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     int64_t nt = a->part.ntiles, local = 0;
     for (int64_t t = 0; t < nt; t++) {
         if (!a->tiles[t].held) continue;
-        local |= build_tile(a, &a->tiles[t], src, nsrc, r);
+        local |= build_tile(a, &a->tiles[t], src, nsrc, r, 1);
     }
     status = orn_dsm_allreduce_i64(ctx, &local, 1, ORN_DSM_MAX);
     if (status) goto fn_fail;
@@ -511,5 +568,156 @@ int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
 fn_fail:
     for (int s = 0; s < 2; s++) free(src[s].buf);
     orn_dsm_free(a);
+    return status;
+}
+
+/* ---------------------------------------------------------------- repartition */
+
+/* Put the n records of buf in bucket order in place (cycle leader: O(n), one record of
+ * scratch); start[0..nb] gets the buckets' bounds. */
+typedef int64_t (*BucketFn)(const char *rec, const void *ud);
+static void permute(char *buf, int64_t n, size_t rec, int64_t nb, BucketFn fn, const void *ud,
+                    int64_t *start)
+{
+    int64_t *next = orn_xmalloc((size_t)(nb ? nb : 1) * sizeof *next);
+    char tmp[ORN_DSM_MAXDIM * 8 + 16];
+    memset(start, 0, ((size_t)nb + 1) * sizeof *start);
+    for (int64_t i = 0; i < n; i++) start[fn(buf + (size_t)i * rec, ud) + 1]++;
+    for (int64_t q = 0; q < nb; q++) start[q + 1] += start[q];
+    memcpy(next, start, (size_t)nb * sizeof *next);
+    for (int64_t q = 0; q < nb; q++) {
+        while (next[q] < start[q + 1]) {
+            char *at = buf + (size_t)next[q] * rec;
+            int64_t d = fn(at, ud);
+            if (d == q) {
+                next[q]++;
+                continue;
+            }
+            char *to = buf + (size_t)next[d]++ * rec;
+            memcpy(tmp, to, rec);
+            memcpy(to, at, rec);
+            memcpy(at, tmp, rec);
+        }
+    }
+    free(next);
+}
+
+typedef struct TileOf {
+    const OrnDsmPart *p;
+    const OrnDsmRecs *r;
+} TileOf;
+
+static int64_t tile_bucket(const char *rec, const void *ud)
+{
+    const TileOf *t = ud;
+    int64_t key[ORN_DSM_MAXDIM];
+    for (int d = 0; d < t->r->nk; d++) key[d] = rec_key(rec, t->r->cw, d);
+    return orn_dsm_part_tile_of(t->p, key);
+}
+
+int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    const OrnDsmPart *op = &a->part;
+    int P = ctx->size, me = ctx->rank, nd = a->ndim;
+    size_t es = a->esize;
+    OrnDsmRecs fmt;
+    orn_dsm_recs_init(&fmt, nd, es, 0);
+    for (int d = 0; d < nd; d++)
+        if ((uint64_t)a->dims[d] > UINT32_MAX) {
+            fmt.cw = 8;
+            fmt.rec = rec_size(&fmt, 8);
+        }
+    size_t rec = fmt.rec;
+    int64_t *start = orn_xcalloc((size_t)P + 1, sizeof *start);
+    int64_t *pos = orn_xcalloc((size_t)P, sizeof *pos);
+    size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
+    size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
+    int64_t *kb = orn_xmalloc(1024 * (size_t)nd * sizeof *kb);
+    char *b = NULL, *rbuf = NULL;
+#define SLOT(d) ((d) < me ? (d) : (d) > me ? (d)-1 : P - 1)
+    /* Records straight from the tiles (no int64 key list), counted then packed: the
+     * other ranks' in rank order, this rank's own last. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            for (int q = 0; q < P; q++) start[q + 1] += start[q];
+            memcpy(pos, start, (size_t)P * sizeof *pos);
+            b = orn_xmalloc((size_t)(start[P] ? start[P] : 1) * rec);
+        }
+        for (int64_t to = 0; to < op->ntiles; to++) {
+            const OrnDsmTile *o = &a->tiles[to];
+            if (!o->held || !o->n) continue;
+            int repl = op->owner[to] == ORN_DSM_ALL;
+            for (int64_t e0 = 0; e0 < o->n; e0 += 1024) {
+                int64_t m = o->n - e0 < 1024 ? o->n - e0 : 1024;
+                orn_dsm_tile_keys(a, o, e0, m, kb);
+                for (int64_t i = 0; i < m; i++) {
+                    const int64_t *key = kb + i * nd;
+                    int d = np->owner[orn_dsm_part_tile_of(np, key)];
+                    /* a replicated old tile: each rank keeps its own share only */
+                    if (repl) d = d == ORN_DSM_ALL || d == me ? me : -2;
+                    for (int q = 0; q < P; q++) {
+                        if (d != ORN_DSM_ALL && d != q) continue;
+                        if (pass == 0) {
+                            start[SLOT(q) + 1]++;
+                            continue;
+                        }
+                        char *p = b + (size_t)pos[SLOT(q)]++ * rec;
+                        for (int k = 0; k < nd; k++) rec_set_key(p, fmt.cw, k, key[k]);
+                        memcpy(p + (size_t)nd * fmt.cw,
+                               (const char *)o->vals + (size_t)(e0 + i) * es, es);
+                    }
+                }
+            }
+        }
+    }
+    free(kb);
+    /* The old tiles are only freed by the caller: their pages go back now. */
+    for (int64_t to = 0; to < op->ntiles; to++) {
+        const OrnDsmTile *o = &a->tiles[to];
+        if (!o->held || !o->n) continue;
+        orn_dsm_give_back(o->vals, (size_t)o->n * es);
+        orn_dsm_give_back(o->cols, (size_t)o->n * sizeof *o->cols);
+        orn_dsm_give_back(o->keys, (size_t)o->n * (size_t)nd * sizeof *o->keys);
+    }
+    for (int d = 0; d < P; d++)
+        scount[d] = d == me ? 0 : (size_t)(start[SLOT(d) + 1] - start[SLOT(d)]) * rec;
+#undef SLOT
+    int status = orn_dsm_alltoallv(ctx, b, scount, (void **)&rbuf, rcount, "repartition");
+    if (!status) {
+        size_t total = 0;
+        for (int q = 0; q < P; q++) total += rcount[q];
+        int64_t mine = start[P] - start[P - 1];
+        memmove(b, b + (size_t)start[P - 1] * rec, (size_t)mine * rec);
+        b = orn_xrealloc(b, (size_t)(mine ? mine : 1) * rec);
+        Src src[2] = {{b, mine}, {rbuf, (int64_t)(total / rec)}};
+        /* Each source in new-tile order, then each held tile from its two segments. */
+        int64_t nb = np->ntiles;
+        int64_t *tstart[2];
+        TileOf to = {np, &fmt};
+        for (int s = 0; s < 2; s++) {
+            tstart[s] = orn_xmalloc(((size_t)nb + 1) * sizeof *tstart[s]);
+            permute(src[s].buf, src[s].n, rec, nb, tile_bucket, &to, tstart[s]);
+        }
+        for (int64_t t = 0; t < nb; t++) {
+            if (!nt[t].held) continue;
+            Src seg[2];
+            for (int s = 0; s < 2; s++)
+                seg[s] =
+                    (Src){src[s].buf + (size_t)tstart[s][t] * rec, tstart[s][t + 1] - tstart[s][t]};
+            build_tile(a, &nt[t], seg, 2, &fmt, 0);
+        }
+        for (int s = 0; s < 2; s++) free(tstart[s]);
+        b = NULL;
+        free(src[0].buf);
+        free(src[1].buf);
+        rbuf = NULL;
+    }
+    free(b);
+    free(rbuf);
+    free(start);
+    free(pos);
+    free(scount);
+    free(rcount);
     return status;
 }

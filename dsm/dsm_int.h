@@ -103,6 +103,16 @@ void orn_dsm_recs_free(OrnDsmRecs *r);
 int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                          OrnDsmRecs *r, OrnDsmArray **out, int *dup);
 
+/* Collective (build.c). Move the held tiles of sparse array a into nt, the tile table of
+ * partition np (boxes and holders, no storage), as records built straight from the tiles
+ * and tiles built straight from the records (CSR, runs or listed keys, as build_sparse);
+ * the old tiles' storage is given back on the way: free it, do not read it. Counts of
+ * tiles held elsewhere are left 0. */
+int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
+/* Whole pages of [base, base + upto) back to the system, inside an allocation that stays
+ * (its first page excepted); they read as zeros afterwards. */
+void orn_dsm_give_back(const void *base, size_t upto);
+
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {
     char *buf; /* this rank's bytes, NUL-terminated */

@@ -12,13 +12,8 @@
  * columns: the result is sorted without a sort), listed keys by filtering and sorting.
  * Whether this path applies is decided from the partitions alone (replicated metadata),
  * so every rank takes the same path and the collectives stay matched. */
-/* madvise(MADV_DONTNEED): posix_madvise's POSIX_MADV_DONTNEED is a no-op on Linux. */
-#define _DEFAULT_SOURCE
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "dsm_int.h"
@@ -208,18 +203,6 @@ static void build_keys(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *co
     orn_dsm_sort_elements(nd, es, n, t->keys, t->vals, NULL);
 }
 
-/* Give back the whole pages of [base + page, base + upto): storage of an old tile that no
- * new tile reads any more. The allocation stays (free() later unmaps it whole); the first
- * page, which holds malloc's own header, is never touched. */
-static void give_back(const void *base, size_t upto)
-{
-    static uintptr_t page;
-    if (!page) page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)base + page) & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)base + upto) & ~(page - 1);
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
 void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
 {
     const OrnDsmPart *op = &a->part;
@@ -261,8 +244,8 @@ void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
             int64_t rows = o->hi[0] - o->lo[0], r = t->hi[0] - o->lo[0];
             int64_t e = o->rowptr[r < rows ? r : rows];
             if (e <= gone[to]) continue;
-            give_back(o->cols, (size_t)e * sizeof *o->cols);
-            give_back(o->vals, (size_t)e * a->esize);
+            orn_dsm_give_back(o->cols, (size_t)e * sizeof *o->cols);
+            orn_dsm_give_back(o->vals, (size_t)e * a->esize);
             gone[to] = e;
         }
     }
