@@ -145,14 +145,21 @@ static inline int64_t rec_weight(const OrnDsmRecs *r, const char *p)
  * more inside an allocation that is freed later (free() unmaps or reuses it whole; the
  * first page, which holds malloc's header, is never touched, and what is given back reads
  * as zeros). madvise(MADV_DONTNEED), since posix_madvise's is a no-op on Linux. */
-void orn_dsm_give_back(const void *base, size_t upto)
+void orn_dsm_give_back_range(const void *base, size_t from, size_t upto)
 {
     static uintptr_t page;
     if (!base) return;
     if (!page) page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = ((uintptr_t)base + page) & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)base + upto) & ~(page - 1);
+    uintptr_t b = (uintptr_t)base, first = (b + page) & ~(page - 1);
+    uintptr_t lo = (b + from + page - 1) & ~(page - 1);
+    uintptr_t hi = (b + upto) & ~(page - 1);
+    if (lo < first) lo = first;
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void orn_dsm_give_back(const void *base, size_t upto)
+{
+    orn_dsm_give_back_range(base, 0, upto);
 }
 
 /* ---------------------------------------------------------------- placement */
@@ -186,61 +193,123 @@ static int dest_of(const OrnDsmPart *p, int64_t k)
     return p->owner[lo];
 }
 
-/* Send every record to the owner of its row: the records are permuted in place into
- * destination order (cycle leader: O(n), one record of scratch) so that their buffer is
- * the send buffer -- the other ranks' records in rank order, then this rank's own, which
- * never travel: they are moved to the front and the rest of the buffer is given back --
- * and what the others send arrives in *recv. */
+/* Bytes staged per round of an exchange, over all peers ($ORN_ROUND_BYTES overrides, for
+ * tests) ... */
+#define ROUND_BYTES ((size_t)8 << 20)
+/* ... but at least this much per peer, so that many ranks do not mean many rounds. */
+#define ROUND_MIN_PEER ((size_t)256 << 10)
+
+/* Collective. Send bytes [off[q], off[q] + len[q]) of buf to rank q (q != me) and return
+ * what the others send in *recv (*nrecv bytes, whole records of `rec` bytes). One
+ * alltoallv of everything would hold, at its peak, the rank's records and all it receives
+ * (1.5 times the records at -n 2); instead the segments go in rounds of ROUND_BYTES in all,
+ * each segment from its end backwards, and pages sent are given back at once, so what
+ * arrives takes the room of what left. */
+static int exchange_rounds(OrnDsmCtx *ctx, const char *what, char *buf, const size_t *off,
+                           const size_t *len, size_t rec, char **recv, size_t *nrecv)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK;
+    const char *env = getenv("ORN_ROUND_BYTES"); /* tests: many rounds on small data */
+    size_t per_round = env && atol(env) > 0 ? (size_t)atol(env) : ROUND_BYTES;
+    size_t chunk = per_round / (size_t)P;
+    if (!env && chunk < ROUND_MIN_PEER) chunk = ROUND_MIN_PEER;
+    chunk = chunk / rec * rec;
+    if (chunk < rec) chunk = rec;
+    int64_t rounds = 0;
+    for (int q = 0; q < P; q++) {
+        int64_t r = (int64_t)((len[q] + chunk - 1) / chunk);
+        if (q != me && r > rounds) rounds = r;
+    }
+    status = orn_dsm_allreduce_i64(ctx, &rounds, 1, ORN_DSM_MAX);
+    size_t *left = orn_xmalloc((size_t)P * sizeof *left);
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    char *stage = orn_xmalloc(chunk * (size_t)P);
+    char *acc = NULL;
+    size_t nacc = 0, capacc = 0;
+    memcpy(left, len, (size_t)P * sizeof *left);
+    for (int64_t round = 0; !status && round < rounds; round++) {
+        size_t at = 0;
+        for (int q = 0; q < P; q++) {
+            size_t c = q == me ? 0 : left[q] < chunk ? left[q] : chunk;
+            left[q] -= c;
+            memcpy(stage + at, buf + off[q] + left[q], c);
+            if (c) orn_dsm_give_back_range(buf, off[q] + left[q], off[q] + len[q]);
+            sc[q] = c;
+            at += c;
+        }
+        char *rb = NULL;
+        status = orn_dsm_alltoallv(ctx, stage, sc, (void **)&rb, rc, what);
+        if (status) break;
+        size_t got = 0;
+        for (int q = 0; q < P; q++) got += rc[q];
+        if (nacc + got > capacc) {
+            capacc = nacc + got > 2 * capacc ? nacc + got : 2 * capacc;
+            acc = orn_xrealloc(acc, capacc);
+        }
+        if (got) memcpy(acc + nacc, rb, got);
+        nacc += got;
+        free(rb);
+    }
+    free(stage);
+    free(left);
+    free(sc);
+    free(rc);
+    if (status) {
+        free(acc);
+        return status;
+    }
+    *recv = acc;
+    *nrecv = nacc;
+    return ORN_OK;
+}
+
+/* Slot of destination d in a send buffer: this rank's own records first (they stay, and
+ * the buffer shrinks to them), then the others' in rank order. */
+static int slot_of(int d, int me)
+{
+    return d == me ? 0 : d < me ? d + 1 : d;
+}
+
+static int64_t dest_bucket(const char *rec, const void *ud)
+{
+    const void *const *x = ud;
+    const OrnDsmPart *p = x[0];
+    const OrnDsmRecs *r = x[1];
+    const int *me = x[2];
+    return slot_of(dest_of(p, rec_key(rec, r->cw, 0)), *me);
+}
+
+static void permute(char *buf, int64_t n, size_t rec, int64_t nb,
+                    int64_t (*fn)(const char *, const void *), const void *ud, int64_t *start);
+
+/* Send every record to the owner of its row: the records are put in slot order in place
+ * (no second buffer), sent in rounds (exchange_rounds), and the buffer shrinks to this
+ * rank's own share, which never travels; what the others send arrives in *recv. */
 static int exchange(OrnDsmCtx *ctx, const OrnDsmPart *p, const OrnDsmRecs *r, Src *own, Src *recv)
 {
     int P = ctx->size, me = ctx->rank;
     size_t rec = r->rec;
     int64_t *start = orn_xcalloc((size_t)P + 1, sizeof *start);
-    int64_t *next = orn_xcalloc((size_t)P, sizeof *next);
-    size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
-    size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
-    char tmp[ORN_DSM_MAXDIM * 8 + 16], *b = own->buf;
-#define SLOT(d) ((d) < me ? (d) : (d) > me ? (d)-1 : P - 1)
-    for (int64_t i = 0; i < own->n; i++) {
-        int d = dest_of(p, rec_key(b + (size_t)i * rec, r->cw, 0));
-        start[SLOT(d) + 1]++;
-    }
-    for (int q = 0; q < P; q++) start[q + 1] += start[q];
-    memcpy(next, start, (size_t)P * sizeof *next);
+    size_t *off = orn_xcalloc((size_t)P, sizeof *off), *len = orn_xcalloc((size_t)P, sizeof *len);
+    const void *ud[3] = {p, r, &me};
+    permute(own->buf, own->n, rec, P, dest_bucket, ud, start);
     for (int q = 0; q < P; q++) {
-        while (next[q] < start[q + 1]) {
-            char *at = b + (size_t)next[q] * rec;
-            int d = dest_of(p, rec_key(at, r->cw, 0)), sd = SLOT(d);
-            if (sd == q) {
-                next[q]++;
-                continue;
-            }
-            /* swap the record into its slot's next free place */
-            char *to = b + (size_t)next[sd]++ * rec;
-            memcpy(tmp, to, rec);
-            memcpy(to, at, rec);
-            memcpy(at, tmp, rec);
-        }
+        int sl = slot_of(q, me);
+        off[q] = (size_t)start[sl] * rec;
+        len[q] = (size_t)(start[sl + 1] - start[sl]) * rec;
     }
-    for (int d = 0; d < P; d++)
-        scount[d] = d == me ? 0 : (size_t)(start[SLOT(d) + 1] - start[SLOT(d)]) * rec;
-#undef SLOT
     char *rbuf = NULL;
-    int status = orn_dsm_alltoallv(ctx, b, scount, (void **)&rbuf, rcount, "load: move elements");
+    size_t nr = 0;
+    int status = exchange_rounds(ctx, "load: move elements", own->buf, off, len, rec, &rbuf, &nr);
     if (!status) {
-        size_t total = 0;
-        for (int q = 0; q < P; q++) total += rcount[q];
         recv->buf = rbuf;
-        recv->n = (int64_t)(total / rec);
-        int64_t mine = start[P] - start[P - 1];
-        memmove(b, b + (size_t)start[P - 1] * rec, (size_t)mine * rec);
-        own->buf = orn_xrealloc(b, (size_t)(mine ? mine : 1) * rec);
-        own->n = mine;
+        recv->n = (int64_t)(nr / rec);
+        own->n = start[1];
+        own->buf = orn_xrealloc(own->buf, (size_t)(own->n ? own->n : 1) * rec);
     }
     free(start);
-    free(next);
-    free(scount);
-    free(rcount);
+    free(off);
+    free(len);
     return status;
 }
 
@@ -369,7 +438,7 @@ static int sort_key_row(int64_t *keys, char *vals, int64_t n, int nk, size_t vs,
 /* ---------------------------------------------------------------- building a tile */
 
 /* Records consumed between two give-backs of their buffer's tail. */
-#define GIVE_BACK_BYTES ((size_t)32 << 20)
+#define GIVE_BACK_BYTES ((size_t)8 << 20)
 
 /* Tile t (a band of rows) from the records in src[0..nsrc), which are freed on the way.
  * Returns 1 if a key occurs twice. */
@@ -575,9 +644,8 @@ fn_fail:
 
 /* Put the n records of buf in bucket order in place (cycle leader: O(n), one record of
  * scratch); start[0..nb] gets the buckets' bounds. */
-typedef int64_t (*BucketFn)(const char *rec, const void *ud);
-static void permute(char *buf, int64_t n, size_t rec, int64_t nb, BucketFn fn, const void *ud,
-                    int64_t *start)
+static void permute(char *buf, int64_t n, size_t rec, int64_t nb,
+                    int64_t (*fn)(const char *, const void *), const void *ud, int64_t *start)
 {
     int64_t *next = orn_xmalloc((size_t)(nb ? nb : 1) * sizeof *next);
     char tmp[ORN_DSM_MAXDIM * 8 + 16];
@@ -631,13 +699,13 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
     size_t rec = fmt.rec;
     int64_t *start = orn_xcalloc((size_t)P + 1, sizeof *start);
     int64_t *pos = orn_xcalloc((size_t)P, sizeof *pos);
-    size_t *scount = orn_xcalloc((size_t)P, sizeof *scount);
-    size_t *rcount = orn_xcalloc((size_t)P, sizeof *rcount);
+    size_t *off = orn_xcalloc((size_t)P, sizeof *off), *len = orn_xcalloc((size_t)P, sizeof *len);
     int64_t *kb = orn_xmalloc(1024 * (size_t)nd * sizeof *kb);
     char *b = NULL, *rbuf = NULL;
-#define SLOT(d) ((d) < me ? (d) : (d) > me ? (d)-1 : P - 1)
-    /* Records straight from the tiles (no int64 key list), counted then packed: the
-     * other ranks' in rank order, this rank's own last. */
+#define SLOT(d) slot_of(d, me)
+    /* Records straight from the tiles (no int64 key list), counted then packed in slot
+     * order (own first). While packing, the rows packed already go back to the system:
+     * the old tiles are only freed by the caller, and nothing reads them any more. */
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             for (int q = 0; q < P; q++) start[q + 1] += start[q];
@@ -650,6 +718,13 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
             int repl = op->owner[to] == ORN_DSM_ALL;
             for (int64_t e0 = 0; e0 < o->n; e0 += 1024) {
                 int64_t m = o->n - e0 < 1024 ? o->n - e0 : 1024;
+                if (pass == 1 && e0 % (1 << 20) == 0) {
+                    /* up to the start of e0's row: decoding runs looks back along it */
+                    int64_t g = o->cols ? o->rowptr[orn_dsm_tile_row_of(o, e0)] : e0;
+                    orn_dsm_give_back(o->vals, (size_t)g * es);
+                    orn_dsm_give_back(o->cols, (size_t)g * sizeof *o->cols);
+                    orn_dsm_give_back(o->keys, (size_t)g * (size_t)nd * sizeof *o->keys);
+                }
                 orn_dsm_tile_keys(a, o, e0, m, kb);
                 for (int64_t i = 0; i < m; i++) {
                     const int64_t *key = kb + i * nd;
@@ -672,7 +747,6 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
         }
     }
     free(kb);
-    /* The old tiles are only freed by the caller: their pages go back now. */
     for (int64_t to = 0; to < op->ntiles; to++) {
         const OrnDsmTile *o = &a->tiles[to];
         if (!o->held || !o->n) continue;
@@ -680,15 +754,15 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
         orn_dsm_give_back(o->cols, (size_t)o->n * sizeof *o->cols);
         orn_dsm_give_back(o->keys, (size_t)o->n * (size_t)nd * sizeof *o->keys);
     }
-    for (int d = 0; d < P; d++)
-        scount[d] = d == me ? 0 : (size_t)(start[SLOT(d) + 1] - start[SLOT(d)]) * rec;
+    for (int d = 0; d < P; d++) {
+        off[d] = (size_t)start[SLOT(d)] * rec;
+        len[d] = (size_t)(start[SLOT(d) + 1] - start[SLOT(d)]) * rec;
+    }
 #undef SLOT
-    int status = orn_dsm_alltoallv(ctx, b, scount, (void **)&rbuf, rcount, "repartition");
+    size_t total = 0;
+    int status = exchange_rounds(ctx, "repartition", b, off, len, rec, &rbuf, &total);
     if (!status) {
-        size_t total = 0;
-        for (int q = 0; q < P; q++) total += rcount[q];
-        int64_t mine = start[P] - start[P - 1];
-        memmove(b, b + (size_t)start[P - 1] * rec, (size_t)mine * rec);
+        int64_t mine = start[1];
         b = orn_xrealloc(b, (size_t)(mine ? mine : 1) * rec);
         Src src[2] = {{b, mine}, {rbuf, (int64_t)(total / rec)}};
         /* Each source in new-tile order, then each held tile from its two segments. */
@@ -717,7 +791,7 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
     free(rbuf);
     free(start);
     free(pos);
-    free(scount);
-    free(rcount);
+    free(off);
+    free(len);
     return status;
 }

@@ -112,6 +112,8 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
 /* Whole pages of [base, base + upto) back to the system, inside an allocation that stays
  * (its first page excepted); they read as zeros afterwards. */
 void orn_dsm_give_back(const void *base, size_t upto);
+/* The same for the whole pages of [base + from, base + upto). */
+void orn_dsm_give_back_range(const void *base, size_t from, size_t upto);
 
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {

@@ -558,6 +558,12 @@ int main(int argc, char **argv)
     test_triplets(&t);
     test_libsvm(&t);
     test_docword(&t);
+    /* again with records exchanged in many small rounds (dsm/build.c) */
+    setenv("ORN_ROUND_BYTES", "200", 1);
+    test_triplets(&t);
+    test_libsvm(&t);
+    test_docword(&t);
+    unsetenv("ORN_ROUND_BYTES");
     test_malformed(&t);
     test_saveload(&t);
     return t_finish(&t, "test_loaders");
