@@ -9,8 +9,10 @@
  *
  * Moving elements (orn_dsm_repartition): dense arrays send box intersections of old and new
  * tiles, both sides enumerating (old tile, new tile) pairs in the same order, so only
- * values travel (no keys). Sparse arrays send (key, value) records to the owner of the new
- * tile. Either way one alltoallv: 2 (P-1) a + b (bytes moved).
+ * values travel (no keys): one alltoallv, 2 (P-1) a + b (bytes moved). Sparse arrays send
+ * (key, value) records to the owner of the new tile, built straight from the old tiles and
+ * into the new ones (dsm/build.c), or rebuild tiles locally when nothing moves between
+ * ranks (dsm/refine.c).
  */
 #include "dsm_int.h"
 

@@ -10,14 +10,16 @@
  *     value) and no line numbers: a duplicate key is found after the build, and the
  *     loader then parses the file again the slow way to name both lines (errors only);
  *   - records are put in destination order in place (a cycle-leader permutation) and that
- *     buffer is the alltoallv's send buffer; this rank's own records never travel;
+ *     buffer is what is sent, in rounds whose pages are given back as they leave
+ *     (exchange_rounds); this rank's own records never travel;
  *   - a tile is built by a counting pass (row lengths) and a fill pass that walks the
  *     records from the end and gives the consumed tail of their buffer back every few MB,
  *     so the records and the CSR storage do not coexist whole; rows are then sorted one
  *     by one (usually already sorted: a check), with no tile-wide sort and no tags;
  *   - docword's "count" lines stay one record (doc, word, count) until the tile is built.
- * Peak per rank: the records (12-20 bytes per element at n = 1) plus what the alltoallv
- * receives, against about 3 x 28 bytes per element before. */
+ * Peak per rank: about the records (12 bytes per triplet) plus the part of the tile filled
+ * so far, against about 3 x 28 bytes per element before. Sparse repartitions go the same
+ * way (orn_dsm_scatter_tiles): records packed straight from the old tiles. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,14 +1,20 @@
 /* loader.c: parallel text loaders (triplets, libsvm, docword).
  *
  * Each rank reads one byte range of the file: [S r / P, S (r+1) / P) moved forward to the
- * next line start, so every line belongs to exactly one rank. Line numbers are global:
- * rank r's first line is 1 + the number of newlines in the ranges of ranks < r (an
- * exclusive scan). Each rank parses its lines; the first malformed line of the file wins
- * the error (orn_dsm_agree_at with the line number), so the message is the same at any
- * rank count. Elements then go to their owners with one alltoallv (orn_dsm_from_elements).
+ * next line start, so every line belongs to exactly one rank; it reads the range in 4 MB
+ * chunks (never whole) and parses each line into a compact record (dsm/build.c), which
+ * build.c then sends to its owner and places straight into the tiles. Line numbers are
+ * global: rank r's first line is 1 + the lines in the ranges of ranks < r, known once every
+ * rank has counted its own (an allgather after the parse), so a malformed line is kept
+ * aside and parsed again with its global number for the message; the first malformed line
+ * of the file wins the error (orn_dsm_agree_at with the line number), so the message is
+ * the same at any rank count. A duplicate key (found while tiles are built) sends the file
+ * through a second parse that keeps every element's line (Elems, orn_dsm_from_elements),
+ * for the message naming both lines.
  *
- * Cost (S bytes, E elements): S / P parsing per rank, one exscan and a few small
- * allreduces (extents), and one alltoallv moving about E (1 - 1/P) records.
+ * Cost (S bytes, E elements): S / P parsing per rank, one allgather of line counts and a
+ * few small allreduces (extents), and records of about 12 bytes moving once, E (1 - 1/P)
+ * of them.
  */
 #include "dsm_int.h"
 
