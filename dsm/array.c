@@ -9,8 +9,10 @@
  *
  * Moving elements (orn_dsm_repartition): dense arrays send box intersections of old and new
  * tiles, both sides enumerating (old tile, new tile) pairs in the same order, so only
- * values travel (no keys). Sparse arrays send (key, value) records to the owner of the new
- * tile. Either way one alltoallv: 2 (P-1) a + b (bytes moved).
+ * values travel (no keys): one alltoallv, 2 (P-1) a + b (bytes moved). Sparse arrays send
+ * (key, value) records to the owner of the new tile, built straight from the old tiles and
+ * into the new ones (dsm/build.c), or rebuild tiles locally when nothing moves between
+ * ranks (dsm/refine.c).
  */
 #include "dsm_int.h"
 
@@ -358,10 +360,12 @@ void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t)
 }
 
 /* Sparse 2-D tiles to CSR: row offsets and int32 columns instead of two int64 keys per
- * element (20 -> 8 bytes per f32 element, plus 8 per row). */
+ * element (20 -> 8 bytes per f32 element, plus 8 per row); 3-D tiles of arrays with runs
+ * likewise, key 2 dropped (it is implied, see OrnDsmTile). */
 static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
 {
-    if (!a->sparse || a->ndim != 2) return;
+    int nd = a->ndim;
+    if (!a->sparse || (nd != 2 && !(nd == 3 && a->runs))) return;
     for (int64_t t = 0; t < ntiles; t++) {
         OrnDsmTile *tl = &tiles[t];
         if (!tl->held || !tl->keys || tl->cols) continue;
@@ -371,8 +375,8 @@ static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntile
         tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
         tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
         for (int64_t e = 0; e < tl->n; e++) {
-            tl->rowptr[tl->keys[2 * e] - tl->lo[0] + 1]++;
-            tl->cols[e] = (int32_t)(tl->keys[2 * e + 1] - tl->lo[1]);
+            tl->rowptr[tl->keys[nd * e] - tl->lo[0] + 1]++;
+            tl->cols[e] = (int32_t)(tl->keys[nd * e + 1] - tl->lo[1]);
         }
         for (int64_t r = 0; r < rows; r++) tl->rowptr[r + 1] += tl->rowptr[r];
         free(tl->keys);
@@ -402,6 +406,26 @@ void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first,
         return;
     }
     int64_t r = orn_dsm_tile_row_of(t, first);
+    if (a->ndim == 3) {
+        /* runs: key 2 counts up along equal columns of a row */
+        int64_t j = 0;
+        while (first - j > t->rowptr[r] && t->cols[first - j - 1] == t->cols[first]) j++;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t e = first + i;
+            if (i > 0) {
+                if (t->rowptr[r + 1] <= e) {
+                    while (t->rowptr[r + 1] <= e) r++;
+                    j = 0;
+                } else {
+                    j = t->cols[e] == t->cols[e - 1] ? j + 1 : 0;
+                }
+            }
+            out[3 * i] = t->lo[0] + r;
+            out[3 * i + 1] = t->lo[1] + t->cols[e];
+            out[3 * i + 2] = t->lo[2] + j;
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t e = first + i;
         while (t->rowptr[r + 1] <= e) r++;
@@ -550,6 +574,7 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
     if (status) return status;
     orn_dsm_part_copy(&b->part, &a->part);
     b->nnz = a->nnz;
+    b->runs = a->runs;
     b->part_tag = a->part_tag;
     b->tiles = tiles_for(b, &b->part);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
@@ -576,6 +601,22 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out)
 
 int64_t orn_dsm_tile_find(const OrnDsmArray *a, const OrnDsmTile *t, const int64_t *key)
 {
+    if (t->cols && a->ndim == 3) {
+        /* runs: the first element of column c in the row, then key 2's offset in the run */
+        int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1], k = key[2] - t->lo[2];
+        if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1] || k < 0 ||
+            k >= t->hi[2] - t->lo[2])
+            return -1;
+        int64_t lo = t->rowptr[r], hi = t->rowptr[r + 1];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (t->cols[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo + k < t->rowptr[r + 1] && t->cols[lo + k] == c ? lo + k : -1;
+    }
     if (t->cols) {
         int64_t r = key[0] - t->lo[0], c = key[1] - t->lo[1];
         if (r < 0 || r >= t->hi[0] - t->lo[0] || c < 0 || c >= t->hi[1] - t->lo[1]) return -1;
@@ -1109,7 +1150,7 @@ fn_exit:
 
 static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **out)
 {
-    int nd = a->ndim, status;
+    int status;
     if (orn_dsm_moves_local(a, np)) {
         /* sub-blocks of the tiles held here, or unions of them: no messages (refine.c) */
         OrnDsmTile *nt = tiles_for(a, np);
@@ -1123,30 +1164,14 @@ static int sparse_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
         *out = nt;
         return ORN_OK;
     }
-    size_t es = a->esize;
-    int64_t n = 0;
-    for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (a->tiles[t].held) n += a->tiles[t].n;
-    int64_t *keys = orn_xmalloc((size_t)(n ? n : 1) * (size_t)nd * 8);
-    char *vals = orn_xmalloc((size_t)(n ? n : 1) * es);
-    unsigned char *self = orn_xmalloc((size_t)(n ? n : 1));
-    int64_t m = 0;
-    for (int64_t t = 0; t < a->part.ntiles; t++) {
-        const OrnDsmTile *tl = &a->tiles[t];
-        if (!tl->held || !tl->n) continue;
-        orn_dsm_tile_keys(a, tl, 0, tl->n, keys + m * nd);
-        memcpy(vals + (size_t)m * es, tl->vals, (size_t)tl->n * es);
-        memset(self + m, a->part.owner[t] == ORN_DSM_ALL, (size_t)tl->n);
-        m += tl->n;
+    /* records straight from the tiles to the new owners, tiles straight from the records
+     * (build.c): no int64 key list, no tile-wide sort, no second copy of the old tiles */
+    OrnDsmTile *nt = tiles_for(a, np);
+    status = orn_dsm_scatter_tiles(a, np, nt);
+    if (!status) {
+        tiles_compact(a, nt, np->ntiles);
+        status = sync_counts(a, nt, np);
     }
-    OrnDsmTile *nt = NULL;
-    void *owned[2] = {keys, vals};
-    status = sparse_scatter(a, np, n, keys, vals, NULL, self, &nt, NULL, owned, 2);
-    free(owned[0]);
-    free(owned[1]);
-    free(self);
-    if (status) return status;
-    status = sync_counts(a, nt, np);
     if (status) {
         tiles_free(nt, np->ntiles);
         return status;
@@ -1214,7 +1239,7 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals)
     orn_dsm_tile_unpad(c, 0); /* the caller frees vals */
     *n = t->n;
     if (t->cols) {
-        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * 2 * sizeof *t->keys);
+        t->keys = orn_xmalloc((size_t)(t->n ? t->n : 1) * (size_t)c->ndim * sizeof *t->keys);
         orn_dsm_tile_keys(c, t, 0, t->n, t->keys);
     }
     *keys = t->keys;

@@ -75,7 +75,9 @@ typedef struct OrnDsmPart {
  * sparse arrays keys and vals may be NULL with n == 0). Dense tiles store the whole box
  * row-major; sparse tiles store n elements strictly increasing in key order. Sparse 2-D
  * tiles whose width fits in int32 are CSR: no keys; row r (key 0 = lo[0] + r) holds the
- * elements [rowptr[r], rowptr[r+1]) and element e has key 1 = lo[1] + cols[e]. Other sparse
+ * elements [rowptr[r], rowptr[r+1]) and element e has key 1 = lo[1] + cols[e]. Sparse 3-D
+ * tiles of arrays with `runs` (docword) are CSR too, key 2 implied: the elements of a row
+ * with equal columns form a run and the k-th of a run has key 2 = lo[2] + k. Other sparse
  * tiles list their keys. Read keys with orn_dsm_tile_key() / orn_dsm_tile_keys(). */
 typedef struct OrnDsmTile {
     int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM]; /* the box, hi exclusive */
@@ -108,6 +110,10 @@ struct OrnDsmArray {
      * plan signature here so that a loop run twice does not recompute its partition). */
     uint64_t part_tag;
     char name[32];
+    /* Sparse 3-D: for every (k0, k1) the stored keys k2 are 0..c-1 for some c (docword's
+     * occurrences), so any box holds each such run from its lo[2] on, and tiles store
+     * runs instead of keys (4 bytes an element instead of 24; see OrnDsmTile). */
+    int runs;
 };
 
 int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);

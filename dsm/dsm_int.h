@@ -61,13 +61,59 @@ void orn_dsm_sort_elements(int ndim, size_t esize, int64_t n, int64_t *keys, voi
  * owner holds, decided from the partitions alone (the same answer on every rank); and then
  * the new tiles' storage built from the held old tiles, locally (nt: the new partition's
  * tile table without storage; sorted CSR tiles where the old ones are CSR, listed keys
- * otherwise; counts of tiles held elsewhere are left 0). */
+ * otherwise; counts of tiles held elsewhere are left 0). The old tiles' storage is given
+ * back to the system as the new tiles are built: they must not be read afterwards, only
+ * freed. */
 int orn_dsm_moves_local(const OrnDsmArray *a, const OrnDsmPart *np);
 void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
 
 /* partition.c: balanced boundaries along `dim` for a flat key list (n keys of ndim). */
 int orn_dsm_balance_keys(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
                          const int64_t *keys, int64_t n, int ndim, int dim);
+
+/* partition.c: the same from a histogram that `fill` adds the local elements to: an
+ * element with coordinate k along `dim` counts in h[k / w]. */
+typedef void (*orn_dsm_hist_fn)(int64_t *h, int64_t w, void *ud);
+int orn_dsm_balance_with(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
+                         orn_dsm_hist_fn fill, void *ud);
+
+/* build.c: parsed records -- nk non-negative coordinates (uint32 while every one fits,
+ * else int64) and a value of vsize bytes -- and a sparse array built from them with the
+ * default partition (balanced along dimension 0), straight into CSR where it can be. With
+ * `expand`, a record (k_0..k_{nk-1}, uint32 count c) stands for the c elements
+ * (k_0..k_{nk-1}, j), j = 0..c-1, of value 0 (docword). */
+typedef struct OrnDsmRecs {
+    int nk, expand;
+    size_t vsize;
+    size_t cw;  /* bytes per coordinate: 4 or 8 */
+    size_t rec; /* bytes per record */
+    int64_t n, cap;
+    char *buf;
+    int64_t ext[ORN_DSM_MAXDIM]; /* largest coordinate + 1 (expand: [nk] the largest count) */
+    int64_t elems;               /* elements the records stand for */
+} OrnDsmRecs;
+void orn_dsm_recs_init(OrnDsmRecs *r, int nk, size_t vsize, int expand);
+void orn_dsm_recs_push(OrnDsmRecs *r, const int64_t *key, const void *val);
+/* Add `by` to coordinate d of every record. */
+void orn_dsm_recs_shift(OrnDsmRecs *r, int d, int64_t by);
+void orn_dsm_recs_free(OrnDsmRecs *r);
+/* Collective. The array of the ranks' records (taken over and freed, r is left empty);
+ * dims must contain every key. A key given twice: *dup = 1 on every rank and no array
+ * (the caller finds the lines through orn_dsm_from_elements). */
+int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                         OrnDsmRecs *r, OrnDsmArray **out, int *dup);
+
+/* Collective (build.c). Move the held tiles of sparse array a into nt, the tile table of
+ * partition np (boxes and holders, no storage), as records built straight from the tiles
+ * and tiles built straight from the records (CSR, runs or listed keys, as build_sparse);
+ * the old tiles' storage is given back on the way: free it, do not read it. Counts of
+ * tiles held elsewhere are left 0. */
+int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
+/* Whole pages of [base, base + upto) back to the system, inside an allocation that stays
+ * (its first page excepted); they read as zeros afterwards. */
+void orn_dsm_give_back(const void *base, size_t upto);
+/* The same for the whole pages of [base + from, base + upto). */
+void orn_dsm_give_back_range(const void *base, size_t from, size_t upto);
 
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {

@@ -1,14 +1,20 @@
 /* loader.c: parallel text loaders (triplets, libsvm, docword).
  *
  * Each rank reads one byte range of the file: [S r / P, S (r+1) / P) moved forward to the
- * next line start, so every line belongs to exactly one rank. Line numbers are global:
- * rank r's first line is 1 + the number of newlines in the ranges of ranks < r (an
- * exclusive scan). Each rank parses its lines; the first malformed line of the file wins
- * the error (orn_dsm_agree_at with the line number), so the message is the same at any
- * rank count. Elements then go to their owners with one alltoallv (orn_dsm_from_elements).
+ * next line start, so every line belongs to exactly one rank; it reads the range in 4 MB
+ * chunks (never whole) and parses each line into a compact record (dsm/build.c), which
+ * build.c then sends to its owner and places straight into the tiles. Line numbers are
+ * global: rank r's first line is 1 + the lines in the ranges of ranks < r, known once every
+ * rank has counted its own (an allgather after the parse), so a malformed line is kept
+ * aside and parsed again with its global number for the message; the first malformed line
+ * of the file wins the error (orn_dsm_agree_at with the line number), so the message is
+ * the same at any rank count. A duplicate key (found while tiles are built) sends the file
+ * through a second parse that keeps every element's line (Elems, orn_dsm_from_elements),
+ * for the message naming both lines.
  *
- * Cost (S bytes, E elements): S / P parsing per rank, one exscan and a few small
- * allreduces (extents), and one alltoallv moving about E (1 - 1/P) records.
+ * Cost (S bytes, E elements): S / P parsing per rank, one allgather of line counts and a
+ * few small allreduces (extents), and records of about 12 bytes moving once, E (1 - 1/P)
+ * of them.
  */
 #include "dsm_int.h"
 
@@ -18,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena.h"
 
@@ -219,7 +226,8 @@ static const char *show(Field f, char *buf, size_t n)
     return buf;
 }
 
-/* Growable element list built while parsing. */
+/* Growable element list with a source line per element (load_text, and the loaders' second
+ * parse after a duplicate key, which needs both lines for its message). */
 typedef struct Elems {
     int ndim;
     size_t esize;
@@ -265,64 +273,258 @@ static int extents(OrnDsmCtx *ctx, const Elems *e, int64_t *dims, int64_t *total
     return ORN_OK;
 }
 
+/* The same for parsed records (build.c): ndim extents, the elements they stand for. */
+static int rec_extents(OrnDsmCtx *ctx, const OrnDsmRecs *r, int ndim, int64_t *dims, int64_t *total)
+{
+    int64_t v[ORN_DSM_MAXDIM + 1] = {0};
+    for (int d = 0; d < ndim; d++) v[d] = r->ext[d];
+    int status = orn_dsm_allreduce_i64(ctx, v, (size_t)ndim, ORN_DSM_MAX);
+    if (status) return status;
+    int64_t n = r->elems;
+    status = orn_dsm_allreduce_i64(ctx, &n, 1, ORN_DSM_SUM);
+    if (status) return status;
+    for (int d = 0; d < ndim; d++) dims[d] = v[d];
+    *total = n;
+    return ORN_OK;
+}
+
+/* ---------------------------------------------------------------- streaming lines */
+
+/* The loaders read their byte range in chunks instead of whole: the text of a 250 MB file
+ * would otherwise sit next to the parsed elements at -n 1. */
+#define CHUNK ((size_t)4 << 20)
+
+typedef struct Reader {
+    const char *path;
+    FILE *f;
+    int64_t start, pos, end; /* this rank's byte range [start, end); next offset to read */
+    char *buf;
+    size_t cap, at, len; /* unparsed bytes: buf[at..len) */
+    int64_t no;          /* lines returned so far */
+    int err;             /* errno of a failed read; -1: the file shrank */
+} Reader;
+
+/* Collective, agreed: open the file and find this rank's lines (as orn_dsm_read_range). */
+static int reader_open(OrnDsmCtx *ctx, const char *path, Reader *rd)
+{
+    int P = ctx->size, me = ctx->rank, status = ORN_OK;
+    struct stat st;
+    memset(rd, 0, sizeof *rd);
+    memset(&st, 0, sizeof st);
+    rd->path = path;
+    rd->f = fopen(path, "rb");
+    if (!rd->f)
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    else if (fstat(fileno(rd->f), &st) != 0)
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: is a directory", path);
+    status = orn_dsm_agree(ctx, status);
+    if (!status) {
+        int64_t size = (int64_t)st.st_size, start = 0, end = size;
+        int64_t raw0 = (int64_t)((double)size * me / P),
+                raw1 = (int64_t)((double)size * (me + 1) / P);
+        if (me == P - 1) raw1 = size;
+        if (line_start(rd->f, raw0, size, &start) != 0 ||
+            (me < P - 1 && line_start(rd->f, raw1, size, &end) != 0))
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, strerror(errno));
+        rd->start = rd->pos = start;
+        rd->end = end < start ? start : end;
+        status = orn_dsm_agree(ctx, status);
+    }
+    if (status && rd->f) {
+        fclose(rd->f);
+        rd->f = NULL;
+    }
+    return status;
+}
+
+/* Back to the first line, buffer given back (it is refilled on demand). */
+static void reader_rewind(Reader *rd)
+{
+    free(rd->buf);
+    rd->buf = NULL;
+    rd->cap = rd->at = rd->len = 0;
+    rd->pos = rd->start;
+    rd->no = 0;
+    rd->err = 0;
+}
+
+static void reader_close(Reader *rd)
+{
+    reader_rewind(rd);
+    if (rd->f) fclose(rd->f);
+    rd->f = NULL;
+}
+
+/* Next line [*ls, *le) without its newline and a trailing '\r'; 0 at the end. */
+static int reader_line(Reader *rd, const char **ls, const char **le)
+{
+    for (;;) {
+        char *s = rd->buf + rd->at,
+             *nl = rd->len > rd->at ? memchr(s, '\n', rd->len - rd->at) : NULL;
+        if (nl || rd->pos >= rd->end || rd->err) {
+            if (!nl && rd->at >= rd->len) return 0;
+            char *e = nl ? nl : rd->buf + rd->len;
+            rd->at = (size_t)(nl ? nl + 1 - rd->buf : e - rd->buf);
+            if (e > s && e[-1] == '\r') e--;
+            *ls = s;
+            *le = e;
+            rd->no++;
+            return 1;
+        }
+        /* keep the partial line, read the next chunk after it */
+        size_t keep = rd->len - rd->at;
+        if (keep) memmove(rd->buf, rd->buf + rd->at, keep);
+        rd->at = 0;
+        rd->len = keep;
+        if (rd->cap < keep + CHUNK) {
+            rd->cap = keep + CHUNK;
+            rd->buf = orn_xrealloc(rd->buf, rd->cap);
+        }
+        size_t want = (size_t)(rd->end - rd->pos) < CHUNK ? (size_t)(rd->end - rd->pos) : CHUNK;
+        ssize_t got = pread(fileno(rd->f), rd->buf + keep, want, (off_t)rd->pos);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            rd->err = got < 0 ? errno : -1;
+            continue;
+        }
+        rd->pos += got;
+        rd->len += (size_t)got;
+    }
+}
+
+/* Where parsed lines go: compact records (the fast path), or elements with their line
+ * numbers (the second parse after a duplicate key). Either may be NULL. */
+typedef struct Sink {
+    OrnDsmRecs *recs;
+    Elems *el;
+    Elems *ys;       /* libsvm: the labels */
+    int64_t samples; /* libsvm: data lines so far */
+    Field *f;        /* libsvm: room for a line's fields */
+} Sink;
+
+static void sink_push(Sink *k, const int64_t *key, const void *val, int64_t no)
+{
+    if (k->recs) orn_dsm_recs_push(k->recs, key, val);
+    if (k->el) elems_push(k->el, key, val, no);
+}
+
+/* Check and push one data line (number `no` for messages); a status. */
+typedef int (*LineFn)(OrnDsmCtx *ctx, const char *path, int64_t no, const char *s, const char *e,
+                      Sink *k);
+
+/* Collective, agreed. Parse this rank's lines with fn, numbered base + their index in the
+ * range. Line numbers are global: the first line of rank r is 1 + the lines of ranks < r,
+ * known only once every rank has counted its own, so a malformed line is kept aside and
+ * parsed again with its global number for the message; the file's first malformed line
+ * wins (orn_dsm_agree_at). *line0: the global number of this rank's first line. */
+static int scan(OrnDsmCtx *ctx, Reader *rd, LineFn fn, Sink *k, int64_t base, int64_t *line0)
+{
+    const char *path = rd->path, *s, *e;
+    int status = ORN_OK;
+    int64_t bad = -1;
+    char *copy = NULL;
+    size_t clen = 0;
+    while (reader_line(rd, &s, &e)) {
+        if (skip_line(s, e)) continue;
+        if (fn(ctx, path, base + rd->no - 1, s, e, k) != ORN_OK) {
+            bad = rd->no - 1;
+            clen = (size_t)(e - s);
+            copy = orn_xmalloc(clen + 1);
+            memcpy(copy, s, clen);
+            break;
+        }
+    }
+    if (bad < 0 && rd->err)
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
+                              rd->err > 0 ? strerror(rd->err) : "file changed while reading");
+    /* Exclusive scan of line counts. */
+    void *all = NULL;
+    size_t *counts = orn_xcalloc((size_t)ctx->size, sizeof *counts);
+    int64_t nl = rd->no, first = 1;
+    int st = orn_dsm_allgatherv(ctx, &nl, sizeof nl, &all, counts, "line numbering");
+    if (!st)
+        for (int p = 0; p < ctx->rank; p++) first += ((int64_t *)all)[p];
+    free(all);
+    free(counts);
+    if (st) {
+        free(copy);
+        return st;
+    }
+    *line0 = first;
+    if (bad >= 0) {
+        Sink none = {.f = k->f};
+        status = fn(ctx, path, first + bad, copy, copy + clen, &none);
+    }
+    free(copy);
+    return orn_dsm_agree_at(ctx, status, bad >= 0 ? first + bad : INT64_MAX);
+}
+
 /* ---------------------------------------------------------------- three-field lines */
 
-/* Check the three fields of data line `no` and push its elements into el; a status. */
-typedef int (*RowFn)(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el);
+static int three_fields(OrnDsmCtx *ctx, const char *path, int64_t no, const char *s, const char *e,
+                        const char *what, Field *f)
+{
+    int nf = split(s, e, f, 4);
+    if (nf != 3)
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected 3 fields '%s', found %d", path,
+                            (long long)no, what, nf);
+    return ORN_OK;
+}
 
 /* The loaders of files whose data lines have three fields each, `what` naming them in
- * messages ("row col value"): an ndim-D sparse array of `type` from the elements that
- * `row` pushes. */
+ * messages ("row col value"): an ndim-D sparse array of `type` from what `fn` pushes
+ * (expand: records (key..., count) standing for count elements, build.c). */
 static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmType type, int ndim,
-                     RowFn row, OrnDsmArray **out)
+                     int expand, LineFn fn, OrnDsmArray **out)
 {
-    OrnDsmRange r;
-    Elems el = {.ndim = ndim, .esize = orn_dsm_type_size(type)};
-    int64_t errline = 0, dims[ORN_DSM_MAXDIM], total = 0;
+    Reader rd;
+    OrnDsmRecs recs;
+    size_t es = orn_dsm_type_size(type);
+    int64_t line0 = 0, dims[ORN_DSM_MAXDIM], total = 0;
+    int dup = 0;
     *out = NULL;
-    int status = orn_dsm_read_range(ctx, path, &r);
+    int status = reader_open(ctx, path, &rd);
     if (status) return status;
-    /* Most lines hold one element: size the arrays once instead of doubling them. */
-    int64_t nl = 1;
-    for (const char *c = r.buf; (c = memchr(c, '\n', (size_t)(r.buf + r.len - c))) != NULL; c++)
-        nl++;
-    el.cap = nl;
-    el.keys = orn_xmalloc((size_t)nl * (size_t)ndim * 8);
-    el.lines = orn_xmalloc((size_t)nl * 8);
-    el.vals = orn_xmalloc((size_t)nl * el.esize);
-    Lines it = {r.buf, r.buf + r.len, r.line0};
-    const char *s, *e;
-    int64_t no;
-    while (!status && next_line(&it, &s, &e, &no)) {
-        if (skip_line(s, e)) continue;
-        Field f[4];
-        int nf = split(s, e, f, 4);
-        errline = no;
-        if (nf != 3)
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected 3 fields '%s', found %d",
-                                  path, (long long)no, what, nf);
-        else
-            status = row(ctx, path, no, f, &el);
-    }
-    free(r.buf);
-    status = orn_dsm_agree_at(ctx, status, errline);
-    if (!status) status = extents(ctx, &el, dims, &total);
+    orn_dsm_recs_init(&recs, expand ? ndim - 1 : ndim, expand ? 4 : es, expand);
+    Sink k = {.recs = &recs};
+    status = scan(ctx, &rd, fn, &k, 0, &line0);
+    free(rd.buf); /* the chunk buffer, while the array is built */
+    rd.buf = NULL;
+    rd.cap = 0;
+    if (!status) status = rec_extents(ctx, &recs, ndim, dims, &total);
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
-    if (!status)
-        status = orn_dsm_from_elements_owned(ctx, type, ndim, dims, 1, el.n, &el.keys,
-                                             (void **)&el.vals, &el.lines, path, out);
-    elems_free(&el);
+    if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, out, &dup);
+    if (!status && dup) {
+        /* A key twice (every rank knows): parse again keeping each element's line, and let
+         * the general path name the two lines. Errors only, so speed does not matter. */
+        Elems el = {.ndim = ndim, .esize = es};
+        Sink k2 = {.el = &el};
+        reader_rewind(&rd);
+        status = scan(ctx, &rd, fn, &k2, line0, &line0);
+        if (!status)
+            status = orn_dsm_from_elements_owned(ctx, type, ndim, dims, 1, el.n, &el.keys,
+                                                 (void **)&el.vals, &el.lines, path, out);
+        elems_free(&el);
+    }
+    orn_dsm_recs_free(&recs);
+    reader_close(&rd);
     return status;
 }
 
 /* ---------------------------------------------------------------- triplets */
 
-static int triplet_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el)
+static int triplet_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char *s, const char *e,
+                        Sink *k)
 {
     char sb[48];
+    Field f[4];
     int64_t key[2];
     float v;
+    int status = three_fields(ctx, path, no, s, e, "row col value", f);
+    if (status) return status;
     if (parse_index(f[0], &key[0]))
         return orn_dsm_fail(ctx, ORN_E_PARSE,
                             "%s:%lld: expected a non-negative integer row index, found '%s'", path,
@@ -334,22 +536,27 @@ static int triplet_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field
     if (parse_f32(f[2], &v))
         return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
                             path, (long long)no, show(f[2], sb, sizeof sb));
-    elems_push(el, key, &v, no);
+    sink_push(k, key, &v, no);
     return ORN_OK;
 }
 
 int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
 {
-    return load_rows(ctx, path, "row col value", ORN_DSM_F32, 2, triplet_row, out);
+    return load_rows(ctx, path, "row col value", ORN_DSM_F32, 2, 0, triplet_line, out);
 }
 
 /* ---------------------------------------------------------------- docword */
 
-/* One element (doc, word, k) per occurrence k of the word, value 0. */
-static int docword_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field *f, Elems *el)
+/* One element (doc, word, k) per occurrence k of the word, value 0: one record (doc, word,
+ * count) on the fast path. */
+static int docword_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char *s, const char *e,
+                        Sink *k)
 {
     char sb[48];
+    Field f[4];
     int64_t key[3], count = 0;
+    int status = three_fields(ctx, path, no, s, e, "doc word count", f);
+    if (status) return status;
     if (parse_index(f[0], &key[0]))
         return orn_dsm_fail(ctx, ORN_E_PARSE,
                             "%s:%lld: expected a non-negative integer document id, found '%s'",
@@ -362,83 +569,85 @@ static int docword_row(OrnDsmCtx *ctx, const char *path, int64_t no, const Field
         return orn_dsm_fail(ctx, ORN_E_PARSE,
                             "%s:%lld: expected a positive integer count, found '%s'", path,
                             (long long)no, show(f[2], sb, sizeof sb));
-    int32_t zero = 0;
-    for (key[2] = 0; key[2] < count; key[2]++) elems_push(el, key, &zero, no);
+    if (k->recs) {
+        uint32_t c = (uint32_t)count;
+        orn_dsm_recs_push(k->recs, key, &c);
+    }
+    if (k->el) {
+        int32_t zero = 0;
+        for (key[2] = 0; key[2] < count; key[2]++) elems_push(k->el, key, &zero, no);
+    }
     return ORN_OK;
 }
 
 int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
 {
-    return load_rows(ctx, path, "doc word count", ORN_DSM_I32, 3, docword_row, out);
+    return load_rows(ctx, path, "doc word count", ORN_DSM_I32, 3, 1, docword_line, out);
 }
 
 /* ---------------------------------------------------------------- libsvm */
 
+/* Sample numbers are local here (k->samples) and made global after the scan. */
+static int libsvm_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char *s, const char *e,
+                       Sink *k)
+{
+    char sb[48];
+    Field *f = k->f;
+    int nf = split(s, e, f, MAXFIELDS);
+    float label;
+    if (nf > MAXFIELDS)
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: more than %d features on one line", path,
+                            (long long)no, MAXFIELDS - 1);
+    if (parse_f32(f[0], &label))
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a numeric label, found '%s'", path,
+                            (long long)no, show(f[0], sb, sizeof sb));
+    int64_t prev = 0;
+    for (int j = 1; j < nf; j++) {
+        const char *colon = memchr(f[j].s, ':', f[j].n);
+        int64_t idx = 0;
+        float v;
+        if (!colon || parse_index((Field){f[j].s, (size_t)(colon - f[j].s)}, &idx) || idx < 1 ||
+            parse_f32((Field){colon + 1, f[j].n - (size_t)(colon - f[j].s) - 1}, &v))
+            return orn_dsm_fail(ctx, ORN_E_PARSE,
+                                "%s:%lld: expected 'index:value' with an integer index >= 1, "
+                                "found '%s'",
+                                path, (long long)no, show(f[j], sb, sizeof sb));
+        if (idx <= prev)
+            return orn_dsm_fail(ctx, ORN_E_PARSE,
+                                "%s:%lld: expected feature indices in increasing order, "
+                                "found %lld after %lld",
+                                path, (long long)no, (long long)idx, (long long)prev);
+        int64_t key[2] = {k->samples, idx - 1};
+        sink_push(k, key, &v, no);
+        prev = idx;
+    }
+    if (k->ys) elems_push(k->ys, &k->samples, &label, no);
+    k->samples++;
+    return ORN_OK;
+}
+
 int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDsmArray **y)
 {
-    OrnDsmRange r;
-    Elems xs = {.ndim = 2, .esize = 4}, ys = {.ndim = 1, .esize = 4};
-    int64_t errline = 0, dims[2], total = 0, nsamples = 0, base = 0;
-    char sb[48];
-    Field *f = orn_xmalloc(MAXFIELDS * sizeof *f);
+    Reader rd;
+    OrnDsmRecs xs;
+    Elems ys = {.ndim = 1, .esize = 4};
+    int64_t line0 = 0, dims[2], total = 0, nsamples = 0, base = 0;
+    int dup = 0;
     *X = *y = NULL;
-    int status = orn_dsm_read_range(ctx, path, &r);
-    if (status) {
-        free(f);
-        return status;
-    }
-    Lines it = {r.buf, r.buf + r.len, r.line0};
-    const char *s, *e;
-    int64_t no, sample = 0; /* local sample number; made global below */
-    while (!status && next_line(&it, &s, &e, &no)) {
-        if (skip_line(s, e)) continue;
-        errline = no;
-        int nf = split(s, e, f, MAXFIELDS);
-        float label;
-        if (nf > MAXFIELDS) {
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: more than %d features on one line",
-                                  path, (long long)no, MAXFIELDS - 1);
-            break;
-        }
-        if (parse_f32(f[0], &label)) {
-            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a numeric label, found '%s'",
-                                  path, (long long)no, show(f[0], sb, sizeof sb));
-            break;
-        }
-        int64_t prev = 0;
-        for (int k = 1; k < nf && !status; k++) {
-            const char *colon = memchr(f[k].s, ':', f[k].n);
-            int64_t idx = 0;
-            float v;
-            if (!colon || parse_index((Field){f[k].s, (size_t)(colon - f[k].s)}, &idx) || idx < 1 ||
-                parse_f32((Field){colon + 1, f[k].n - (size_t)(colon - f[k].s) - 1}, &v)) {
-                status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                      "%s:%lld: expected 'index:value' with an integer index >= 1, "
-                                      "found '%s'",
-                                      path, (long long)no, show(f[k], sb, sizeof sb));
-            } else if (idx <= prev) {
-                status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                      "%s:%lld: expected feature indices in increasing order, "
-                                      "found %lld after %lld",
-                                      path, (long long)no, (long long)idx, (long long)prev);
-            } else {
-                int64_t key[2] = {sample, idx - 1};
-                elems_push(&xs, key, &v, no);
-                prev = idx;
-            }
-        }
-        if (!status) elems_push(&ys, &sample, &label, no);
-        sample++;
-    }
-    free(r.buf);
-    free(f);
-    status = orn_dsm_agree_at(ctx, status, errline);
+    int status = reader_open(ctx, path, &rd);
+    if (status) return status;
+    orn_dsm_recs_init(&xs, 2, 4, 0);
+    Sink k = {.recs = &xs, .ys = &ys, .f = orn_xmalloc(MAXFIELDS * sizeof(Field))};
+    status = scan(ctx, &rd, libsvm_line, &k, 0, &line0);
+    free(k.f);
+    reader_close(&rd);
     if (status) goto fn_exit;
     /* Global sample numbers: exclusive scan of data-line counts. */
     {
         void *all = NULL;
         size_t *counts = orn_xcalloc((size_t)ctx->size, sizeof *counts);
-        status = orn_dsm_allgatherv(ctx, &sample, sizeof sample, &all, counts, "sample numbering");
+        status =
+            orn_dsm_allgatherv(ctx, &k.samples, sizeof k.samples, &all, counts, "sample numbering");
         if (!status) {
             for (int p = 0; p < ctx->size; p++) {
                 int64_t c = ((int64_t *)all)[p];
@@ -450,9 +659,9 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
         free(counts);
         if (status) goto fn_exit;
     }
-    for (int64_t i = 0; i < xs.n; i++) xs.keys[2 * i] += base;
+    orn_dsm_recs_shift(&xs, 0, base);
     for (int64_t i = 0; i < ys.n; i++) ys.keys[i] += base;
-    status = extents(ctx, &xs, dims, &total);
+    status = rec_extents(ctx, &xs, 2, dims, &total);
     if (status) goto fn_exit;
     if (nsamples == 0) {
         status = orn_dsm_fail(ctx, ORN_E_PARSE,
@@ -462,17 +671,20 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
         goto fn_exit;
     }
     dims[0] = nsamples;
-    status = orn_dsm_from_elements_owned(ctx, ORN_DSM_F32, 2, dims, 1, xs.n, &xs.keys,
-                                         (void **)&xs.vals, &xs.lines, path, X);
+    /* Each line is its own row with increasing columns: no key can occur twice. */
+    status = orn_dsm_build_sparse(ctx, ORN_DSM_F32, 2, dims, &xs, X, &dup);
+    if (!status && dup) status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "%s: duplicate features", path);
     if (status) goto fn_exit;
-    status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 1, &nsamples, 0, ys.n, ys.keys, ys.vals,
-                                   ys.lines, path, y);
+    free(ys.lines); /* labels: one per sample, none twice */
+    ys.lines = NULL;
+    status = orn_dsm_from_elements(ctx, ORN_DSM_F32, 1, &nsamples, 0, ys.n, ys.keys, ys.vals, NULL,
+                                   path, y);
     if (status) {
         orn_dsm_free(*X);
         *X = NULL;
     }
 fn_exit:
-    elems_free(&xs);
+    orn_dsm_recs_free(&xs);
     elems_free(&ys);
     return status;
 }

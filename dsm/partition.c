@@ -204,12 +204,30 @@ int orn_dsm_balance(OrnDsmArray *a, int dim, int nb, int64_t *bounds)
         if (tl->cols && dim == 0) {
             for (int64_t r = 0; r < tl->hi[0] - tl->lo[0]; r++)
                 h[(tl->lo[0] + r) / w] += tl->rowptr[r + 1] - tl->rowptr[r];
-        } else if (tl->cols) {
+        } else if (tl->cols && dim == 1) {
             for (int64_t i = 0; i < tl->n; i++) h[(tl->lo[1] + tl->cols[i]) / w]++;
+        } else if (tl->cols) {
+            /* key 2 of runs: decoded */
+            int64_t k[3 * 256];
+            for (int64_t i = 0; i < tl->n; i += 256) {
+                int64_t m = tl->n - i < 256 ? tl->n - i : 256;
+                orn_dsm_tile_keys(a, tl, i, m, k);
+                for (int64_t j = 0; j < m; j++) h[k[j * a->ndim + dim] / w]++;
+            }
         } else {
             for (int64_t i = 0; i < tl->n; i++) h[tl->keys[i * a->ndim + dim] / w]++;
         }
     }
+    return hist_finish(ctx, extent, nb, bounds, &H);
+}
+
+int orn_dsm_balance_with(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds,
+                         orn_dsm_hist_fn fill, void *ud)
+{
+    if (extent <= 0) return empty_bounds(ctx, nb, bounds);
+    Hist H;
+    hist_init(&H, extent);
+    fill(H.h, H.w, ud);
     return hist_finish(ctx, extent, nb, bounds, &H);
 }
 

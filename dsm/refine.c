@@ -103,6 +103,79 @@ static void build_csr(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *con
     }
 }
 
+/* A piece of a run of an old tile that falls in a new tile: column (absolute), first
+ * element in the old tile, element count. */
+typedef struct Piece {
+    int64_t col;
+    const OrnDsmTile *o;
+    int64_t e, n;
+} Piece;
+
+/* New tile t as runs (3-D, key 2 implied; a->runs) from run tiles src[0..ns), in tile
+ * order. Per row: each old tile's runs inside t's columns, cut to t's range of key 2 (a run
+ * of an old tile holds key 2 = olo[2] + k), then ordered by column; old tiles cut along key
+ * 2 give pieces of one run, which the stable order keeps in key-2 order. */
+static void build_runs(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *const *src,
+                       int64_t ns)
+{
+    size_t es = a->esize;
+    int64_t rows = t->hi[0] - t->lo[0], cap = 0;
+    Piece *pc = NULL;
+    t->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *t->rowptr);
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t at = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t key0 = t->lo[0] + r, np = 0;
+            for (int64_t i = 0; i < ns; i++) {
+                const OrnDsmTile *o = src[i];
+                if (key0 < o->lo[0] || key0 >= o->hi[0]) continue;
+                int64_t orow = key0 - o->lo[0];
+                int64_t e = lower(o, orow, t->lo[1] - o->lo[1]);
+                int64_t e1 = lower(o, orow, t->hi[1] - o->lo[1]);
+                while (e < e1) {
+                    int64_t f = e + 1;
+                    while (f < e1 && o->cols[f] == o->cols[e]) f++;
+                    int64_t lo = o->lo[2] > t->lo[2] ? o->lo[2] : t->lo[2];
+                    int64_t hi = o->lo[2] + (f - e) < t->hi[2] ? o->lo[2] + (f - e) : t->hi[2];
+                    if (hi > lo) {
+                        if (np == cap) {
+                            cap = cap ? 2 * cap : 64;
+                            pc = orn_xrealloc(pc, (size_t)cap * sizeof *pc);
+                        }
+                        pc[np++] = (Piece){o->lo[1] + o->cols[e], o, e + lo - o->lo[2], hi - lo};
+                    }
+                    e = f;
+                }
+            }
+            /* stable insertion sort by column (tiles along a row already come in column
+             * order unless cut along key 2) */
+            for (int64_t i = 1; i < np; i++) {
+                Piece p = pc[i];
+                int64_t j = i;
+                for (; j > 0 && pc[j - 1].col > p.col; j--) pc[j] = pc[j - 1];
+                pc[j] = p;
+            }
+            for (int64_t i = 0; i < np; i++) {
+                if (pass == 1) {
+                    for (int64_t k = 0; k < pc[i].n; k++)
+                        t->cols[at + k] = (int32_t)(pc[i].col - t->lo[1]);
+                    memcpy((char *)t->vals + (size_t)at * es,
+                           (const char *)pc[i].o->vals + (size_t)pc[i].e * es,
+                           (size_t)pc[i].n * es);
+                }
+                at += pc[i].n;
+            }
+            if (pass == 0) t->rowptr[r + 1] = at;
+        }
+        if (pass == 0) {
+            t->n = at;
+            t->cols = orn_xmalloc((size_t)(at ? at : 1) * sizeof *t->cols);
+            t->vals = orn_xmalloc((size_t)(at ? at : 1) * es);
+        }
+    }
+    free(pc);
+}
+
 /* New tile t with listed keys: the old tiles' elements inside its box, sorted. */
 static void build_keys(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *const *src,
                        int64_t ns)
@@ -135,26 +208,47 @@ void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
     const OrnDsmPart *op = &a->part;
     int nd = a->ndim;
     const OrnDsmTile **src = orn_xmalloc((size_t)(op->ntiles ? op->ntiles : 1) * sizeof *src);
+    int64_t *gone = orn_xcalloc((size_t)(op->ntiles ? op->ntiles : 1), sizeof *gone);
+    int64_t per_band = np->ntiles / np->nb[0];
     for (int64_t tn = 0; tn < np->ntiles; tn++) {
         OrnDsmTile *t = &nt[tn];
         t->n = 0;
-        if (!t->held) continue;
-        int64_t ns = 0;
-        int csr = nd == 2;
+        if (t->held) {
+            int64_t ns = 0;
+            int csr = nd == 2 || (nd == 3 && a->runs);
+            for (int64_t to = 0; to < op->ntiles; to++) {
+                const OrnDsmTile *o = &a->tiles[to];
+                if (!meets(nd, t->lo, t->hi, o->lo, o->hi)) continue;
+                src[ns++] = o;
+                csr &= o->cols != NULL || o->n == 0;
+            }
+            /* empty old tiles may carry neither rowptr nor cols */
+            int64_t k = 0;
+            for (int64_t i = 0; i < ns; i++)
+                if (src[i]->n > 0) src[k++] = src[i];
+            if (csr && nd == 3)
+                build_runs(a, t, src, k);
+            else if (csr)
+                build_csr(a, t, src, k);
+            else
+                build_keys(a, t, src, k);
+        }
+        /* New tiles come band by band along dimension 0: at the end of a band, the old
+         * CSR tiles' rows above its end are read by no later tile, so their columns and
+         * values go back to the system now instead of with the old tiles -- the array is
+         * not held twice over while it is refined (the loaded band of rows -> a grid). */
+        if ((tn + 1) % per_band) continue;
         for (int64_t to = 0; to < op->ntiles; to++) {
             const OrnDsmTile *o = &a->tiles[to];
-            if (!meets(nd, t->lo, t->hi, o->lo, o->hi)) continue;
-            src[ns++] = o;
-            csr &= o->cols != NULL || o->n == 0;
+            if (!o->held || !o->cols || !o->n || t->hi[0] <= o->lo[0]) continue;
+            int64_t rows = o->hi[0] - o->lo[0], r = t->hi[0] - o->lo[0];
+            int64_t e = o->rowptr[r < rows ? r : rows];
+            if (e <= gone[to]) continue;
+            orn_dsm_give_back(o->cols, (size_t)e * sizeof *o->cols);
+            orn_dsm_give_back(o->vals, (size_t)e * a->esize);
+            gone[to] = e;
         }
-        /* empty old tiles may carry neither rowptr nor cols */
-        int64_t k = 0;
-        for (int64_t i = 0; i < ns; i++)
-            if (src[i]->n > 0) src[k++] = src[i];
-        if (csr)
-            build_csr(a, t, src, k);
-        else
-            build_keys(a, t, src, k);
     }
+    free(gone);
     free(src);
 }

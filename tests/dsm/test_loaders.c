@@ -192,6 +192,51 @@ static void test_docword(TestEnv *t)
                 CHECK(t, k[3 * m] == d && k[3 * m + 1] == w && k[3 * m + 2] == j &&
                              ((int32_t *)v)[m] == 0);
     CHECK(t, m == n);
+    /* Runs (key 2 implied, dsm.h): distinct values, then grids -- cut along key 2 too,
+     * owners that keep tiles local (refine.c) and that move them -- leave every element
+     * with its value; single elements are found; balancing along key 2 counts them. */
+    int32_t *val = malloc((size_t)n * sizeof *val);
+    for (int64_t i = 0; i < n; i++) {
+        val[i] = (int32_t)(i * 7 + 1);
+        OK(t, orn_dsm_set(Z, k + 3 * i, &val[i]));
+    }
+    int grids[][3] = {{1, 1, 1}, {4, 3, 1}, {8, 6, 1}, {2, 2, 3}, {3, 1, 4}, {5, 2, 2}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        for (int local = 0; local < 2; local++) {
+            OrnDsmPart p;
+            OK(t, orn_dsm_part_init(&p, 3, grids[g]));
+            for (int d = 0; d < 3; d++)
+                orn_dsm_bounds_uniform(p.bounds[d], Z->dims[d], grids[g][d]);
+            for (int64_t q = 0; q < p.ntiles; q++) {
+                int grid[3];
+                orn_dsm_part_unravel(&p, q, grid);
+                p.owner[q] = local ? grid[0] * t->size / grids[g][0]
+                                   : (int)((q * 5 + g) % (uint64_t)t->size);
+            }
+            OK(t, orn_dsm_repartition(Z, &p));
+            orn_dsm_part_free(&p);
+            int64_t n2, *k2;
+            void *v2;
+            OK(t, orn_dsm_gather(Z, &n2, &k2, &v2));
+            CHECK(t, n2 == n);
+            for (int64_t i = 0; i < n && n2 == n; i++)
+                CHECK(t, !memcmp(k2 + 3 * i, k + 3 * i, 24) && ((int32_t *)v2)[i] == val[i]);
+            free(k2);
+            free(v2);
+            for (int64_t i = 0; i < n; i += 37) {
+                int32_t x = 0;
+                OK(t, orn_dsm_get(Z, k + 3 * i, &x));
+                CHECK(t, x == val[i]);
+            }
+            int64_t absent[3] = {0, 0, 1}, bounds[3];
+            int32_t x = 5;
+            OK(t, orn_dsm_get(Z, absent, &x)); /* (0, 0) has one occurrence */
+            CHECK(t, x == 0);
+            OK(t, orn_dsm_balance(Z, 2, 2, bounds));
+            CHECK(t, bounds[0] == 0 && bounds[1] == 1 && bounds[2] == 4);
+        }
+    }
+    free(val);
     free(k);
     free(v);
     orn_dsm_free(Z);
@@ -278,6 +323,59 @@ static void test_malformed(TestEnv *t)
     snprintf(want, sizeof want, "%s:280: duplicate key (5, 0), first on line 5", path);
     CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* The same within one row, columns out of order (found while the row is sorted). */
+    t_path(t, path, sizeof path, "dup_row.triplets");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 1; i <= 300; i++) fprintf(f, "7 %d 1\n", i == 250 ? 40 : 300 - i);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    snprintf(want, sizeof want, "%s:260: duplicate key (7, 40), first on line 250", path);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* docword: a (doc, word) pair twice duplicates its first occurrences. */
+    t_path(t, path, sizeof path, "dup.docword");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 1; i <= 200; i++)
+            fprintf(f, "%d %d %d\n", i == 190 ? 0 : i / 10, i == 190 ? 3 : i, 1 + i % 3);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    snprintf(want, sizeof want, "%s:190: duplicate key (0, 3, 0), first on line 3", path);
+    CHECK(t, orn_dsm_load_docword(t->dsm, path, &a) == ORN_E_PARSE);
+    if (strcmp(orn_dsm_error(t->dsm), want))
+        fprintf(stderr, "got '%s', want '%s'\n", orn_dsm_error(t->dsm), want);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    /* Coordinates beyond 32 bits: records widen, tiles list their keys. */
+    t_path(t, path, sizeof path, "wide.triplets");
+    if (t->rank == 0) {
+        FILE *f = fopen(path, "wb");
+        for (int i = 0; i < 100; i++)
+            fprintf(f, "%d %lld %d\n", i % 9, i == 50 ? 5000000000LL : (long long)(99 - i), i);
+        fclose(f);
+    }
+    OK(t, orn_dsm_barrier(t->dsm));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    if (a) {
+        int64_t n = 0, *keys = NULL;
+        void *vals = NULL;
+        CHECK(t, a->dims[0] == 9 && a->dims[1] == 5000000001LL && a->nnz == 100);
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        CHECK(t, n == 100);
+        int sorted = 1, found = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (i && cmp2(keys + 2 * (i - 1), keys + 2 * i) >= 0) sorted = 0;
+            if (keys[2 * i] == 50 % 9 && keys[2 * i + 1] == 5000000000LL)
+                found = ((float *)vals)[i] == 50.0f;
+        }
+        CHECK(t, sorted && found);
+        free(keys);
+        free(vals);
+        orn_dsm_free(a);
+        a = NULL;
+    }
     /* Missing file, empty file. */
     t_path(t, path, sizeof path, "no_such_file");
     CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_IO);
@@ -460,6 +558,12 @@ int main(int argc, char **argv)
     test_triplets(&t);
     test_libsvm(&t);
     test_docword(&t);
+    /* again with records exchanged in many small rounds (dsm/build.c) */
+    setenv("ORN_ROUND_BYTES", "200", 1);
+    test_triplets(&t);
+    test_libsvm(&t);
+    test_docword(&t);
+    unsetenv("ORN_ROUND_BYTES");
     test_malformed(&t);
     test_saveload(&t);
     return t_finish(&t, "test_loaders");
