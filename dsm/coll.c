@@ -248,6 +248,36 @@ int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, 
     return status;
 }
 
+int orn_dsm_allgather_into(OrnDsmCtx *ctx, const void *send, size_t n, void *recv, const char *what)
+{
+    int P = ctx->size;
+    if (n * (size_t)P > INT_MAX) { /* beyond MPI's int counts: the general path */
+        size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
+        void *all = NULL;
+        int status = orn_dsm_allgatherv(ctx, send, n, &all, counts, what);
+        if (!status) memcpy(recv, all, n * (size_t)P);
+        free(all);
+        free(counts);
+        return status;
+    }
+    int *ic = orn_xmalloc(4 * (size_t)P * sizeof *ic);
+    int *isc = ic, *isd = ic + P, *irc = ic + 2 * P, *ird = ic + 3 * P;
+    for (int p = 0; p < P; p++) { /* the same bytes to everyone: one send region, read P times */
+        isc[p] = irc[p] = (int)n;
+        isd[p] = 0;
+        ird[p] = (int)(n * (size_t)p);
+    }
+    OrnDsmReq *req = NULL;
+    int status = ctx->tp->ops->ialltoallv(ctx->tp, send ? send : (const void *)"", isc, isd, recv,
+                                          irc, ird, &req);
+    if (status)
+        status = orn_dsm_tp_fail(ctx, status, what);
+    else
+        status = orn_dsm_waitall(ctx, &req, NULL, 1, what);
+    free(ic);
+    return status;
+}
+
 int orn_dsm_barrier(OrnDsmCtx *ctx)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;

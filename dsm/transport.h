@@ -88,5 +88,10 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
  * rank order, in a new buffer (*recv), with counts[p]. */
 int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
                        const char *what);
+/* Collective: every rank contributes n bytes, the same n on every rank (the caller knows
+ * it: no exchange of sizes), received in rank order into recv (P * n bytes, the caller's:
+ * no allocation per call). */
+int orn_dsm_allgather_into(OrnDsmCtx *ctx, const void *send, size_t n, void *recv,
+                           const char *what);
 
 #endif

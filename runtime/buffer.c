@@ -216,6 +216,7 @@ void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
         b->dd.collect = 0;
         b->snap = orn_xmalloc(bytes ? bytes : 1);
         memcpy(b->snap, copy, bytes);
+        b->xbuf = orn_xmalloc((size_t)(P + 1) * bytes + 1); /* this rank's changes, everyone's */
         return;
     }
     if (!b->dense) return;
@@ -230,7 +231,9 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
     b->replica = NULL;
     free(b->snap);
+    free(b->xbuf);
     b->snap = NULL;
+    b->xbuf = NULL;
 }
 
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
@@ -293,14 +296,26 @@ static int apply_one(OrnRtBuffer *b, void *elem, const char *delta)
     return ORN_OK;
 }
 
-/* *x += *d unless d is +0 (every bit clear: untouched), typed; n elements. */
+/* *x += *d unless d is +0 (every bit clear: untouched), typed; n elements. Branch-free
+ * (a select on the bits): whether an element changed is data, and a branch on it would be
+ * mispredicted half the time. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#else
+#define RT_VECTORIZE
+#endif
 #define ADD_NONZERO(T, UT)                                                                         \
-    static void add_nonzero_##T(T *x, const T *d, int64_t n)                                       \
+    RT_VECTORIZE static void add_nonzero_##T(T *restrict x, const T *restrict d, int64_t n)        \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            UT bits;                                                                               \
-            memcpy(&bits, &d[i], sizeof bits);                                                     \
-            x[i] = bits ? (T)(x[i] + d[i]) : x[i];                                                 \
+            T s = (T)(x[i] + d[i]);                                                                \
+            UT bx, bd, bs;                                                                         \
+            memcpy(&bx, &x[i], sizeof bx);                                                         \
+            memcpy(&bd, &d[i], sizeof bd);                                                         \
+            memcpy(&bs, &s, sizeof bs);                                                            \
+            UT m = (UT)0 - (UT)(bd != 0);                                                          \
+            bx = (bs & m) | (bx & ~m);                                                             \
+            memcpy(&x[i], &bx, sizeof bx);                                                         \
         }                                                                                          \
     }
 ADD_NONZERO(float, uint32_t)
@@ -350,15 +365,15 @@ static int flush_dense_everyone(OrnRtBuffer *b)
 }
 
 /* Small target, a copy on every rank: each rank's copy - snap to everyone, added to snap
- * in rank order (zero changes skipped), then every copy = snap. */
+ * in rank order (zero changes skipped), then every copy = snap. The exchange buffers live
+ * as long as the loop. */
 static int flush_snapshot(OrnRtBuffer *b)
 {
     OrnDsmArray *a = b->target;
     int P = orn_dsm_size(b->rt->dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
-    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
-    char *mine = orn_xmalloc(bytes ? bytes : 1), *all = NULL;
+    char *mine = b->xbuf, *all = b->xbuf + bytes;
     if (a->type == ORN_DSM_F32) {
         const float *c = (const float *)(const void *)b->replica,
                     *o = (const float *)(const void *)b->snap;
@@ -369,9 +384,9 @@ static int flush_snapshot(OrnRtBuffer *b)
             sub_typed(a->type, mine + (size_t)i * es, b->replica + (size_t)i * es,
                       b->snap + (size_t)i * es);
     }
-    status = orn_dsm_allgatherv(b->rt->dsm, mine, bytes, (void **)&all, counts, "buffer flush");
-    free(mine);
-    for (int q = 0; q < P && !status; q++) {
+    status = orn_dsm_allgather_into(b->rt->dsm, mine, bytes, all, "buffer flush");
+    if (status) return status;
+    for (int q = 0; q < P; q++) {
         const char *d = all + (size_t)q * bytes;
         if (a->type == ORN_DSM_F32)
             add_nonzero_float((float *)(void *)b->snap, (const float *)(const void *)d, vol);
@@ -382,11 +397,9 @@ static int flush_snapshot(OrnRtBuffer *b)
                 if (!zero_bits(d + (size_t)i * es, es))
                     add_typed(a->type, b->snap + (size_t)i * es, d + (size_t)i * es);
     }
-    if (!status) memcpy(b->replica, b->snap, bytes);
+    memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;
-    free(all);
-    free(counts);
-    return status;
+    return ORN_OK;
 }
 
 int orn_rt_buffer_flush(OrnRtBuffer *b)

@@ -78,6 +78,7 @@ struct OrnRtBuffer {
     int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */
     char *snap;           /* small targets with a copy: the copy as of the last flush; a flush
                              then sends each rank's whole copy - snap (no keys listed) */
+    char *xbuf;           /* with snap: (P + 1) target sizes, the flush's exchange buffers */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
