@@ -103,6 +103,54 @@ static void build_csr(const OrnDsmArray *a, OrnDsmTile *t, const OrnDsmTile *con
     }
 }
 
+/* A whole band of new tiles (the nb1 tiles of one row of the grid, all held, in column
+ * order) as CSR from the CSR old tiles src[0..ns) that meet it: each old row is walked
+ * once, its elements dealt to the band's tiles by column (a pointer that only moves
+ * forward: a row's columns ascend, and the old tiles come in column order). Per tile the
+ * result is build_csr's, without two binary searches per (row, tile) -- MF's 9M ratings
+ * into 32 column tiles: 0.35 s -> a pass over the elements. */
+static void build_csr_band(const OrnDsmArray *a, OrnDsmTile *band, int64_t nb1,
+                           const OrnDsmTile *const *src, int64_t ns)
+{
+    size_t es = a->esize;
+    int64_t lo0 = band[0].lo[0], rows = band[0].hi[0] - lo0;
+    int64_t *fill = orn_xcalloc((size_t)nb1, sizeof *fill);
+    for (int64_t j = 0; j < nb1; j++)
+        band[j].rowptr = orn_xcalloc((size_t)rows + 1, sizeof *band[j].rowptr);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t j = 0;
+            for (int64_t i = 0; i < ns; i++) {
+                const OrnDsmTile *o = src[i];
+                if (lo0 + r < o->lo[0] || lo0 + r >= o->hi[0]) continue;
+                int64_t orow = lo0 + r - o->lo[0];
+                for (int64_t e = o->rowptr[orow]; e < o->rowptr[orow + 1]; e++) {
+                    int64_t c = o->lo[1] + o->cols[e];
+                    while (j + 1 < nb1 && c >= band[j].hi[1]) j++;
+                    OrnDsmTile *t = &band[j];
+                    if (!pass) {
+                        t->rowptr[r + 1]++;
+                        continue;
+                    }
+                    int64_t at = fill[j]++;
+                    t->cols[at] = (int32_t)(c - t->lo[1]);
+                    memcpy((char *)t->vals + (size_t)at * es,
+                           (const char *)o->vals + (size_t)e * es, es);
+                }
+            }
+        }
+        if (pass) break;
+        for (int64_t j = 0; j < nb1; j++) {
+            OrnDsmTile *t = &band[j];
+            for (int64_t r = 0; r < rows; r++) t->rowptr[r + 1] += t->rowptr[r];
+            t->n = t->rowptr[rows];
+            t->cols = orn_xmalloc((size_t)(t->n ? t->n : 1) * sizeof *t->cols);
+            t->vals = orn_xmalloc((size_t)(t->n ? t->n : 1) * es);
+        }
+    }
+    free(fill);
+}
+
 /* A piece of a run of an old tile that falls in a new tile: column (absolute), first
  * element in the old tile, element count. */
 typedef struct Piece {
@@ -209,11 +257,27 @@ void orn_dsm_move_local(const OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *
     int nd = a->ndim;
     const OrnDsmTile **src = orn_xmalloc((size_t)(op->ntiles ? op->ntiles : 1) * sizeof *src);
     int64_t *gone = orn_xcalloc((size_t)(op->ntiles ? op->ntiles : 1), sizeof *gone);
-    int64_t per_band = np->ntiles / np->nb[0];
+    int64_t per_band = np->ntiles / np->nb[0], band_done = -1;
     for (int64_t tn = 0; tn < np->ntiles; tn++) {
         OrnDsmTile *t = &nt[tn];
-        t->n = 0;
-        if (t->held) {
+        if (tn % per_band == 0 && nd == 2 && per_band > 1) {
+            /* a band of held tiles from CSR tiles: in one walk (build_csr_band) */
+            int64_t ns = 0;
+            int ok = 1;
+            for (int64_t j = 0; j < per_band && ok; j++) ok = nt[tn + j].held;
+            for (int64_t to = 0; to < op->ntiles && ok; to++) {
+                const OrnDsmTile *o = &a->tiles[to];
+                if (o->lo[0] >= t->hi[0] || o->hi[0] <= t->lo[0] || !o->n) continue;
+                ok = o->cols != NULL;
+                src[ns++] = o;
+            }
+            if (ok) {
+                build_csr_band(a, t, per_band, src, ns);
+                band_done = tn + per_band;
+            }
+        }
+        if (tn >= band_done) t->n = 0;
+        if (tn >= band_done && t->held) {
             int64_t ns = 0;
             int csr = nd == 2 || (nd == 3 && a->runs);
             for (int64_t to = 0; to < op->ntiles; to++) {
