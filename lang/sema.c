@@ -3,10 +3,10 @@
  * orn_sema_walk() walks the program once in source order (orn_sema(), sema_infer.c, walks it
  * again when float inference types some locals f32). Before that it declares every
  * top-level fn and extern (they are visible everywhere) with its signature, so calls may
- * precede definitions. parallel_for bodies are checked in sema_loop.c; expressions, the
- * built-ins and const folding in sema_expr.c. After the walk, a post pass (sema_loop.c)
- * closes the call graph: what each loop calls transitively, which buffers it updates and
- * which collectives its callees reach.
+ * precede definitions. parallel_for bodies are checked in sema_loop.c; expressions in
+ * sema_expr.c, calls and the built-ins in sema_call.c, const folding in sema_fold.c. After
+ * the walk, a post pass (sema_loop.c) closes the call graph: what each loop calls
+ * transitively, which buffers it updates and which collectives its callees reach.
  *
  * Invariants: symbols get ids 0, 1, 2, ... in creation order, and the top-level fns are
  * created first, so the id of a fn's symbol is its index in Sema.fns. A symbol declared

@@ -1,4 +1,5 @@
-/* sema_int.h: private to semantic analysis (sema.c, sema_expr.c, sema_loop.c).
+/* sema_int.h: private to semantic analysis (sema.c, sema_expr.c, sema_call.c, sema_fold.c,
+ * sema_loop.c, sema_infer.c).
  *
  * One `Sema` context lives for the duration of orn_sema(). It owns the scope stack (a
  * binding stack plus a name -> innermost binding map), every symbol created so far, one
@@ -172,16 +173,36 @@ void orn_sema_post(Sema *s);
 
 /* sema_expr.c */
 const OrnType *orn_sema_expr(Sema *s, OrnNode *e);
-const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value);
 const OrnType *orn_sema_subscripts(Sema *s, OrnNode *index, const OrnType *arr, const OrnSym *sym);
 const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType *r, OrnSpan span,
                               OrnSpan lspan, OrnSpan rspan);
 bool orn_sema_var_convertible(const OrnType *to, const OrnType *from);
-bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);
 bool orn_sema_is_typename(const OrnName *id);
-int orn_sema_builtin_of(const OrnName *id);
 const OrnType *orn_sema_terr(Sema *s);
 bool orn_sema_weak(const Sema *s, const OrnNode *e);
+
+/* Shared by sema_expr.c and sema_call.c. */
+static inline const OrnType *orn_sema_scalar(Sema *s, OrnTypeKind k)
+{
+    return orn_type_scalar(s->ty, k);
+}
+/* T_ERROR (or no type yet): accepted silently by every check. */
+static inline bool orn_sema_is_err(const OrnType *t)
+{
+    return !t || t->kind == T_ERROR;
+}
+/* The plural suffix of a count in a message: "1 argument", "2 arguments". */
+static inline const char *orn_sema_plural(long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* sema_call.c */
+const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value);
+int orn_sema_builtin_of(const OrnName *id);
+
+/* sema_fold.c */
+bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);
 
 /* sema_infer.c */
 void orn_sema_infer_decl(Sema *s, OrnNode *n, OrnNode *val, OrnSym *sym);
