@@ -234,8 +234,10 @@ static int exchange_rounds(OrnDsmCtx *ctx, const char *what, char *buf, const si
         for (int q = 0; q < P; q++) {
             size_t c = q == me ? 0 : left[q] < chunk ? left[q] : chunk;
             left[q] -= c;
-            memcpy(stage + at, buf + off[q] + left[q], c);
-            if (c) orn_dsm_give_back_range(buf, off[q] + left[q], off[q] + len[q]);
+            if (c) { /* buf may be NULL when this rank sends nothing */
+                memcpy(stage + at, buf + off[q] + left[q], c);
+                orn_dsm_give_back_range(buf, off[q] + left[q], off[q] + len[q]);
+            }
             sc[q] = c;
             at += c;
         }
@@ -779,8 +781,8 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt)
             if (!nt[t].held) continue;
             Src seg[2];
             for (int s = 0; s < 2; s++)
-                seg[s] =
-                    (Src){src[s].buf + (size_t)tstart[s][t] * rec, tstart[s][t + 1] - tstart[s][t]};
+                seg[s] = (Src){src[s].buf ? src[s].buf + (size_t)tstart[s][t] * rec : NULL,
+                               tstart[s][t + 1] - tstart[s][t]};
             build_tile(a, &nt[t], seg, 2, &fmt, 0);
         }
         for (int s = 0; s < 2; s++) free(tstart[s]);

@@ -361,7 +361,8 @@ static void reader_close(Reader *rd)
 static int reader_line(Reader *rd, const char **ls, const char **le)
 {
     for (;;) {
-        char *s = rd->buf + rd->at,
+        /* no buffer yet before the first read (NULL + 0 is undefined behaviour) */
+        char *s = rd->buf ? rd->buf + rd->at : NULL,
              *nl = rd->len > rd->at ? memchr(s, '\n', rd->len - rd->at) : NULL;
         if (nl || rd->pos >= rd->end || rd->err) {
             if (!nl && rd->at >= rd->len) return 0;
