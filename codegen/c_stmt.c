@@ -364,6 +364,20 @@ void cg_for_close(C *c)
     cg_ol(c, "}");
 }
 
+/* Row `fixed` of the 2-D sparse view k: rc/ro (CSR columns in place) or rk (decoded keys),
+ * rv, rn (orn_rt_row_csr). */
+static void row_csr_call(C *c, int k, const OrnNode *fixed, int id)
+{
+    cg_ol(c,
+          "const int32_t *rc%d_; int64_t ro%d_; const int64_t *rk%d_; const void *rv%d_; "
+          "int64_t rn%d_;",
+          id, id, id, id, id);
+    cg_ind(c);
+    cg_o(c, "orn_rt_row_csr(&V_[%d], ", k);
+    cg_ex_as(c, fixed, T_I64);
+    cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
+}
+
 /* for (k, v) in X[i, :] over a CSR tile, when every access of the body has a subscript k
  * + c or an invariant one (version.h): one test per row -- the tile's column range
  * [lo[1], hi[1]) moved by each offset lies in each box -- then the row runs without
@@ -374,14 +388,7 @@ static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, co
 {
     const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
     char kv[112], vv[112], lo[32], hi[32];
-    cg_ol(c,
-          "const int32_t *rc%d_; int64_t ro%d_; const int64_t *rk%d_; const void *rv%d_; "
-          "int64_t rn%d_;",
-          id, id, id, id, id);
-    cg_ind(c);
-    cg_o(c, "orn_rt_row_csr(&V_[%d], ", k);
-    cg_ex_as(c, fixed, T_I64);
-    cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
+    row_csr_call(c, k, fixed, id);
     snprintf(lo, sizeof lo, "V_[%d].lo[1]", k);
     snprintf(hi, sizeof hi, "V_[%d].hi[1]", k);
     cg_split_range(c, sp, nsp, lo, hi, id);
@@ -447,14 +454,7 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
         int k = cg_array_k(c, it, as), nd = as->type->ndims;
         if (nd == 2) {
             /* CSR tiles: the row's columns in place (gcc unswitches the loop on rc) */
-            cg_ol(c,
-                  "const int32_t *rc%d_; int64_t ro%d_; const int64_t *rk%d_; const void *rv%d_; "
-                  "int64_t rn%d_;",
-                  id, id, id, id, id);
-            cg_ind(c);
-            cg_o(c, "orn_rt_row_csr(&V_[%d], ", k);
-            cg_ex_as(c, fixed, T_I64);
-            cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
+            row_csr_call(c, k, fixed, id);
             snprintf(kv, sizeof kv, "(rc%d_ ? ro%d_ + rc%d_[j%d_] : rk%d_[j%d_ * 2 + 1])", id, id,
                      id, id, id, id);
         } else {
