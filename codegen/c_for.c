@@ -214,6 +214,19 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
     cg_ol(c, "}");
 }
 
+void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
+{
+    const OrnSym *fv = c->fast_var;
+    const OrnNode *fb = c->fast_body;
+    if (fast) c->fast_var = var, c->fast_body = body;
+    c->fast += fast;
+    c->cloops++;
+    cg_st_block(c, body);
+    c->cloops--;
+    c->fast -= fast;
+    c->fast_var = fv, c->fast_body = fb;
+}
+
 /* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
  * the loop variable moves by a constant offset or none (version.h), the loop is split: the
  * middle part, where every access is proven in its box, runs without per-access tests. */
@@ -247,15 +260,7 @@ void cg_st_for(C *c, const OrnNode *s)
             c->ind++;
             cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
             c->ind--;
-            const OrnSym *fv = c->fast_var;
-            const OrnNode *fb = c->fast_body;
-            if (fast) c->fast_var = s->u.for_.var->u.name.sym, c->fast_body = s->u.for_.body;
-            c->fast += fast;
-            c->cloops++;
-            cg_st_block(c, s->u.for_.body);
-            c->cloops--;
-            c->fast -= fast;
-            c->fast_var = fv, c->fast_body = fb;
+            cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
             cg_ol(c, "}");
             c->ind--;
         }

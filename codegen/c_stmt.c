@@ -407,15 +407,7 @@ static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, co
         cg_bind_var(c, ks, "int64_t", kv);
         if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
         c->ind--;
-        const OrnSym *fv = c->fast_var;
-        const OrnNode *fb = c->fast_body;
-        if (fast) c->fast_var = ks, c->fast_body = s->u.foreach.body;
-        c->fast += fast;
-        c->cloops++;
-        cg_st_block(c, s->u.foreach.body);
-        c->cloops--;
-        c->fast -= fast;
-        c->fast_var = fv, c->fast_body = fb;
+        cg_loop_body(c, ks, s->u.foreach.body, fast);
         cg_ol(c, "}");
         c->ind--;
     }

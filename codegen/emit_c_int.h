@@ -131,6 +131,9 @@ void cg_st(C *c, const OrnNode *s);
 
 /* c_for.c */
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
+/* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
+ * whose accesses the loop's once-per-range test proved, addressed without tests. */
+void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);
 void cg_st_for(C *c, const OrnNode *s);
 
 /* c_loop.c */

@@ -386,15 +386,7 @@ static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntile
 
 int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e)
 {
-    int64_t lo = 0, hi = t->hi[0] - t->lo[0] - 1; /* the last row r with rowptr[r] <= e */
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if (t->rowptr[mid] <= e)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return orn_dsm_last_le(t->rowptr, t->hi[0] - t->lo[0], e);
 }
 
 void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first, int64_t n,

@@ -223,6 +223,21 @@ void orn_dsm_tile_keys(const OrnDsmArray *a, const OrnDsmTile *t, int64_t first,
 void orn_dsm_tile_key(const OrnDsmArray *a, const OrnDsmTile *t, int64_t e, int64_t *key);
 /* Local: the row (index into rowptr) that holds element e of a CSR tile. */
 int64_t orn_dsm_tile_row_of(const OrnDsmTile *t, int64_t e);
+/* The last index r in [0, n) with v[r] <= x, for v ascending and v[0] <= x: the row of
+ * element x of a CSR tile (v = rowptr, n rows), the tile holding coordinate x along a
+ * partitioned dimension (v = its boundaries, n tiles). */
+static inline int64_t orn_dsm_last_le(const int64_t *v, int64_t n, int64_t x)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (v[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
 /* Local. Room for lo rows of dimension 0 before held dense tile t's box and hi rows after
  * it (rows as long as the box's): the runtime writes ghost cells there, so that a view of
  * box + halo is the tile's own storage (runtime/halo.c). vals keeps the box row-major; the

@@ -78,16 +78,7 @@ int64_t orn_dsm_part_tile_of(const OrnDsmPart *p, const int64_t *key)
 {
     int64_t t = 0;
     for (int d = 0; d < p->ndim; d++) {
-        const int64_t *b = p->bounds[d];
-        int lo = 0, hi = p->nb[d];
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (b[mid] <= key[d])
-                lo = mid;
-            else
-                hi = mid;
-        }
-        t = t * p->nb[d] + lo;
+        t = t * p->nb[d] + orn_dsm_last_le(p->bounds[d], p->nb[d], key[d]);
     }
     return t;
 }

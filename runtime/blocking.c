@@ -122,11 +122,6 @@ static int splittable(const Exec *x, int d)
     return x->vi[0].read_only && !x->vi[0].buffered && !x->iter->sparse;
 }
 
-static int64_t base_blocks(const Exec *x, int i)
-{
-    return rt_default_blocks(x, i);
-}
-
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return b > 0 ? (a + b - 1) / b : 1;
@@ -181,7 +176,7 @@ void rt_choose_blocking(Exec *x, int np)
             }
         }
     }
-    int64_t B0 = base_blocks(x, 0), B1 = rotate ? base_blocks(x, 1) : 1;
+    int64_t B0 = rt_default_blocks(x, 0), B1 = rotate ? rt_default_blocks(x, 1) : 1;
     int64_t n0 = B0, n1 = B1; /* tiles along k0, k1 */
     int64_t e0 = it->dims[k0], e1 = k1 >= 0 ? it->dims[k1] : 1;
     int64_t C = rt->cache_bytes > 0 ? rt->cache_bytes : (1 << 20);

@@ -322,6 +322,28 @@ ADD_NONZERO(float, uint32_t)
 ADD_NONZERO(double, uint64_t)
 #undef ADD_NONZERO
 
+/* dst[i] = apply(dst[i], d[i]) (default: +=) for each of n elements whose change d[i] is
+ * not +0 (every bit clear: untouched, or no change). */
+static int add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
+{
+    const OrnDsmArray *a = b->target;
+    size_t es = a->esize;
+    if (!b->apply && a->type == ORN_DSM_F32) {
+        add_nonzero_float((float *)(void *)dst, (const float *)(const void *)d, n);
+        return ORN_OK;
+    }
+    if (!b->apply && a->type == ORN_DSM_F64) {
+        add_nonzero_double((double *)(void *)dst, (const double *)(const void *)d, n);
+        return ORN_OK;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (zero_bits(d + (size_t)i * es, es)) continue;
+        int status = apply_one(b, dst + (size_t)i * es, d + (size_t)i * es);
+        if (status) return status;
+    }
+    return ORN_OK;
+}
+
 /* Everyone's whole dense store to everyone (when that is no more bytes than the touched
  * keys' records): each rank adds them to its copy in rank order, elements whose summed
  * delta is +0 left alone (untouched ones among them). */
@@ -346,17 +368,7 @@ static int flush_dense_everyone(OrnRtBuffer *b)
         int64_t nq;
         memcpy(&nq, d - 8, 8);
         if (nq > most) most = nq;
-        if (!b->apply && a->type == ORN_DSM_F32)
-            add_nonzero_float((float *)(void *)b->replica, (const float *)(const void *)d, vol);
-        else if (!b->apply && a->type == ORN_DSM_F64)
-            add_nonzero_double((double *)(void *)b->replica, (const double *)(const void *)d, vol);
-        else
-            for (int64_t i = 0; i < vol && !status; i++) {
-                const char *di = d + (size_t)i * a->esize;
-                int zero = 1;
-                for (size_t c = 0; c < a->esize; c++) zero &= di[c] == 0;
-                if (!zero) status = apply_one(b, b->replica + (size_t)i * a->esize, di);
-            }
+        status = add_changes(b, b->replica, d, vol);
     }
     b->most_touched = most;
     free(all);
@@ -386,17 +398,9 @@ static int flush_snapshot(OrnRtBuffer *b)
     }
     status = orn_dsm_allgather_into(b->rt->dsm, mine, bytes, all, "buffer flush");
     if (status) return status;
-    for (int q = 0; q < P; q++) {
-        const char *d = all + (size_t)q * bytes;
-        if (a->type == ORN_DSM_F32)
-            add_nonzero_float((float *)(void *)b->snap, (const float *)(const void *)d, vol);
-        else if (a->type == ORN_DSM_F64)
-            add_nonzero_double((double *)(void *)b->snap, (const double *)(const void *)d, vol);
-        else
-            for (int64_t i = 0; i < vol; i++)
-                if (!zero_bits(d + (size_t)i * es, es))
-                    add_typed(a->type, b->snap + (size_t)i * es, d + (size_t)i * es);
-    }
+    for (int q = 0; q < P && !status; q++)
+        status = add_changes(b, b->snap, all + (size_t)q * bytes, vol);
+    if (status) return status;
     memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;
     return ORN_OK;

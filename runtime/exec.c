@@ -619,15 +619,7 @@ static void trace_push(Exec *x, const Work *w)
 
 void orn_rt_block_key_csr(const OrnRtBlock *b, int64_t e, int64_t *key)
 {
-    int64_t lo = 0, hi = b->hi[0] - b->lo[0] - 1; /* the last row r with rowptr[r] <= e */
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if (b->rowptr[mid] <= e)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    key[0] = b->lo[0] + lo;
+    key[0] = b->lo[0] + orn_dsm_last_le(b->rowptr, b->hi[0] - b->lo[0], e);
     key[1] = b->lo[1] + b->cols[e];
 }
 

@@ -109,20 +109,6 @@ static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
     return best;
 }
 
-/* The candidate tile (of T, boundaries bounds[0..T]) holding coordinate v. */
-static int bin_of(const int64_t *bounds, int T, int64_t v)
-{
-    int lo = 0, hi = T - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (bounds[mid] <= v)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Elements of the iteration space per candidate tile along key dimension kd, summed over
  * ranks; the load of the most loaded rank against the mean. */
 static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwnerFn fn, int i,
@@ -141,12 +127,13 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
                 cnt[g] += tl->rowptr[r + 1] - tl->rowptr[r];
             }
         } else if (it->sparse && tl->cols) {
-            for (int64_t e = 0; e < tl->n; e++) cnt[bin_of(bounds, T, tl->lo[1] + tl->cols[e])]++;
+            for (int64_t e = 0; e < tl->n; e++)
+                cnt[orn_dsm_last_le(bounds, T, tl->lo[1] + tl->cols[e])]++;
         } else if (it->sparse) {
             for (int64_t e = 0; e < tl->n; e++) {
                 int64_t key[ORN_DSM_MAXDIM];
                 orn_dsm_tile_key(it, tl, e, key);
-                cnt[bin_of(bounds, T, key[kd])]++;
+                cnt[orn_dsm_last_le(bounds, T, key[kd])]++;
             }
         } else {
             int64_t other = tl->n / (tl->hi[kd] - tl->lo[kd] > 0 ? tl->hi[kd] - tl->lo[kd] : 1);
