@@ -425,8 +425,11 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
             sub_typed(a->type, b->dd.base + at, b->replica + at, b->dd.orig + at);
             memcpy(b->replica + at, b->dd.orig + at, a->esize);
         }
-    /* Dense or records: decided alike on every rank, from the last flush's counts. */
-    if (everyone && b->dense && (size_t)b->most_touched * 16 >= (size_t)a->nnz * a->esize) {
+    /* Dense or records: decided alike on every rank, from the last flush's counts. Only for
+     * the default apply: the dense store cannot tell a touched element whose deltas sum to
+     * +0 from an untouched one, and a custom f(old, 0) need not be old. */
+    if (everyone && b->dense && !b->apply &&
+        (size_t)b->most_touched * 16 >= (size_t)a->nnz * a->esize) {
         b->rt->stats.flushed += b->dd.n;
         return flush_dense_everyone(b);
     }
