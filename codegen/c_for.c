@@ -116,6 +116,11 @@ static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
     return st;
 }
 
+bool cg_for_is_reduction(const C *c, const OrnNode *f)
+{
+    return loop_reduction(c, f) != NULL;
+}
+
 /* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod L
  * (16 for f32, 8 otherwise: one 512-bit register), so the partials do not depend on where
  * the segments start (nor on data locality). The middle runs L elements at a time, which

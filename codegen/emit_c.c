@@ -12,7 +12,10 @@
  *                orn_body_N(rt, block, env) iterating elements [first, first + count) in
  *                key order, and when the plan prefetches, orn_prefetch_N: the same walk
  *                reduced to the statements that compute announced keys
- *   main()       orn_std_init, the top-level statements, orn_std_finish
+ *   main()       the program's state for checkpoints (OrnStdState), orn_std_init,
+ *                orn_std_ckpt_init, the top-level statements (guarded so that a resumed run
+ *                skips those before its safe point; the top-level loops' iterations start
+ *                at safe points), orn_std_finish
  *
  * Element accesses in loop bodies go through boxes hoisted once per call (OrnRtBox: an
  * inline bounds test, then a load or store), and loops whose accesses allow it are split
@@ -362,6 +365,149 @@ static void *c_begin(const OrnCgProgram *p, OrnBuf *out)
     return c;
 }
 
+/* ---------------------------------------------------------------- checkpoints */
+
+/* Safe points (stdlib/ckpt.c): the starts of the iterations of the `for` (but loop
+ * reductions) and `while` loops written directly at top level. */
+static bool safe_point(const C *c, const OrnNode *s)
+{
+    return s->kind == N_WHILE || (s->kind == N_FOR && !cg_for_is_reduction(c, s));
+}
+
+/* The program's state for checkpoints: every top-level variable, local array, dist array
+ * and buffer (OrnStdVar), the safe points' lines, and a hash of the source. */
+static void state_table(C *c, const OrnNode *program)
+{
+    const OrnUnit *u = c->u;
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < u->src.len; i++)
+        h = (h ^ (unsigned char)u->src.text[i]) * 1099511628211ULL;
+    cg_o(c, "\n/* checkpoints: the program's state (stdlib/ckpt.c) */\n");
+    int nv = 0, np = 0;
+    for (int i = 0; i < u->sema.nsyms; i++) {
+        const OrnSym *s = u->sema.syms[i];
+        if (!s) continue;
+        const char *kind = NULL;
+        char apply[160] = "NULL";
+        if (orn_cg_is_static(s)) {
+            static const char *const kinds[] = {"ORN_STD_VBOOL", "ORN_STD_VI32", "ORN_STD_VI64",
+                                                "ORN_STD_VF32",  "ORN_STD_VF64", "ORN_STD_VSTR"};
+            OrnTypeKind k = s->type->kind;
+            if (k == T_ARRAY)
+                kind = "ORN_STD_VLOCAL";
+            else if (k >= T_BOOL && k <= T_STR)
+                kind = kinds[k - T_BOOL];
+        } else if (s->kind == SYM_DIST) {
+            kind = cg_is_buffer(s) ? "ORN_STD_VBUF" : "ORN_STD_VDIST";
+            const OrnNode *ap = cg_is_buffer(s) && s->decl && s->decl->kind == N_DIST
+                                    ? cg_kwarg(s->decl->u.dist.value, "apply")
+                                    : NULL;
+            if (ap && ap->u.name.sym)
+                snprintf(apply, sizeof apply, "orn_apply_%s", cg_nm(c, ap->u.name.sym));
+        }
+        if (!kind) continue;
+        if (!nv++) cg_o(c, "static const OrnStdVar orn_vars_[] = {\n");
+        cg_o(c, "    {\"%s\", %s, (void *)&%s, %s},\n", s->name->s, kind, cg_nm(c, s), apply);
+    }
+    if (nv) cg_o(c, "};\n");
+    for (const OrnNode *s = program ? program->u.block.stmts : NULL; s; s = s->next) {
+        if (!safe_point(c, s)) continue;
+        cg_o(c, "%s%u", np++ ? ", " : "static const int orn_points_[] = {", s->span.line);
+    }
+    if (np) cg_o(c, "};\n");
+    cg_o(c, "static const OrnStdState orn_state_ = {UINT64_C(0x%016llx), %s, %d, %s, %d};\n",
+         (unsigned long long)h, nv ? "orn_vars_" : "NULL", nv, np ? "orn_points_" : "NULL", np);
+}
+
+/* The loop of safe point k: its bounds (or, for a `while`, its iteration counter) come from
+ * the checkpoint when the run resumes there, and every iteration starts at the point. */
+static void safe_loop(C *c, const OrnNode *s, int k)
+{
+    int id = c->tmp++;
+    c->line = (int)s->span.line;
+    cg_ol(c, "{");
+    c->ind++;
+    if (s->kind == N_FOR) {
+        cg_ol(c, "int64_t lo%d_, hi%d_, i%d_;", id, id, id);
+        cg_ol(c, "if (!orn_std_ckpt_resume(P_, %d, &lo%d_, &hi%d_, &i%d_)) {", k, id, id, id);
+        c->ind++;
+        cg_ind(c);
+        cg_o(c, "lo%d_ = ", id);
+        cg_ex_as(c, s->u.for_.lo, T_I64);
+        cg_o(c, ";\n");
+        cg_ind(c);
+        cg_o(c, "hi%d_ = ", id);
+        cg_ex_as(c, s->u.for_.hi, T_I64);
+        cg_o(c, ";\n");
+        cg_ol(c, "i%d_ = lo%d_;", id, id);
+        c->ind--;
+        cg_ol(c, "}");
+        cg_ol(c, "for (; i%d_ < hi%d_; i%d_++) {", id, id, id);
+        c->ind++;
+        cg_ol(c, "orn_std_ckpt_point(P_, %d, lo%d_, hi%d_, i%d_);", k, id, id, id);
+        char v[24];
+        snprintf(v, sizeof v, "i%d_", id);
+        cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+        c->ind--;
+        c->cloops++;
+        cg_st_block(c, s->u.for_.body);
+        c->cloops--;
+    } else {
+        cg_ol(c, "int64_t n%d_ = 0, u%d_;", id, id);
+        cg_ol(c, "orn_std_ckpt_resume(P_, %d, &u%d_, &u%d_, &n%d_);", k, id, id, id);
+        cg_ol(c, "for (;; n%d_++) {", id);
+        c->ind++;
+        cg_ol(c, "orn_std_ckpt_point(P_, %d, 0, 0, n%d_);", k, id);
+        cg_ind(c);
+        cg_o(c, "if (!(");
+        cg_ex_cond(c, s->u.while_.cond);
+        cg_o(c, ")) break;\n");
+        c->ind--;
+        c->cloops++;
+        cg_st_block(c, s->u.while_.body);
+        c->cloops--;
+    }
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+/* The top-level statements. With safe points, each is guarded so that a resumed run skips
+ * what comes before its safe point's loop (orn_std_ckpt_skip). */
+static void top_statements(C *c, const OrnNode *program)
+{
+    const OrnNode *list = program ? program->u.block.stmts : NULL;
+    int npoints = 0, k = 0;
+    bool open = false;
+    for (const OrnNode *s = list; s; s = s->next) npoints += safe_point(c, s);
+    for (const OrnNode *s = list; s && !c->failed; s = s->next) {
+        if (safe_point(c, s)) {
+            if (open) {
+                c->ind--;
+                cg_ol(c, "}");
+                open = false;
+            }
+            cg_ol(c, "if (!orn_std_ckpt_skip(P_, %d)) {", k + 1);
+            c->ind++;
+            safe_loop(c, s, k++);
+            c->ind--;
+            cg_ol(c, "}");
+            continue;
+        }
+        bool code = s->kind != N_CONST && s->kind != N_PARAM && s->kind != N_FN;
+        if (!open && code && k < npoints) {
+            cg_ol(c, "if (!orn_std_ckpt_skip(P_, %d)) {", k);
+            c->ind++;
+            open = true;
+        }
+        cg_st(c, s);
+    }
+    if (open) {
+        c->ind--;
+        cg_ol(c, "}");
+    }
+}
+
 static void c_toplevel(void *st_, const OrnNode *program)
 {
     C *c = st_;
@@ -370,6 +516,7 @@ static void c_toplevel(void *st_, const OrnNode *program)
     c->cx = CX_TOP;
     c->loop = NULL;
     c->fn = NULL;
+    state_table(c, program);
     cg_o(c, "\nint main(int argc, char **argv)\n{\n");
     int np = 0;
     for (int i = 0; i < u->sema.nsyms; i++)
@@ -384,8 +531,9 @@ static void c_toplevel(void *st_, const OrnNode *program)
         cg_put_str(c, fn->u.fn.lib, strlen(fn->u.fn.lib));
         cg_o(c, ", \"%s\", %u);\n", fn->u.fn.id->s, fn->span.line);
     }
+    cg_o(c, "    orn_std_ckpt_init(P_, &orn_state_);\n");
     c->ind = 1;
-    cg_st_list(c, program ? program->u.block.stmts : NULL);
+    top_statements(c, program);
     c->ind = 0;
     cg_o(c, "    return orn_std_finish(P_);\n}\n");
 }

@@ -135,6 +135,8 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);
 void cg_st_for(C *c, const OrnNode *s);
+/* Whether `for` f is a loop reduction (docs/language.md, section 13). */
+bool cg_for_is_reduction(const C *c, const OrnNode *f);
 
 /* c_loop.c */
 void cg_fn_params(C *c, const OrnNode *fn, bool first);

@@ -291,6 +291,24 @@ int orn_dsm_save(OrnDsmArray *a, const char *path);
  * array is dense when every key of that box is present, sparse otherwise. */
 int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
 
+/* ---------------------------------------------------------------- snapshots (checkpoints) */
+
+/* A byte stream: put writes n bytes, get reads exactly n; each returns 0, or non-zero on
+ * failure (the stream's owner keeps the cause). */
+typedef struct OrnDsmIo {
+    int (*put)(void *ud, const void *p, size_t n);
+    int (*get)(void *ud, void *p, size_t n);
+    void *ud;
+} OrnDsmIo;
+/* Local (snapshot.c). Write this rank's share of every array in the registry: ids,
+ * extents, names, partitions, tile tables and the storage of held tiles, as they are. */
+int orn_dsm_snap_write(OrnDsmCtx *ctx, const OrnDsmIo *io);
+/* Local. Read what orn_dsm_snap_write wrote, on the same rank of the same rank count,
+ * into a context without arrays: every array comes back with its id, partition, tag and
+ * bytes, and the next array created gets the id it would have got. ORN_E_FORMAT when the
+ * stream does not parse. */
+int orn_dsm_snap_read(OrnDsmCtx *ctx, const OrnDsmIo *io);
+
 /* ---------------------------------------------------------------- remote reads */
 
 /* Collective. Bulk fetch for several arrays at once: each rank asks for n (array, key)

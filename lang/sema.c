@@ -773,6 +773,12 @@ static void param_stmt(Sema *s, OrnNode *n)
         t = orn_sema_terr(s);
     }
     if (!id) return;
+    if (!strcmp(id->s, "checkpoint") || !strcmp(id->s, "resume")) {
+        ORN_ERR(s, n->u.decl.id_span, "param '%s' would hide the run-time flag --%s=DIR", id->s,
+                id->s);
+        ORN_NOTE(s, "compiled programs take --checkpoint=DIR and --resume=DIR (checkpoints); "
+                    "rename the param");
+    }
     bool ok = check_top_name(s, id, n->u.decl.id_span);
     OrnSym *sym = new_sym(s, SYM_PARAM, id, t, n->u.decl.id_span, n);
     sym->cval = cv;

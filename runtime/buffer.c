@@ -88,6 +88,11 @@ OrnDsmArray *orn_rt_buffer_target(OrnRtBuffer *b)
     return b->target;
 }
 
+int64_t orn_rt_buffer_flush_every(const OrnRtBuffer *b)
+{
+    return b->flush_every;
+}
+
 static void add_typed(int type, void *acc, const void *d)
 {
     switch (type) {

@@ -241,6 +241,74 @@ void orn_rt_set_nocomm(OrnRtCtx *rt, int on)
     rt->nocomm = on;
 }
 
+/* ---------------------------------------------------------------- snapshots */
+
+#define RT_SNAP_MAGIC 0x53535452u /* "RTSS" */
+
+typedef struct RtSnap {
+    uint32_t magic, nloops;
+    uint64_t seed;
+    int32_t blocks_per_rank, blocks_explicit, sub_mode, sub_fixed[2], nocomm;
+    int64_t cache_bytes, replicate_max, slice;
+} RtSnap;
+_Static_assert(sizeof(RtSnap) == 64, "no padding in the runtime's snapshot");
+
+int orn_rt_snap_write(OrnRtCtx *rt, const OrnDsmIo *io)
+{
+    RtSnap s;
+    memset(&s, 0, sizeof s);
+    s.magic = RT_SNAP_MAGIC;
+    s.nloops = (uint32_t)rt->nloops;
+    s.seed = rt->seed;
+    s.blocks_per_rank = rt->blocks_per_rank;
+    s.blocks_explicit = rt->blocks_explicit;
+    s.sub_mode = rt->sub_mode;
+    s.sub_fixed[0] = rt->sub_fixed[0];
+    s.sub_fixed[1] = rt->sub_fixed[1];
+    s.nocomm = rt->nocomm;
+    s.cache_bytes = rt->cache_bytes;
+    s.replicate_max = rt->replicate_max;
+    s.slice = rt->slice;
+    int rc = io->put(io->ud, &s, sizeof s);
+    for (int i = 0; i < rt->nloops && !rc; i++) {
+        int64_t pair[2] = {rt->loops[i].loop_id, rt->loops[i].count};
+        rc = io->put(io->ud, pair, sizeof pair);
+    }
+    if (rc) return orn_dsm_fail(rt->dsm, ORN_E_IO, "snapshot: cannot write the runtime's state");
+    return orn_dsm_snap_write(rt->dsm, io);
+}
+
+int orn_rt_snap_read(OrnRtCtx *rt, const OrnDsmIo *io)
+{
+    RtSnap s;
+    if (io->get(io->ud, &s, sizeof s) || s.magic != RT_SNAP_MAGIC || s.nloops > (1u << 24))
+        return orn_dsm_fail(rt->dsm, ORN_E_FORMAT, "snapshot: not a runtime snapshot");
+    LoopCount *loops = orn_xmalloc((size_t)(s.nloops ? s.nloops : 1) * sizeof *loops);
+    for (uint32_t i = 0; i < s.nloops; i++) {
+        int64_t pair[2];
+        if (io->get(io->ud, pair, sizeof pair)) {
+            free(loops);
+            return orn_dsm_fail(rt->dsm, ORN_E_FORMAT, "snapshot: truncated runtime state");
+        }
+        loops[i] = (LoopCount){(int)pair[0], pair[1]};
+    }
+    free(rt->loops);
+    rt->loops = loops;
+    rt->caploops = (int)(s.nloops ? s.nloops : 1);
+    rt->nloops = (int)s.nloops;
+    rt->seed = s.seed;
+    rt->blocks_per_rank = s.blocks_per_rank;
+    rt->blocks_explicit = s.blocks_explicit;
+    rt->sub_mode = s.sub_mode;
+    rt->sub_fixed[0] = s.sub_fixed[0];
+    rt->sub_fixed[1] = s.sub_fixed[1];
+    rt->nocomm = s.nocomm;
+    rt->cache_bytes = s.cache_bytes;
+    rt->replicate_max = s.replicate_max;
+    rt->slice = s.slice;
+    return orn_dsm_snap_read(rt->dsm, io);
+}
+
 const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n)
 {
     *n = rt->ntrace;

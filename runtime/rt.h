@@ -58,6 +58,14 @@ void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes);
  * run measures computation alone (results are meaningless). */
 void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
 
+/* Local. The context's state that decides results, for checkpoints: the seed, the
+ * settings that shape blocks and copies (blocks per rank, sub-blocks, the L2 size,
+ * replicate_max, slice), the run count of every loop id (random streams), then every array
+ * (orn_dsm_snap_write). Read back at resume, into a context without arrays, on the same
+ * rank of the same rank count: the settings of the written run win over this run's. */
+int orn_rt_snap_write(OrnRtCtx *rt, const OrnDsmIo *io);
+int orn_rt_snap_read(OrnRtCtx *rt, const OrnDsmIo *io);
+
 /* ---------------------------------------------------------------- arrays */
 
 /* Collective. Dense arrays of uniform [0, 1) (normal = 0) or standard normal (normal = 1)
@@ -78,6 +86,7 @@ int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, 
                       int64_t flush_every, OrnRtBuffer **out);
 void orn_rt_buffer_free(OrnRtBuffer *b);
 OrnDsmArray *orn_rt_buffer_target(OrnRtBuffer *b);
+int64_t orn_rt_buffer_flush_every(const OrnRtBuffer *b);
 /* Outside loops: add a delta (local) and flush (collective). */
 int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta);
 int orn_rt_buffer_flush(OrnRtBuffer *b);

@@ -53,16 +53,28 @@ typedef struct OrnStdParam {
     void *addr; /* bool *, int64_t *, double *, const char ** */
 } OrnStdParam;
 
+typedef struct OrnStdCkpt OrnStdCkpt;
+
 typedef struct OrnStdProg {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
     int rank, size;
-    const char *file; /* the .orn source, for messages */
-    const char *prog; /* argv[0] */
-    OrnRtRng rng;     /* the program stream: replicated, same draws on every rank */
-    FILE *trace;      /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
-    int64_t runs;     /* loops run so far */
-    int stats;        /* $ORN_STATS: print every loop's statistics (orn_rt_stats) on stderr */
+    const char *file;  /* the .orn source, for messages */
+    const char *prog;  /* argv[0] */
+    OrnRtRng rng;      /* the program stream: replicated, same draws on every rank */
+    FILE *trace;       /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
+    int64_t runs;      /* loops run so far */
+    int stats;         /* $ORN_STATS: print every loop's statistics (orn_rt_stats) on stderr */
+    int64_t out_lines; /* lines printed on stdout so far (rank 0) */
+    /* checkpoints (ckpt.c): the run-time flags, and the state behind them */
+    const char *ckpt_dir;      /* --checkpoint=DIR, or NULL */
+    const char *resume_dir;    /* --resume=DIR, or NULL */
+    double ckpt_every;         /* --checkpoint-every=SECONDS, default 300 */
+    const OrnStdParam *params; /* the program's params, and which the command line gave */
+    int nparams;
+    unsigned char *given;
+    OrnStdCkpt *ck; /* NULL without --checkpoint and --resume */
+    int resume_at;  /* the safe point being resumed at, until its loop takes it; -1 */
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
@@ -83,6 +95,63 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
  * failure that every rank agrees on (loaders, save, load) is printed once, by rank 0, and
  * the ranks exit 1 together; any other ends the job from the failing rank. */
 void orn_std_fail(OrnStdProg *p, int status, int line, int agreed) ORN_STD_NORETURN;
+
+/* ---------------------------------------------------------------- checkpoints */
+
+/* Checkpoint and resume (ckpt.c, docs/runtime.md section 15). Safe points are the starts
+ * of the iterations of the top-level `for` and `while` loops, numbered 0, 1, ... in
+ * program order. The generated main() describes the program's state in an OrnStdState:
+ * every top-level variable, local array, dist array and buffer. */
+typedef enum OrnStdVarKind {
+    ORN_STD_VBOOL,
+    ORN_STD_VI32,
+    ORN_STD_VI64,
+    ORN_STD_VF32,
+    ORN_STD_VF64,
+    ORN_STD_VSTR,
+    ORN_STD_VLOCAL, /* OrnStdArr * (a local array, or the lines of load_text) */
+    ORN_STD_VDIST,  /* OrnDsmArray * */
+    ORN_STD_VBUF    /* OrnRtBuffer *; apply: its apply function (NULL: +=) */
+} OrnStdVarKind;
+typedef struct OrnStdVar {
+    const char *name;
+    OrnStdVarKind kind;
+    void *addr;
+    orn_rt_apply_fn apply;
+} OrnStdVar;
+typedef struct OrnStdState {
+    uint64_t program; /* FNV-1a 64 of the .orn source (codegen) */
+    const OrnStdVar *vars;
+    int nvars;
+    const int *lines; /* source line of each safe point's loop */
+    int npoints;
+} OrnStdState;
+/* Collective, after orn_std_init: with --resume=DIR, restore the state of the newest
+ * complete checkpoint in DIR (a checkpoint that cannot be used ends the job with exit 1
+ * and a message saying why) and set resume_at; with --checkpoint=DIR, prepare DIR. */
+void orn_std_ckpt_init(OrnStdProg *p, const OrnStdState *st);
+/* On resume, top-level code before the resumed loop is skipped (its effects are in the
+ * checkpoint): the statements between the loops of safe points x - 1 and x when resuming
+ * at x or later, and the loop of safe point k when resuming at x = k + 1 or later. */
+static inline int orn_std_ckpt_skip(const OrnStdProg *p, int x)
+{
+    return p->resume_at >= x;
+}
+/* The loop of safe point k when the run resumes there: its bounds and counter as they
+ * were (returns 1, once); 0 otherwise (the loop starts normally). */
+int orn_std_ckpt_resume(OrnStdProg *p, int k, int64_t *lo, int64_t *hi, int64_t *i);
+/* Collective: safe point k at the start of the iteration with counter i (a `for`'s
+ * variable in [lo, hi); a `while`'s iteration number). May write a checkpoint, and after
+ * SIGTERM or SIGINT on any rank, writes one and ends the job with exit code 75. */
+void orn_std_ckpt_poll(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i);
+static inline void orn_std_ckpt_point(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i)
+{
+    if (p->ck) orn_std_ckpt_poll(p, k, lo, hi, i);
+}
+/* Release the checkpoint state (orn_std_finish calls it). */
+void orn_std_ckpt_free(OrnStdProg *p);
+/* Exit code of a job stopped by a signal after writing its checkpoint. */
+#define ORN_STD_EXIT_CHECKPOINTED 75
 
 /* ---------------------------------------------------------------- random numbers */
 

@@ -46,8 +46,17 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
     printf("usage: %s [--NAME=VALUE ...]\n", p->prog);
     printf("Compiled from %s by orionc. Run it under MPI with: mpirun -n N %s ...\n", p->file,
            p->prog);
+    printf(
+        "\nrun-time flags:\n"
+        "  --checkpoint=DIR          write checkpoints into DIR at the start of iterations of\n"
+        "                            top-level loops; SIGTERM or SIGINT writes one and exits %d\n"
+        "  --checkpoint-every=SECS   at most one checkpoint per SECS seconds (default 300;\n"
+        "                            0: at every iteration)\n"
+        "  --resume=DIR              continue from the newest complete checkpoint in DIR\n",
+        ORN_STD_EXIT_CHECKPOINTED);
     if (n == 0) {
         printf("\nThis program has no params.\n");
+        fflush(stdout);
         return;
     }
     printf("\nparams (name, type, default):\n");
@@ -132,9 +141,42 @@ static int bad(const OrnStdProg *p, const char *fmt, const char *a, const char *
     return 2;
 }
 
+/* The run-time flags (not params): 1 when `a` is one (parsed into p, or *rc = 2 after a
+ * bad value), 0 otherwise. */
+static int runtime_flag(OrnStdProg *p, const char *a, int *rc)
+{
+    static const char *const flags[] = {"--checkpoint", "--checkpoint-every", "--resume"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(flags[k]);
+        if (strncmp(a, flags[k], n) != 0 || (a[n] != '=' && a[n] != '\0')) continue;
+        const char *v = a[n] == '=' ? a + n + 1 : NULL;
+        if (!v || !*v) {
+            *rc = bad(p, "%s needs a value: %s", flags[k],
+                      k == 1   ? "--checkpoint-every=SECONDS"
+                      : k == 0 ? "--checkpoint=DIR"
+                               : "--resume=DIR");
+            return 1;
+        }
+        if (k == 0) p->ckpt_dir = v;
+        if (k == 2) p->resume_dir = v;
+        if (k == 1 &&
+            (!parse_f64(v, &p->ckpt_every) || !(p->ckpt_every >= 0) || !isfinite(p->ckpt_every)))
+            *rc = bad(p,
+                      "invalid value '%.80s' for --checkpoint-every: expected a number of "
+                      "seconds >= 0%s",
+                      v, "");
+        return 1;
+    }
+    return 0;
+}
+
 int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params,
                          int nparams)
 {
+    p->params = params;
+    p->nparams = nparams;
+    p->given = calloc((size_t)nparams + 1, 1);
+    p->ckpt_every = 300;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             if (p->rank == 0) help(p, params, nparams);
@@ -142,6 +184,11 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
         }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int rc = -1;
+        if (runtime_flag(p, a, &rc)) {
+            if (rc >= 0) return rc;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0 || !a[2])
             return bad(p, "unexpected argument '%s'%s: params are given as --NAME=VALUE", a, "");
         const char *name = a + 2, *eq = strchr(name, '=');
@@ -165,6 +212,7 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
             return bad(p, "unknown param '--%s'%s", nm, hint);
         }
         if (!eq) return bad(p, "param '--%s' needs a value: --%s=VALUE", q->name, q->name);
+        if (p->given) p->given[q - params] = 1;
         const char *v = eq + 1;
         int ok = 1;
         switch (q->type) {

@@ -39,8 +39,10 @@ void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32)
     }
 }
 
-static void put_args(FILE *f, const char *types, va_list ap)
+/* Returns the number of lines written (the newline at the end, and those in strings). */
+static int64_t put_args(FILE *f, const char *types, va_list ap)
 {
+    int64_t lines = 1;
     char buf[64];
     for (const char *t = types; *t; t++) {
         if (t != types) fputc(' ', f);
@@ -56,14 +58,18 @@ static void put_args(FILE *f, const char *types, va_list ap)
             orn_std_fmt_float(buf, sizeof buf, va_arg(ap, double), *t == 'g');
             fputs(buf, f);
             break;
-        case 's':
-            fputs(va_arg(ap, const char *), f);
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            for (const char *c = strchr(str, '\n'); c; c = strchr(c + 1, '\n')) lines++;
+            fputs(str, f);
             break;
+        }
         default:
             break;
         }
     }
     fputc('\n', f);
+    return lines;
 }
 
 void orn_std_print(OrnStdProg *p, const char *types, ...)
@@ -71,7 +77,7 @@ void orn_std_print(OrnStdProg *p, const char *types, ...)
     if (p->rank != 0) return;
     va_list ap;
     va_start(ap, types);
-    put_args(stdout, types, ap);
+    p->out_lines += put_args(stdout, types, ap);
     va_end(ap);
     fflush(stdout);
 }
@@ -89,9 +95,22 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...)
 void orn_std_printf(OrnStdProg *p, const char *fmt, ...)
 {
     if (p->rank != 0) return;
+    /* formatted first, so that its lines can be counted (checkpoints record them) */
+    char small[1024], *out = small;
     va_list ap;
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof small && (out = malloc((size_t)n + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(out, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    size_t len = out ? (size_t)n : sizeof small - 1;
+    if (!out) out = small;
+    for (size_t i = 0; i < len; i++) p->out_lines += out[i] == '\n';
+    fwrite(out, 1, len, stdout);
+    if (out != small) free(out);
     fflush(stdout);
 }

@@ -36,6 +36,7 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams)
 {
     memset(p, 0, sizeof *p);
+    p->resume_at = -1;
     p->file = file;
     p->prog = *argc > 0 ? (*argv)[0] : "prog";
     int status = orn_rt_init(argc, argv, &p->rt);
@@ -65,6 +66,9 @@ int orn_std_finish(OrnStdProg *p)
     fflush(stdout);
     if (p->trace) fclose(p->trace);
     p->trace = NULL;
+    orn_std_ckpt_free(p);
+    free(p->given);
+    p->given = NULL;
     orn_rt_finalize(p->rt);
     p->rt = NULL;
     return 0;
