@@ -350,8 +350,8 @@ static size_t text_bytes(const OrnStdArr *a, size_t head)
 
 static int put_local(const OrnDsmIo *io, const OrnStdArr *a)
 {
-    if (!a) return put_i64(io, -1);
-    int rc = put_i64(io, a->type) || put_i64(io, a->ndim) ||
+    if (!a) return put_i64(io, 0);
+    int rc = put_i64(io, 1) || put_i64(io, a->type) || put_i64(io, a->ndim) ||
              io->put(io->ud, a->dims, sizeof a->dims) || put_i64(io, a->n);
     if (rc) return rc;
     if (a->type != ORN_STD_TEXT) return io->put(io->ud, a->data, (size_t)a->n * a->esize);
@@ -479,9 +479,9 @@ static int get_local(Reader *r, OrnStdArr **out)
     int64_t dims[ORN_DSM_MAXDIM];
     *out = NULL;
     if (get_i64(r, &type)) return truncated(r);
-    if (type == -1) return 0;
-    if (get_i64(r, &ndim) || r->io->get(r->io->ud, dims, sizeof dims) || get_i64(r, &n) ||
-        ndim < 1 || ndim > ORN_DSM_MAXDIM || n < 0 || n > ((int64_t)1 << 40) ||
+    if (type == 0) return 0; /* NULL */
+    if (get_i64(r, &type) || get_i64(r, &ndim) || r->io->get(r->io->ud, dims, sizeof dims) ||
+        get_i64(r, &n) || ndim < 1 || ndim > ORN_DSM_MAXDIM || n < 0 || n > ((int64_t)1 << 40) ||
         (type != ORN_STD_TEXT && (type < ORN_DSM_I32 || type > ORN_DSM_F64)))
         return truncated(r);
     OrnStdArr *a = calloc(1, sizeof *a);

@@ -29,6 +29,18 @@
 #                  definite: message naming the line, exit 1
 #   als NP         examples/als.orn on the synthetic ratings, twice: identical output; the
 #                  test RMSE improves on the global mean's and is below 1.0
+#   ckpt NP        checkpoint and resume of examples/sgd_mf.orn and examples/lda.orn, and of
+#                  sgd_trace.orn and lda_trace.orn (which save their arrays): killed with
+#                  SIGKILL, or stopped by SIGTERM (exit 75), just after a checkpoint in mid-run,
+#                  then resumed: the output before the checkpoint followed by the resumed
+#                  run's is the uninterrupted run's output, and the saved arrays are its own,
+#                  byte for byte (timings left out)
+#   ckpt_state NP  the same for ckpt.orn (every kind of state; safe points in a `while` and
+#                  a `for`; checkpoints in both), and a never-ending job stopped by SIGTERM
+#                  to one of its ranks: exit 75, then resumed and stopped again further on
+#   ckpt_bad NP    refused checkpoints: a flipped byte in a rank file or in the manifest, a
+#                  missing rank file, another rank count, another program, a param that
+#                  differs, no checkpoint, --checkpoint into a directory that holds one
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${ROOT:?}"
 check=$1
@@ -63,6 +75,64 @@ expect_fail() {
     { cat out.txt >&2; fail "$*: no '$pat' in the output"; }
 }
 
+# field FILE KEY: the value of a "KEY value" line (a checkpoint's MANIFEST)
+field() {
+  awk -v k="$2" '$1 == k { print $2 }' "$1"
+}
+
+# notime FILE: the output without timings ("... 0.012 s ..." to the end of the line)
+notime() {
+  sed 's/ [0-9.e+-]* s .*//' "$1"
+}
+
+# ckpt_case DIR SIG N EXPECT_RC REF CMD...: in DIR, run CMD with --checkpoint=k
+# --checkpoint-every=0; its last rank sends itself SIG just after the N-th checkpoint
+# ($ORN_CKPT_SIGNAL); it must exit EXPECT_RC (any non-zero for "fail"). Then CMD --resume=k
+# must print what REF (the uninterrupted run's output, in ../REF) printed after the
+# checkpoint's stdout_lines lines, timings left out; the files it writes are left in DIR.
+ckpt_case() {
+  dir=$1 sig=$2 n=$3 want=$4 ref=$5
+  shift 5
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    set +e
+    export ORN_CKPT_SIGNAL="$n:$sig"
+    "$@" --checkpoint=k --checkpoint-every=0 >stopped.txt 2>&1
+    rc=$?
+    unset ORN_CKPT_SIGNAL
+    set -e
+    if [ "$want" = fail ]; then
+      [ "$rc" -ne 0 ] || fail "$dir: the run was not killed ($*)"
+    else
+      [ "$rc" -eq "$want" ] || { cat stopped.txt >&2; fail "$dir: exited $rc, expected $want ($*)"; }
+    fi
+    m=$(ls -d k/ckpt-*/MANIFEST)
+    lines=$(field "$m" stdout_lines)
+    "$@" --resume=k >resumed.txt 2>resumed.err ||
+      { cat resumed.err >&2; fail "$dir: the resumed run failed ($*)"; }
+    grep -q "resuming from k/ckpt-" resumed.err || fail "$dir: no 'resuming from' note"
+    { head -n "$lines" "../$ref"; cat resumed.txt; } >joined.txt
+    notime joined.txt >a.txt
+    notime "../$ref" >b.txt
+    diff -u b.txt a.txt || fail "$dir: output before the checkpoint + resumed output != the uninterrupted output"
+    [ "$(wc -l <resumed.txt)" -lt "$(wc -l <"../$ref")" ] || fail "$dir: nothing was skipped"
+  )
+}
+
+# have_ckpt DIR: DIR holds a complete checkpoint
+have_ckpt() {
+  for m in "$1"/ckpt-*/MANIFEST; do [ -f "$m" ] && return 0; done
+  return 1
+}
+
+# flip FILE OFFSET: invert the bits of one byte in place
+flip() {
+  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  # shellcheck disable=SC2059
+  printf "$(printf '\\%03o' $((255 - b)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
 # last_field FILE WORD: the number after the last occurrence of WORD
 last_field() {
   awk -v w="$2" '{ for (i = 1; i < NF; i++) if ($i == w) v = $(i + 1) } END { print v }' "$1"
@@ -74,7 +144,7 @@ compile)
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
-           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn; do
+           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/ckpt.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -255,6 +325,125 @@ text)
     run "$B/text" --list=nope.txt
   line=$(grep -n 'print(lines\[len(lines)\])' "$S/text.orn" | cut -d: -f1)
   expect_fail 1 "text.orn:$line: index 4 is out of range" run "$B/text" --oob=true
+  ;;
+ckpt)
+  sgd="--train=$B/syn.train --test=$B/syn.test --epochs=10 --step=0.03 --decay=0.97"
+  lda="--data=$D/tokens.docword --topics=4 --iters=8"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $sgd >sgd_ref.txt 2>&1 || { cat sgd_ref.txt >&2; fail "sgd_mf"; }
+  # shellcheck disable=SC2086
+  run "$B/lda" $lda >lda_ref.txt 2>&1 || { cat lda_ref.txt >&2; fail "lda"; }
+  # shellcheck disable=SC2086
+  ckpt_case sgd_kill 9 4 fail sgd_ref.txt run "$B/sgd_mf" $sgd
+  # shellcheck disable=SC2086
+  ckpt_case lda_term 15 3 75 lda_ref.txt run "$B/lda" $lda
+  grep -q "orion: stopped by a signal at .*lda.orn:[0-9]* (iteration counter 3): checkpoint k/ckpt-[0-9]* written" \
+    lda_term/stopped.txt || { cat lda_term/stopped.txt >&2; fail "no message after SIGTERM"; }
+  # the same loops saving their arrays: the saved files are the uninterrupted run's
+  st="--train=$D/ratings.train --test=$D/ratings.test --epochs=5"
+  lt="--data=$D/tokens.docword --topics=4 --iters=5"
+  mkdir sgd_ref lda_ref
+  # shellcheck disable=SC2086
+  (cd sgd_ref && run "$B/sgd_trace" $st >out.txt 2>&1) || fail "sgd_trace"
+  # shellcheck disable=SC2086
+  (cd lda_ref && run "$B/lda_trace" $lt >out.txt 2>&1) || fail "lda_trace"
+  # shellcheck disable=SC2086
+  ckpt_case sgd_trace 9 2 fail sgd_ref/out.txt run "$B/sgd_trace" $st
+  for f in W.txt H.txt; do cmp sgd_ref/$f sgd_trace/$f || fail "saved $f differs after resume"; done
+  # shellcheck disable=SC2086
+  ckpt_case lda_trace 15 2 75 lda_ref/out.txt run "$B/lda_trace" $lt
+  for f in z.txt doc_topic.txt word_topic.txt topic_count.txt ll.txt; do
+    cmp lda_ref/$f lda_trace/$f || fail "saved $f differs after resume"
+  done
+  ;;
+ckpt_state)
+  printf 'alpha\r\nbeta\n\ngamma' >list.txt
+  mkdir ref
+  (cd ref && run "$B/ckpt" --list=../list.txt >out.txt 2>&1) || { cat ref/out.txt >&2; fail "ckpt"; }
+  # checkpoints 1-6 are in the while loop (6 iterations), 7-10 in the for loop
+  for n in 1 3 7 9; do
+    ckpt_case "kill$n" 9 "$n" fail ref/out.txt run "$B/ckpt" --list=../list.txt
+    for f in A.bin B.txt C.txt E.bin L.txt; do
+      cmp "ref/$f" "kill$n/$f" || fail "kill$n: saved $f differs after resume"
+    done
+  done
+  ckpt_case term5 15 5 75 ref/out.txt run "$B/ckpt" --list=../list.txt
+  # A job that never ends, stopped by SIGTERM to one of its ranks (the last one mpiexec's
+  # proxy started): it checkpoints at the next safe point and exits 75; resumed, it goes on
+  # from there. (A signal to mpiexec is forwarded to every rank, but mpiexec's own exit
+  # code after it is not reliably the ranks'.)
+  mkdir forever
+  cd forever
+  "$MPIEXEC" -n "$np" "$B/ckpt" --list=../list.txt --forever=true --checkpoint=k \
+    --checkpoint-every=0.05 >stopped.txt 2>&1 &
+  job=$!
+  i=0
+  while ! have_ckpt k && [ "$i" -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+  have_ckpt k || { kill -9 "$job"; fail "no checkpoint after 30 s"; }
+  rank=$(for c in $(ps -o pid= --ppid "$job"); do ps -o pid= --ppid "$c"; done | tail -n 1)
+  [ -n "$rank" ] || { kill -9 "$job"; fail "no rank process under mpiexec"; }
+  kill -TERM "$rank"
+  set +e
+  wait "$job"
+  rc=$?
+  set -e
+  [ "$rc" -eq 75 ] || { cat stopped.txt >&2; fail "SIGTERM: exited $rc, expected 75"; }
+  grep -q "orion: stopped by a signal at .*ckpt.orn:[0-9]*" stopped.txt || fail "SIGTERM: no message"
+  it1=$(field k/ckpt-*/MANIFEST iteration)
+  set +e
+  export ORN_CKPT_SIGNAL=2:15
+  run "$B/ckpt" --list=../list.txt --resume=k --checkpoint=k --checkpoint-every=0 \
+    >resumed.txt 2>&1
+  rc=$?
+  unset ORN_CKPT_SIGNAL
+  set -e
+  [ "$rc" -eq 75 ] || { cat resumed.txt >&2; fail "resumed: exited $rc, expected 75"; }
+  [ "$(ls -d k/ckpt-*)" = "$(ls -d k/ckpt-* | tail -n 1)" ] || fail "older checkpoints were kept"
+  it2=$(field k/ckpt-*/MANIFEST iteration)
+  [ "$it2" -eq $((it1 + 2)) ] || fail "resumed at iteration $it1, stopped at $it2 (expected $((it1 + 2)))"
+  ;;
+ckpt_bad)
+  printf 'a\nb\n' >list.txt
+  args="--list=list.txt --iters=3 --rounds=2"
+  export ORN_CKPT_SIGNAL=2:15
+  # shellcheck disable=SC2086
+  expect_fail 75 "" run "$B/ckpt" $args --checkpoint=good --checkpoint-every=0
+  unset ORN_CKPT_SIGNAL
+  c=$(ls -d good/ckpt-*)
+  # shellcheck disable=SC2086
+  expect_fail 2 "the directory holds a checkpoint already" run "$B/ckpt" $args --checkpoint=good
+  # shellcheck disable=SC2086
+  expect_fail 1 "differs from the checkpoint's value" run "$B/ckpt" $args --iters=4 --resume=good
+  # shellcheck disable=SC2086
+  expect_fail 1 "cannot open the checkpoint directory" run "$B/ckpt" $args --resume=none
+  mkdir empty
+  # shellcheck disable=SC2086
+  expect_fail 1 "empty: no complete checkpoint" run "$B/ckpt" $args --resume=empty
+  expect_fail 1 "written by another program" run "$B/sgd_mf" --resume=good
+  other=$((np % 3 + 1))
+  set +e
+  "$MPIEXEC" -n "$other" "$B/ckpt" --resume=good >out.txt 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] && grep -q "was written by $np ranks, this job has $other" out.txt ||
+    { cat out.txt >&2; fail "resume at -n $other of a checkpoint of -n $np: exit $rc"; }
+  # a byte flipped in a rank file, then in the manifest; a rank file missing
+  for victim in "rank-$((np - 1)).bin" MANIFEST; do
+    rm -rf bad
+    cp -r good bad
+    f=$(ls -d bad/ckpt-*)/$victim
+    flip "$f" $(($(wc -c <"$f") / 2))
+    expect_fail 1 "the checkpoint is corrupt" run "$B/ckpt" --resume=bad
+  done
+  grep -q "MANIFEST: checksum mismatch" out.txt || fail "the manifest is not named"
+  rm -rf bad
+  cp -r good bad
+  rm "$(ls -d bad/ckpt-*)/rank-0.bin"
+  expect_fail 1 "rank-0.bin: cannot read" run "$B/ckpt" --resume=bad
+  # an unfinished newer checkpoint is ignored (and said so); the good one still resumes
+  mkdir "${c%/*}/ckpt-999999.tmp"
+  run "$B/ckpt" --resume=good >out.txt 2>&1 || { cat out.txt >&2; fail "resume next to a .tmp"; }
+  grep -q "ckpt-999999.tmp was left unfinished" out.txt || fail "the unfinished checkpoint is not mentioned"
   ;;
 orionc)
   # the compile path itself: -O0 -g --keep-c, --emit=c, a C compiler that fails (an internal
