@@ -13,8 +13,8 @@
  * points, a stride rank 0 picks so that polls are about POLL_S seconds apart (at most
  * doubling from one poll to the next); with --checkpoint-every=0 it is 1.
  *
- * Writing. DIR/ckpt-N/ holds rank-R.bin per rank and MANIFEST. It is made as
- * DIR/ckpt-N.tmp/: each rank writes its file (checksummed as it goes) and fsyncs it; the
+ * Writing. DIR/ckpt-N/ holds rank-R.bin per rank (its contents: ckpt_state.c) and MANIFEST. It is
+ * made as DIR/ckpt-N.tmp/: each rank writes its file (checksummed as it goes) and fsyncs it; the
  * ranks agree that all did; rank 0 writes MANIFEST (each file's size and checksum, the
  * rank count, the program's and the executable's hashes, the safe point and its loop
  * counters, the lines printed so far, and a checksum of the manifest itself), fsyncs it
@@ -32,7 +32,10 @@
  * with its counter.
  *
  * Checksums are FNV-1a 64 over 8-byte words (native order) and then the remaining bytes:
- * one multiply per 8 bytes, so checksumming costs little next to the disk. */
+ * one multiply per 8 bytes, so checksumming costs little next to the disk. Only the
+ * executable's, the rank files' and the manifest's bytes are hashed. */
+#include "ckpt_int.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,45 +44,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "orn_std.h"
-
 #define POLL_S        0.05
 #define MAX_STRIDE    65536
 #define CHUNK         ((size_t)1 << 20) /* write buffer; a multiple of 8 (checksums) */
-#define FILE_VERSION  1u
 #define MANIFEST_MAX  ((size_t)1 << 20)
 #define MANIFEST_HEAD "orion-checkpoint 1\n"
-
-static const char FILE_MAGIC[8] = {'O', 'R', 'N', 'C', 'K', 'P', 'T', '\n'};
-static const char END_MAGIC[8] = {'O', 'R', 'N', 'C', 'K', 'E', 'N', 'D'};
 
 /* The only mutable global of the library: a signal handler can reach nothing else. It
  * records the signal; the ranks agree on it at the next safe point. */
 static volatile sig_atomic_t caught_signal;
 
-struct OrnStdCkpt {
-    const OrnStdState *st;
-    uint64_t binary;  /* FNV of the executable (0 when unreadable) */
-    int writing;      /* --checkpoint given and the program has safe points */
-    int64_t next_seq; /* the next checkpoint's number (replicated) */
-    double every;
-    double last;      /* rank 0: end of the last checkpoint (or the start) */
-    double last_poll; /* rank 0 */
-    int64_t stride, countdown;
-    /* $ORN_CKPT_SIGNAL=N:SIG (tests): after this run's N-th checkpoint, the last rank
-     * sends itself SIG (a kill -9 or a SIGTERM at a known point of the run) */
-    int64_t written, signal_after;
-    int signal_sig;
-    /* the safe point resumed at, from the manifest */
-    int64_t res_lo, res_hi, res_i;
-    /* strings restored from the checkpoint (variables and params point into them) */
-    char **strs;
-    int nstrs;
-};
-
 /* ---------------------------------------------------------------- checksums */
 
-static uint64_t fnv_words(uint64_t h, const void *p, size_t n)
+uint64_t orn_std_ckpt_fnv(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
     size_t i = 0;
@@ -91,7 +68,6 @@ static uint64_t fnv_words(uint64_t h, const void *p, size_t n)
     for (; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
     return h;
 }
-#define FNV_INIT 14695981039346656037ULL
 
 /* The checksum and size of a file, read in CHUNK pieces (whole words but for the last). */
 static int hash_file(const char *path, uint64_t *h, int64_t *size)
@@ -99,11 +75,11 @@ static int hash_file(const char *path, uint64_t *h, int64_t *size)
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
     char *buf = malloc(CHUNK);
-    *h = FNV_INIT;
+    *h = ORN_STD_FNV_INIT;
     *size = 0;
     size_t got;
     while (buf && (got = fread(buf, 1, CHUNK, f)) > 0) {
-        *h = fnv_words(*h, buf, got);
+        *h = orn_std_ckpt_fnv(*h, buf, got);
         *size += (int64_t)got;
     }
     int bad = !buf || ferror(f);
@@ -127,7 +103,7 @@ typedef struct Out {
 static int out_drain(Out *o)
 {
     if (o->n && !o->err) {
-        o->h = fnv_words(o->h, o->buf, o->n);
+        o->h = orn_std_ckpt_fnv(o->h, o->buf, o->n);
         if (fwrite(o->buf, 1, o->n, o->f) != o->n) o->err = errno ? errno : EIO;
         o->size += (int64_t)o->n;
     }
@@ -153,7 +129,7 @@ static int out_put(void *ud, const void *p, size_t n)
 static int out_open(Out *o, const char *path)
 {
     memset(o, 0, sizeof *o);
-    o->h = FNV_INIT;
+    o->h = ORN_STD_FNV_INIT;
     o->buf = malloc(CHUNK);
     o->f = fopen(path, "wb");
     if (!o->f || !o->buf) o->err = errno ? errno : ENOMEM;
@@ -289,19 +265,7 @@ static void prune(const char *dir, int64_t keep)
 
 /* ---------------------------------------------------------------- agreement */
 
-/* Collective: every rank's status; on a failure anywhere, rank 0 prints the first failing
- * rank's message as "orion: <message>" and every rank exits with `code`. */
-static void agree_or_exit(OrnStdProg *p, int status, int code)
-{
-    if (!orn_dsm_agree(p->dsm, status)) return;
-    fflush(stdout);
-    if (p->rank == 0) fprintf(stderr, "orion: %s\n", orn_dsm_error(p->dsm));
-    fflush(stderr);
-    orn_std_exit(p, code);
-}
-
-static int fail(OrnStdProg *p, const char *fmt, ...) ORN_STD_PRINTF(2, 3);
-static int fail(OrnStdProg *p, const char *fmt, ...)
+int orn_std_ckpt_fail(OrnStdProg *p, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;
@@ -311,317 +275,15 @@ static int fail(OrnStdProg *p, const char *fmt, ...)
     return orn_dsm_fail(p->dsm, ORN_E_IO, "%s", msg);
 }
 
-/* ---------------------------------------------------------------- the program's state */
-
-typedef struct FileHead {
-    char magic[8];
-    uint32_t version, rank, ranks, nvars;
-    uint64_t program, binary;
-    int64_t seq;
-    uint32_t nparams, zero;
-} FileHead;
-_Static_assert(sizeof(FileHead) == 56, "checkpoint file header layout");
-
-static int put_i64(const OrnDsmIo *io, int64_t v)
+/* Collective: every rank's status; on a failure anywhere, rank 0 prints the first failing
+ * rank's message as "orion: <message>" and every rank exits with `code`. */
+static void agree_or_exit(OrnStdProg *p, int status, int code)
 {
-    return io->put(io->ud, &v, sizeof v);
-}
-
-static int put_str(const OrnDsmIo *io, const char *s)
-{
-    int64_t n = s ? (int64_t)strlen(s) : -1;
-    return put_i64(io, n) || (n > 0 && io->put(io->ud, s, (size_t)n));
-}
-
-/* The bytes of the text of a load_text array: its lines' pointers lead into one block
- * after the pointer table (text.c), NUL-terminated in place. */
-static size_t text_bytes(const OrnStdArr *a, size_t head)
-{
-    const char *const *lines = (const char *const *)a->data;
-    const char *body = (const char *)a->data + head;
-    size_t end = 1; /* the "" of an empty file */
-    for (int64_t i = 0; i < a->n; i++) {
-        size_t e = (size_t)(lines[i] - body) + strlen(lines[i]) + 1;
-        if (e > end) end = e;
-    }
-    if (a->n == 0) end = (size_t)(lines[0] - body) + 1;
-    return end;
-}
-
-static int put_local(const OrnDsmIo *io, const OrnStdArr *a)
-{
-    if (!a) return put_i64(io, 0);
-    int rc = put_i64(io, 1) || put_i64(io, a->type) || put_i64(io, a->ndim) ||
-             io->put(io->ud, a->dims, sizeof a->dims) || put_i64(io, a->n);
-    if (rc) return rc;
-    if (a->type != ORN_STD_TEXT) return io->put(io->ud, a->data, (size_t)a->n * a->esize);
-    size_t head = (size_t)(a->n ? a->n : 1) * sizeof(char *), body = text_bytes(a, head);
-    const char *const *lines = (const char *const *)a->data;
-    rc = put_i64(io, (int64_t)body) || io->put(io->ud, (const char *)a->data + head, body);
-    for (int64_t i = 0; i < (a->n ? a->n : 1) && !rc; i++)
-        rc = put_i64(io, lines[i] - ((const char *)a->data + head));
-    return rc;
-}
-
-static int put_var(const OrnDsmIo *io, const OrnStdVar *v)
-{
-    switch (v->kind) {
-    case ORN_STD_VBOOL:
-        return put_i64(io, *(const bool *)v->addr);
-    case ORN_STD_VI32:
-        return put_i64(io, *(const int32_t *)v->addr);
-    case ORN_STD_VI64:
-        return put_i64(io, *(const int64_t *)v->addr);
-    case ORN_STD_VF32:
-        return io->put(io->ud, v->addr, sizeof(float));
-    case ORN_STD_VF64:
-        return io->put(io->ud, v->addr, sizeof(double));
-    case ORN_STD_VSTR:
-        return put_str(io, *(const char *const *)v->addr);
-    case ORN_STD_VLOCAL:
-        return put_local(io, *(OrnStdArr *const *)v->addr);
-    case ORN_STD_VDIST: {
-        const OrnDsmArray *a = *(OrnDsmArray *const *)v->addr;
-        return put_i64(io, a ? a->id : -1);
-    }
-    case ORN_STD_VBUF: {
-        OrnRtBuffer *b = *(OrnRtBuffer *const *)v->addr;
-        return put_i64(io, b ? orn_rt_buffer_target(b)->id : -1) ||
-               put_i64(io, b ? orn_rt_buffer_flush_every(b) : 0);
-    }
-    }
-    return -1;
-}
-
-static int put_param(const OrnDsmIo *io, const OrnStdParam *q)
-{
-    switch (q->type) {
-    case ORN_STD_PBOOL:
-        return put_i64(io, *(const bool *)q->addr);
-    case ORN_STD_PI64:
-        return put_i64(io, *(const int64_t *)q->addr);
-    case ORN_STD_PF64:
-        return io->put(io->ud, q->addr, sizeof(double));
-    case ORN_STD_PSTR:
-        return put_str(io, *(const char *const *)q->addr);
-    }
-    return -1;
-}
-
-static int put_state(OrnStdProg *p, const OrnDsmIo *io, int64_t seq)
-{
-    const OrnStdState *st = p->ck->st;
-    FileHead h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, FILE_MAGIC, sizeof h.magic);
-    h.version = FILE_VERSION;
-    h.rank = (uint32_t)p->rank;
-    h.ranks = (uint32_t)p->size;
-    h.nvars = (uint32_t)st->nvars;
-    h.program = st->program;
-    h.binary = p->ck->binary;
-    h.seq = seq;
-    h.nparams = (uint32_t)p->nparams;
-    int rc = io->put(io->ud, &h, sizeof h) || io->put(io->ud, &p->rng, sizeof p->rng) ||
-             put_i64(io, p->runs);
-    for (int i = 0; i < p->nparams && !rc; i++) rc = put_param(io, &p->params[i]);
-    if (rc) return rc;
-    if (orn_rt_snap_write(p->rt, io)) return -1;
-    for (int i = 0; i < st->nvars && !rc; i++) rc = put_var(io, &st->vars[i]);
-    return rc || io->put(io->ud, END_MAGIC, sizeof END_MAGIC);
-}
-
-/* Reading: `io` reads this rank's file; failures say what and return non-zero with the
- * DSM's message set. */
-typedef struct Reader {
-    OrnStdProg *p;
-    const OrnDsmIo *io;
-    const char *path;
-} Reader;
-
-static int get_i64(Reader *r, int64_t *v)
-{
-    return r->io->get(r->io->ud, v, sizeof *v);
-}
-
-static int truncated(Reader *r)
-{
-    return fail(r->p, "resume: %s: truncated or malformed", r->path);
-}
-
-/* A string from the file, owned by the checkpoint state. */
-static int get_str(Reader *r, const char **out)
-{
-    int64_t n;
-    if (get_i64(r, &n) || n < -1 || n > ((int64_t)1 << 40)) return truncated(r);
-    if (n < 0) {
-        *out = NULL;
-        return 0;
-    }
-    OrnStdCkpt *ck = r->p->ck;
-    char *s = malloc((size_t)n + 1);
-    char **strs = realloc(ck->strs, (size_t)(ck->nstrs + 1) * sizeof *strs);
-    if (!s || !strs) {
-        free(s);
-        return fail(r->p, "resume: out of memory");
-    }
-    ck->strs = strs;
-    ck->strs[ck->nstrs++] = s;
-    s[n] = '\0';
-    if (n && r->io->get(r->io->ud, s, (size_t)n)) return truncated(r);
-    *out = s;
-    return 0;
-}
-
-static int get_local(Reader *r, OrnStdArr **out)
-{
-    int64_t type, ndim, n;
-    int64_t dims[ORN_DSM_MAXDIM];
-    *out = NULL;
-    if (get_i64(r, &type)) return truncated(r);
-    if (type == 0) return 0; /* NULL */
-    if (get_i64(r, &type) || get_i64(r, &ndim) || r->io->get(r->io->ud, dims, sizeof dims) ||
-        get_i64(r, &n) || ndim < 1 || ndim > ORN_DSM_MAXDIM || n < 0 || n > ((int64_t)1 << 40) ||
-        (type != ORN_STD_TEXT && (type < ORN_DSM_I32 || type > ORN_DSM_F64)))
-        return truncated(r);
-    OrnStdArr *a = calloc(1, sizeof *a);
-    if (!a) return fail(r->p, "resume: out of memory");
-    *out = a;
-    a->type = (int)type;
-    a->ndim = (int)ndim;
-    memcpy(a->dims, dims, sizeof dims);
-    a->n = n;
-    if (type != ORN_STD_TEXT) {
-        a->esize = orn_dsm_type_size((OrnDsmType)type);
-        a->data = malloc((size_t)n * a->esize + 1);
-        if (!a->data) return fail(r->p, "resume: out of memory");
-        return r->io->get(r->io->ud, a->data, (size_t)n * a->esize) ? truncated(r) : 0;
-    }
-    int64_t body;
-    size_t head = (size_t)(n ? n : 1) * sizeof(char *);
-    a->esize = sizeof(char *);
-    if (get_i64(r, &body) || body < 1 || body > ((int64_t)1 << 40)) return truncated(r);
-    a->data = malloc(head + (size_t)body);
-    if (!a->data) return fail(r->p, "resume: out of memory");
-    char **lines = (char **)a->data, *text = (char *)a->data + head;
-    if (r->io->get(r->io->ud, text, (size_t)body)) return truncated(r);
-    text[body - 1] = '\0';
-    for (int64_t i = 0; i < (n ? n : 1); i++) {
-        int64_t off;
-        if (get_i64(r, &off) || off < 0 || off >= body) return truncated(r);
-        lines[i] = text + off;
-    }
-    return 0;
-}
-
-static int get_var(Reader *r, const OrnStdVar *v)
-{
-    OrnStdProg *p = r->p;
-    int64_t x = 0, y = 0;
-    switch (v->kind) {
-    case ORN_STD_VBOOL:
-        if (get_i64(r, &x)) return truncated(r);
-        *(bool *)v->addr = x != 0;
-        return 0;
-    case ORN_STD_VI32:
-        if (get_i64(r, &x)) return truncated(r);
-        *(int32_t *)v->addr = (int32_t)x;
-        return 0;
-    case ORN_STD_VI64:
-        return get_i64(r, (int64_t *)v->addr) ? truncated(r) : 0;
-    case ORN_STD_VF32:
-        return r->io->get(r->io->ud, v->addr, sizeof(float)) ? truncated(r) : 0;
-    case ORN_STD_VF64:
-        return r->io->get(r->io->ud, v->addr, sizeof(double)) ? truncated(r) : 0;
-    case ORN_STD_VSTR:
-        return get_str(r, (const char **)v->addr);
-    case ORN_STD_VLOCAL: {
-        OrnStdArr **slot = v->addr;
-        orn_std_arr_free(*slot);
-        return get_local(r, slot);
-    }
-    case ORN_STD_VDIST:
-        if (get_i64(r, &x) || x < -1 || x > INT32_MAX) return truncated(r);
-        *(OrnDsmArray **)v->addr = x < 0 ? NULL : orn_dsm_lookup(p->dsm, (int)x);
-        if (x >= 0 && !*(OrnDsmArray **)v->addr) return truncated(r);
-        return 0;
-    case ORN_STD_VBUF: {
-        if (get_i64(r, &x) || get_i64(r, &y) || x < -1 || x > INT32_MAX) return truncated(r);
-        OrnRtBuffer **slot = v->addr;
-        *slot = NULL;
-        if (x < 0) return 0;
-        OrnDsmArray *t = orn_dsm_lookup(p->dsm, (int)x);
-        if (!t) return truncated(r);
-        return orn_rt_buffer_new(p->rt, t, v->apply, NULL, y, slot);
-    }
-    }
-    return truncated(r);
-}
-
-/* A param from the file: it becomes the param's value, unless the command line gave
- * another one, which is refused. */
-static int get_param(Reader *r, const OrnStdParam *q, int given)
-{
-    int64_t x = 0;
-    double d = 0;
-    const char *s = NULL;
-    int same = 1;
-    switch (q->type) {
-    case ORN_STD_PBOOL:
-        if (get_i64(r, &x)) return truncated(r);
-        same = (x != 0) == *(bool *)q->addr;
-        if (!given) *(bool *)q->addr = x != 0;
-        break;
-    case ORN_STD_PI64:
-        if (get_i64(r, &x)) return truncated(r);
-        same = x == *(int64_t *)q->addr;
-        if (!given) *(int64_t *)q->addr = x;
-        break;
-    case ORN_STD_PF64:
-        if (r->io->get(r->io->ud, &d, sizeof d)) return truncated(r);
-        same = !memcmp(&d, q->addr, sizeof d);
-        if (!given) *(double *)q->addr = d;
-        break;
-    case ORN_STD_PSTR:
-        if (get_str(r, &s) || !s) return truncated(r);
-        same = !strcmp(s, *(const char **)q->addr);
-        if (!given) *(const char **)q->addr = s;
-        break;
-    }
-    if (given && !same)
-        return orn_dsm_fail(r->p->dsm, ORN_E_ARG,
-                            "resume: --%s differs from the checkpoint's value; a resumed run "
-                            "keeps the params it started with (leave --%s out)",
-                            q->name, q->name);
-    return 0;
-}
-
-static int get_state(Reader *r, int64_t seq)
-{
-    OrnStdProg *p = r->p;
-    const OrnStdState *st = p->ck->st;
-    FileHead h;
-    if (r->io->get(r->io->ud, &h, sizeof h)) return truncated(r);
-    if (memcmp(h.magic, FILE_MAGIC, sizeof h.magic) || h.version != FILE_VERSION ||
-        h.rank != (uint32_t)p->rank || h.ranks != (uint32_t)p->size || h.seq != seq ||
-        h.program != st->program || h.binary != p->ck->binary || h.nvars != (uint32_t)st->nvars ||
-        h.nparams != (uint32_t)p->nparams)
-        return fail(p, "resume: %s: not this rank's file of this checkpoint", r->path);
-    if (r->io->get(r->io->ud, &p->rng, sizeof p->rng) || get_i64(r, &p->runs)) return truncated(r);
-    for (int i = 0; i < p->nparams; i++) {
-        int status = get_param(r, &p->params[i], p->given && p->given[i]);
-        if (status) return status;
-    }
-    int status = orn_rt_snap_read(p->rt, r->io);
-    if (status) return orn_dsm_fail_ctx(p->dsm, status, "resume: %s", r->path);
-    for (int i = 0; i < st->nvars; i++) {
-        status = get_var(r, &st->vars[i]);
-        if (status) return status;
-    }
-    char end[8];
-    if (r->io->get(r->io->ud, end, sizeof end) || memcmp(end, END_MAGIC, sizeof end))
-        return truncated(r);
-    return 0;
+    if (!orn_dsm_agree(p->dsm, status)) return;
+    fflush(stdout);
+    if (p->rank == 0) fprintf(stderr, "orion: %s\n", orn_dsm_error(p->dsm));
+    fflush(stderr);
+    orn_std_exit(p, code);
 }
 
 /* ---------------------------------------------------------------- manifest */
@@ -655,7 +317,8 @@ static int write_manifest(OrnStdProg *p, const char *path, int64_t seq, int k, i
         free(b);
         return -1;
     }
-    n += (size_t)snprintf(b + n, cap - n, "end %016" PRIx64 "\n", fnv_words(FNV_INIT, b, n));
+    n += (size_t)snprintf(b + n, cap - n, "end %016" PRIx64 "\n",
+                          orn_std_ckpt_fnv(ORN_STD_FNV_INIT, b, n));
     Out o;
     out_open(&o, path);
     out_put(&o, b, n);
@@ -668,11 +331,11 @@ static int read_manifest(OrnStdProg *p, const char *path, Manifest *m)
 {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(p, "resume: %s: cannot open: %s", path, strerror(errno));
+    if (!f) return orn_std_ckpt_fail(p, "resume: %s: cannot open: %s", path, strerror(errno));
     char *b = malloc(MANIFEST_MAX + 1);
     size_t n = b ? fread(b, 1, MANIFEST_MAX, f) : 0;
     fclose(f);
-    if (!b) return fail(p, "resume: out of memory");
+    if (!b) return orn_std_ckpt_fail(p, "resume: out of memory");
     b[n] = '\0';
     int status = 0;
     /* the last line: "end <checksum of everything before it>" */
@@ -682,11 +345,12 @@ static int read_manifest(OrnStdProg *p, const char *path, Manifest *m)
     uint64_t want = 0;
     if (strncmp(b, MANIFEST_HEAD, strlen(MANIFEST_HEAD)) != 0 ||
         sscanf(end, "end %" SCNx64, &want) != 1 ||
-        fnv_words(FNV_INIT, b, (size_t)(end - b)) != want) {
-        status = fail(p,
-                      "resume: %s: checksum mismatch or not a manifest (the checkpoint is "
-                      "corrupt or incomplete)",
-                      path);
+        orn_std_ckpt_fnv(ORN_STD_FNV_INIT, b, (size_t)(end - b)) != want) {
+        status =
+            orn_std_ckpt_fail(p,
+                              "resume: %s: checksum mismatch or not a manifest (the checkpoint is "
+                              "corrupt or incomplete)",
+                              path);
         goto fn_exit;
     }
     char want_file[64];
@@ -714,7 +378,7 @@ static int read_manifest(OrnStdProg *p, const char *path, Manifest *m)
         }
         if (!strchr(line, '\n')) break;
     }
-    if (seen != (4 << 8) - 1) status = fail(p, "resume: %s: a field is missing", path);
+    if (seen != (4 << 8) - 1) status = orn_std_ckpt_fail(p, "resume: %s: a field is missing", path);
 fn_exit:
     free(b);
     return status;
@@ -740,12 +404,12 @@ static void do_resume(OrnStdProg *p)
     if (p->rank == 0) {
         Scan s;
         if (scan_dir(dir, &s))
-            status = fail(p, "resume: %s: cannot open the checkpoint directory: %s", dir,
-                          strerror(errno));
+            status = orn_std_ckpt_fail(p, "resume: %s: cannot open the checkpoint directory: %s",
+                                       dir, strerror(errno));
         else if (s.newest < 0)
-            status =
-                fail(p, "resume: %s: no complete checkpoint%s", dir,
-                     s.newest_tmp >= 0 ? " (only an unfinished one, which is never used)" : "");
+            status = orn_std_ckpt_fail(
+                p, "resume: %s: no complete checkpoint%s", dir,
+                s.newest_tmp >= 0 ? " (only an unfinished one, which is never used)" : "");
         else
             seq = s.newest;
         if (!status && s.newest_tmp > s.newest)
@@ -766,43 +430,45 @@ static void do_resume(OrnStdProg *p)
     Manifest m;
     status = read_manifest(p, mpath, &m);
     if (!status && m.program != ck->st->program)
-        status = fail(p, "resume: %s was written by another program (not %s as compiled now)", cdir,
-                      p->file);
+        status = orn_std_ckpt_fail(
+            p, "resume: %s was written by another program (not %s as compiled now)", cdir, p->file);
     else if (!status && m.binary != ck->binary)
-        status = fail(p,
-                      "resume: %s was written by another build of %s (the executable "
-                      "differs): results could differ, so it is not used",
-                      cdir, p->file);
+        status = orn_std_ckpt_fail(p,
+                                   "resume: %s was written by another build of %s (the executable "
+                                   "differs): results could differ, so it is not used",
+                                   cdir, p->file);
     else if (!status && m.ranks != p->size)
-        status = fail(p,
-                      "resume: %s was written by %" PRId64 " ranks, this job has %d: resume "
-                      "it at the same rank count (mpirun -n %" PRId64 ")",
-                      cdir, m.ranks, p->size, m.ranks);
+        status = orn_std_ckpt_fail(p,
+                                   "resume: %s was written by %" PRId64
+                                   " ranks, this job has %d: resume "
+                                   "it at the same rank count (mpirun -n %" PRId64 ")",
+                                   cdir, m.ranks, p->size, m.ranks);
     else if (!status && (m.seq != seq || m.point < 0 || m.point >= ck->st->npoints ||
                          m.line != ck->st->lines[m.point] || !m.have_file))
-        status = fail(p, "resume: %s/MANIFEST does not describe this program's checkpoint", cdir);
+        status = orn_std_ckpt_fail(
+            p, "resume: %s/MANIFEST does not describe this program's checkpoint", cdir);
     agree_or_exit(p, status, 1);
 
     uint64_t h = 0;
     int64_t size = 0;
     if (hash_file(fpath, &h, &size))
-        status = fail(p, "resume: %s: cannot read: %s", fpath, strerror(errno));
+        status = orn_std_ckpt_fail(p, "resume: %s: cannot read: %s", fpath, strerror(errno));
     else if (size != m.size || h != m.hash)
-        status = fail(p,
-                      "resume: %s: checksum mismatch (%" PRId64 " bytes, checksum %016" PRIx64
-                      "; the manifest says %" PRId64 " bytes, %016" PRIx64
-                      "): the checkpoint is corrupt, refusing to resume",
-                      fpath, size, h, m.size, m.hash);
+        status = orn_std_ckpt_fail(p,
+                                   "resume: %s: checksum mismatch (%" PRId64
+                                   " bytes, checksum %016" PRIx64 "; the manifest says %" PRId64
+                                   " bytes, %016" PRIx64
+                                   "): the checkpoint is corrupt, refusing to resume",
+                                   fpath, size, h, m.size, m.hash);
     agree_or_exit(p, status, 1);
 
     FILE *f = fopen(fpath, "rb");
     if (!f) {
-        status = fail(p, "resume: %s: cannot open: %s", fpath, strerror(errno));
+        status = orn_std_ckpt_fail(p, "resume: %s: cannot open: %s", fpath, strerror(errno));
     } else {
         setvbuf(f, NULL, _IOFBF, CHUNK);
         OrnDsmIo io = {NULL, in_get, f};
-        Reader r = {p, &io, fpath};
-        status = get_state(&r, seq);
+        status = orn_std_ckpt_get_state(p, &io, fpath, seq);
         fclose(f);
     }
     agree_or_exit(p, status, 1);
@@ -847,20 +513,21 @@ static void prepare_dir(OrnStdProg *p)
     if (p->rank == 0) {
         Scan s;
         if (mkdir(dir, 0777) && errno != EEXIST)
-            status =
-                fail(p, "--checkpoint=%s: cannot create the directory: %s", dir, strerror(errno));
+            status = orn_std_ckpt_fail(p, "--checkpoint=%s: cannot create the directory: %s", dir,
+                                       strerror(errno));
         else if (scan_dir(dir, &s))
-            status =
-                fail(p, "--checkpoint=%s: cannot open the directory: %s", dir, strerror(errno));
+            status = orn_std_ckpt_fail(p, "--checkpoint=%s: cannot open the directory: %s", dir,
+                                       strerror(errno));
         if (!status && s.newest >= 0) {
             struct stat a, b;
             int same = p->resume_dir && !stat(dir, &a) && !stat(p->resume_dir, &b) &&
                        a.st_dev == b.st_dev && a.st_ino == b.st_ino;
             if (!same)
-                status = fail(p,
-                              "--checkpoint=%s: the directory holds a checkpoint already "
-                              "(ckpt-%06" PRId64 "): continue it with --resume=%s, or remove it",
-                              dir, s.newest, dir);
+                status = orn_std_ckpt_fail(
+                    p,
+                    "--checkpoint=%s: the directory holds a checkpoint already "
+                    "(ckpt-%06" PRId64 "): continue it with --resume=%s, or remove it",
+                    dir, s.newest, dir);
         }
         if (!status) next = s.any + 1;
     }
@@ -928,7 +595,7 @@ static int publish(OrnStdProg *p, int64_t seq, int k, int64_t lo, int64_t hi, in
     char *mpath = path_of(dir, seq, ".tmp/MANIFEST");
     int status = 0;
     if (!sizes || !hashes || !tmp || !fin || !mpath) {
-        status = fail(p, "checkpoint: out of memory");
+        status = orn_std_ckpt_fail(p, "checkpoint: out of memory");
         goto fn_exit;
     }
     for (int r = 0; r < p->size; r++) {
@@ -936,9 +603,10 @@ static int publish(OrnStdProg *p, int64_t seq, int k, int64_t lo, int64_t hi, in
         hashes[r] = (uint64_t)all[2 * r + 1];
     }
     if (write_manifest(p, mpath, seq, k, lo, hi, i, sizes, hashes) || fsync_dir(tmp))
-        status = fail(p, "checkpoint: %s: cannot write: %s", mpath, strerror(errno));
+        status = orn_std_ckpt_fail(p, "checkpoint: %s: cannot write: %s", mpath, strerror(errno));
     else if (rename(tmp, fin) || fsync_dir(dir))
-        status = fail(p, "checkpoint: cannot rename %s to %s: %s", tmp, fin, strerror(errno));
+        status = orn_std_ckpt_fail(p, "checkpoint: cannot rename %s to %s: %s", tmp, fin,
+                                   strerror(errno));
     else
         prune(dir, seq); /* only now: the new checkpoint is complete */
 fn_exit:
@@ -962,9 +630,9 @@ static int write_ckpt(OrnStdProg *p, int64_t seq, int k, int64_t lo, int64_t hi,
     int64_t *all = calloc(2 * (size_t)p->size, sizeof *all);
     int status = 0;
     if (!tmp || !fpath || !all)
-        status = fail(p, "checkpoint: out of memory");
+        status = orn_std_ckpt_fail(p, "checkpoint: out of memory");
     else if (p->rank == 0 && mkdir(tmp, 0777))
-        status = fail(p, "checkpoint: %s: cannot create: %s", tmp, strerror(errno));
+        status = orn_std_ckpt_fail(p, "checkpoint: %s: cannot create: %s", tmp, strerror(errno));
     status = orn_dsm_agree(p->dsm, status);
     if (status) goto fn_exit;
 
@@ -972,9 +640,10 @@ static int write_ckpt(OrnStdProg *p, int64_t seq, int k, int64_t lo, int64_t hi,
     Out o;
     if (out_open(&o, fpath) == 0) {
         OrnDsmIo io = {out_put, NULL, &o};
-        if (put_state(p, &io, seq) && !o.err) o.err = EIO;
+        if (orn_std_ckpt_put_state(p, &io, seq) && !o.err) o.err = EIO;
     }
-    if (out_close(&o)) status = fail(p, "checkpoint: %s: cannot write: %s", fpath, strerror(o.err));
+    if (out_close(&o))
+        status = orn_std_ckpt_fail(p, "checkpoint: %s: cannot write: %s", fpath, strerror(o.err));
     all[2 * p->rank] = o.size;
     all[2 * p->rank + 1] = (int64_t)o.h;
     /* every rank's file is on disk before rank 0 publishes the checkpoint */
