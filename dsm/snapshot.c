@@ -122,6 +122,7 @@ static int get_i32(const OrnDsmIo *io, int32_t *v)
  * that a present pointer stays non-NULL for empty tiles). */
 static int get_block(const OrnDsmIo *io, size_t n, size_t es, void **out)
 {
+    *out = NULL;
     if (es && n > SIZE_MAX / es / 2) return 1;
     size_t bytes = n * es;
     *out = orn_xmalloc(bytes ? bytes : 1);
@@ -146,33 +147,32 @@ static int read_tile(OrnDsmArray *a, OrnDsmTile *t, const OrnDsmIo *io)
         return bad(a->ctx, "bad tile");
     size_t n = (size_t)t->n;
     void *p = NULL;
+    int rc = 0;
     if (flags & HAS_VALS) {
         if (flags & HAS_ROOM) {
             size_t row = row_bytes(a, t), room = (size_t)(t->pad_lo + t->pad_hi) * row;
             if (n > SIZE_MAX / 2 / a->esize || room > SIZE_MAX / 2) return bad(a->ctx, "bad tile");
             t->mem = orn_xmalloc(n * a->esize + room);
             t->vals = (char *)t->mem + (size_t)t->pad_lo * row;
-            if (get(io, t->vals, n * a->esize)) return bad(a->ctx, "truncated tile");
+            rc = get(io, t->vals, n * a->esize);
         } else {
-            if (get_block(io, n, a->esize, &p)) return bad(a->ctx, "truncated tile");
-            t->vals = p;
+            rc = get_block(io, n, a->esize, &p);
+            t->vals = p; /* owned by the tile (and freed with it) even when truncated */
         }
     }
-    if (flags & HAS_KEYS) {
-        if (get_block(io, n, (size_t)a->ndim * sizeof *t->keys, &p))
-            return bad(a->ctx, "truncated tile");
+    if (!rc && (flags & HAS_KEYS)) {
+        rc = get_block(io, n, (size_t)a->ndim * sizeof *t->keys, &p);
         t->keys = p;
     }
-    if (flags & HAS_ROWPTR) {
-        if (get_block(io, (size_t)rows + 1, sizeof *t->rowptr, &p))
-            return bad(a->ctx, "truncated tile");
+    if (!rc && (flags & HAS_ROWPTR)) {
+        rc = get_block(io, (size_t)rows + 1, sizeof *t->rowptr, &p);
         t->rowptr = p;
     }
-    if (flags & HAS_COLS) {
-        if (get_block(io, n, sizeof *t->cols, &p)) return bad(a->ctx, "truncated tile");
+    if (!rc && (flags & HAS_COLS)) {
+        rc = get_block(io, n, sizeof *t->cols, &p);
         t->cols = p;
     }
-    return ORN_OK;
+    return rc ? bad(a->ctx, "truncated tile") : ORN_OK;
 }
 
 static int read_array(OrnDsmCtx *ctx, int id, const OrnDsmIo *io, OrnDsmArray **out)

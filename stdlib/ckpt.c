@@ -300,7 +300,8 @@ static int write_manifest(OrnStdProg *p, const char *path, int64_t seq, int k, i
                           int64_t hi, int64_t i, const int64_t *sizes, const uint64_t *hashes)
 {
     const OrnStdCkpt *ck = p->ck;
-    size_t cap = 512 + (size_t)p->size * 64, n = 0;
+    /* room for every line: the fixed ones, the source's path, one line per rank */
+    size_t cap = 1024 + strlen(p->file) + (size_t)p->size * 80, n = 0;
     char *b = malloc(cap);
     if (!b) return -1;
     n += (size_t)snprintf(b + n, cap - n,
@@ -310,7 +311,7 @@ static int write_manifest(OrnStdProg *p, const char *path, int64_t seq, int k, i
                                         "\niteration %" PRId64 "\nstdout_lines %" PRId64 "\n",
                           ck->st->program, ck->binary, p->file, p->size, seq, k, ck->st->lines[k],
                           lo, hi, i, p->out_lines);
-    for (int r = 0; r < p->size && n < cap; r++)
+    for (int r = 0; r < p->size; r++)
         n += (size_t)snprintf(b + n, cap - n, "file rank-%d.bin %" PRId64 " %016" PRIx64 "\n", r,
                               sizes[r], hashes[r]);
     if (n + 32 >= cap) {

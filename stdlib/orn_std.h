@@ -5,7 +5,9 @@
  *   - the program context (OrnStdProg): runtime context, source file name for messages,
  *     the replicated program random stream (rand()/randn()/randint() outside loops), the
  *     ORN_TRACE dump;
- *   - params (--name=value, --help; exit 2 on a bad command line, on every rank);
+ *   - params (--name=value, --help; exit 2 on a bad command line, on every rank), and the
+ *     run-time flags --checkpoint=DIR, --checkpoint-every=SECONDS, --resume=DIR:
+ *     checkpoints at the safe points of top-level loops and resume (ckpt.c);
  *   - errors: "orion: rank R: file.orn:LINE: what", the job ends on every rank (exit 1);
  *     failures of "agreed" collectives (loaders, save, load) end it cleanly, printed once;
  *   - print/printf/eprint; local (replicated) arrays; dist-array constructors and
