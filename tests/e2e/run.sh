@@ -36,8 +36,9 @@
 #                  run's is the uninterrupted run's output, and the saved arrays are its own,
 #                  byte for byte (timings left out)
 #   ckpt_state NP  the same for ckpt.orn (every kind of state; safe points in a `while` and
-#                  a `for`; checkpoints in both), and a never-ending job stopped by SIGTERM
-#                  to one of its ranks: exit 75, then resumed and stopped again further on
+#                  a `for`; checkpoints in both); and a never-ending job: stopped by SIGTERM
+#                  to one of its ranks (exit 75), resumed and killed with kill -9 of every
+#                  rank, resumed from what is left and stopped again 2 iterations on
 #   ckpt_bad NP    refused checkpoints: a flipped byte in a rank file or in the manifest, a
 #                  missing rank file, another rank count, another program, a param that
 #                  differs, no checkpoint, --checkpoint into a directory that holds one
@@ -107,8 +108,7 @@ ckpt_case() {
     else
       [ "$rc" -eq "$want" ] || { cat stopped.txt >&2; fail "$dir: exited $rc, expected $want ($*)"; }
     fi
-    m=$(ls -d k/ckpt-*/MANIFEST)
-    lines=$(field "$m" stdout_lines)
+    lines=$(field "$(newest k)" stdout_lines)
     "$@" --resume=k >resumed.txt 2>resumed.err ||
       { cat resumed.err >&2; fail "$dir: the resumed run failed ($*)"; }
     grep -q "resuming from k/ckpt-" resumed.err || fail "$dir: no 'resuming from' note"
@@ -120,10 +120,29 @@ ckpt_case() {
   )
 }
 
-# have_ckpt DIR: DIR holds a complete checkpoint
-have_ckpt() {
-  for m in "$1"/ckpt-*/MANIFEST; do [ -f "$m" ] && return 0; done
-  return 1
+# newest DIR: the MANIFEST of DIR's newest complete checkpoint (not of a ckpt-N.tmp, whose
+# MANIFEST may be written already when a run dies before renaming it)
+newest() {
+  ls -d "$1"/ckpt-*[0-9]/MANIFEST 2>/dev/null | sort | tail -n 1
+}
+
+# wait_ckpt DIR SEQ: wait (30 s at most) for a complete checkpoint numbered SEQ or more
+# (else kill the background job $job and fail)
+wait_ckpt() {
+  i=0
+  while [ "$i" -lt 600 ]; do
+    m=$(newest "$1")
+    [ -n "$m" ] && [ "$(field "$m" seq)" -ge "$2" ] && return 0
+    sleep 0.05
+    i=$((i + 1))
+  done
+  kill -9 "$job" 2>/dev/null || true
+  fail "no checkpoint $2 in $1 after 30 s"
+}
+
+# ranks_of PID: the processes mpiexec PID started (through its proxy): the ranks
+ranks_of() {
+  for c in $(ps -o pid= --ppid "$1"); do ps -o pid= --ppid "$c"; done
 }
 
 # flip FILE OFFSET: invert the bits of one byte in place
@@ -368,38 +387,51 @@ ckpt_state)
     done
   done
   ckpt_case term5 15 5 75 ref/out.txt run "$B/ckpt" --list=../list.txt
-  # A job that never ends, stopped by SIGTERM to one of its ranks (the last one mpiexec's
-  # proxy started): it checkpoints at the next safe point and exits 75; resumed, it goes on
-  # from there. (A signal to mpiexec is forwarded to every rank, but mpiexec's own exit
-  # code after it is not reliably the ranks'.)
+  # A job that never ends (checkpoints every 50 ms), so that signals from outside come
+  # in mid-run whenever they are sent: (1) SIGTERM to one of its ranks (the last one
+  # mpiexec's proxy started): a checkpoint at the next safe point, exit 75; (2) resumed,
+  # and once it has written a checkpoint of its own, kill -9 of every rank; (3) resumed
+  # from the newest complete checkpoint left, and stopped 2 iterations further on (a
+  # SIGTERM its last rank sends itself). (A signal to mpiexec is forwarded to every rank,
+  # but mpiexec's own exit code after it is not reliably the ranks'.)
   mkdir forever
   cd forever
-  "$MPIEXEC" -n "$np" "$B/ckpt" --list=../list.txt --forever=true --checkpoint=k \
-    --checkpoint-every=0.05 >stopped.txt 2>&1 &
+  fv="--list=../list.txt --forever=true --checkpoint=k"
+  # shellcheck disable=SC2086
+  "$MPIEXEC" -n "$np" "$B/ckpt" $fv --checkpoint-every=0.05 >stopped.txt 2>&1 &
   job=$!
-  i=0
-  while ! have_ckpt k && [ "$i" -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-  have_ckpt k || { kill -9 "$job"; fail "no checkpoint after 30 s"; }
-  rank=$(for c in $(ps -o pid= --ppid "$job"); do ps -o pid= --ppid "$c"; done | tail -n 1)
-  [ -n "$rank" ] || { kill -9 "$job"; fail "no rank process under mpiexec"; }
-  kill -TERM "$rank"
+  wait_ckpt k 0
+  kill -TERM "$(ranks_of "$job" | tail -n 1)"
   set +e
   wait "$job"
   rc=$?
   set -e
   [ "$rc" -eq 75 ] || { cat stopped.txt >&2; fail "SIGTERM: exited $rc, expected 75"; }
   grep -q "orion: stopped by a signal at .*ckpt.orn:[0-9]*" stopped.txt || fail "SIGTERM: no message"
-  it1=$(field k/ckpt-*/MANIFEST iteration)
+  seq1=$(field "$(newest k)" seq)
+  # shellcheck disable=SC2086
+  "$MPIEXEC" -n "$np" "$B/ckpt" $fv --resume=k --checkpoint-every=0.05 >killed.txt 2>&1 &
+  job=$!
+  wait_ckpt k $((seq1 + 1))
+  # every rank at once (mpiexec may end the others first once one is gone: no error then)
+  # shellcheck disable=SC2046
+  kill -9 $(ranks_of "$job") 2>/dev/null || true
+  set +e
+  wait "$job"
+  rc=$?
+  set -e
+  [ "$rc" -ne 0 ] || fail "kill -9: mpiexec exited 0"
+  it1=$(field "$(newest k)" iteration)
   set +e
   export ORN_CKPT_SIGNAL=2:15
-  run "$B/ckpt" --list=../list.txt --resume=k --checkpoint=k --checkpoint-every=0 \
-    >resumed.txt 2>&1
+  # shellcheck disable=SC2086
+  run "$B/ckpt" $fv --resume=k --checkpoint-every=0 >resumed.txt 2>&1
   rc=$?
   unset ORN_CKPT_SIGNAL
   set -e
   [ "$rc" -eq 75 ] || { cat resumed.txt >&2; fail "resumed: exited $rc, expected 75"; }
   [ "$(ls -d k/ckpt-*)" = "$(ls -d k/ckpt-* | tail -n 1)" ] || fail "older checkpoints were kept"
-  it2=$(field k/ckpt-*/MANIFEST iteration)
+  it2=$(field "$(newest k)" iteration)
   [ "$it2" -eq $((it1 + 2)) ] || fail "resumed at iteration $it1, stopped at $it2 (expected $((it1 + 2)))"
   ;;
 ckpt_bad)
