@@ -4,12 +4,12 @@
  * writes text. */
 #include "lower.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "plan_rt.h"
 #include "strbuf.h"
 
 /* ---------------------------------------------------------------- walking */
@@ -361,28 +361,6 @@ static bool has_halo(const OrnLoopPlan *pl, int k)
     return in->space_misaligned;
 }
 
-static int halo_width(long long c)
-{
-    return c <= 0 ? 0 : c > INT_MAX ? INT_MAX : (int)c;
-}
-
-/* The runtime's halo widths of array a (plan array k): along each dimension tied to a key,
- * how far the subscripts k + c reach below and above the block. The iteration space may
- * also be read at elements that are not the iteration's own (A[n - 1 - i]): anywhere. */
-static void halo_widths(const OrnLoopPlan *pl, int k, OrnCgArray *a)
-{
-    const OrnPlanArray *in = &pl->arrays[k].info;
-    for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
-        if (a->key_dim[d] < 0) continue; /* never cut: a block spans the dimension */
-        if (in->key_of_dim[d] != a->key_dim[d]) {
-            a->halo_lo[d] = a->halo_hi[d] = ORN_CG_HALO_ANY;
-            continue;
-        }
-        a->halo_lo[d] = halo_width(-in->halo_lo[d]);
-        a->halo_hi[d] = halo_width(in->halo_hi[d]);
-    }
-}
-
 /* Can a read of array a leave the box + halo that the runtime gives a block? Only along
  * dimensions the schedule cuts: where a halo is "anywhere", or any halo of an array without
  * ghost cells (sparse, or updated by a buffer of the loop at its flushes). */
@@ -465,23 +443,21 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
         a->role = ap->role;
         const OrnType *t = a->target ? a->target->type : a->sym->type;
         a->ndim = t && t->kind == T_ARRAY ? t->ndims : ap->info.ndims;
-        for (int d = 0; d < ORN_DEP_MAXDIM; d++) a->key_dim[d] = -1;
-        for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
-            if (k == 0)
-                a->key_dim[d] = d;
-            else if (ap->role != ORN_ROLE_BUFFERED && ap->info.key_of_dim[d] >= 0 &&
-                     ap->info.coef[d] == 1)
-                a->key_dim[d] = ap->info.key_of_dim[d];
+        /* key_dim, halo widths and read_only as the analyzer checked them (plan_rt.h) */
+        OrnRtPlanArray ra;
+        orn_plan_rt_array(&pl->problem, k, ap->role, &ra);
+        for (int d = 0; d < ORN_DEP_MAXDIM; d++) {
+            a->key_dim[d] = d < ORN_RT_MAXDIM ? ra.key_dim[d] : -1;
+            a->halo_lo[d] = d < ORN_RT_MAXDIM ? ra.halo_lo[d] : 0;
+            a->halo_hi[d] = d < ORN_RT_MAXDIM ? ra.halo_hi[d] : 0;
         }
+        a->read_only = ra.read_only != 0;
         bool sparse = t && t->sparse, buffered = false;
         for (int j = 0; j < pl->narrays; j++) {
             const OrnArrayPlan *bj = &pl->arrays[j];
             if (bj->role != ORN_ROLE_BUFFERED) continue;
             buffered |= (bj->target ? bj->target : orn_cg_buffer_target(bj->sym)) == ap->sym;
         }
-        /* written elements, not buffer deltas: the runtime knows its buffers' targets */
-        a->read_only = ap->role != ORN_ROLE_BUFFERED && !ap->info.written;
-        halo_widths(pl, k, a);
         /* In 1d and 2d loops the runtime copies the halo of a read-only partitioned array
          * into each block's view before the loop (ghost cells; not for sparse arrays, nor
          * for arrays a buffer of the loop updates), and fetches any other element of it
