@@ -352,8 +352,9 @@ static void strategy_notes(Builder *b)
     default:
         break;
     }
-    if (s->strategy == ORN_STRAT_SERIAL && p->choice.plan_refused) {
-        note(b, ORN_NOTE_STRATEGY, -1, "serial: the runtime cannot run the parallel plan (%s)",
+    if (s->strategy == ORN_STRAT_SERIAL && p->choice.plan_refused && !p->choice.nculprits) {
+        note(b, ORN_NOTE_STRATEGY, -1,
+             "serial: every legal parallel schedule is one the runtime cannot run (%s)",
              p->choice.plan_refused);
     } else if (s->strategy == ORN_STRAT_SERIAL) {
         const OrnPlanChoice *c = &p->choice;
@@ -425,6 +426,12 @@ static void candidate_notes(Builder *b)
             won == ORN_STRAT_SERIAL;
         if (!k->legal) {
             if (better_class && k->blocker >= 0) reject_note(b, k);
+            continue;
+        }
+        if (k->refused) {
+            if (better_class)
+                note(b, ORN_NOTE_REJECTED, -1, "%s is legal, but the runtime cannot run it (%s)",
+                     sched_text(b, &k->s), k->refused);
             continue;
         }
         if (i == c->best_cand) continue;
@@ -782,6 +789,13 @@ static void serial_warning(Builder *b)
     OrnUnit *u = b->u;
     const OrnPlanChoice *c = &p->choice;
     OrnDiags *dg = &u->diags;
+    if (c->plan_refused && !c->nculprits) {
+        orn_diag(dg, ORN_WARNING, p->loop->node->span,
+                 "parallel_for runs serially: the runtime cannot run a parallel schedule of it "
+                 "(%s)",
+                 c->plan_refused);
+        return;
+    }
     if (!c->nculprits) return;
     const OrnLoopDep *d0 = &p->deps[c->culprits[0]];
     const OrnAccess *a = &p->acc.v[d0->pairs[0].a], *bb = &p->acc.v[d0->pairs[0].b];

@@ -290,6 +290,17 @@ static const char *arena_copy(OrnArena *a, const char *s)
     return p;
 }
 
+/* Why the plan check refuses schedule s whatever the roles, or NULL when it runs. */
+static const char *refusal(OrnArena *a, const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    OrnRole *r = orn_xmalloc((size_t)(pb->narrays + 1) * sizeof *r);
+    char why[ORN_PLAN_WHY];
+    for (int k = 0; k < pb->narrays; k++) r[k] = role_of(pb, s, &pb->arrays[k]);
+    bool ok = orn_plan_rt_runnable(pb, s, r, NULL, why);
+    free(r);
+    return ok ? NULL : arena_copy(a, why);
+}
+
 static OrnPlanSchedule plain(OrnStrategy st, int p, int q)
 {
     OrnPlanSchedule s;
@@ -338,8 +349,10 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
     out->closest = -1;
     for (int i = 0; i < out->ncands; i++) {
         OrnPlanCandidate *c = &out->cands[i];
+        if (!c->legal) continue;
         /* a legal schedule the runtime cannot run whatever the roles is not a candidate */
-        if (!c->legal || !orn_plan_runnable(pb, &c->s)) continue;
+        c->refused = refusal(a, pb, &c->s);
+        if (c->refused) continue;
         c->s.cost = orn_plan_cost(pb, &c->s);
         if (out->best_cand < 0) {
             out->best_cand = i;
@@ -366,6 +379,8 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
         out->best = plain(ORN_STRAT_SERIAL, -1, -1);
         out->best.ndims = 0;
         out->best.cost = orn_plan_cost(pb, &out->best);
+        for (int i = 0; i < out->ncands && !out->plan_refused; i++)
+            out->plan_refused = out->cands[i].refused;
         /* the closest candidate: fewest violating vectors, earliest on ties */
         for (int i = 0; i < out->ncands; i++)
             if (out->closest < 0 ||

@@ -96,9 +96,11 @@ typedef struct OrnPlanSchedule {
 typedef struct OrnPlanCandidate {
     OrnPlanSchedule s;
     bool legal;
-    int blocker;     /* illegal: index (in problem->vecs) of the first vector that
-                        breaks it */
-    int nviolations; /* how many vectors break it */
+    int blocker;         /* illegal: index (in problem->vecs) of the first vector that
+                            breaks it */
+    int nviolations;     /* how many vectors break it */
+    const char *refused; /* legal, but the runtime's plan check refuses it whatever the
+                            roles (plan_rt.h): why; else NULL */
 } OrnPlanCandidate;
 
 typedef struct OrnPlanChoice {
@@ -107,7 +109,8 @@ typedef struct OrnPlanChoice {
     OrnRole *planned;         /* per problem array: the role the strategy asked for */
     const char **refused;     /* per problem array: why the runtime's plan check refused the
                                  planned role (then roles[k] != planned[k]), else NULL */
-    const char *plan_refused; /* the check refused the schedule itself (then serial), or NULL */
+    const char *plan_refused; /* serial because the check refused every legal schedule:
+                                 why (the first one's reason), else NULL */
     OrnPlanCandidate *cands;  /* every non-unimodular candidate, in order of preference */
     int ncands;
     int best_cand; /* index in cands, or -1 (unimodular or serial) */
