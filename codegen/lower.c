@@ -413,6 +413,54 @@ static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
     }
 }
 
+/* The plan as emitted, in storage order, passes the runtime's plan check as the analyzer's
+ * did in declared order (a verifier: the check's rules do not depend on the order). */
+static bool verify_plan(OrnCgProgram *p, const OrnCgLoop *l)
+{
+    const OrnLoopPlan *pl = l->plan;
+    OrnRtPlanArray *arrays = orn_xcalloc((size_t)l->narrays + 1, sizeof *arrays);
+    OrnRtPlanFacts *facts = orn_xcalloc((size_t)l->narrays + 1, sizeof *facts);
+    OrnRtPlan rp;
+    memset(&rp, 0, sizeof rp);
+    rp.version = ORN_RT_PLAN_VERSION;
+    rp.strategy = (OrnRtStrategy)l->strategy;
+    rp.inner = (OrnRtStrategy)l->inner;
+    rp.ordered = pl->ordered;
+    rp.nkeys = l->loop->nkeys;
+    rp.npart = l->npart;
+    for (int i = 0; i < l->npart; i++) rp.part_dims[i] = l->part_dims[i];
+    for (int i = 0; i < ORN_RT_MAXDIM && i < ORN_DEP_MAXDIM; i++)
+        for (int j = 0; j < ORN_RT_MAXDIM && j < ORN_DEP_MAXDIM; j++)
+            rp.transform[i][j] = l->transform[i][j];
+    for (int k = 0; k < l->narrays; k++) {
+        const OrnCgArray *a = &l->arrays[k];
+        OrnRtPlanArray *r = &arrays[k];
+        r->name = a->sym->name->s;
+        r->role = (OrnRtRole)a->role;
+        r->ndim = a->ndim;
+        for (int d = 0; d < ORN_RT_MAXDIM && d < ORN_DEP_MAXDIM; d++) {
+            r->key_dim[d] = a->key_dim[d];
+            r->halo_lo[d] = a->halo_lo[d];
+            r->halo_hi[d] = a->halo_hi[d];
+        }
+        r->read_only = a->read_only;
+        facts[k].sparse = pl->problem.arrays[k].sparse;
+        facts[k].rows = pl->problem.arrays[k].rows;
+    }
+    rp.narrays = l->narrays;
+    rp.arrays = arrays;
+    char msg[ORN_PLAN_WHY];
+    bool ok = orn_rt_plan_check(&rp, facts, msg, (int)sizeof msg) < 0;
+    if (!ok)
+        orn_ice(&p->u->diags, l->loop->node->span,
+                "code generation: the plan of this parallel_for fails the runtime's plan check "
+                "in storage order: %s",
+                msg);
+    free(arrays);
+    free(facts);
+    return ok;
+}
+
 static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
 {
     OrnUnit *u = p->u;
@@ -537,6 +585,7 @@ bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, 
         int id = pl->loop ? pl->loop->index : -1;
         if (id < 0 || id >= out->nloops) return false;
         lower_loop(out, pl, &out->loops[id]);
+        if (!verify_plan(out, &out->loops[id])) return false;
     }
     for (int i = 0; i < out->nloops; i++)
         if (!out->loops[i].loop) return false;
