@@ -35,7 +35,7 @@
 #include "arena.h"
 #include "dsm_int.h"
 
-#define MAGIC 0x4f524e4cu /* "ORNL" */
+#define MAGIC     0x4f524e4cu /* "ORNL" */
 #define MAX_ADDRS 8
 
 enum { K_HELLO = 1, K_BEAT, K_BYE, K_FAIL, K_LOST };
@@ -57,7 +57,7 @@ enum { S_NONE, S_CONNECTING, S_HANDSHAKE, S_UP, S_CLOSED, S_UNREACHABLE };
 
 typedef struct Peer {
     int fd, state;
-    int bye, failing;  /* its BYE / FAIL arrived */
+    int bye, failing; /* its BYE / FAIL arrived */
     double last, fail_at;
     int cand[MAX_ADDRS + 1], ncand, next; /* connector: addresses to try (indexes, -1 loopback) */
     double retry_at;
@@ -133,8 +133,7 @@ static void local_addrs(Info *in)
 
 static const char *peer_desc(const OrnLive *lv, int q, char *buf, size_t n)
 {
-    snprintf(buf, n, "rank %d (pid %lld on %s)", q, (long long)lv->info[q].pid,
-             lv->info[q].host);
+    snprintf(buf, n, "rank %d (pid %lld on %s)", q, (long long)lv->info[q].pid, lv->info[q].host);
     return buf;
 }
 
@@ -145,8 +144,7 @@ static void main_doing(OrnLive *lv, int q, char *buf, size_t n)
     if (lv->wait.what) {
         int for_q = 0;
         for (int i = 0; i < lv->wait.n && lv->wait.peers; i++) for_q |= lv->wait.peers[i] == q;
-        snprintf(buf, n, "this rank was waiting%s in: %s", for_q ? " for it" : "",
-                 lv->wait.what);
+        snprintf(buf, n, "this rank was waiting%s in: %s", for_q ? " for it" : "", lv->wait.what);
     } else if (atomic_load(&lv->sent_bye)) {
         snprintf(buf, n, "this rank had finished and was waiting for the others to end");
     } else {
@@ -359,8 +357,9 @@ static void check_peers(OrnLive *lv, double t)
         if (q == lv->rank) continue;
         if (p->failing && t - p->fail_at > lv->limit) {
             char who[160];
-            fprintf(stderr, "orion: rank %d: %s reported a failure %.0f s ago but the job did "
-                            "not end; ending this rank\n",
+            fprintf(stderr,
+                    "orion: rank %d: %s reported a failure %.0f s ago but the job did "
+                    "not end; ending this rank\n",
                     lv->rank, peer_desc(lv, q, who, sizeof who), t - p->fail_at);
             fflush(stderr);
             _exit(1);
@@ -373,8 +372,7 @@ static void check_peers(OrnLive *lv, double t)
                      t - p->last);
             report_lost(lv, q, why);
         }
-        if (p->state == S_NONE && q < lv->rank && p->fd < 0 && t >= p->retry_at)
-            try_connect(lv, q);
+        if (p->state == S_NONE && q < lv->rank && p->fd < 0 && t >= p->retry_at) try_connect(lv, q);
         int never = p->state < S_UP && t - lv->start > 3 * lv->limit;
         if ((p->state == S_UNREACHABLE || never) && !(lv->warned & 1)) {
             lv->warned |= 1;
@@ -401,7 +399,8 @@ static void *monitor(void *arg)
     OrnLive *lv = arg;
     int P = lv->size, cap = 2 + P + 64;
     struct pollfd *fds = orn_xmalloc((size_t)cap * sizeof *fds);
-    int *who = orn_xmalloc((size_t)cap * sizeof *who); /* >= 0 peer, -1 listener, -2 wake, -3-i pending i */
+    int *who = orn_xmalloc((size_t)cap *
+                           sizeof *who); /* >= 0 peer, -1 listener, -2 wake, -3-i pending i */
     double next_beat = now(), prev = now();
     int failing_sent = 0;
     for (;;) {
@@ -411,12 +410,14 @@ static void *monitor(void *arg)
         prev = t;
         if (atomic_load(&lv->failing) && !failing_sent) {
             for (int q = 0; q < P; q++)
-                if (lv->peer[q].state == S_UP) send_frame(lv->peer[q].fd, K_FAIL, (uint32_t)lv->rank, 0);
+                if (lv->peer[q].state == S_UP)
+                    send_frame(lv->peer[q].fd, K_FAIL, (uint32_t)lv->rank, 0);
             failing_sent = 1;
         }
         if (atomic_load(&lv->stop) && !atomic_load(&lv->sent_bye)) {
             for (int q = 0; q < P; q++)
-                if (lv->peer[q].state == S_UP) send_frame(lv->peer[q].fd, K_BYE, (uint32_t)lv->rank, 0);
+                if (lv->peer[q].state == S_UP)
+                    send_frame(lv->peer[q].fd, K_BYE, (uint32_t)lv->rank, 0);
             atomic_store(&lv->sent_bye, 1);
         }
         if (atomic_load(&lv->sent_bye) && all_byes(lv)) break;
@@ -523,8 +524,9 @@ void orn_live_start(OrnDsmCtx *ctx, double limit, OrnLive **out)
     int bad = st != ORN_OK;
     for (int p = 0; p < P && !bad; p++) bad = counts[p] != sizeof mine;
     if (bad || lfd < 0) {
-        fprintf(stderr, "orion: rank %d: warning: no liveness monitor (%s); a dead rank may go "
-                        "undetected\n",
+        fprintf(stderr,
+                "orion: rank %d: warning: no liveness monitor (%s); a dead rank may go "
+                "undetected\n",
                 me, lfd < 0 ? strerror(errno) : orn_dsm_error(ctx));
         if (lfd >= 0) close(lfd);
         free(all);
