@@ -209,13 +209,14 @@ static void try_connect(OrnLive *lv, int q)
     if (now() - lv->start > lv->limit) p->state = S_UNREACHABLE;
 }
 
+/* The pair is up; a rank that has already said goodbye says it on the new connection. */
 static void peer_up(OrnLive *lv, int q, int fd)
 {
     Peer *p = &lv->peer[q];
     p->fd = fd;
     p->state = S_UP;
     p->last = now();
-    (void)lv;
+    if (atomic_load(&lv->sent_bye)) send_frame(fd, K_BYE, (uint32_t)lv->rank, 0);
 }
 
 /* A frame from peer q (up, or handshaking). */
@@ -227,7 +228,7 @@ static void on_frame(OrnLive *lv, int q, const Frame *f)
     case K_HELLO:
         if (p->state != S_HANDSHAKE) break;
         if ((int)f->rank == q && (int)f->arg == lv->rank) {
-            p->state = S_UP;
+            peer_up(lv, q, p->fd);
         } else { /* another process answered at this address: try the next one */
             close_peer(p);
             try_connect(lv, q);
@@ -385,11 +386,15 @@ static void check_peers(OrnLive *lv, double t)
     }
 }
 
+/* May this finishing rank close? Only when every peer has said goodbye on an established
+ * connection, or is gone or unreachable: a connection still being set up is finished first
+ * (closing it with the peer's HELLO unread would reset it, which looks like a death). */
 static int all_byes(const OrnLive *lv)
 {
     for (int q = 0; q < lv->size; q++) {
         const Peer *p = &lv->peer[q];
-        if (q != lv->rank && p->state == S_UP && !p->bye) return 0;
+        if (q == lv->rank || p->state == S_CLOSED || p->state == S_UNREACHABLE) continue;
+        if (p->state != S_UP || !p->bye) return 0;
     }
     return 1;
 }
