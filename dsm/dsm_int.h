@@ -124,6 +124,7 @@ typedef struct OrnDsmRange {
 } OrnDsmRange;
 int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r);
 /* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
-int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
+int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
+                      OrnDsmArray **out);
 
 #endif

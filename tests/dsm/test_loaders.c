@@ -86,7 +86,7 @@ static void test_triplets(TestEnv *t)
     t_path(t, path, sizeof path, "load.triplets");
     make_triplets(t, path, 731);
     OrnDsmArray *a = NULL;
-    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a));
     int64_t *want, nw = serial_triplets(path, &want);
     int64_t n, *keys;
     void *vals;
@@ -128,7 +128,7 @@ static void test_libsvm(TestEnv *t)
     }
     OK(t, orn_dsm_barrier(t->dsm));
     OrnDsmArray *X = NULL, *y = NULL;
-    OK(t, orn_dsm_load_libsvm(t->dsm, path, &X, &y));
+    OK(t, orn_dsm_load_libsvm(t->dsm, path, 0, &X, &y));
     CHECK(t, y->dims[0] == 211 && X->dims[0] == 211 && !y->sparse && X->sparse);
     int64_t nx, ny, *kx, *ky;
     void *vx, *vy;
@@ -297,9 +297,9 @@ static void test_malformed(TestEnv *t)
         OrnDsmArray *a = NULL, *y = NULL;
         int st;
         if (!strcmp(b->kind, "triplets"))
-            st = orn_dsm_load_triplets(t->dsm, path, &a);
+            st = orn_dsm_load_triplets(t->dsm, path, 0, &a);
         else if (!strcmp(b->kind, "libsvm"))
-            st = orn_dsm_load_libsvm(t->dsm, path, &a, &y);
+            st = orn_dsm_load_libsvm(t->dsm, path, 0, &a, &y);
         else
             st = orn_dsm_load_docword(t->dsm, path, &a);
         char want[1024];
@@ -321,7 +321,7 @@ static void test_malformed(TestEnv *t)
     OrnDsmArray *a = NULL;
     char want[1024];
     snprintf(want, sizeof want, "%s:280: duplicate key (5, 0), first on line 5", path);
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* The same within one row, columns out of order (found while the row is sorted). */
     t_path(t, path, sizeof path, "dup_row.triplets");
@@ -332,7 +332,7 @@ static void test_malformed(TestEnv *t)
     }
     OK(t, orn_dsm_barrier(t->dsm));
     snprintf(want, sizeof want, "%s:260: duplicate key (7, 40), first on line 250", path);
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* docword: a (doc, word) pair twice duplicates its first occurrences. */
     t_path(t, path, sizeof path, "dup.docword");
@@ -357,7 +357,7 @@ static void test_malformed(TestEnv *t)
         fclose(f);
     }
     OK(t, orn_dsm_barrier(t->dsm));
-    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a));
     if (a) {
         int64_t n = 0, *keys = NULL;
         void *vals = NULL;
@@ -378,11 +378,11 @@ static void test_malformed(TestEnv *t)
     }
     /* Missing file, empty file. */
     t_path(t, path, sizeof path, "no_such_file");
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_IO);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_IO);
     CHECK(t, strstr(orn_dsm_error(t->dsm), "cannot open") != NULL);
     t_path(t, path, sizeof path, "empty.triplets");
     t_write_file(t, path, "# nothing here\n\n");
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     snprintf(want, sizeof want, "%s: expected lines 'row col value', found none", path);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
 }
@@ -417,7 +417,7 @@ static void roundtrip(TestEnv *t, OrnDsmArray *a, const char *name)
         snprintf(path, sizeof path, "%s/%s.np%d%s", t->dir, name, t->size, ext[e]);
         OK(t, orn_dsm_save(a, path));
         OrnDsmArray *b = NULL;
-        OK(t, orn_dsm_load(t->dsm, path, e < 2 ? (int)a->type : ORN_DSM_ANYTYPE, &b));
+        OK(t, orn_dsm_load(t->dsm, path, e < 2 ? (int)a->type : ORN_DSM_ANYTYPE, 0, &b));
         same_array(t, a, b);
         orn_dsm_free(b);
     }
@@ -437,7 +437,7 @@ static void test_saveload(TestEnv *t)
     snprintf(path, sizeof path, "%s/infer.np%d.txt", t->dir, t->size);
     OK(t, orn_dsm_save(a, path));
     OrnDsmArray *b = NULL;
-    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &b));
+    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &b));
     same_array(t, a, b);
     orn_dsm_free(b);
     orn_dsm_free(a);
@@ -450,7 +450,7 @@ static void test_saveload(TestEnv *t)
     /* sparse: a loaded docword (i32, 3-D) and triplets (f32) */
     char src[512];
     t_path(t, src, sizeof src, "load.triplets");
-    OK(t, orn_dsm_load_triplets(t->dsm, src, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, src, 0, &a));
     roundtrip(t, a, "sparse_f32");
     orn_dsm_free(a);
     t_path(t, src, sizeof src, "load.docword");
@@ -526,7 +526,7 @@ static void test_saveload(TestEnv *t)
         }
         OK(t, orn_dsm_barrier(t->dsm));
         OrnDsmArray *c = NULL;
-        int st = orn_dsm_load(t->dsm, cpath, ORN_DSM_ANYTYPE, &c);
+        int st = orn_dsm_load(t->dsm, cpath, ORN_DSM_ANYTYPE, 0, &c);
         if (st != bad[i].code || !strstr(orn_dsm_error(t->dsm), bad[i].what))
             fprintf(stderr, "rank %d: corrupt case %zu: %d %s\n", t->rank, i, st,
                     orn_dsm_error(t->dsm));
@@ -535,18 +535,18 @@ static void test_saveload(TestEnv *t)
     }
     free(data);
     /* A type mismatch with the hint. */
-    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, &a) == ORN_E_ARG);
+    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, 0, &a) == ORN_E_ARG);
     /* Text with inconsistent fields. */
     snprintf(path, sizeof path, "%s/badtext.np%d.txt", t->dir, t->size);
     t_write_file(t, path, "0 0 1\n0 1 2\n1 0\n");
-    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &a) == ORN_E_PARSE);
     char want[600];
     snprintf(want, sizeof want, "%s:3: expected 3 fields (2 key coordinates and a value), found 2",
              path);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* Text with a missing element loads as sparse, integers infer i64. */
     t_write_file(t, path, "0 0 1\n1 1 2\n");
-    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &a));
+    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &a));
     CHECK(t, a->sparse && a->type == ORN_DSM_I64 && a->nnz == 2);
     orn_dsm_free(a);
 }
