@@ -955,6 +955,7 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     if (sparse) {
         status = orn_dsm_balance_keys(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], keys, n,
                                       ndim, 0);
+        if (!status) status = orn_dsm_rows_fit(ctx, a, &a->part, path);
         if (status) goto fn_fail;
     }
     status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);

@@ -101,7 +101,13 @@ void orn_dsm_recs_free(OrnDsmRecs *r);
  * dims must contain every key. A key given twice: *dup = 1 on every rank and no array
  * (the caller finds the lines through orn_dsm_from_elements). */
 int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                         OrnDsmRecs *r, OrnDsmArray **out, int *dup);
+                         OrnDsmRecs *r, const char *path, OrnDsmArray **out, int *dup);
+/* Collective, agreed (build.c). Sparse tiles of 2 to 4 dimensions keep (or build for row
+ * views) 8 bytes of row offsets per row of their box: an error (naming path, may be NULL) when the
+ * rows of the tiles partition p gives this rank would take more than half of this machine's memory
+ * -- a row index far beyond the data ("row index 999999999999 is too large"), not an allocation
+ * that aborts. */
+int orn_dsm_rows_fit(OrnDsmCtx *ctx, const OrnDsmArray *a, const OrnDsmPart *p, const char *path);
 
 /* Collective (build.c). Move the held tiles of sparse array a into nt, the tile table of
  * partition np (boxes and holders, no storage), as records built straight from the tiles

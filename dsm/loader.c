@@ -652,7 +652,7 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     if (!status) status = rec_extents(ctx, &recs, ndim, dims, &total);
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
-    if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, out, &dup);
+    if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, path, out, &dup);
     if (!status && dup) {
         /* A key twice (every rank knows): parse again keeping each element's line, and let
          * the general path name the two lines. Errors only, so speed does not matter. */
@@ -832,7 +832,7 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsm
     }
     dims[0] = nsamples;
     /* Each line is its own row with increasing columns: no key can occur twice. */
-    status = orn_dsm_build_sparse(ctx, ORN_DSM_F32, 2, dims, &xs, X, &dup);
+    status = orn_dsm_build_sparse(ctx, ORN_DSM_F32, 2, dims, &xs, path, X, &dup);
     if (!status && dup) status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "%s: duplicate features", path);
     if (status) goto fn_exit;
     free(ys.lines); /* labels: one per sample, none twice */
