@@ -305,8 +305,9 @@ int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags
 
 /* Local (any one rank): the whole file in *buf (NUL-terminated, *len bytes without the
  * NUL; free with free()). A regular file that changes while it is read (size or
- * modification time) is an error, as for the loaders; other files (pipes) are read to
- * their end. Errors: "path: cannot open: cause", "path: read error: ...". */
+ * modification time) is an error, as for the loaders; other files (pipes, devices, files
+ * whose size is 0, such as those of /proc) are read to their end. Errors: "path: cannot open:
+ * cause", "path: read error: ...". */
 int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len);
 
 /* ---------------------------------------------------------------- remote reads */

@@ -152,7 +152,7 @@ int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len)
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: is a directory", path);
-    } else if (S_ISREG(st.st_mode)) {
+    } else if (S_ISREG(st.st_mode) && st.st_size > 0) {
         /* exactly the size it had when opened, as the loaders read their ranges */
         n = (size_t)st.st_size;
         b = malloc(n + 1);
@@ -164,7 +164,8 @@ int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len)
         else if (getc(f) != EOF || changed(f, &st))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, CHANGED);
     } else {
-        /* a pipe or a device: no size to hold it to, read to the end */
+        /* a pipe, a device, an empty file or one whose size says nothing (/proc): read to
+         * the end */
         size_t cap = 0;
         for (;;) {
             if (n + 4096 + 1 > cap) {
@@ -283,9 +284,12 @@ static int parse_int(Field f, int64_t lo, int64_t hi, int64_t *out)
     if (i == f.n) return P_BAD;
     for (size_t k = i; k < f.n; k++)
         if (f.s[k] < '0' || f.s[k] > '9') return P_BAD;
-    if (f.n >= sizeof buf) return f.s[0] == '-' ? P_SMALL : P_BIG; /* only digits: out of range */
-    memcpy(buf, f.s, f.n);
-    buf[f.n] = '\0';
+    size_t z = i; /* leading zeros do not count */
+    while (z + 1 < f.n && f.s[z] == '0') z++;
+    if (f.n - z > 20) return f.s[0] == '-' ? P_SMALL : P_BIG; /* more digits than any int64 */
+    memcpy(buf, f.s, i);
+    memcpy(buf + i, f.s + z, f.n - z);
+    buf[i + f.n - z] = '\0';
     errno = 0;
     long long v = strtoll(buf, NULL, 10);
     if ((errno == ERANGE && v > 0) || v > hi) return P_BIG;
