@@ -3,6 +3,8 @@
 #define ORN_DSM_INT_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include "dsm.h"
 #include "transport.h"
@@ -129,6 +131,10 @@ typedef struct OrnDsmRange {
     int64_t nlines; /* lines in the range */
 } OrnDsmRange;
 int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r);
+/* Whether the file open as f changed since *st was taken at its opening: its size or
+ * modification time is different now. Checked once it has been read, so what was read is
+ * known to be one version of the file, not a torn mix of two. */
+int orn_dsm_file_changed(FILE *f, const struct stat *st);
 /* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
 int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
                       OrnDsmArray **out);

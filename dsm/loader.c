@@ -52,10 +52,7 @@ static int line_start(FILE *f, int64_t raw, int64_t size, int64_t *out)
     return 0;
 }
 
-/* Whether the file open as f changed since *st was taken at its opening: its size or
- * modification time is different now. Checked once it has been read, so what was read
- * is known to be one version of the file, not a torn mix of two. */
-static int changed(FILE *f, const struct stat *st)
+int orn_dsm_file_changed(FILE *f, const struct stat *st)
 {
     struct stat now;
     if (fstat(fileno(f), &now) != 0) return 1;
@@ -108,7 +105,7 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
             (fseeko(f, (off_t)start, SEEK_SET) != 0 || fread(r->buf, 1, r->len, f) != r->len))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
                                   ferror(f) ? strerror(errno) : CHANGED);
-        else if (changed(f, &st))
+        else if (orn_dsm_file_changed(f, &st))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, CHANGED);
         r->buf[r->len] = '\0';
     }
@@ -161,7 +158,7 @@ int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len)
         else if (fread(b, 1, n, f) != n)
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
                                   ferror(f) ? strerror(errno) : CHANGED);
-        else if (getc(f) != EOF || changed(f, &st))
+        else if (getc(f) != EOF || orn_dsm_file_changed(f, &st))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, CHANGED);
     } else {
         /* a pipe, a device, an empty file or one whose size says nothing (/proc): read to
@@ -595,7 +592,7 @@ static int scan(OrnDsmCtx *ctx, Reader *rd, LineFn fn, Sink *k, int64_t base, in
             break;
         }
     }
-    if (bad < 0 && !rd->err && changed(rd->f, &rd->st)) rd->err = -1;
+    if (bad < 0 && !rd->err && orn_dsm_file_changed(rd->f, &rd->st)) rd->err = -1;
     if (bad < 0 && rd->err)
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
                               rd->err > 0 ? strerror(rd->err) : CHANGED);

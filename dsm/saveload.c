@@ -288,8 +288,8 @@ fn_fail:
  * the partition orn_dsm_from_elements would give): each rank reads its tile's rows, which
  * are contiguous in the file, into the tile's storage. No keys, no element exchange: the
  * peak is the array itself, not several times it. Collective, agreed. */
-static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h, unsigned flags,
-                      OrnDsmArray **out)
+static int load_dense(OrnDsmCtx *ctx, FILE *f, const struct stat *st, const char *path,
+                      const Header *h, unsigned flags, OrnDsmArray **out)
 {
     OrnDsmArray *a = NULL;
     int nd = (int)h->ndim;
@@ -322,6 +322,9 @@ static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h
             badval = (const char *)tl->vals + (size_t)nf * es;
         }
     }
+    if (!status && orn_dsm_file_changed(f, st))
+        status =
+            orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error: file changed while reading", path);
     status = orn_dsm_agree(ctx, status);
     if (!status) status = sum_u64(ctx, &sum);
     if (!status && sum != h->checksum)
@@ -409,7 +412,7 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned
     int nd = (int)h.ndim;
     size_t es = orn_dsm_type_size((OrnDsmType)h.type), rec = h.sparse ? (size_t)nd * 8 + es : es;
     if (!h.sparse) {
-        status = load_dense(ctx, f, path, &h, flags, out);
+        status = load_dense(ctx, f, &st, path, &h, flags, out);
         goto fn_exit;
     }
     first = (int64_t)((double)h.count * me / P);
@@ -419,6 +422,9 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned
     if (n && (fseeko(f, (off_t)(HEADER + first * (int64_t)rec), SEEK_SET) != 0 ||
               fread(recs, rec, (size_t)n, f) != (size_t)n))
         status = orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error", path);
+    else if (orn_dsm_file_changed(f, &st))
+        status =
+            orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error: file changed while reading", path);
     status = orn_dsm_agree(ctx, status);
     if (status) goto fn_exit;
 
