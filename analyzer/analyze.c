@@ -199,6 +199,7 @@ static void summarize_arrays(Builder *b)
             t = t->target;
         }
         in->ndims = t && t->kind == T_ARRAY ? t->ndims : 1;
+        in->sparse = t && t->kind == T_ARRAY && t->sparse;
         in->is_space = sym == p->loop->space;
         in->only_const = true;
         bool first = true;
@@ -218,6 +219,9 @@ static void summarize_arrays(Builder *b)
             if (a->ref.array != k || a->buffer_update) continue;
             in->read |= a->ref.read;
             in->written |= a->ref.write;
+            /* a row view X[i, :] of a sparse array: the runtime serves whole rows */
+            in->rows |= in->sparse && a->ref.read && a->ref.nsubs == 2 &&
+                        a->ref.subs[0].kind != ORN_SUB_ALL && a->ref.subs[1].kind == ORN_SUB_ALL;
             for (int m = 0; m < in->ndims; m++) {
                 OrnSub s =
                     m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
@@ -348,7 +352,11 @@ static void strategy_notes(Builder *b)
     default:
         break;
     }
-    if (s->strategy == ORN_STRAT_SERIAL) {
+    if (s->strategy == ORN_STRAT_SERIAL && p->choice.plan_refused && !p->choice.nculprits) {
+        note(b, ORN_NOTE_STRATEGY, -1,
+             "serial: every legal parallel schedule is one the runtime cannot run (%s)",
+             p->choice.plan_refused);
+    } else if (s->strategy == ORN_STRAT_SERIAL) {
         const OrnPlanChoice *c = &p->choice;
         if (c->closest >= 0 && c->nculprits > 0) {
             const OrnPlanCandidate *cl = &c->cands[c->closest];
@@ -418,6 +426,12 @@ static void candidate_notes(Builder *b)
             won == ORN_STRAT_SERIAL;
         if (!k->legal) {
             if (better_class && k->blocker >= 0) reject_note(b, k);
+            continue;
+        }
+        if (k->refused) {
+            if (better_class)
+                note(b, ORN_NOTE_REJECTED, -1, "%s is legal, but the runtime cannot run it (%s)",
+                     sched_text(b, &k->s), k->refused);
             continue;
         }
         if (i == c->best_cand) continue;
@@ -515,6 +529,13 @@ static void role_notes(Builder *b)
         const OrnArrayPlan *ap = &p->arrays[k];
         const OrnPlanArray *in = &ap->info;
         const char *name = in->name;
+        if (p->choice.refused && p->choice.refused[k]) {
+            /* the runtime's plan check (runtime/plan_check.c) refused the planned role */
+            note(b, ORN_NOTE_ROLE, k, "%s: %s: planned %s, which the runtime cannot run here (%s)",
+                 name, orn_plan_role_name(ap->role), orn_plan_role_name(p->choice.planned[k]),
+                 p->choice.refused[k]);
+            continue;
+        }
         switch (ap->role) {
         case ORN_ROLE_PARTITIONED:
             if (in->is_space) {
@@ -569,10 +590,21 @@ static void role_notes(Builder *b)
             for (; m < in->ndims; m++)
                 if (in->key_of_dim[m] >= 0 && (s->transformed || in->key_of_dim[m] == s->dims[1]))
                     break;
+            const char *d1 = dim_name(b, s, s->dims[1]);
+            bool wave = (s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy) ==
+                        ORN_STRAT_2D_ORDERED;
             note(b, ORN_NOTE_ROLE, k,
-                 "%s: rotated: its dimension %d follows %s, so its blocks move from rank to rank "
-                 "with the blocks of %s",
-                 name, m + 1, dim_name(b, s, s->dims[1]), dim_name(b, s, s->dims[1]));
+                 "%s: rotated: its dimension %d follows %s, so its blocks %s with the blocks of "
+                 "%s%s",
+                 name, m + 1, d1,
+                 wave ? "travel down the wavefront, from the rank of one row of blocks to the "
+                        "next,"
+                      : "move from rank to rank",
+                 d1,
+                 in->written ? ""
+                             : "; it is read-only, so the runtime copies it to every rank "
+                               "instead when it is at most ORN_REPLICATE_MAX bytes (64 MiB): "
+                               "a copy moves once, a rotation at every run");
             break;
         }
         case ORN_ROLE_REPLICATED:
@@ -757,6 +789,13 @@ static void serial_warning(Builder *b)
     OrnUnit *u = b->u;
     const OrnPlanChoice *c = &p->choice;
     OrnDiags *dg = &u->diags;
+    if (c->plan_refused && !c->nculprits) {
+        orn_diag(dg, ORN_WARNING, p->loop->node->span,
+                 "parallel_for runs serially: the runtime cannot run a parallel schedule of it "
+                 "(%s)",
+                 c->plan_refused);
+        return;
+    }
     if (!c->nculprits) return;
     const OrnLoopDep *d0 = &p->deps[c->culprits[0]];
     const OrnAccess *a = &p->acc.v[d0->pairs[0].a], *bb = &p->acc.v[d0->pairs[0].b];

@@ -60,7 +60,7 @@ static void try_transform(const OrnPlanProblem *pb, const OrnDepMat *T, int f,
                     s.ndims = 2;
                     ok = orn_plan_wavefront_legal(pb, T, p, q, NULL, NULL);
                 }
-                if (!ok) continue;
+                if (!ok || !orn_plan_runnable(pb, &s)) continue;
                 s.cost = orn_plan_cost(pb, &s);
                 bool better =
                     !*found || s.inner < best->inner ||

@@ -9,7 +9,10 @@
 #include "strategy_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "plan_rt.h"
 
 const char *orn_plan_strategy_name(OrnStrategy s)
 {
@@ -98,6 +101,11 @@ static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const
         unsigned move = row_keys(pb, s, s->dims[1]);
         if ((am & move) == move) return ORN_ROLE_ROTATED;
     }
+    return orn_plan_unaligned_role(pb, a);
+}
+
+OrnRole orn_plan_unaligned_role(const OrnPlanProblem *pb, const OrnPlanArray *a)
+{
     if (a->written) return ORN_ROLE_REMOTE;
     if (a->only_const) return ORN_ROLE_REPLICATED;
     if (a->varying_unknown) return ORN_ROLE_PREFETCHED;
@@ -106,9 +114,18 @@ static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const
     return ORN_ROLE_REPLICATED;
 }
 
-void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out)
+bool orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out)
 {
     for (int i = 0; i < pb->narrays; i++) out[i] = role_of(pb, s, &pb->arrays[i]);
+    return orn_plan_rt_runnable(pb, s, out, NULL, NULL);
+}
+
+bool orn_plan_runnable(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    OrnRole *r = orn_xmalloc((size_t)(pb->narrays + 1) * sizeof *r);
+    bool ok = orn_plan_roles(pb, s, r);
+    free(r);
+    return ok;
 }
 
 /* A partitioned array reads a halo when a partition key's dimension has offsets. */
@@ -170,15 +187,21 @@ static int role_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const O
     return 0;
 }
 
-int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+static int cost_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnRole *roles)
 {
     const char *what;
     int cost = base_cost(s, &what);
     if (s->strategy == ORN_STRAT_UNIMODULAR) cost += ORN_COST_BASE_TRANSFORM;
-    for (int i = 0; i < pb->narrays; i++) {
-        const OrnPlanArray *a = &pb->arrays[i];
-        cost += role_cost(pb, s, a, role_of(pb, s, a));
-    }
+    for (int i = 0; i < pb->narrays; i++) cost += role_cost(pb, s, &pb->arrays[i], roles[i]);
+    return cost;
+}
+
+int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    OrnRole *roles = orn_xmalloc((size_t)(pb->narrays + 1) * sizeof *roles);
+    orn_plan_roles(pb, s, roles);
+    int cost = cost_of(pb, s, roles);
+    free(roles);
     return cost;
 }
 
@@ -186,11 +209,13 @@ void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char
 {
     const char *what;
     int base = base_cost(s, &what);
-    int len = snprintf(buf, (size_t)size, "%d", orn_plan_cost(pb, s));
+    OrnRole *roles = orn_xmalloc((size_t)(pb->narrays + 1) * sizeof *roles);
+    orn_plan_roles(pb, s, roles);
+    int len = snprintf(buf, (size_t)size, "%d", cost_of(pb, s, roles));
     const char *sep = ": ";
     for (int i = 0; i < pb->narrays && len < size; i++) {
         const OrnPlanArray *a = &pb->arrays[i];
-        OrnRole r = role_of(pb, s, a);
+        OrnRole r = roles[i];
         int c = role_cost(pb, s, a, r);
         if (!c) continue;
         len += snprintf(buf + len, (size_t)(size - len), "%s%s %s%s %d", sep, a->name,
@@ -209,6 +234,7 @@ void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char
                         ORN_COST_BASE_TRANSFORM),
             sep = ", ";
     if (sep[0] == ':' && len < size) snprintf(buf + len, (size_t)(size - len), " (nothing moves)");
+    free(roles);
 }
 
 const char *orn_plan_schedule_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf,
@@ -254,6 +280,25 @@ const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s
                 len += snprintf(buf + len, (size_t)(size - len), "%s%d*%s", sign, af, pb->keys[c]);
         }
     return buf;
+}
+
+static const char *arena_copy(OrnArena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = orn_arena_alloc(a, n);
+    memcpy(p, s, n);
+    return p;
+}
+
+/* Why the plan check refuses schedule s whatever the roles, or NULL when it runs. */
+static const char *refusal(OrnArena *a, const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    OrnRole *r = orn_xmalloc((size_t)(pb->narrays + 1) * sizeof *r);
+    char why[ORN_PLAN_WHY];
+    for (int k = 0; k < pb->narrays; k++) r[k] = role_of(pb, s, &pb->arrays[k]);
+    bool ok = orn_plan_rt_runnable(pb, s, r, NULL, why);
+    free(r);
+    return ok ? NULL : arena_copy(a, why);
 }
 
 static OrnPlanSchedule plain(OrnStrategy st, int p, int q)
@@ -305,6 +350,9 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
     for (int i = 0; i < out->ncands; i++) {
         OrnPlanCandidate *c = &out->cands[i];
         if (!c->legal) continue;
+        /* a legal schedule the runtime cannot run whatever the roles is not a candidate */
+        c->refused = refusal(a, pb, &c->s);
+        if (c->refused) continue;
         c->s.cost = orn_plan_cost(pb, &c->s);
         if (out->best_cand < 0) {
             out->best_cand = i;
@@ -331,6 +379,8 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
         out->best = plain(ORN_STRAT_SERIAL, -1, -1);
         out->best.ndims = 0;
         out->best.cost = orn_plan_cost(pb, &out->best);
+        for (int i = 0; i < out->ncands && !out->plan_refused; i++)
+            out->plan_refused = out->cands[i].refused;
         /* the closest candidate: fewest violating vectors, earliest on ties */
         for (int i = 0; i < out->ncands; i++)
             if (out->closest < 0 ||
@@ -354,6 +404,26 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
             }
         }
     }
-    out->roles = orn_arena_alloc(a, (size_t)(pb->narrays + 1) * sizeof *out->roles);
-    orn_plan_roles(pb, &out->best, out->roles);
+    int na = pb->narrays;
+    out->roles = orn_arena_alloc(a, (size_t)(na + 1) * sizeof *out->roles);
+    out->planned = orn_arena_alloc(a, (size_t)(na + 1) * sizeof *out->planned);
+    out->refused = orn_arena_alloc(a, (size_t)(na + 1) * sizeof *out->refused);
+    char(*why)[ORN_PLAN_WHY] = orn_xmalloc((size_t)(na + 1) * sizeof *why);
+    char plan_why[ORN_PLAN_WHY];
+    for (int k = 0; k < na; k++)
+        out->planned[k] = out->roles[k] = role_of(pb, &out->best, &pb->arrays[k]);
+    if (!orn_plan_rt_runnable(pb, &out->best, out->roles, why, plan_why)) {
+        /* only a plan the strategies did not mean to make (every candidate is checked
+         * above); serial runs everything */
+        out->plan_refused = arena_copy(a, plan_why);
+        out->best = plain(ORN_STRAT_SERIAL, -1, -1);
+        out->best.ndims = 0;
+        out->best.cost = orn_plan_cost(pb, &out->best);
+        out->best_cand = -1;
+        for (int k = 0; k < na; k++)
+            out->planned[k] = out->roles[k] = role_of(pb, &out->best, &pb->arrays[k]);
+        orn_plan_rt_runnable(pb, &out->best, out->roles, why, NULL);
+    }
+    for (int k = 0; k < na; k++) out->refused[k] = why[k][0] ? arena_copy(a, why[k]) : NULL;
+    free(why);
 }

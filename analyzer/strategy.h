@@ -62,6 +62,8 @@ typedef struct OrnPlanArray {
     unsigned keys_mask;    /* keys used by some affine subscript (bit p: key p) */
     bool space_misaligned; /* the iteration space, also accessed at elements that are not
                               the iteration's own (A[n - 1 - i]): those cross blocks */
+    bool sparse;           /* a sparse array (a buffer: its target) */
+    bool rows;             /* sparse, read through row views X[i, :] (for (f, x) in X[i, :]) */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
@@ -94,15 +96,22 @@ typedef struct OrnPlanSchedule {
 typedef struct OrnPlanCandidate {
     OrnPlanSchedule s;
     bool legal;
-    int blocker;     /* illegal: index (in problem->vecs) of the first vector that
-                        breaks it */
-    int nviolations; /* how many vectors break it */
+    int blocker;         /* illegal: index (in problem->vecs) of the first vector that
+                            breaks it */
+    int nviolations;     /* how many vectors break it */
+    const char *refused; /* legal, but the runtime's plan check refuses it whatever the
+                            roles (plan_rt.h): why; else NULL */
 } OrnPlanCandidate;
 
 typedef struct OrnPlanChoice {
     OrnPlanSchedule best;
-    OrnRole *roles;          /* per problem array */
-    OrnPlanCandidate *cands; /* every non-unimodular candidate, in order of preference */
+    OrnRole *roles;           /* per problem array: the roles that run */
+    OrnRole *planned;         /* per problem array: the role the strategy asked for */
+    const char **refused;     /* per problem array: why the runtime's plan check refused the
+                                 planned role (then roles[k] != planned[k]), else NULL */
+    const char *plan_refused; /* serial because the check refused every legal schedule:
+                                 why (the first one's reason), else NULL */
+    OrnPlanCandidate *cands;  /* every non-unimodular candidate, in order of preference */
     int ncands;
     int best_cand; /* index in cands, or -1 (unimodular or serial) */
     /* serial: the vectors that break the closest candidate */
@@ -119,8 +128,15 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out);
  * (a*k + c with c outside [0, |a| - 1])? */
 bool orn_plan_dim_has_halo(const OrnPlanArray *a, int m);
 
-/* Roles of the arrays under schedule s (out has pb->narrays entries). */
-void orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out);
+/* Roles of the arrays under schedule s (out has pb->narrays entries): those the strategy
+ * asks for, changed where the runtime's plan check refuses them (plan_rt.h), so that costs
+ * and plans speak of roles that run. Returns false when the check refuses the schedule
+ * itself, whatever the roles. */
+bool orn_plan_roles(const OrnPlanProblem *pb, const OrnPlanSchedule *s, OrnRole *out);
+
+/* The role array a gets when no partitioned key follows it: remote when written,
+ * replicated or prefetched when read-only (the fallback of roles the runtime refuses). */
+OrnRole orn_plan_unaligned_role(const OrnPlanProblem *pb, const OrnPlanArray *a);
 
 /* The estimated cost of s and what it is made of, as text: "12: H rotated 10, 2 for
  * synchronised steps". */

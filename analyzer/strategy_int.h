@@ -50,4 +50,7 @@ bool orn_plan_unimodular_search(const OrnPlanProblem *pb, OrnPlanSchedule *out, 
 /* The cost of s: its base plus the roles of the arrays (strategy.c). */
 int orn_plan_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s);
 
+/* Whether the runtime's plan check accepts s with some roles (orn_plan_roles). */
+bool orn_plan_runnable(const OrnPlanProblem *pb, const OrnPlanSchedule *s);
+
 #endif

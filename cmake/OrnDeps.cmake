@@ -17,6 +17,7 @@ if(NOT BISON_FOUND)
   orn_missing("bison >= 3.5 (parser generator)" "bison")
 endif()
 
+find_package(Threads REQUIRED)
 find_package(MPI QUIET COMPONENTS C)
 if(NOT MPI_C_FOUND)
   orn_missing("MPI (MPICH) with its C compiler wrapper" "mpich libmpich-dev")

@@ -423,8 +423,10 @@ bool orn_cg_generate(OrnUnit *u, const OrnPlanSet *plans, const OrnCgTarget *t,
                      const OrnCgOptions *opt, OrnBuf *out)
 {
     OrnCgProgram p;
+    int errors = u->diags.errors;
     if (!orn_cg_lower(u, plans, opt, &p)) {
-        orn_ice(&u->diags, (OrnSpan){0}, "code generation: a parallel_for has no plan");
+        if (u->diags.errors == errors) /* lowering said nothing itself */
+            orn_ice(&u->diags, (OrnSpan){0}, "code generation: a parallel_for has no plan");
         return false;
     }
     void *st_ = t->begin(&p, out);

@@ -4,12 +4,12 @@
  * writes text. */
 #include "lower.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "plan_rt.h"
 #include "strbuf.h"
 
 /* ---------------------------------------------------------------- walking */
@@ -361,28 +361,6 @@ static bool has_halo(const OrnLoopPlan *pl, int k)
     return in->space_misaligned;
 }
 
-static int halo_width(long long c)
-{
-    return c <= 0 ? 0 : c > INT_MAX ? INT_MAX : (int)c;
-}
-
-/* The runtime's halo widths of array a (plan array k): along each dimension tied to a key,
- * how far the subscripts k + c reach below and above the block. The iteration space may
- * also be read at elements that are not the iteration's own (A[n - 1 - i]): anywhere. */
-static void halo_widths(const OrnLoopPlan *pl, int k, OrnCgArray *a)
-{
-    const OrnPlanArray *in = &pl->arrays[k].info;
-    for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
-        if (a->key_dim[d] < 0) continue; /* never cut: a block spans the dimension */
-        if (in->key_of_dim[d] != a->key_dim[d]) {
-            a->halo_lo[d] = a->halo_hi[d] = ORN_CG_HALO_ANY;
-            continue;
-        }
-        a->halo_lo[d] = halo_width(-in->halo_lo[d]);
-        a->halo_hi[d] = halo_width(in->halo_hi[d]);
-    }
-}
-
 /* Can a read of array a leave the box + halo that the runtime gives a block? Only along
  * dimensions the schedule cuts: where a halo is "anywhere", or any halo of an array without
  * ghost cells (sparse, or updated by a buffer of the loop at its flushes). */
@@ -435,6 +413,54 @@ static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
     }
 }
 
+/* The plan as emitted, in storage order, passes the runtime's plan check as the analyzer's
+ * did in declared order (a verifier: the check's rules do not depend on the order). */
+static bool verify_plan(OrnCgProgram *p, const OrnCgLoop *l)
+{
+    const OrnLoopPlan *pl = l->plan;
+    OrnRtPlanArray *arrays = orn_xcalloc((size_t)l->narrays + 1, sizeof *arrays);
+    OrnRtPlanFacts *facts = orn_xcalloc((size_t)l->narrays + 1, sizeof *facts);
+    OrnRtPlan rp;
+    memset(&rp, 0, sizeof rp);
+    rp.version = ORN_RT_PLAN_VERSION;
+    rp.strategy = (OrnRtStrategy)l->strategy;
+    rp.inner = (OrnRtStrategy)l->inner;
+    rp.ordered = pl->ordered;
+    rp.nkeys = l->loop->nkeys;
+    rp.npart = l->npart;
+    for (int i = 0; i < l->npart; i++) rp.part_dims[i] = l->part_dims[i];
+    for (int i = 0; i < ORN_RT_MAXDIM && i < ORN_DEP_MAXDIM; i++)
+        for (int j = 0; j < ORN_RT_MAXDIM && j < ORN_DEP_MAXDIM; j++)
+            rp.transform[i][j] = l->transform[i][j];
+    for (int k = 0; k < l->narrays; k++) {
+        const OrnCgArray *a = &l->arrays[k];
+        OrnRtPlanArray *r = &arrays[k];
+        r->name = a->sym->name->s;
+        r->role = (OrnRtRole)a->role;
+        r->ndim = a->ndim;
+        for (int d = 0; d < ORN_RT_MAXDIM && d < ORN_DEP_MAXDIM; d++) {
+            r->key_dim[d] = a->key_dim[d];
+            r->halo_lo[d] = a->halo_lo[d];
+            r->halo_hi[d] = a->halo_hi[d];
+        }
+        r->read_only = a->read_only;
+        facts[k].sparse = pl->problem.arrays[k].sparse;
+        facts[k].rows = pl->problem.arrays[k].rows;
+    }
+    rp.narrays = l->narrays;
+    rp.arrays = arrays;
+    char msg[ORN_PLAN_WHY];
+    bool ok = orn_rt_plan_check(&rp, facts, msg, (int)sizeof msg) < 0;
+    if (!ok)
+        orn_ice(&p->u->diags, l->loop->node->span,
+                "code generation: the plan of this parallel_for fails the runtime's plan check "
+                "in storage order: %s",
+                msg);
+    free(arrays);
+    free(facts);
+    return ok;
+}
+
 static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
 {
     OrnUnit *u = p->u;
@@ -465,23 +491,21 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
         a->role = ap->role;
         const OrnType *t = a->target ? a->target->type : a->sym->type;
         a->ndim = t && t->kind == T_ARRAY ? t->ndims : ap->info.ndims;
-        for (int d = 0; d < ORN_DEP_MAXDIM; d++) a->key_dim[d] = -1;
-        for (int d = 0; d < a->ndim && d < ORN_DEP_MAXDIM; d++) {
-            if (k == 0)
-                a->key_dim[d] = d;
-            else if (ap->role != ORN_ROLE_BUFFERED && ap->info.key_of_dim[d] >= 0 &&
-                     ap->info.coef[d] == 1)
-                a->key_dim[d] = ap->info.key_of_dim[d];
+        /* key_dim, halo widths and read_only as the analyzer checked them (plan_rt.h) */
+        OrnRtPlanArray ra;
+        orn_plan_rt_array(&pl->problem, k, ap->role, &ra);
+        for (int d = 0; d < ORN_DEP_MAXDIM; d++) {
+            a->key_dim[d] = d < ORN_RT_MAXDIM ? ra.key_dim[d] : -1;
+            a->halo_lo[d] = d < ORN_RT_MAXDIM ? ra.halo_lo[d] : 0;
+            a->halo_hi[d] = d < ORN_RT_MAXDIM ? ra.halo_hi[d] : 0;
         }
+        a->read_only = ra.read_only != 0;
         bool sparse = t && t->sparse, buffered = false;
         for (int j = 0; j < pl->narrays; j++) {
             const OrnArrayPlan *bj = &pl->arrays[j];
             if (bj->role != ORN_ROLE_BUFFERED) continue;
             buffered |= (bj->target ? bj->target : orn_cg_buffer_target(bj->sym)) == ap->sym;
         }
-        /* written elements, not buffer deltas: the runtime knows its buffers' targets */
-        a->read_only = ap->role != ORN_ROLE_BUFFERED && !ap->info.written;
-        halo_widths(pl, k, a);
         /* In 1d and 2d loops the runtime copies the halo of a read-only partitioned array
          * into each block's view before the loop (ghost cells; not for sparse arrays, nor
          * for arrays a buffer of the loop updates), and fetches any other element of it
@@ -561,6 +585,7 @@ bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, 
         int id = pl->loop ? pl->loop->index : -1;
         if (id < 0 || id >= out->nloops) return false;
         lower_loop(out, pl, &out->loops[id]);
+        if (!verify_plan(out, &out->loops[id])) return false;
     }
     for (int i = 0; i < out->nloops; i++)
         if (!out->loops[i].loop) return false;

@@ -90,6 +90,7 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, c
 {
     int status = ORN_OK, polls = 0;
     double start = orn_dsm_now();
+    OrnLiveWait outer = orn_live_enter(ctx->live, what, peers, n);
     for (;;) {
         int pending = -1;
         for (int i = 0; i < n; i++) {
@@ -106,7 +107,7 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, c
         status = orn_dsm_serve(ctx);
         if (status) goto fn_fail;
         double waited = orn_dsm_now() - start;
-        if (waited > ctx->timeout) {
+        if (ctx->timeout > 0 && waited > ctx->timeout) {
             if (peers)
                 status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
                                       "timed out after %.3g s waiting for peer %d (%s)", waited,
@@ -119,6 +120,7 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, c
         backoff(polls++);
     }
 fn_exit:
+    orn_live_restore(ctx->live, outer);
     return status;
 fn_fail:
     for (int i = 0; i < n; i++) orn_dsm_drop(ctx, &reqs[i]);

@@ -1,6 +1,7 @@
 /* ctx.c: the DSM context: transport, error message, timeout, array registry. */
 #include "dsm_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,26 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
     ctx->tp = tp;
     ctx->rank = tp->rank;
     ctx->size = tp->size;
-    ctx->timeout = 60.0;
     const char *env = getenv("ORN_TIMEOUT");
     if (env && *env) {
         char *end = NULL;
         double t = strtod(env, &end);
         if (end && *end == '\0' && t > 0) ctx->timeout = t;
     }
+    double limit = 10.0;
+    env = getenv("ORN_LIVENESS");
+    if (env && *env) {
+        char *end = NULL;
+        double t = strtod(env, &end);
+        if (!strcmp(env, "off") || (end && *end == '\0' && t == 0))
+            limit = 0;
+        else if (end && *end == '\0' && t > 0 && isfinite(t))
+            limit = t;
+        else if (ctx->rank == 0)
+            fprintf(stderr, "orion: warning: ignoring ORN_LIVENESS='%.40s' (seconds or off)\n",
+                    env);
+    }
+    if (ctx->size > 1 && limit > 0) orn_live_start(ctx, limit, &ctx->live);
     *out = ctx;
     return ORN_OK;
 }
@@ -30,6 +44,8 @@ void orn_dsm_ctx_free(OrnDsmCtx *ctx)
 {
     if (!ctx) return;
     orn_dsm_quiesce(ctx);
+    orn_live_stop(ctx->live);
+    ctx->live = NULL;
     orn_dsm_serve_free(ctx);
     free(ctx->reg);
     if (ctx->tp) ctx->tp->ops->free(ctx->tp);
@@ -127,6 +143,7 @@ void orn_dsm_clear_error(OrnDsmCtx *ctx)
 
 void orn_dsm_die(OrnDsmCtx *ctx, int exit_code)
 {
+    orn_live_failing(ctx->live);
     fflush(stdout);
     fprintf(stderr, "orion: rank %d: %s\n", ctx->rank, ctx->err[0] ? ctx->err : "failed");
     fflush(stderr);

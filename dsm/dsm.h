@@ -249,6 +249,18 @@ static inline int64_t orn_dsm_last_le(const int64_t *v, int64_t n, int64_t x)
  * allocation again, for code that takes tiles' storage over (the 2-D rotation). */
 int orn_dsm_tile_pad(OrnDsmArray *a, int64_t t, int64_t lo, int64_t hi);
 void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t);
+/* Local (wire.c). A held tile's storage as one message and back, for schedules that move
+ * tiles between ranks (the runtime's 2-D rotation and the wavefront's column blocks):
+ * - orn_dsm_tile_wire_max: the bytes a receiver must allow for tile t (replicated metadata);
+ * - orn_dsm_tile_take: the held tile's storage as a message of *bytes bytes, after which the
+ *   tile is no longer held (dense: its values themselves, unpadded, no copy; sparse: packed,
+ *   the storage freed); the caller owns the message (it may be NULL when *bytes is 0);
+ * - orn_dsm_tile_give: a message received for tile t (not held) becomes its storage, held.
+ *   Returns 1 when msg itself became the storage (dense: the caller lets go of it), 0 when
+ *   it was copied (sparse: the caller keeps msg), -1 when msg is not a message for tile t. */
+size_t orn_dsm_tile_wire_max(const OrnDsmArray *a, int64_t t);
+void *orn_dsm_tile_take(OrnDsmArray *a, int64_t t, size_t *bytes);
+int orn_dsm_tile_give(OrnDsmArray *a, int64_t t, void *msg);
 
 /* Collective. Read one element (the owner broadcasts it; absent sparse keys read 0);
  * write one element (every rank passes the same value; sparse arrays: only stored keys). */

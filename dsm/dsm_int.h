@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "dsm.h"
+#include "live.h"
 #include "transport.h"
 
 typedef struct SvcReply {
@@ -17,7 +18,8 @@ typedef struct SvcReply {
 struct OrnDsmCtx {
     OrnDsmTransport *tp;
     int rank, size;
-    double timeout;
+    double timeout; /* 0: none (liveness decides, live.h); $ORN_TIMEOUT sets one */
+    OrnLive *live;  /* NULL at size 1, or with $ORN_LIVENESS=off */
     int errcode;
     char err[1024];
     /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */

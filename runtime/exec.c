@@ -909,89 +909,49 @@ fn_exit:
 
 /* ---------------------------------------------------------------- validation */
 
+/* The shared plan check (plan_check.c, the analyzer's too), then what only the runtime
+ * can see: the arguments themselves. The same verdict on every rank: it depends on the
+ * plan and on replicated array metadata only. */
 static int validate(Exec *x)
 {
     const OrnRtPlan *p = x->plan;
     const OrnRtLoop *L = x->loop;
-    if (p->version != ORN_RT_PLAN_VERSION)
-        return rt_fail(x, ORN_E_PLAN, "plan version %d, runtime expects %d", p->version,
-                       ORN_RT_PLAN_VERSION);
-    if (p->nkeys < 1 || p->nkeys > ORN_RT_MAXDIM)
-        return rt_fail(x, ORN_E_PLAN, "%d loop keys (1 to %d allowed)", p->nkeys, ORN_RT_MAXDIM);
-    if (p->narrays < 1 || !p->arrays || !L->args || !L->body)
+    char msg[512];
+    int status = ORN_OK;
+    if (!p || !L->args || !L->body)
         return rt_fail(x, ORN_E_PLAN, "no iteration space, arguments or body");
-    if (p->naccs && (!p->accs || !L->acc))
-        return rt_fail(x, ORN_E_PLAN, "accumulators without storage");
-    int need = p->strategy == ORN_RT_1D ? 1 : p->strategy == ORN_RT_SERIAL ? 0 : 2;
-    if ((int)p->strategy < 0 || p->strategy > ORN_RT_SERIAL)
-        return rt_fail(x, ORN_E_PLAN, "unknown strategy %d", (int)p->strategy);
-    if (p->strategy == ORN_RT_UNIMODULAR && p->npart == 1) need = 1;
-    if (p->npart != need)
-        return rt_fail(x, ORN_E_PLAN, "strategy needs %d partitioned key dimensions, plan has %d",
-                       need, p->npart);
-    for (int i = 0; i < need; i++) {
-        if (p->part_dims[i] < 0 || p->part_dims[i] >= p->nkeys)
-            return rt_fail(x, ORN_E_PLAN, "partitioned key dimension %d out of range",
-                           p->part_dims[i]);
-        if (p->part_count[i] < 0) return rt_fail(x, ORN_E_PLAN, "negative block count");
-    }
-    if (need == 2 && p->part_dims[0] == p->part_dims[1])
-        return rt_fail(x, ORN_E_PLAN, "the two partitioned key dimensions are the same");
-    if (p->flush_every < 0) return rt_fail(x, ORN_E_PLAN, "negative flush interval");
-    for (int k = 0; k < p->narrays; k++) {
+    if (p->naccs && !L->acc) return rt_fail(x, ORN_E_PLAN, "accumulators without storage");
+    int n = p->narrays > 0 && p->arrays ? p->narrays : 0;
+    OrnRtPlanFacts *facts = orn_xcalloc((size_t)(n ? n : 1), sizeof *facts);
+    for (int k = 0; k < n; k++) {
         const OrnRtPlanArray *a = &p->arrays[k];
         const char *nm = a->name ? a->name : "?";
         OrnDsmArray *arr = a->role == ORN_RT_BUFFERED
                                ? (L->args[k].buffer ? L->args[k].buffer->target : NULL)
                                : L->args[k].array;
-        if ((int)a->role < 0 || a->role > ORN_RT_REMOTE)
-            return rt_fail(x, ORN_E_PLAN, "array %s: unknown role %d", nm, (int)a->role);
-        if (!arr)
-            return rt_fail(x, ORN_E_PLAN, "array %s (%s): no %s given", nm, role_name(a->role),
-                           a->role == ORN_RT_BUFFERED ? "buffer" : "array");
-        if (a->ndim != arr->ndim)
-            return rt_fail(x, ORN_E_PLAN, "array %s: plan says %d dimensions, array has %d", nm,
-                           a->ndim, arr->ndim);
-        for (int d = 0; d < a->ndim; d++) {
-            if (a->key_dim[d] < -1 || a->key_dim[d] >= p->nkeys)
-                return rt_fail(x, ORN_E_PLAN, "array %s: dimension %d mapped to key %d", nm, d,
-                               a->key_dim[d]);
-            int any = a->halo_lo[d] == ORN_RT_HALO_ANY || a->halo_hi[d] == ORN_RT_HALO_ANY;
-            if ((a->halo_lo[d] < 0 && a->halo_lo[d] != ORN_RT_HALO_ANY) ||
-                (a->halo_hi[d] < 0 && a->halo_hi[d] != ORN_RT_HALO_ANY))
-                return rt_fail(x, ORN_E_PLAN, "array %s: negative halo width along dimension %d",
-                               nm, d);
-            if (any && a->role == ORN_RT_ROTATED)
-                return rt_fail(x, ORN_E_PLAN,
-                               "array %s: a rotated array is read within its block and a "
-                               "bounded halo only (its blocks travel)",
-                               nm);
+        if (!arr) {
+            status = rt_fail(x, ORN_E_PLAN, "array %s (%s): no %s given", nm, role_name(a->role),
+                             a->role == ORN_RT_BUFFERED ? "buffer" : "array");
+            goto fn_exit;
         }
-        if (k == 0) {
-            if (a->role != ORN_RT_PARTITIONED || a->ndim != p->nkeys)
-                return rt_fail(x, ORN_E_PLAN,
-                               "the iteration space %s must be partitioned and "
-                               "have one dimension per key",
-                               nm);
-            for (int d = 0; d < a->ndim; d++)
-                if (a->key_dim[d] != d)
-                    return rt_fail(x, ORN_E_PLAN,
-                                   "iteration space %s: dimension %d must map "
-                                   "to key %d",
-                                   nm, d, d);
+        if (a->ndim != arr->ndim) {
+            status = rt_fail(x, ORN_E_PLAN, "array %s: plan says %d dimensions, array has %d", nm,
+                             a->ndim, arr->ndim);
+            goto fn_exit;
         }
-        if (a->role == ORN_RT_ROTATED && p->strategy != ORN_RT_2D)
-            return rt_fail(x, ORN_E_PLAN, "array %s: only the 2d strategy rotates arrays", nm);
         if ((a->role == ORN_RT_PREFETCHED || a->role == ORN_RT_BUFFERED ||
              a->role == ORN_RT_REMOTE) &&
-            !orn_dsm_linear_ok(arr))
-            return rt_fail(x, ORN_E_PLAN, "array %s: too large for keyed remote access", nm);
+            !orn_dsm_linear_ok(arr)) {
+            status = rt_fail(x, ORN_E_PLAN, "array %s: too large for keyed remote access", nm);
+            goto fn_exit;
+        }
+        facts[k].sparse = arr->sparse;
     }
-    for (int i = 0; i < p->naccs; i++)
-        if ((int)p->accs[i].kind < 0 || p->accs[i].kind > ORN_RT_ACC_MAX ||
-            (int)p->accs[i].type < 0 || p->accs[i].type > ORN_RT_F64)
-            return rt_fail(x, ORN_E_PLAN, "accumulator %d: bad kind or type", i);
-    return ORN_OK;
+    if (orn_rt_plan_check(p, facts, msg, (int)sizeof msg) >= 0)
+        status = rt_fail(x, ORN_E_PLAN, "%s", msg);
+fn_exit:
+    free(facts);
+    return status;
 }
 
 /* ---------------------------------------------------------------- finishing */
@@ -1162,6 +1122,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     for (int k = 0; k < x.n; k++)
         for (int j = 0; j < x.n; j++)
             if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;
+    rt_choose_rotated(&x);
     for (int i = 0; i < p->npart; i++) x.kd[i] = p->part_dims[i];
     for (int k = 0; k < x.n && !status; k++)
         if (x.vi[k].buf) status = rt_buffer_prepare(x.vi[k].buf, x.P);

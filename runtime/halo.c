@@ -1,4 +1,5 @@
-/* halo.c: ghost cells of read-only arrays in the unordered schedules (1d, 2d).
+/* halo.c: ghost cells of read-only arrays in the unordered schedules (1d, 2d), and of
+ * read-only rotated arrays in 2d_ordered.
  *
  * A stencil reads its neighbours: A[i - 1, j], A[i + 1, j]. When A is read-only in the
  * loop and partitioned (or rotated), the plan gives the halo widths per dimension (the
@@ -23,7 +24,10 @@
  * reads along dimensions with ORN_RT_HALO_ANY, go through the view's slow path (prefetch
  * cache, else on demand), for which the loop keeps owners serving (Exec.remote_reads).
  * Ordered schedules (2d_ordered, unimodular) are untouched: their reads of other blocks
- * must see the writes of earlier steps and go through the cache.
+ * must see the writes of earlier steps and go through the cache -- except the read-only
+ * rotated arrays of 2d_ordered (B[j - 1] of an edit distance), whose column blocks travel
+ * down the wavefront's pipeline: they get ghost cells as in 2d (pieces from their home
+ * rank, before the first step).
  *
  * Cost model (per rank: G bytes of ghost regions from other ranks, S bytes of blocks
  * bound, P ranks, latency a, byte time b, copy time c per byte):
@@ -247,9 +251,12 @@ static int ghost_widths(const Exec *x, int k, int64_t *wlo, int64_t *whi, int *a
     const OrnRtPlanArray *pa = &x->plan->arrays[k];
     const ViewImpl *vi = &x->vi[k];
     const OrnDsmArray *a = vi->store;
-    int any = 0;
+    int any = 0, role = x->views[k].role;
     *anywhere = 0;
-    if (!vi->read_only || (pa->role != ORN_RT_PARTITIONED && pa->role != ORN_RT_ROTATED)) return 0;
+    if (!vi->read_only || (role != ORN_RT_PARTITIONED && role != ORN_RT_ROTATED)) return 0;
+    /* Ordered schedules read other blocks of partitioned arrays through the cache, after
+     * the steps that wrote them; their rotated blocks travel, so they take ghost cells. */
+    if (x->plan->strategy == ORN_RT_2D_ORDERED && role != ORN_RT_ROTATED) return 0;
     for (int d = 0; d < ORN_DSM_MAXDIM; d++) wlo[d] = whi[d] = 0;
     for (int d = 0; d < a->ndim; d++) {
         if (a->part.nb[d] <= 1) continue; /* the tile spans the dimension */
@@ -330,7 +337,8 @@ int rt_halo_setup(Exec *x)
     size_t *sc = NULL, *rc = NULL, *rpos = NULL;
     char *sbuf = NULL;
     Mine mine = {NULL, 0};
-    if (pl->strategy != ORN_RT_1D && pl->strategy != ORN_RT_2D) return ORN_OK;
+    if (pl->strategy != ORN_RT_1D && pl->strategy != ORN_RT_2D && pl->strategy != ORN_RT_2D_ORDERED)
+        return ORN_OK;
     int64_t maxt = 1;
     for (int k = 0; k < x->n; k++) {
         int64_t wlo[ORN_DSM_MAXDIM], whi[ORN_DSM_MAXDIM];

@@ -327,32 +327,43 @@ int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwner
 
 int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
 {
-    const OrnRtPlan *p = x->plan;
     for (int k = 1; k < x->n; k++) {
-        const OrnRtPlanArray *pa = &p->arrays[k];
+        const OrnRtPlanArray *pa = &x->plan->arrays[k];
         OrnDsmArray *a = x->loop->args[k].array;
+        int role = x->views[k].role; /* serial: remote arrays move like partitioned ones */
         OrnDsmPart part;
         int status = ORN_OK;
-        if (pa->role == ORN_RT_PARTITIONED || (pa->role == ORN_RT_REMOTE && np == 0)) {
-            int tied = 0;
-            for (int d = 0; d < pa->ndim; d++)
-                for (int i = 0; i < np; i++) tied |= pa->key_dim[d] == x->kd[i];
-            if (np > 0 && !tied)
-                return rt_fail(x, ORN_E_PLAN,
-                               "array %s is partitioned but no dimension of it "
-                               "is indexed by a partitioned key",
-                               pa->name ? pa->name : "?");
+        if (role == ORN_RT_PARTITIONED)
             status = rt_aligned_part(x, a, pa->key_dim, np, fn, &part);
-        } else if (pa->role == ORN_RT_REPLICATED) {
+        else if (role == ORN_RT_REPLICATED)
             status = rt_single_part(a, ORN_DSM_ALL, &part);
-        } else {
+        else
             continue;
-        }
         if (!status) status = rt_repartition(x, a, &part);
         orn_dsm_part_free(&part);
         if (status) return status;
     }
     return ORN_OK;
+}
+
+/* A read-only rotated array of S bytes at P ranks. Rotating it moves (P-1)/P S into every
+ * rank at every run of the loop (overlapped with computation, but again at every run); a
+ * whole copy on every rank moves the same once, and later runs find it in place (its
+ * partition is kept) -- at the price of S bytes per rank instead of S/P. So the copy wins
+ * whenever it fits: up to replicate_max bytes ($ORN_REPLICATE_MAX, 64 MiB) the array is
+ * replicated for the loop, larger ones travel. An array that a buffer of the loop updates
+ * changes at its flushes, and at one rank nothing moves either way (the rotation's tiles
+ * keep their cache blocking): those rotate as planned. */
+void rt_choose_rotated(Exec *x)
+{
+    if (x->P < 2) return;
+    for (int k = 1; k < x->n; k++) {
+        const ViewImpl *vi = &x->vi[k];
+        const OrnDsmArray *a = vi->store;
+        if (x->plan->arrays[k].role != ORN_RT_ROTATED || !vi->read_only || vi->buffered) continue;
+        int64_t bytes = a->sparse ? a->nnz * (int64_t)(a->esize + 8) : a->nnz * (int64_t)a->esize;
+        if (bytes <= x->rt->replicate_max) x->views[k].role = ORN_RT_REPLICATED;
+    }
 }
 
 int64_t rt_aligned_tile(Exec *x, int k, int64_t t)

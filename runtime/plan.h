@@ -113,4 +113,22 @@ typedef struct OrnRtPlan {
     int keys_unused;
 } OrnRtPlan;
 
+/* What the caller knows about an array that the plan does not say (one per plan array). */
+typedef struct OrnRtPlanFacts {
+    int sparse; /* the array (a buffer: its target) is sparse */
+    int rows;   /* the body reads whole rows of it through orn_rt_row (a sparse view
+                   X[i, :]); the analyzer knows it, the runtime learns it only when a body
+                   asks and passes 0 */
+} OrnRtPlanFacts;
+
+/* The plan check: can the runtime execute plan p? The one set of rules that the analyzer
+ * applies to every plan it considers (and falls back from, analyzer/plan_rt.c) and that
+ * orn_rt_run applies to every plan it receives, so a plan the runtime would refuse is never
+ * emitted. Pure: no runtime state, no allocation. facts may be NULL (nothing known: dense
+ * arrays, no row views). Returns -1 when p passes; otherwise writes "array B: ..." or a
+ * plan-wide reason (without the "parallel_for at ..." prefix) into msg and returns the index
+ * of the array at fault, or narrays when the fault is the plan's, not one array's. The rules
+ * are stated in docs/runtime.md, section 5. */
+int orn_rt_plan_check(const OrnRtPlan *p, const OrnRtPlanFacts *facts, char *msg, int size);
+
 #endif

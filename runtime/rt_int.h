@@ -231,9 +231,12 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn);
  * mapped by key_dim to partitioned key dimensions), owners by fn. */
 int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwnerFn fn,
                     OrnDsmPart *out);
-/* Repartition every non-iteration argument for its role: PARTITIONED aligned (fn),
- * REPLICATED everywhere; ROTATED arrays are left to the schedule. */
+/* Repartition every non-iteration argument for its role in this run (x->views[k].role):
+ * PARTITIONED aligned (fn), REPLICATED everywhere; ROTATED arrays are left to the schedule. */
 int rt_partition_args(Exec *x, int np, RtOwnerFn fn);
+/* Before the schedule's setup: read-only rotated arrays small enough to copy are
+ * replicated for this run instead (x->views[k].role; the cost model is in layout.c). */
+void rt_choose_rotated(Exec *x);
 /* One tile held by every rank / by `rank`. */
 int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out);
 /* The tile of array k aligned with iteration tile t. */

@@ -10,6 +10,10 @@
  * visited every rank once and is back home. Two ranks never hold the same block, and rows
  * are disjoint, so concurrent blocks are independent (dependence vectors (0, *), (*, 0)).
  *
+ * A block of a dense array travels as its values (the buffer itself, no copy); a block of a
+ * sparse one (read-only sparse side features F[i, :] too large to copy, layout.c) as one
+ * packed message of its CSR rows or keys and values (dsm/wire.c), unpacked on arrival.
+ *
  * Overlap: a block sent at step s is needed at step s + L, so with B1 >= 2P (L >= 2) its
  * transfer has L - 1 steps of computation to hide behind. The MPI library only moves data
  * when called, so while transfers are in flight the driver runs each block in slices of
@@ -35,9 +39,10 @@ typedef struct Ring {
     int64_t *start, *cnt;     /* per rank: first block and number of blocks at home */
     OrnDsmReq **rreq, **sreq; /* [slot * nrot + i] */
     void **rbuf, **sbuf;
+    size_t *rbufcap;
     int64_t *rblock; /* block arriving into each slot, -1 none */
-    void **scratch;  /* nocomm: a stand-in block per rotated array */
-    int comm;        /* blocks travel (P > 1 and not nocomm) */
+    void **scratch;  /* nocomm: a stand-in block per dense rotated array (sparse ones travel) */
+    int comm;        /* some blocks travel (P > 1, and not nocomm or a sparse array) */
     /* Buffers whose sends completed, reused for receives: a fresh allocation per step
      * would page-fault through every block it receives. */
     void **pool;
@@ -45,13 +50,17 @@ typedef struct Ring {
     int npool, cappool;
 } Ring;
 
-static void *pool_get(Ring *R, size_t n)
+static void *pool_get(Ring *R, size_t n, size_t *cap)
 {
     int best = -1;
     for (int i = 0; i < R->npool; i++)
         if (R->poolcap[i] >= n && (best < 0 || R->poolcap[i] < R->poolcap[best])) best = i;
-    if (best < 0) return orn_xmalloc(n ? n : 1);
+    if (best < 0) {
+        *cap = n;
+        return orn_xmalloc(n ? n : 1);
+    }
     void *p = R->pool[best];
+    *cap = R->poolcap[best];
     R->pool[best] = R->pool[--R->npool];
     R->poolcap[best] = R->poolcap[R->npool];
     return p;
@@ -91,9 +100,30 @@ static int64_t held_block(const Ring *R, int P, int r, int64_t c, int k)
     return k < R->cnt[q] ? R->start[q] + k : -1;
 }
 
+/* The bytes a receiver allows for block j (a dense block's values, a sparse one packed). */
 static size_t block_bytes(const OrnDsmArray *a, int64_t j)
 {
-    return (size_t)a->tiles[j].n * a->esize;
+    return orn_dsm_tile_wire_max(a, j);
+}
+
+/* Rotated array i moves at every step (not a nocomm stand-in). */
+static int travels(const Ring *R, int i)
+{
+    return !R->scratch || !R->scratch[i];
+}
+
+/* A received block into its tile: the buffer becomes a dense tile's storage, or goes back to
+ * the pool once a sparse one is unpacked. */
+static int install(Exec *x, Ring *R, int i, int64_t j, size_t at)
+{
+    OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+    int kept = orn_dsm_tile_give(a, j, R->rbuf[at]);
+    if (kept < 0)
+        return rt_fail(x, ORN_E_INTERNAL, "2d: block %lld of %s arrived malformed", (long long)j,
+                       a->name);
+    if (!kept) pool_put(R, R->rbuf[at], R->rbufcap[at]);
+    R->rbuf[at] = NULL;
+    return ORN_OK;
 }
 
 static int setup(Exec *x)
@@ -114,30 +144,9 @@ static int setup(Exec *x)
         if (R->cnt[q] > R->L) R->L = (int)R->cnt[q];
     }
     R->rot = orn_xcalloc((size_t)x->n, sizeof *R->rot);
-    for (int k = 1; k < x->n; k++) {
-        const OrnRtPlanArray *pa = &p->arrays[k];
-        int t0 = 0, t1 = 0;
-        for (int d = 0; d < pa->ndim; d++) {
-            t0 += pa->key_dim[d] == x->kd[0];
-            t1 += pa->key_dim[d] == x->kd[1];
-        }
-        const char *nm = pa->name ? pa->name : "?";
-        if (pa->role == ORN_RT_ROTATED) {
-            if (t1 != 1 || t0)
-                return rt_fail(x, ORN_E_PLAN,
-                               "2d: rotated array %s must be indexed by key %d "
-                               "in exactly one dimension and not by key %d",
-                               nm, x->kd[1], x->kd[0]);
-            if (x->loop->args[k].array->sparse)
-                return rt_fail(x, ORN_E_PLAN, "2d: rotated array %s must be dense", nm);
-            R->rot[R->nrot++] = k;
-        } else if (pa->role == ORN_RT_PARTITIONED && !t0) {
-            return rt_fail(x, ORN_E_PLAN,
-                           "2d: partitioned array %s must be indexed by key %d "
-                           "(or be rotated)",
-                           nm, x->kd[0]);
-        }
-    }
+    /* The plan check (plan_check.c) made sure every rotated array follows k1 alone. */
+    for (int k = 1; k < x->n; k++)
+        if (x->views[k].role == ORN_RT_ROTATED) R->rot[R->nrot++] = k;
     status = rt_partition_all(x, 2, rowrank);
     for (int i = 0; i < R->nrot && !status; i++) {
         int k = R->rot[i];
@@ -162,19 +171,23 @@ static int setup(Exec *x)
     R->rbuf = orn_xcalloc(ns, sizeof *R->rbuf);
     R->sbuf = orn_xcalloc(ns, sizeof *R->sbuf);
     R->sbufcap = orn_xcalloc(ns, sizeof *R->sbufcap);
+    R->rbufcap = orn_xcalloc(ns, sizeof *R->rbufcap);
     R->rblock = orn_xcalloc((size_t)R->L, sizeof *R->rblock);
     for (int k = 0; k < R->L; k++) R->rblock[k] = -1;
-    R->comm = P > 1 && !x->rt->nocomm && R->nrot > 0;
     if (P > 1 && x->rt->nocomm) {
+        /* Compute-only runs keep dense blocks put (a stand-in of the largest size); a sparse
+         * block's rows must be real, so those travel anyway. */
         R->scratch = orn_xcalloc((size_t)(R->nrot ? R->nrot : 1), sizeof *R->scratch);
         for (int i = 0; i < R->nrot; i++) {
             const OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+            if (a->sparse) continue;
             size_t m = 1;
             for (int64_t j = 0; j < a->part.ntiles; j++)
                 if (block_bytes(a, j) > m) m = block_bytes(a, j);
             R->scratch[i] = orn_xcalloc(m, 1);
         }
     }
+    for (int i = 0; i < R->nrot; i++) R->comm |= P > 1 && travels(R, i);
     x->nsteps = (int64_t)P * R->L;
     return ORN_OK;
 }
@@ -186,13 +199,11 @@ static int step_begin(Exec *x, int64_t s)
     int k = (int)(s % R->L);
     int64_t j = held_block(R, x->P, x->me, c, k);
     if (j < 0 || c == 0 || x->P == 1) return ORN_OK;
-    if (R->scratch) {
-        for (int i = 0; i < R->nrot; i++) {
-            OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
-            t->vals = R->scratch[i];
-            t->held = 1;
-        }
-        return ORN_OK;
+    for (int i = 0; i < R->nrot && R->scratch; i++) {
+        if (travels(R, i)) continue;
+        OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+        t->vals = R->scratch[i];
+        t->held = 1;
     }
     if (!R->comm) return ORN_OK;
     int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
@@ -208,13 +219,9 @@ static int step_begin(Exec *x, int64_t s)
     int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
     x->rt->stats.wait += rt_now() - t0;
     free(peers);
+    for (int i = 0; i < R->nrot && !status; i++)
+        if (travels(R, i)) status = install(x, R, i, j, (size_t)k * R->nrot + i);
     if (status) return status;
-    for (int i = 0; i < R->nrot; i++) {
-        OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
-        t->vals = R->rbuf[(size_t)k * R->nrot + i];
-        t->held = 1;
-        R->rbuf[(size_t)k * R->nrot + i] = NULL;
-    }
     R->rblock[k] = -1;
     return ORN_OK;
 }
@@ -226,15 +233,13 @@ static int step_end(Exec *x, int64_t s)
     int k = (int)(s % R->L), P = x->P, status = ORN_OK;
     int64_t j = held_block(R, P, x->me, c, k);
     if (P == 1) return ORN_OK;
-    if (R->scratch) {
-        if (c > 0 && j >= 0)
-            for (int i = 0; i < R->nrot; i++) {
-                OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
-                t->vals = NULL;
-                t->held = 0;
-            }
-        return ORN_OK;
-    }
+    if (c > 0 && j >= 0)
+        for (int i = 0; i < R->nrot && R->scratch; i++) {
+            if (travels(R, i)) continue;
+            OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+            t->vals = NULL;
+            t->held = 0;
+        }
     if (!R->comm) return ORN_OK;
     int next = (x->me + 1) % P, prev = (x->me - 1 + P) % P;
     if (j >= 0) {
@@ -246,16 +251,13 @@ static int step_end(Exec *x, int64_t s)
         free(peers);
         if (status) return status;
         for (int i = 0; i < R->nrot; i++) {
+            if (!travels(R, i)) continue;
             size_t at = (size_t)k * R->nrot + i;
             pool_put(R, R->sbuf[at], R->sbufcap[at]);
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
-            OrnDsmTile *t = &a->tiles[j];
-            R->sbuf[at] = t->vals;
-            R->sbufcap[at] = block_bytes(a, j);
-            t->vals = NULL;
-            t->held = 0;
-            status = orn_dsm_isend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"",
-                                   block_bytes(a, j), next, ORN_TAG_RING, &R->sreq[at]);
+            R->sbuf[at] = orn_dsm_tile_take(a, j, &R->sbufcap[at]);
+            status = orn_dsm_isend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"", R->sbufcap[at],
+                                   next, ORN_TAG_RING, &R->sreq[at]);
             if (status) return status;
         }
     }
@@ -264,10 +266,11 @@ static int step_end(Exec *x, int64_t s)
     int64_t jn = held_block(R, P, x->me, c + 1, k);
     if (jn >= 0) {
         for (int i = 0; i < R->nrot; i++) {
+            if (!travels(R, i)) continue;
             size_t at = (size_t)k * R->nrot + i;
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             size_t n = block_bytes(a, jn);
-            R->rbuf[at] = pool_get(R, n);
+            R->rbuf[at] = pool_get(R, n, &R->rbufcap[at]);
             status = orn_dsm_irecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, &R->rreq[at]);
             if (status) return status;
         }
@@ -302,11 +305,8 @@ static int finish(Exec *x)
             free(R->sbuf[at]);
             R->sbuf[at] = NULL;
             R->sbufcap[at] = 0;
-            if (j < 0) continue;
-            OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
-            t->vals = R->rbuf[at];
-            t->held = 1;
-            R->rbuf[at] = NULL;
+            if (j >= 0 && travels(R, i)) status = install(x, R, i, j, at);
+            if (status) return status;
         }
         R->rblock[k] = -1;
     }
@@ -339,7 +339,7 @@ static void cleanup(Exec *x)
         /* Tiles that still point at scratch space (an error mid-step) let go of it. */
         for (int i = 0; i < R->nrot; i++) {
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
-            for (int64_t j = 0; j < a->part.ntiles; j++)
+            for (int64_t j = 0; j < a->part.ntiles && R->scratch[i]; j++)
                 if (a->tiles[j].vals == R->scratch[i]) {
                     a->tiles[j].vals = NULL;
                     a->tiles[j].held = 0;
@@ -352,6 +352,7 @@ static void cleanup(Exec *x)
     free(R->pool);
     free(R->poolcap);
     free(R->sbufcap);
+    free(R->rbufcap);
     free(R->rreq);
     free(R->sreq);
     free(R->rbuf);

@@ -102,14 +102,6 @@ static int setup(Exec *x)
         return rt_fail(x, ORN_E_PLAN,
                        "unimodular: the transform is not an integer matrix with "
                        "determinant +-1");
-    for (int k = 1; k < x->n; k++) {
-        int r = p->arrays[k].role;
-        if (r == ORN_RT_PARTITIONED || r == ORN_RT_ROTATED)
-            return rt_fail(x, ORN_E_PLAN,
-                           "unimodular: array %s must be prefetched, replicated or "
-                           "buffered",
-                           p->arrays[k].name ? p->arrays[k].name : "?");
-    }
     /* Transformed keys of the local elements (each element counted once). */
     int64_t cnt = 0;
     for (int64_t t = 0; t < src->part.ntiles; t++)

@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "check.h"
+#include "plan_rt.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -37,9 +38,34 @@ static void summarize(OrnBuf *b, const OrnLoopPlan *p)
         orn_buf_printf(b, "%s%s", d ? "" : "", orn_dep_vec_str(&p->deps[d].v, v, sizeof v));
     }
     if (!p->ndeps) orn_buf_puts(b, "-");
-    for (int k = 0; k < p->narrays; k++)
+    for (int k = 0; k < p->narrays; k++) {
         orn_buf_printf(b, " %s=%s", p->arrays[k].sym->name->s,
                        orn_plan_role_name(p->arrays[k].role));
+        /* a role the runtime's plan check refused: "C=replicated<partitioned" */
+        if (p->choice.refused[k])
+            orn_buf_printf(b, "<%s", orn_plan_role_name(p->choice.planned[k]));
+    }
+}
+
+/* Every plan the analyzer emits passes the runtime's plan check (the same function
+ * orn_rt_run calls), with what the analyzer knows of the arrays. */
+static void check_runnable(const char *name, const OrnLoopPlan *p)
+{
+    OrnRole roles[64];
+    OrnRtPlanArray arrays[65];
+    OrnRtPlanFacts facts[65];
+    char msg[256] = "";
+    CHECK(p->narrays <= 64);
+    if (p->narrays > 64) return;
+    for (int k = 0; k < p->narrays; k++) {
+        roles[k] = p->arrays[k].role;
+        facts[k].sparse = p->problem.arrays[k].sparse;
+        facts[k].rows = p->problem.arrays[k].rows;
+    }
+    OrnRtPlan rp;
+    orn_plan_rt_plan(&p->problem, &p->sched, roles, arrays, &rp);
+    int bad = orn_rt_plan_check(&rp, facts, msg, (int)sizeof msg);
+    CHECK_MSG(bad < 0, "%s:%d: the runtime would refuse the plan: %s", name, p->line, msg);
 }
 
 static int loops_checked, warnings_seen;
@@ -62,6 +88,7 @@ static void check_program(const char *name, const char *src, size_t len, const c
     for (int i = 0; i < ps.nloops; i++) {
         summarize(&got, &ps.loops[i]);
         orn_buf_putc(&got, '\n');
+        check_runnable(name, &ps.loops[i]);
     }
     CHECK_MSG(strcmp(got.data ? got.data : "", expected) == 0, "%s:\nexpected:\n%sgot:\n%s", name,
               expected, got.data ? got.data : "");
@@ -215,10 +242,60 @@ static void test_loops(void)
           "1d dims=[0] vecs=[0, 1] M=partitioned\n", 0);
 }
 
+/* Programs whose plans the runtime refused before the analyzer shared its plan check
+ * (issue 9), and the two the runtime learned to run. */
+static void test_runnable(void)
+{
+    /* edit distance: A[i - 1] stays with the rows, B[j - 1] travels down the wavefront */
+    check("edit_distance",
+          "dist A = zeros(i64, 8)\ndist B = zeros(i64, 6)\ndist D = zeros(i64, 9, 7)\n"
+          "@ordered parallel_for (i, j), d in D\n    if i > 0 and j > 0\n        c = 1\n"
+          "        if A[i - 1] == B[j - 1]\n            c = 0\n        end\n"
+          "        d = min(min(D[i - 1, j] + 1, D[i, j - 1] + 1), D[i - 1, j - 1] + c)\n"
+          "    end\nend\n",
+          "2d_ordered dims=[0,1] vecs=[1, 0][0, 1][1, 1] D=partitioned A=partitioned "
+          "B=rotated\n",
+          0);
+    /* SGD MF with sparse side features: G with the users, F (sparse) rotated with H */
+    check("mf_side",
+          "dist R = load_triplets(\"r\")\ndist G = load_triplets(\"g\")\n"
+          "dist F = load_triplets(\"f\")\ndist W = zeros(f32, 4, 3)\n"
+          "dist H = zeros(f32, 4, 3)\nparallel_for (u, i), r in R\n    s = 0.0\n"
+          "    for (f, x) in G[u, :]\n        s += x\n    end\n"
+          "    for (f, x) in F[i, :]\n        s += x\n    end\n"
+          "    W[u, :] += (r - s) * H[i, :]\n    H[i, :] += (r - s) * W[u, :]\nend\n",
+          "2d dims=[0,1] vecs=[0, *][*, 0] R=partitioned G=partitioned F=rotated W=partitioned "
+          "H=rotated\n",
+          0);
+    /* a sparse rotated array read with a halo has no ghost cells: a copy; row views of a
+     * prefetched sparse array cannot be served: a copy */
+    check("sparse_halo",
+          "dist R = load_triplets(\"r\")\ndist F = load_triplets(\"f\")\n"
+          "dist W = zeros(f32, 4, 3)\ndist H = zeros(f32, 4, 3)\n"
+          "parallel_for (u, i), r in R\n    s = 0.0\n    for (f, x) in F[i - 1, :]\n"
+          "        s += x\n    end\n    W[u, :] += (r - s) * H[i, :]\n"
+          "    H[i, :] += (r - s) * W[u, :]\nend\n"
+          "dist y = zeros(f32, 4)\nparallel_for (u, i), r in R\n    s = 0.0\n"
+          "    for (f, x) in F[i, :]\n        s += x\n    end\n    y[u] += s * r\nend\n",
+          "2d dims=[0,1] vecs=[0, *][*, 0] R=partitioned F=replicated<rotated W=partitioned "
+          "H=rotated\n"
+          "1d dims=[0] vecs=[0, *] R=partitioned F=replicated<prefetched y=partitioned\n",
+          0);
+    /* a skewed loop reading arrays aligned with its keys: they cannot stay partitioned */
+    check("skew_arrays",
+          "dist U = zeros(f64, 12, 12)\ndist C = zeros(f64, 12, 12)\ndist B = zeros(f64, 12)\n"
+          "dist S = zeros(f64, 12, 12)\n@ordered parallel_for (i, j), u in U\n"
+          "    u = U[i - 1, j + 1] + C[i, j] + B[j]\n    S[i, j] = u\nend\n",
+          "unimodular dims=[1] T=[[1,0],[1,1]] 1d vecs=[1, -1] U=partitioned "
+          "C=replicated<partitioned B=replicated S=remote<partitioned\n",
+          0);
+}
+
 int main(void)
 {
     test_examples();
     test_loops();
+    test_runnable();
     printf("analyze: %d loops of whole programs have their expected plans (%d serial "
            "warnings)\n",
            loops_checked, warnings_seen);

@@ -131,6 +131,23 @@ static void test_hand(void)
         const char *name = orn_plan_dim_name(&pb, &c.best, c.best.dims[0], buf, sizeof buf);
         CHECK_MSG(strcmp(name, "i-j") == 0 || strcmp(name, "j-i") == 0, "%s", name);
     }
+    /* the runtime's plan check: a sparse array read by rows that no key follows is
+     * replicated, not prefetched; one that is also written (remote) has no role that the
+     * runtime runs in a parallel schedule, so the loop is serial, saying why */
+    {
+        OrnPlanArray a[] = {arr("R", 2, true, false, 0, 1), arr("X", 2, true, false, -1, -1)};
+        a[0].is_space = true;
+        a[1].sparse = a[1].rows = a[1].varying_unknown = true;
+        OrnPlanChoice c = choose(2, false, NULL, 0, a, 2);
+        CHECK(c.best.strategy == ORN_STRAT_1D && c.roles[1] == ORN_ROLE_REPLICATED);
+        CHECK(c.planned[1] == ORN_ROLE_PREFETCHED && c.refused[1] &&
+              strstr(c.refused[1], "row views of a sparse array"));
+        a[1].written = true;
+        c = choose(2, false, NULL, 0, a, 2);
+        CHECK(c.best.strategy == ORN_STRAT_SERIAL && c.plan_refused &&
+              strstr(c.plan_refused, "array X: row views of a sparse array"));
+        CHECK(c.cands[0].legal && c.cands[0].refused && !c.refused[1]);
+    }
     /* no dependences: 1d along the first key; ordered too */
     {
         OrnPlanChoice c = choose(3, true, NULL, 0, NULL, 0);

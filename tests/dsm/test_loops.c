@@ -487,9 +487,9 @@ static void test_errors(TestEnv *t)
     OrnRtArg args[2] = {{a, NULL}, {m, NULL}};
     OrnRtLoop loop = {&plan, args, failing_body, NULL, NULL, NULL};
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);
-    CHECK(t,
-          !strcmp(orn_rt_error(t->rt),
-                  "parallel_for at prog.orn:9 (1d): array m: only the 2d strategy rotates arrays"));
+    CHECK(t, !strcmp(orn_rt_error(t->rt), "parallel_for at prog.orn:9 (1d): array m: only the 2d "
+                                          "and 2d_ordered strategies rotate "
+                                          "arrays"));
     plan.narrays = 1;
     plan.npart = 2;
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);

@@ -268,6 +268,116 @@ static void interchange(TestEnv *t)
     orn_dsm_free(U);
 }
 
+/* An edit-distance-like wavefront with arrays indexed by one key: u = Gauss-Seidel +
+ * a[i - 1] (partitioned with the rows, read-only, a halo) + b[j - 1] (rotated, read-only, a
+ * halo: ghost cells) + the stored values of row j of sp (sparse, rotated, a row view); then
+ * cs[j] += u (rotated, written: the column's running state travels with the column block)
+ * and rs[i] += u (partitioned, written). */
+static int pipe_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    (void)rt;
+    (void)env;
+    OrnRtView *U = &b->views[0], *A = &b->views[1], *B = &b->views[2], *CS = &b->views[3],
+              *RS = &b->views[4], *SP = &b->views[5];
+    double *u = b->vals;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[2];
+        orn_rt_block_key(b, e, k);
+        int64_t i = k[0], j = k[1], ki[1] = {i}, kj[1] = {j};
+        if (i > 0 && j > 0 && i < NR - 1 && j < NC - 1) {
+            int64_t pi[1] = {i - 1}, pj[1] = {j - 1};
+            const int64_t *keys;
+            const void *vals;
+            int64_t n;
+            orn_rt_row(SP, j, &keys, &vals, &n);
+            double side = 0;
+            for (int64_t x = 0; x < n; x++)
+                side += (double)((const float *)vals)[x] * (double)(keys[2 * x + 1] + 1);
+            u[e] = 0.25 * (U_at(U, i - 1, j) + U_at(U, i + 1, j) + U_at(U, i, j - 1) +
+                           U_at(U, i, j + 1)) +
+                   0.01 * orn_rt_get_f64(A, pi) + 0.02 * orn_rt_get_f64(B, pj) + 0.001 * side;
+        }
+        *(double *)orn_rt_wptr(CS, kj) += u[e];
+        *(double *)orn_rt_wptr(RS, ki) += u[e];
+    }
+    return 0;
+}
+
+static void pipeline(TestEnv *t, int c0, int c1, int64_t replicate_max)
+{
+    int64_t dims[2] = {NR, NC}, dr[1] = {NR}, dc[1] = {NC}, ds[2] = {NC, 5}, n = 0;
+    OrnDsmArray *U = NULL, *A = NULL, *B = NULL, *CS = NULL, *RS = NULL, *SP = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 7, 0, &U));
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, dr, 8, 0, &A));
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, dc, 9, 0, &B));
+    OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F64, 1, dc, &CS));
+    OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F64, 1, dr, &RS));
+    int64_t keys[NC * 5 * 2];
+    float vals[NC * 5];
+    for (int64_t j = 0; j < NC; j++)
+        for (int64_t f = 0; f < 5; f++)
+            if ((j * 7 + f * 3) % 4 != 0 && (j * 5 + f) % t->size == t->rank) {
+                keys[2 * n] = j;
+                keys[2 * n + 1] = f;
+                vals[n++] = (float)((j + f) % 5) * 0.25f;
+            }
+    OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F32, 2, ds, 1, n, keys, vals, NULL, NULL, &SP));
+    orn_rt_set_blocks_per_rank(t->rt, 2);
+    orn_rt_set_replicate_max(t->rt, replicate_max);
+    static const OrnRtPlanArray arrays[6] = {
+        {"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {1, 1, 0, 0}, {1, 1, 0, 0}},
+        {"a", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 1, {1, 0, 0, 0}, {0}},
+        {"b", ORN_RT_ROTATED, 1, {1, -1, -1, -1}, 1, {1, 0, 0, 0}, {0}},
+        {"cs", ORN_RT_ROTATED, 1, {1, -1, -1, -1}, 0, {0}, {0}},
+        {"rs", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"sp", ORN_RT_ROTATED, 2, {1, -1, -1, -1}, 1, {0}, {0}}};
+    OrnRtPlan plan = {.version = ORN_RT_PLAN_VERSION,
+                      .loop_id = 23,
+                      .file = "test_stencil.c",
+                      .line = 4,
+                      .strategy = ORN_RT_2D_ORDERED,
+                      .inner = ORN_RT_2D_ORDERED,
+                      .ordered = 1,
+                      .nkeys = 2,
+                      .npart = 2,
+                      .part_dims = {0, 1},
+                      .part_count = {c0, c1},
+                      .narrays = 6,
+                      .arrays = arrays};
+    OrnDsmArray *arrs[6] = {U, A, B, CS, RS, SP};
+    OArr o[6];
+    OArr *oarrs[6];
+    for (int k = 0; k < 6; k++) {
+        oarr_gather(t, arrs[k], &o[k]);
+        oarrs[k] = &o[k];
+    }
+    for (int sweep = 0; sweep < 2; sweep++) {
+        OrnRtArg args[6] = {{U, NULL}, {A, NULL}, {B, NULL}, {CS, NULL}, {RS, NULL}, {SP, NULL}};
+        OrnRtLoop loop = {&plan, args, pipe_body, NULL, NULL, NULL};
+        OK(t, orn_rt_run(t->rt, &loop));
+        Oracle or ;
+        oracle_init(& or, t, &plan, oarrs, NULL, NULL);
+        oracle_serial(& or, pipe_body, NULL, NULL, 0, 0);
+        oracle_free(& or);
+        for (int k = 0; k < 6; k++) CHECK(t, oarr_same(t, arrs[k], &o[k]));
+        /* travelling column blocks of b take ghost cells; copied ones need none */
+        OrnRtStats st;
+        orn_rt_stats(t->rt, &st);
+        int64_t ghosts = st.ghosts;
+        OK(t, orn_dsm_allreduce_i64(t->dsm, &ghosts, 1, ORN_DSM_SUM));
+        if (t->size > 1 && sweep == 0) CHECK(t, (ghosts > 0) == (replicate_max == 0));
+    }
+    /* every column block is home: the arrays are whole and in place for the next loop */
+    for (int k = 0; k < 6; k++) {
+        for (int64_t x = 0; x < arrs[k]->part.ntiles; x++)
+            CHECK(t, (arrs[k]->part.owner[x] == t->rank || arrs[k]->part.owner[x] == ORN_DSM_ALL) ==
+                         (arrs[k]->tiles[x].held != 0));
+        oarr_free(&o[k]);
+        orn_dsm_free(arrs[k]);
+    }
+    orn_rt_set_replicate_max(t->rt, (int64_t)64 << 20);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -283,5 +393,10 @@ int main(int argc, char **argv)
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 1, 4, 2);
     sparse_ordered(&t);
     interchange(&t);
+    /* rotated arrays in a wavefront: travelling (a last row whose rank does not precede
+     * rank 0 in the ring with 5 rows of blocks), and copied to every rank */
+    pipeline(&t, 0, 0, 0);
+    pipeline(&t, 5, 3, 0);
+    pipeline(&t, 0, 0, (int64_t)64 << 20);
     return t_finish(&t, "test_stencil");
 }

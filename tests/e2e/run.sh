@@ -2,14 +2,22 @@
 # run.sh CHECK [NP]: one end-to-end check (registered by tests/e2e/CMakeLists.txt).
 #
 # Environment (set by CTest): ORIONC, MPIEXEC, E2E_SRC (this folder), E2E_WORK (scratch
-# in the build tree), ROOT (the source tree), GS_REF, SGD_REPLAY, LDA_REPLAY, SLR_REPLAY,
-# GEN_RATINGS (helpers).
+# in the build tree), ROOT (the source tree), GS_REF, ED_REF, SGD_REPLAY, SGD_SIDE_REPLAY,
+# LDA_REPLAY, SLR_REPLAY, GEN_RATINGS (helpers).
 #
 #   compile        orionc builds every program (generated C must compile with -Wall -Wextra
 #                  -Werror) and the synthetic ratings are generated
 #   features NP    features.orn and features2.orn print their .expected at every rank count
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
+#   edit_distance NP  the edit distance of two sequences (an ordered 2-D loop reading A[i - 1]
+#                  and B[j - 1], writing row_best[i] and col_best[j]): output line and saved
+#                  arrays equal the serial C reference (ed_ref) byte for byte, with B copied
+#                  to every rank and with B travelling down the wavefront (ORN_REPLICATE_MAX=0)
+#   sgd_side NP    SGD MF with sparse user and item side features (sgd_side.orn): W and H
+#                  equal a serial replay of the recorded block order, with F copied to every
+#                  rank and with F rotated as CSR blocks (ORN_REPLICATE_MAX=0, 2 x 2
+#                  sub-blocks)
 #   lda_replay NP  LDA (lda_trace.orn): topics, counts, topic totals (a buffer) and the
 #                  log-likelihood accumulator equal a serial replay of the recorded order
 #   slr_replay NP  SLR (slr_trace.orn) at the example's flush interval and at 7: weights (a
@@ -107,7 +115,8 @@ compile)
   for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
-           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/baddata.orn; do
+           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
+           "$S"/sgd_side.orn "$S"/baddata.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -180,6 +189,43 @@ sgd_replay)
       42 RW.txt RH.txt
     cmp W.txt RW.txt || fail "W differs from the serial replay (ORN_SUBBLOCK=$sb)"
     cmp H.txt RH.txt || fail "H differs from the serial replay (ORN_SUBBLOCK=$sb)"
+  done
+  ;;
+edit_distance)
+  mkdir ref
+  "$ED_REF" "$D/seq_a.txt" "$D/seq_b.txt" ref >ref/out.txt
+  for rmax in default 0; do
+    mkdir "r$rmax"
+    (cd "r$rmax" && if [ "$rmax" = default ]; then unset ORN_REPLICATE_MAX; else
+      export ORN_REPLICATE_MAX=$rmax; fi &&
+      ORN_STATS=1 run "$B/edit_distance" --a="$D/seq_a.txt" --b="$D/seq_b.txt" >out.txt 2>stats.txt) ||
+      { cat "r$rmax/out.txt" "r$rmax/stats.txt" >&2; fail "edit_distance (ORN_REPLICATE_MAX=$rmax)"; }
+    cat "r$rmax/out.txt"
+    diff -u ref/out.txt "r$rmax/out.txt" || fail "the output differs from the serial reference"
+    for f in D row_best col_best; do
+      cmp "r$rmax/$f.txt" "ref/$f.txt" ||
+        fail "$f differs from the serial reference (ORN_REPLICATE_MAX=$rmax)"
+    done
+  done
+  # B's column blocks travelled with their ghost cells (more than one rank only)
+  [ "$np" -eq 1 ] || grep -q 'edit_distance.orn:[0-9]* (2d_ordered).* ghosts [1-9]' r0/stats.txt ||
+    { cat r0/stats.txt >&2; fail "B did not travel with ghost cells at ORN_REPLICATE_MAX=0"; }
+  ;;
+sgd_side)
+  line=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_side.orn" | cut -d: -f1)
+  for v in "auto default" "2x2 0"; do
+    sb=${v% *} rmax=${v#* }
+    mkdir "r$rmax"
+    (cd "r$rmax" && if [ "$rmax" = default ]; then unset ORN_REPLICATE_MAX; else
+      export ORN_REPLICATE_MAX=$rmax; fi &&
+      ORN_SUBBLOCK=$sb ORN_TRACE=trace.txt run "$B/sgd_side" --train="$D/ratings.train" \
+        --ufeat="$D/user.features" --ifeat="$D/item.features" --epochs=3 >log.txt 2>&1) ||
+      { cat "r$rmax/log.txt" >&2; fail "sgd_side (ORN_SUBBLOCK=$sb ORN_REPLICATE_MAX=$rmax)"; }
+    cat "r$rmax/log.txt"
+    "$SGD_SIDE_REPLAY" "$D/ratings.train" "$D/user.features" "$D/item.features" \
+      "r$rmax/trace.txt" "$line" 3 5 0.05 0.05 0.1 42 "r$rmax/RW.txt" "r$rmax/RH.txt"
+    cmp "r$rmax/W.txt" "r$rmax/RW.txt" || fail "W differs from the serial replay (ORN_REPLICATE_MAX=$rmax)"
+    cmp "r$rmax/H.txt" "r$rmax/RH.txt" || fail "H differs from the serial replay (ORN_REPLICATE_MAX=$rmax)"
   done
   ;;
 lda_replay)

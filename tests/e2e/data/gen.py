@@ -5,6 +5,10 @@ ratings.train/.test  "user item rating": 60 users x 45 items, rank-3 truth plus 
                      ratings in [1, 5] rounded to halves; every 10th rating of a user is test
 tokens.docword       "doc word count": 40 documents over 70 words from 4 topics
 tiny.libsvm          "label idx:value ...": 90 samples, 12 features, two separable-ish classes
+user.features        "user feature value": sparse side features of the 60 users (8 features)
+item.features        "item feature value": sparse side features of the 45 items (6 features)
+seq_a.txt, seq_b.txt "index symbol": two sequences over 4 symbols (230 and 190 long), the
+                     second a mutated copy of part of the first (edit distance)
 """
 import random
 
@@ -54,6 +58,34 @@ def libsvm():
             label = "+1" if z > 0 else "-1"
             f.write(label + "".join(" %d:%g" % (j + 1, vals[j]) for j in feats) + "\n")
 
+def features():
+    for path, n, nf, lo, hi in (("user.features", 60, 8, 2, 4), ("item.features", 45, 6, 1, 3)):
+        with open(path, "w") as f:
+            f.write("# sparse side features: row feature value\n")
+            for r in range(n):
+                for c in sorted(rnd.sample(range(nf), rnd.randint(lo, hi))):
+                    f.write("%d %d %g\n" % (r, c, rnd.choice([0.5, 1, 1.5, -0.5, 0.25])))
+
+def sequences():
+    a = [rnd.randrange(4) for _ in range(230)]
+    b = list(a[25:])
+    for _ in range(40):
+        k = rnd.randrange(len(b))
+        op = rnd.randrange(3)
+        if op == 0:
+            b[k] = rnd.randrange(4)
+        elif op == 1:
+            del b[k]
+        else:
+            b.insert(k, rnd.randrange(4))
+    b = b[:190]
+    for path, s in (("seq_a.txt", a), ("seq_b.txt", b)):
+        with open(path, "w") as f:
+            for i, v in enumerate(s):
+                f.write("%d %d\n" % (i, v))
+
 ratings()
 docword()
 libsvm()
+features()
+sequences()
