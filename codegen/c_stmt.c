@@ -537,6 +537,15 @@ static void st_return(C *c, const OrnNode *s)
     cg_o(c, ";\n");
 }
 
+/* A loader's allow_nonfinite = e: its value, or false when not given. */
+static void cg_allow(C *c, const OrnNode *e)
+{
+    if (e)
+        cg_ex_as(c, e, T_BOOL);
+    else
+        cg_o(c, "false");
+}
+
 static void st_dist(C *c, const OrnNode *s)
 {
     const OrnNode *names = s->u.dist.names, *v = s->u.dist.value;
@@ -549,19 +558,29 @@ static void st_dist(C *c, const OrnNode *s)
     int bi = v->u.call.builtin;
     const OrnNode *a0 = cg_arg_n(v, 0), *a1 = cg_arg_n(v, 1);
     const char *n1 = s1->name->s;
+    /* the loaders' option: false unless given */
+    const OrnNode *anf = cg_kwarg(v, "allow_nonfinite");
     switch (bi) {
-    case ORN_BI_LOAD_TRIPLETS:
     case ORN_BI_LOAD_DOCWORD:
         cg_ind(c);
-        cg_o(c, "%s = orn_std_load_%s(P_, ", cg_nm(c, s1),
-             bi == ORN_BI_LOAD_DOCWORD ? "docword" : "triplets");
+        cg_o(c, "%s = orn_std_load_docword(P_, ", cg_nm(c, s1));
         cg_ex(c, a0);
+        cg_o(c, ", \"%s\", %d);\n", n1, c->line);
+        return;
+    case ORN_BI_LOAD_TRIPLETS:
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_load_triplets(P_, ", cg_nm(c, s1));
+        cg_ex(c, a0);
+        cg_o(c, ", ");
+        cg_allow(c, anf);
         cg_o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     case ORN_BI_LOAD_LIBSVM:
         cg_ind(c);
         cg_o(c, "orn_std_load_libsvm(P_, ");
         cg_ex(c, a0);
+        cg_o(c, ", ");
+        cg_allow(c, anf);
         cg_o(c, ", &%s, &%s, \"%s\", \"%s\", %d);\n", cg_nm(c, s1), s2 ? cg_nm(c, s2) : "NULL", n1,
              s2 ? s2->name->s : "", c->line);
         return;
@@ -570,8 +589,9 @@ static void st_dist(C *c, const OrnNode *s)
         cg_ind(c);
         cg_o(c, "%s = orn_std_load(P_, ", cg_nm(c, s1));
         cg_ex(c, a0);
-        cg_o(c, ", %s, %d, %d, \"%s\", %d);\n", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0, n1,
-             c->line);
+        cg_o(c, ", %s, %d, %d, ", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0);
+        cg_allow(c, anf);
+        cg_o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     }
     case ORN_BI_BUFFER: {

@@ -937,6 +937,13 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     }
     status = orn_dsm_agree_at(ctx, status, order);
     if (status) return status;
+    /* Records carry lines on every rank or on none (their size must agree): a rank with no
+     * elements may have passed NULL where the others passed lines. */
+    int64_t tagged = lines != NULL;
+    status = orn_dsm_allreduce_i64(ctx, &tagged, 1, ORN_DSM_MAX);
+    if (status) return status;
+    int64_t *nolines = tagged && !lines ? orn_xcalloc((size_t)(n ? n : 1), sizeof *nolines) : NULL;
+    if (nolines) lines = nolines;
     status = orn_dsm_array_new(ctx, type, ndim, dims, sparse, &a);
     status = orn_dsm_agree(ctx, status);
     if (status) goto fn_fail;
@@ -948,6 +955,7 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     if (sparse) {
         status = orn_dsm_balance_keys(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], keys, n,
                                       ndim, 0);
+        if (!status) status = orn_dsm_rows_fit(ctx, a, &a->part, path);
         if (status) goto fn_fail;
     }
     status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);
@@ -1005,6 +1013,7 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
     a = NULL;
 fn_exit:
     free_tags(tags, ntiles);
+    free(nolines);
     return status;
 fn_fail:
     tiles_free(tiles, ntiles);

@@ -571,8 +571,36 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
 
 /* ---------------------------------------------------------------- the array */
 
+int orn_dsm_rows_fit(OrnDsmCtx *ctx, const OrnDsmArray *a, const OrnDsmPart *p, const char *path)
+{
+    int status = ORN_OK;
+    if (a->sparse && a->ndim >= 2) {
+        int64_t rows = 0, mem = (int64_t)sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        mem = mem > 0 && page > 0 && mem <= INT64_MAX / page ? mem * page : INT64_MAX;
+        for (int64_t t = 0; t < p->ntiles; t++) {
+            int o = p->owner[t];
+            if (o != ctx->rank && o != ORN_DSM_ALL) continue;
+            int g[ORN_DSM_MAXDIM];
+            orn_dsm_part_unravel(p, t, g);
+            int64_t n = p->bounds[0][g[0] + 1] - p->bounds[0][g[0]];
+            rows = n > INT64_MAX - rows ? INT64_MAX : rows + n;
+        }
+        if (rows > mem / 16)
+            status =
+                orn_dsm_fail(ctx, ORN_E_ARG,
+                             "%s%srow index %lld is too large: a sparse array of %lld rows "
+                             "keeps 8 bytes a row, %lld MB here, more than half this "
+                             "machine's memory (%lld MB); number the rows densely from 0",
+                             path ? path : "", path ? ": " : "", (long long)(a->dims[0] - 1),
+                             (long long)a->dims[0],
+                             (long long)(rows > INT64_MAX / 8 ? INT64_MAX >> 20 : rows * 8 >> 20),
+                             (long long)(mem >> 20));
+    }
+    return orn_dsm_agree(ctx, status);
+}
+
 int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                         OrnDsmRecs *r, OrnDsmArray **out, int *dup)
+                         OrnDsmRecs *r, const char *path, OrnDsmArray **out, int *dup)
 {
     OrnDsmArray *a = NULL;
     int nsrc = 1;
@@ -602,6 +630,7 @@ int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
         view.n = src[0].n;
         status = orn_dsm_balance_with(ctx, a->dims[0], a->part.nb[0], a->part.bounds[0], hist_recs,
                                       &view);
+        if (!status) status = orn_dsm_rows_fit(ctx, a, &a->part, path);
         if (status) goto fn_fail;
     }
     if (ctx->size > 1) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "strbuf.h"
 
 int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
 {
@@ -86,33 +87,51 @@ OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx)
     return (OrnStatus)ctx->errcode;
 }
 
+/* Messages may quote bytes of input files and paths: they are kept escaped (control
+ * characters and malformed UTF-8 as \xNN, strbuf.h), so what reaches a terminal is text. */
+static void set_error(OrnDsmCtx *ctx, int code, const char *msg, size_t n)
+{
+    OrnBuf b;
+    orn_buf_init(&b);
+    orn_buf_escaped(&b, msg, n);
+    size_t len = b.len < sizeof ctx->err - 1 ? b.len : sizeof ctx->err - 1;
+    while (len < b.len && len && (b.data[len] & 0xC0) == 0x80) len--; /* whole characters */
+    if (len) memcpy(ctx->err, b.data, len);
+    ctx->err[len] = '\0';
+    orn_buf_free(&b);
+    ctx->errcode = code;
+}
+
 int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
 {
+    char msg[sizeof ctx->err];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ctx->errcode = code;
+    set_error(ctx, code, msg, strlen(msg));
     return code;
 }
 
 int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
 {
-    char prefix[512], old[sizeof ctx->err];
+    char prefix[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    memcpy(old, ctx->err, sizeof old);
-    /* "prefix: old", truncated to the buffer. */
-    size_t pl = strnlen(prefix, sizeof prefix), room = sizeof ctx->err - 1;
-    if (pl > room - 2) pl = room - 2;
-    memcpy(ctx->err, prefix, pl);
-    memcpy(ctx->err + pl, ": ", 2);
-    size_t ol = strnlen(old, room - pl - 2);
-    memcpy(ctx->err + pl + 2, old, ol);
-    ctx->err[pl + 2 + ol] = '\0';
-    ctx->errcode = code;
+    /* "prefix: old", unless old already starts with that prefix (a save error from the
+     * DSM says "save: ..." and the program adds "save" again: never "save: save: ...") */
+    size_t pl = strlen(prefix);
+    OrnBuf b;
+    orn_buf_init(&b);
+    if (!(strncmp(ctx->err, prefix, pl) == 0 && ctx->err[pl] == ':')) {
+        orn_buf_put(&b, prefix, pl);
+        orn_buf_puts(&b, ": ");
+    }
+    orn_buf_puts(&b, ctx->err);
+    set_error(ctx, code, b.data, b.len);
+    orn_buf_free(&b);
     return code;
 }
 

@@ -149,13 +149,15 @@ OrnDsmTransport *orn_dsm_transport(OrnDsmCtx *ctx);
 void orn_dsm_set_timeout(OrnDsmCtx *ctx, double seconds);
 double orn_dsm_timeout(const OrnDsmCtx *ctx);
 
-/* The last error: "operation: cause"; "" when none. */
+/* The last error: "operation: cause"; "" when none. Bytes that are not printable text
+ * (control characters, malformed UTF-8: from input files or paths) appear as \xNN. */
 const char *orn_dsm_error(const OrnDsmCtx *ctx);
 OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx);
 /* Record an error and return `code` (for callers building on the DSM, e.g. the runtime). */
 int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Prefix the current message with "what: " (adds context while an error propagates). */
+/* Prefix the current message with "what: " (adds context while an error propagates),
+ * unless it already starts with "what:" (no "save: save: ..."). */
 int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void orn_dsm_clear_error(OrnDsmCtx *ctx);
@@ -279,17 +281,25 @@ int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals);
 
 /* ---------------------------------------------------------------- loaders, save, load */
 
+/* Loader flags. Values must be finite by default: nan, inf and numbers beyond the element
+ * type's range (1e39 for f32) are errors naming path:line (binary files: the element);
+ * with ORN_DSM_ALLOW_NONFINITE they load, an overflowing number as an infinity. */
+#define ORN_DSM_ALLOW_NONFINITE 1u
+
 /* Collective, agreed. Each rank reads a byte range of the file; elements are sent to their
  * owners. Formats (comment lines starting with '#', and blank lines, are skipped; fields
- * are separated by spaces or tabs; a malformed line is an error "path:line: expected ..."):
+ * are separated by spaces or tabs; a malformed line is an error "path:line: expected ...";
+ * a number too large for its field is one "path:line: ... is too large"):
  *   triplets: "row col value", 0-based -> sparse 2-D f32
  *   libsvm:   "label idx:value ..." with idx >= 1 increasing -> X sparse 2-D f32
  *             [samples, max idx] (column idx-1), y dense 1-D f32 labels
  *   docword:  "doc word count", 0-based -> sparse 3-D i32 keyed (doc, word, j),
  *             j = 0..count-1, value 0, extents (max doc+1, max word+1, max count)
- * Extents come from the data; results do not depend on the rank count. */
-int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out);
-int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDsmArray **y);
+ * Extents come from the data; results do not depend on the rank count. A file that changes
+ * while it is read (size or modification time) is an error. */
+int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsmArray **out);
+int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsmArray **X,
+                        OrnDsmArray **y);
 int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out);
 
 /* Collective, agreed. A path ending in .txt or .tsv: text, one stored element per line,
@@ -300,8 +310,17 @@ int orn_dsm_save(OrnDsmArray *a, const char *path);
 /* Collective, agreed. Read what orn_dsm_save wrote. Binary files carry their type and
  * shape. Text files: type_hint gives the element type (ORN_DSM_ANYTYPE: i64 if every value
  * is an integer, else f64); ndim is the field count - 1, extents the largest key + 1; the
- * array is dense when every key of that box is present, sparse otherwise. */
-int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
+ * array is dense when every key of that box is present, sparse otherwise. flags: as for the
+ * loaders (float values must be finite unless ORN_DSM_ALLOW_NONFINITE). */
+int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
+                 OrnDsmArray **out);
+
+/* Local (any one rank): the whole file in *buf (NUL-terminated, *len bytes without the
+ * NUL; free with free()). A regular file that changes while it is read (size or
+ * modification time) is an error, as for the loaders; other files (pipes, devices, files
+ * whose size is 0, such as those of /proc) are read to their end. Errors: "path: cannot open:
+ * cause", "path: read error: ...". */
+int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len);
 
 /* ---------------------------------------------------------------- snapshots (checkpoints) */
 

@@ -3,6 +3,8 @@
 #define ORN_DSM_INT_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include "dsm.h"
 #include "live.h"
@@ -103,7 +105,13 @@ void orn_dsm_recs_free(OrnDsmRecs *r);
  * dims must contain every key. A key given twice: *dup = 1 on every rank and no array
  * (the caller finds the lines through orn_dsm_from_elements). */
 int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
-                         OrnDsmRecs *r, OrnDsmArray **out, int *dup);
+                         OrnDsmRecs *r, const char *path, OrnDsmArray **out, int *dup);
+/* Collective, agreed (build.c). Sparse tiles of 2 to 4 dimensions keep (or build for row
+ * views) 8 bytes of row offsets per row of their box: an error (naming path, may be NULL) when the
+ * rows of the tiles partition p gives this rank would take more than half of this machine's memory
+ * -- a row index far beyond the data ("row index 999999999999 is too large"), not an allocation
+ * that aborts. */
+int orn_dsm_rows_fit(OrnDsmCtx *ctx, const OrnDsmArray *a, const OrnDsmPart *p, const char *path);
 
 /* Collective (build.c). Move the held tiles of sparse array a into nt, the tile table of
  * partition np (boxes and holders, no storage), as records built straight from the tiles
@@ -125,7 +133,12 @@ typedef struct OrnDsmRange {
     int64_t nlines; /* lines in the range */
 } OrnDsmRange;
 int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r);
+/* Whether the file open as f changed since *st was taken at its opening: its size or
+ * modification time is different now. Checked once it has been read, so what was read is
+ * known to be one version of the file, not a torn mix of two. */
+int orn_dsm_file_changed(FILE *f, const struct stat *st);
 /* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
-int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out);
+int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
+                      OrnDsmArray **out);
 
 #endif

@@ -52,6 +52,28 @@ static int line_start(FILE *f, int64_t raw, int64_t size, int64_t *out)
     return 0;
 }
 
+int orn_dsm_file_changed(FILE *f, const struct stat *st)
+{
+    struct stat now;
+    if (fstat(fileno(f), &now) != 0) return 1;
+    return now.st_size != st->st_size || now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+           now.st_mtim.tv_nsec != st->st_mtim.tv_nsec;
+}
+
+#define CHANGED "file changed while reading"
+
+/* Collective. Every rank must see the file at the same size, or the byte ranges would not
+ * tile it: a file replaced while the ranks opened it. */
+static int same_size(OrnDsmCtx *ctx, const char *path, int64_t size)
+{
+    int64_t v[2] = {size, -size};
+    int status = orn_dsm_allreduce_i64(ctx, v, 2, ORN_DSM_MAX);
+    if (!status && v[0] != -v[1])
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s (ranks saw %lld and %lld bytes)",
+                              path, CHANGED, (long long)-v[1], (long long)v[0]);
+    return status;
+}
+
 int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
@@ -67,6 +89,7 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
     else if (S_ISDIR(st.st_mode))
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: is a directory", path);
     status = orn_dsm_agree(ctx, status);
+    if (!status) status = same_size(ctx, path, (int64_t)st.st_size);
     if (status) goto fn_exit;
     int64_t size = (int64_t)st.st_size, start = 0, end = size;
     int64_t raw0 = (int64_t)((double)size * me / P), raw1 = (int64_t)((double)size * (me + 1) / P);
@@ -81,7 +104,9 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
         if (r->len &&
             (fseeko(f, (off_t)start, SEEK_SET) != 0 || fread(r->buf, 1, r->len, f) != r->len))
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
-                                  ferror(f) ? strerror(errno) : "file changed while reading");
+                                  ferror(f) ? strerror(errno) : CHANGED);
+        else if (orn_dsm_file_changed(f, &st))
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, CHANGED);
         r->buf[r->len] = '\0';
     }
     status = orn_dsm_agree(ctx, status);
@@ -108,6 +133,64 @@ fn_exit:
         r->buf = NULL;
     }
     return status;
+}
+
+int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len)
+{
+    struct stat st;
+    char *b = NULL;
+    size_t n = 0;
+    int status = ORN_OK;
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0) {
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: is a directory", path);
+    } else if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        /* exactly the size it had when opened, as the loaders read their ranges */
+        n = (size_t)st.st_size;
+        b = malloc(n + 1);
+        if (!b)
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: out of memory", path);
+        else if (fread(b, 1, n, f) != n)
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
+                                  ferror(f) ? strerror(errno) : CHANGED);
+        else if (getc(f) != EOF || orn_dsm_file_changed(f, &st))
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, CHANGED);
+    } else {
+        /* a pipe, a device, an empty file or one whose size says nothing (/proc): read to
+         * the end */
+        size_t cap = 0;
+        for (;;) {
+            if (n + 4096 + 1 > cap) {
+                cap = cap ? 2 * cap : 65536;
+                char *nb = realloc(b, cap);
+                if (!nb) {
+                    status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: out of memory", path);
+                    break;
+                }
+                b = nb;
+            }
+            size_t got = fread(b + n, 1, cap - 1 - n, f);
+            n += got;
+            if (got == 0) break;
+        }
+        if (!status && ferror(f))
+            status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, strerror(errno));
+    }
+    fclose(f);
+    if (status) {
+        free(b);
+        return status;
+    }
+    if (!b) b = orn_xmalloc(1);
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return ORN_OK;
 }
 
 /* ---------------------------------------------------------------- lines and fields */
@@ -165,55 +248,78 @@ static int split(const char *s, const char *e, Field *f, int max)
     return n;
 }
 
+/* Field parses: P_OK, or why not. */
+enum { P_OK = 0, P_BAD = -1, P_BIG = -2, P_SMALL = -3, P_NONFINITE = -4 };
+
+/* The largest key coordinate: the extent (largest + 1) must fit in int64. */
+#define INDEX_MAX (INT64_MAX - 1)
+
+/* A non-negative decimal integer up to INDEX_MAX (P_BIG above it). */
 static int parse_index(Field f, int64_t *out)
 {
-    if (f.n == 0 || f.n > 18) return -1;
+    if (f.n == 0) return P_BAD;
     int64_t v = 0;
+    int big = 0;
     for (size_t i = 0; i < f.n; i++) {
-        if (f.s[i] < '0' || f.s[i] > '9') return -1;
-        v = v * 10 + (f.s[i] - '0');
+        if (f.s[i] < '0' || f.s[i] > '9') return P_BAD;
+        int d = f.s[i] - '0';
+        if (big || v > (INDEX_MAX - d) / 10)
+            big = 1;
+        else
+            v = v * 10 + d;
     }
+    if (big) return P_BIG;
     *out = v;
-    return 0;
+    return P_OK;
 }
 
-static int parse_int(Field f, int64_t *out)
+/* A decimal integer with an optional sign, within [lo, hi] (P_BIG, P_SMALL outside). */
+static int parse_int(Field f, int64_t lo, int64_t hi, int64_t *out)
 {
     char buf[32];
-    if (f.n == 0 || f.n >= sizeof buf) return -1;
-    memcpy(buf, f.s, f.n);
-    buf[f.n] = '\0';
-    for (size_t i = 0; i < f.n; i++)
-        if (!((buf[i] >= '0' && buf[i] <= '9') || (i == 0 && (buf[i] == '-' || buf[i] == '+'))))
-            return -1;
+    size_t i = f.n && (f.s[0] == '-' || f.s[0] == '+');
+    if (i == f.n) return P_BAD;
+    for (size_t k = i; k < f.n; k++)
+        if (f.s[k] < '0' || f.s[k] > '9') return P_BAD;
+    size_t z = i; /* leading zeros do not count */
+    while (z + 1 < f.n && f.s[z] == '0') z++;
+    if (f.n - z > 20) return f.s[0] == '-' ? P_SMALL : P_BIG; /* more digits than any int64 */
+    memcpy(buf, f.s, i);
+    memcpy(buf + i, f.s + z, f.n - z);
+    buf[i + f.n - z] = '\0';
     errno = 0;
-    char *end = NULL;
-    long long v = strtoll(buf, &end, 10);
-    if (errno || *end) return -1;
+    long long v = strtoll(buf, NULL, 10);
+    if ((errno == ERANGE && v > 0) || v > hi) return P_BIG;
+    if ((errno == ERANGE && v < 0) || v < lo) return P_SMALL;
     *out = v;
-    return 0;
+    return P_OK;
 }
 
-static int parse_f64(Field f, double *out)
+/* A float of type t (ORN_DSM_F32 or F64) into *out (a float or a double). Not finite --
+ * nan, inf, or a number beyond the type's range -- is P_NONFINITE or P_BIG unless
+ * ORN_DSM_ALLOW_NONFINITE is in flags (values below the smallest subnormal round to zero,
+ * as strtod rounds them). */
+static int parse_real(Field f, OrnDsmType t, unsigned flags, void *out)
 {
     char buf[128];
-    if (f.n == 0 || f.n >= sizeof buf) return -1;
+    if (f.n == 0 || f.n >= sizeof buf) return P_BAD;
     memcpy(buf, f.s, f.n);
     buf[f.n] = '\0';
     char *end = NULL;
-    *out = strtod(buf, &end);
-    return *end ? -1 : 0;
-}
-
-static int parse_f32(Field f, float *out)
-{
-    char buf[128];
-    if (f.n == 0 || f.n >= sizeof buf) return -1;
-    memcpy(buf, f.s, f.n);
-    buf[f.n] = '\0';
-    char *end = NULL;
-    *out = strtof(buf, &end);
-    return *end ? -1 : 0;
+    double v;
+    if (t == ORN_DSM_F32) {
+        float x = strtof(buf, &end);
+        memcpy(out, &x, sizeof x);
+        v = x;
+    } else {
+        v = strtod(buf, &end);
+        memcpy(out, &v, sizeof v);
+    }
+    if (*end || end == buf) return P_BAD;
+    if (isfinite(v) || (flags & ORN_DSM_ALLOW_NONFINITE)) return P_OK;
+    /* digits that overflowed, or the words nan and inf */
+    const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+    return (*d >= '0' && *d <= '9') || *d == '.' ? P_BIG : P_NONFINITE;
 }
 
 /* Quote a field for a message (at most 40 bytes). */
@@ -224,6 +330,51 @@ static const char *show(Field f, char *buf, size_t n)
     memcpy(buf, f.s, k);
     strcpy(buf + k, f.n > k ? "..." : "");
     return buf;
+}
+
+/* The error for a number that parse_int or parse_real refused (callers say what they
+ * expected of a malformed one themselves): `what` names the field ("value", "label"), t
+ * is its type. */
+static int bad_number(OrnDsmCtx *ctx, const char *path, int64_t no, const char *what, Field f,
+                      int r, OrnDsmType t)
+{
+    char sb[48];
+    const char *ty = orn_dsm_type_name(t);
+    show(f, sb, sizeof sb);
+    switch (r) {
+    case P_NONFINITE:
+        return orn_dsm_fail(ctx, ORN_E_PARSE,
+                            "%s:%lld: %s '%s' is not a finite number (allow_nonfinite = true "
+                            "accepts nan and inf)",
+                            path, (long long)no, what, sb);
+    case P_BIG:
+    case P_SMALL:
+        if (t == ORN_DSM_F32 || t == ORN_DSM_F64)
+            return orn_dsm_fail(ctx, ORN_E_PARSE,
+                                "%s:%lld: %s '%s' overflows %s (largest magnitude %s; "
+                                "allow_nonfinite = true loads it as infinity)",
+                                path, (long long)no, what, sb, ty,
+                                t == ORN_DSM_F32 ? "3.40282347e+38" : "1.7976931348623157e+308");
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: %s '%s' is too large%s for %s (%s)", path,
+                            (long long)no, what, sb, r == P_BIG ? "" : " in magnitude", ty,
+                            t == ORN_DSM_I32 ? "-2147483648 to 2147483647"
+                                             : "-9223372036854775808 to 9223372036854775807");
+    default:
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: %s '%s' is not a valid %s", path,
+                            (long long)no, what, sb, ty);
+    }
+}
+
+/* The error for a key coordinate that parse_index refused: `what` names it ("row index"). */
+static int bad_index(OrnDsmCtx *ctx, const char *path, int64_t no, const char *what, Field f, int r)
+{
+    char sb[48];
+    show(f, sb, sizeof sb);
+    if (r == P_BIG)
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: %s '%s' is too large (at most %lld)", path,
+                            (long long)no, what, sb, (long long)INDEX_MAX);
+    return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a non-negative integer %s, found '%s'",
+                        path, (long long)no, what, sb);
 }
 
 /* Growable element list with a source line per element (load_text, and the loaders' second
@@ -301,7 +452,8 @@ typedef struct Reader {
     char *buf;
     size_t cap, at, len; /* unparsed bytes: buf[at..len) */
     int64_t no;          /* lines returned so far */
-    int err;             /* errno of a failed read; -1: the file shrank */
+    int err;             /* errno of a failed read; -1: the file changed */
+    struct stat st;      /* the file when it was opened */
 } Reader;
 
 /* Collective, agreed: open the file and find this rank's lines (as orn_dsm_read_range). */
@@ -320,6 +472,8 @@ static int reader_open(OrnDsmCtx *ctx, const char *path, Reader *rd)
     else if (S_ISDIR(st.st_mode))
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: is a directory", path);
     status = orn_dsm_agree(ctx, status);
+    rd->st = st;
+    if (!status) status = same_size(ctx, path, (int64_t)st.st_size);
     if (!status) {
         int64_t size = (int64_t)st.st_size, start = 0, end = size;
         int64_t raw0 = (int64_t)((double)size * me / P),
@@ -403,6 +557,7 @@ typedef struct Sink {
     Elems *ys;       /* libsvm: the labels */
     int64_t samples; /* libsvm: data lines so far */
     Field *f;        /* libsvm: room for a line's fields */
+    unsigned flags;  /* ORN_DSM_ALLOW_NONFINITE */
 } Sink;
 
 static void sink_push(Sink *k, const int64_t *key, const void *val, int64_t no)
@@ -437,9 +592,10 @@ static int scan(OrnDsmCtx *ctx, Reader *rd, LineFn fn, Sink *k, int64_t base, in
             break;
         }
     }
+    if (bad < 0 && !rd->err && orn_dsm_file_changed(rd->f, &rd->st)) rd->err = -1;
     if (bad < 0 && rd->err)
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path,
-                              rd->err > 0 ? strerror(rd->err) : "file changed while reading");
+                              rd->err > 0 ? strerror(rd->err) : CHANGED);
     /* Exclusive scan of line counts. */
     void *all = NULL;
     size_t *counts = orn_xcalloc((size_t)ctx->size, sizeof *counts);
@@ -455,7 +611,7 @@ static int scan(OrnDsmCtx *ctx, Reader *rd, LineFn fn, Sink *k, int64_t base, in
     }
     *line0 = first;
     if (bad >= 0) {
-        Sink none = {.f = k->f};
+        Sink none = {.f = k->f, .flags = k->flags};
         status = fn(ctx, path, first + bad, copy, copy + clen, &none);
     }
     free(copy);
@@ -478,7 +634,7 @@ static int three_fields(OrnDsmCtx *ctx, const char *path, int64_t no, const char
  * messages ("row col value"): an ndim-D sparse array of `type` from what `fn` pushes
  * (expand: records (key..., count) standing for count elements, build.c). */
 static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmType type, int ndim,
-                     int expand, LineFn fn, OrnDsmArray **out)
+                     int expand, unsigned flags, LineFn fn, OrnDsmArray **out)
 {
     Reader rd;
     OrnDsmRecs recs;
@@ -489,7 +645,7 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     int status = reader_open(ctx, path, &rd);
     if (status) return status;
     orn_dsm_recs_init(&recs, expand ? ndim - 1 : ndim, expand ? 4 : es, expand);
-    Sink k = {.recs = &recs};
+    Sink k = {.recs = &recs, .flags = flags};
     status = scan(ctx, &rd, fn, &k, 0, &line0);
     free(rd.buf); /* the chunk buffer, while the array is built */
     rd.buf = NULL;
@@ -497,12 +653,12 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     if (!status) status = rec_extents(ctx, &recs, ndim, dims, &total);
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
-    if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, out, &dup);
+    if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, path, out, &dup);
     if (!status && dup) {
         /* A key twice (every rank knows): parse again keeping each element's line, and let
          * the general path name the two lines. Errors only, so speed does not matter. */
         Elems el = {.ndim = ndim, .esize = es};
-        Sink k2 = {.el = &el};
+        Sink k2 = {.el = &el, .flags = flags};
         reader_rewind(&rd);
         status = scan(ctx, &rd, fn, &k2, line0, &line0);
         if (!status)
@@ -526,24 +682,20 @@ static int triplet_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char
     float v;
     int status = three_fields(ctx, path, no, s, e, "row col value", f);
     if (status) return status;
-    if (parse_index(f[0], &key[0]))
-        return orn_dsm_fail(ctx, ORN_E_PARSE,
-                            "%s:%lld: expected a non-negative integer row index, found '%s'", path,
-                            (long long)no, show(f[0], sb, sizeof sb));
-    if (parse_index(f[1], &key[1]))
-        return orn_dsm_fail(ctx, ORN_E_PARSE,
-                            "%s:%lld: expected a non-negative integer column index, found '%s'",
-                            path, (long long)no, show(f[1], sb, sizeof sb));
-    if (parse_f32(f[2], &v))
+    int r;
+    if ((r = parse_index(f[0], &key[0]))) return bad_index(ctx, path, no, "row index", f[0], r);
+    if ((r = parse_index(f[1], &key[1]))) return bad_index(ctx, path, no, "column index", f[1], r);
+    if ((r = parse_real(f[2], ORN_DSM_F32, k->flags, &v)) == P_BAD)
         return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a number as value, found '%s'",
                             path, (long long)no, show(f[2], sb, sizeof sb));
+    if (r) return bad_number(ctx, path, no, "value", f[2], r, ORN_DSM_F32);
     sink_push(k, key, &v, no);
     return ORN_OK;
 }
 
-int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
+int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsmArray **out)
 {
-    return load_rows(ctx, path, "row col value", ORN_DSM_F32, 2, 0, triplet_line, out);
+    return load_rows(ctx, path, "row col value", ORN_DSM_F32, 2, 0, flags, triplet_line, out);
 }
 
 /* ---------------------------------------------------------------- docword */
@@ -558,15 +710,15 @@ static int docword_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char
     int64_t key[3], count = 0;
     int status = three_fields(ctx, path, no, s, e, "doc word count", f);
     if (status) return status;
-    if (parse_index(f[0], &key[0]))
-        return orn_dsm_fail(ctx, ORN_E_PARSE,
-                            "%s:%lld: expected a non-negative integer document id, found '%s'",
-                            path, (long long)no, show(f[0], sb, sizeof sb));
-    if (parse_index(f[1], &key[1]))
-        return orn_dsm_fail(ctx, ORN_E_PARSE,
-                            "%s:%lld: expected a non-negative integer word id, found '%s'", path,
-                            (long long)no, show(f[1], sb, sizeof sb));
-    if (parse_index(f[2], &count) || count < 1 || count > (int64_t)1 << 31)
+    int r;
+    if ((r = parse_index(f[0], &key[0]))) return bad_index(ctx, path, no, "document id", f[0], r);
+    if ((r = parse_index(f[1], &key[1]))) return bad_index(ctx, path, no, "word id", f[1], r);
+    /* j = 0..count-1 must fit int32 (a run array's third key, build.c) */
+    r = parse_index(f[2], &count);
+    if (r == P_BIG || (!r && count > (int64_t)1 << 31))
+        return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: count '%s' is too large (at most %lld)",
+                            path, (long long)no, show(f[2], sb, sizeof sb), (long long)1 << 31);
+    if (r || count < 1)
         return orn_dsm_fail(ctx, ORN_E_PARSE,
                             "%s:%lld: expected a positive integer count, found '%s'", path,
                             (long long)no, show(f[2], sb, sizeof sb));
@@ -583,7 +735,7 @@ static int docword_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char
 
 int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out)
 {
-    return load_rows(ctx, path, "doc word count", ORN_DSM_I32, 3, 1, docword_line, out);
+    return load_rows(ctx, path, "doc word count", ORN_DSM_I32, 3, 1, 0, docword_line, out);
 }
 
 /* ---------------------------------------------------------------- libsvm */
@@ -599,20 +751,27 @@ static int libsvm_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char 
     if (nf > MAXFIELDS)
         return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: more than %d features on one line", path,
                             (long long)no, MAXFIELDS - 1);
-    if (parse_f32(f[0], &label))
+    int r = parse_real(f[0], ORN_DSM_F32, k->flags, &label);
+    if (r == P_BAD)
         return orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: expected a numeric label, found '%s'", path,
                             (long long)no, show(f[0], sb, sizeof sb));
+    if (r) return bad_number(ctx, path, no, "label", f[0], r, ORN_DSM_F32);
     int64_t prev = 0;
     for (int j = 1; j < nf; j++) {
         const char *colon = memchr(f[j].s, ':', f[j].n);
         int64_t idx = 0;
         float v;
-        if (!colon || parse_index((Field){f[j].s, (size_t)(colon - f[j].s)}, &idx) || idx < 1 ||
-            parse_f32((Field){colon + 1, f[j].n - (size_t)(colon - f[j].s) - 1}, &v))
+        Field fi = {f[j].s, colon ? (size_t)(colon - f[j].s) : 0}, fv = {NULL, 0};
+        if (colon) fv = (Field){colon + 1, f[j].n - fi.n - 1};
+        int ri = colon ? parse_index(fi, &idx) : P_BAD;
+        if (ri == P_BIG) return bad_index(ctx, path, no, "feature index", fi, ri);
+        int rv = ri || idx < 1 ? P_BAD : parse_real(fv, ORN_DSM_F32, k->flags, &v);
+        if (rv == P_BAD)
             return orn_dsm_fail(ctx, ORN_E_PARSE,
                                 "%s:%lld: expected 'index:value' with an integer index >= 1, "
                                 "found '%s'",
                                 path, (long long)no, show(f[j], sb, sizeof sb));
+        if (rv) return bad_number(ctx, path, no, "feature value", fv, rv, ORN_DSM_F32);
         if (idx <= prev)
             return orn_dsm_fail(ctx, ORN_E_PARSE,
                                 "%s:%lld: expected feature indices in increasing order, "
@@ -627,7 +786,8 @@ static int libsvm_line(OrnDsmCtx *ctx, const char *path, int64_t no, const char 
     return ORN_OK;
 }
 
-int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDsmArray **y)
+int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsmArray **X,
+                        OrnDsmArray **y)
 {
     Reader rd;
     OrnDsmRecs xs;
@@ -638,7 +798,7 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
     int status = reader_open(ctx, path, &rd);
     if (status) return status;
     orn_dsm_recs_init(&xs, 2, 4, 0);
-    Sink k = {.recs = &xs, .ys = &ys, .f = orn_xmalloc(MAXFIELDS * sizeof(Field))};
+    Sink k = {.recs = &xs, .ys = &ys, .f = orn_xmalloc(MAXFIELDS * sizeof(Field)), .flags = flags};
     status = scan(ctx, &rd, libsvm_line, &k, 0, &line0);
     free(k.f);
     reader_close(&rd);
@@ -673,7 +833,7 @@ int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, OrnDsmArray **X, OrnDs
     }
     dims[0] = nsamples;
     /* Each line is its own row with increasing columns: no key can occur twice. */
-    status = orn_dsm_build_sparse(ctx, ORN_DSM_F32, 2, dims, &xs, X, &dup);
+    status = orn_dsm_build_sparse(ctx, ORN_DSM_F32, 2, dims, &xs, path, X, &dup);
     if (!status && dup) status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "%s: duplicate features", path);
     if (status) goto fn_exit;
     free(ys.lines); /* labels: one per sample, none twice */
@@ -704,16 +864,8 @@ static int first_fields(const OrnDsmRange *r)
     return 0;
 }
 
-static int all_digits(Field f)
-{
-    size_t i = (f.n && (f.s[0] == '-' || f.s[0] == '+')) ? 1 : 0;
-    if (i == f.n) return 0;
-    for (; i < f.n; i++)
-        if (f.s[i] < '0' || f.s[i] > '9') return 0;
-    return 1;
-}
-
-int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out)
+int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
+                      OrnDsmArray **out)
 {
     OrnDsmRange r;
     int64_t errline = 0, dims[ORN_DSM_MAXDIM], total = 0;
@@ -769,57 +921,51 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArr
                                   path, (long long)no, nf0, nd, nf);
             break;
         }
-        for (int d = 0; d < nd && !status; d++)
-            if (parse_index(f[d], &key[d]))
-                status = orn_dsm_fail(ctx, ORN_E_PARSE,
-                                      "%s:%lld: expected a non-negative integer "
-                                      "key coordinate, found '%s'",
-                                      path, (long long)no, show(f[d], sb, sizeof sb));
+        for (int d = 0; d < nd && !status; d++) {
+            int rk = parse_index(f[d], &key[d]);
+            if (rk) status = bad_index(ctx, path, no, "key coordinate", f[d], rk);
+        }
         if (status) break;
         Field fv = f[nd];
-        int bad = 0;
+        int bad = P_OK;
         switch (type_hint) {
-        case ORN_DSM_F32: {
-            float x = 0;
-            bad = parse_f32(fv, &x);
-            memcpy(v, &x, 4);
+        case ORN_DSM_F32:
+        case ORN_DSM_F64:
+            bad = parse_real(fv, (OrnDsmType)type_hint, flags, v);
             break;
-        }
-        case ORN_DSM_F64: {
-            double x = 0;
-            bad = parse_f64(fv, &x);
-            memcpy(v, &x, 8);
-            break;
-        }
         case ORN_DSM_I32: {
             int64_t x = 0;
-            bad = parse_int(fv, &x) || x < INT32_MIN || x > INT32_MAX;
+            bad = parse_int(fv, INT32_MIN, INT32_MAX, &x);
             int32_t y = (int32_t)x;
             memcpy(v, &y, 4);
             break;
         }
         case ORN_DSM_I64: {
             int64_t x = 0;
-            bad = parse_int(fv, &x);
+            bad = parse_int(fv, INT64_MIN, INT64_MAX, &x);
             memcpy(v, &x, 8);
             break;
         }
         default: {
-            double x = 0;
+            /* i64 if every value is an integer that fits, else f64 */
             int64_t i = 0;
-            bad = parse_f64(fv, &x);
-            if (all_digits(fv) && !parse_int(fv, &i))
+            bad = parse_real(fv, ORN_DSM_F64, flags, v);
+            if (!bad && !parse_int(fv, INT64_MIN, INT64_MAX, &i))
                 memcpy(v + 8, &i, 8);
             else
                 all_int = 0;
-            memcpy(v, &x, 8);
         }
         }
-        if (bad) {
+        if (bad == P_BAD) {
             status = orn_dsm_fail(
                 ctx, ORN_E_PARSE, "%s:%lld: expected a %s value, found '%s'", path, (long long)no,
                 type_hint == ORN_DSM_ANYTYPE ? "numeric" : orn_dsm_type_name(type_hint),
                 show(fv, sb, sizeof sb));
+            break;
+        }
+        if (bad) {
+            status = bad_number(ctx, path, no, "value", fv, bad,
+                                type_hint == ORN_DSM_ANYTYPE ? ORN_DSM_F64 : (OrnDsmType)type_hint);
             break;
         }
         elems_push(&el, key, v, no);

@@ -116,9 +116,10 @@ typedef struct Hist {
 
 static void hist_init(Hist *H, int64_t extent)
 {
+    /* ceiling divisions that cannot overflow: extents reach INT64_MAX */
     H->B = extent < 65536 ? extent : 65536;
-    H->w = (extent + H->B - 1) / H->B;
-    H->B = (extent + H->w - 1) / H->w;
+    H->w = extent / H->B + (extent % H->B != 0);
+    H->B = extent / H->w + (extent % H->w != 0);
     H->h = orn_xcalloc((size_t)H->B + 1, sizeof *H->h);
 }
 
@@ -144,7 +145,7 @@ static int hist_finish(OrnDsmCtx *ctx, int64_t extent, int nb, int64_t *bounds, 
             pre += h[e];
             edge = ++e;
         }
-        int64_t bnd = edge * w;
+        int64_t bnd = edge < B ? edge * w : extent; /* (B - 1) w < extent: no overflow */
         if (bnd > extent) bnd = extent;
         if (bnd < bounds[k - 1]) bnd = bounds[k - 1];
         bounds[k] = bnd;

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,48 @@ static int sum_u64(OrnDsmCtx *ctx, uint64_t *v)
     free(all);
     free(counts);
     return status;
+}
+
+/* Index of the first of vals[0..n) (type t) that is not finite, or -1 (integers: -1). */
+static int64_t first_nonfinite(OrnDsmType t, const void *vals, int64_t n)
+{
+    for (int64_t i = 0; i < n && (t == ORN_DSM_F32 || t == ORN_DSM_F64); i++) {
+        double v;
+        if (t == ORN_DSM_F32) {
+            float x;
+            memcpy(&x, (const char *)vals + (size_t)i * 4, 4);
+            v = x;
+        } else {
+            memcpy(&v, (const char *)vals + (size_t)i * 8, 8);
+        }
+        if (!isfinite(v)) return i;
+    }
+    return -1;
+}
+
+/* The error for element `index` of the file, key `key`, value at `val` (not finite). */
+static int nonfinite_error(OrnDsmCtx *ctx, const char *path, OrnDsmType t, int64_t index,
+                           const int64_t *key, int nd, const void *val)
+{
+    double v;
+    if (t == ORN_DSM_F32) {
+        float x;
+        memcpy(&x, val, 4);
+        v = x;
+    } else {
+        memcpy(&v, val, 8);
+    }
+    char k[ORN_DSM_MAXDIM * 24 + 4];
+    size_t at = 0;
+    for (int d = 0; d < nd; d++)
+        at += (size_t)snprintf(k + at, sizeof k - at, "%s%lld", d ? ", " : "", (long long)key[d]);
+    return orn_dsm_fail(ctx, ORN_E_FORMAT,
+                        "load: %s: element %lld (key (%s)) is %s, not a finite number "
+                        "(allow_nonfinite = true accepts nan and inf)",
+                        path, (long long)index, k,
+                        isnan(v) ? "nan"
+                        : v > 0  ? "inf"
+                                 : "-inf");
 }
 
 static void put_value(OrnBuf *b, OrnDsmType t, const void *p)
@@ -245,7 +288,8 @@ fn_fail:
  * the partition orn_dsm_from_elements would give): each rank reads its tile's rows, which
  * are contiguous in the file, into the tile's storage. No keys, no element exchange: the
  * peak is the array itself, not several times it. Collective, agreed. */
-static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h, OrnDsmArray **out)
+static int load_dense(OrnDsmCtx *ctx, FILE *f, const struct stat *st, const char *path,
+                      const Header *h, unsigned flags, OrnDsmArray **out)
 {
     OrnDsmArray *a = NULL;
     int nd = (int)h->ndim;
@@ -258,6 +302,8 @@ static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h
     }
     size_t es = a->esize;
     uint64_t sum = 0;
+    int64_t bad = -1; /* the first element here that is not finite */
+    const void *badval = NULL;
     for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
         OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || !tl->n) continue;
@@ -269,12 +315,30 @@ static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h
         }
         for (int64_t i = 0; i < tl->n; i++)
             sum += fnv((uint64_t)(first + i), (const char *)tl->vals + (size_t)i * es, es);
+        int64_t nf =
+            flags & ORN_DSM_ALLOW_NONFINITE ? -1 : first_nonfinite(a->type, tl->vals, tl->n);
+        if (nf >= 0 && (bad < 0 || first + nf < bad)) {
+            bad = first + nf;
+            badval = (const char *)tl->vals + (size_t)nf * es;
+        }
     }
+    if (!status && orn_dsm_file_changed(f, st))
+        status =
+            orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error: file changed while reading", path);
     status = orn_dsm_agree(ctx, status);
     if (!status) status = sum_u64(ctx, &sum);
     if (!status && sum != h->checksum)
         status =
             orn_dsm_fail(ctx, ORN_E_FORMAT, "load: %s: checksum mismatch (file corrupt)", path);
+    if (!status) {
+        /* the file's first element that is not finite, whichever rank read it */
+        if (bad >= 0) {
+            int64_t key[ORN_DSM_MAXDIM];
+            orn_dsm_unravel(a, bad, key);
+            status = nonfinite_error(ctx, path, a->type, bad, key, nd, badval);
+        }
+        status = orn_dsm_agree_at(ctx, status, bad >= 0 ? bad : INT64_MAX);
+    }
     if (status) {
         orn_dsm_free(a);
         return status;
@@ -283,7 +347,8 @@ static int load_dense(OrnDsmCtx *ctx, FILE *f, const char *path, const Header *h
     return ORN_OK;
 }
 
-static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out)
+static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
+                       OrnDsmArray **out)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
     FILE *f = fopen(path, "rb");
@@ -347,7 +412,7 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
     int nd = (int)h.ndim;
     size_t es = orn_dsm_type_size((OrnDsmType)h.type), rec = h.sparse ? (size_t)nd * 8 + es : es;
     if (!h.sparse) {
-        status = load_dense(ctx, f, path, &h, out);
+        status = load_dense(ctx, f, &st, path, &h, flags, out);
         goto fn_exit;
     }
     first = (int64_t)((double)h.count * me / P);
@@ -357,6 +422,9 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
     if (n && (fseeko(f, (off_t)(HEADER + first * (int64_t)rec), SEEK_SET) != 0 ||
               fread(recs, rec, (size_t)n, f) != (size_t)n))
         status = orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error", path);
+    else if (orn_dsm_file_changed(f, &st))
+        status =
+            orn_dsm_fail(ctx, ORN_E_IO, "load: %s: read error: file changed while reading", path);
     status = orn_dsm_agree(ctx, status);
     if (status) goto fn_exit;
 
@@ -416,6 +484,14 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmAr
         status = orn_dsm_agree_at(ctx, status, bad);
         if (status) goto fn_exit;
     }
+    /* the file's first element that is not finite, whichever rank read it */
+    int64_t nf =
+        flags & ORN_DSM_ALLOW_NONFINITE ? -1 : first_nonfinite((OrnDsmType)h.type, vals, n);
+    if (nf >= 0)
+        status = nonfinite_error(ctx, path, (OrnDsmType)h.type, first + nf, keys + nf * nd, nd,
+                                 vals + (size_t)nf * es);
+    status = orn_dsm_agree_at(ctx, status, nf >= 0 ? first + nf : INT64_MAX);
+    if (status) goto fn_exit;
     status = orn_dsm_from_elements(ctx, (OrnDsmType)h.type, nd, h.dims, (int)h.sparse, n, keys,
                                    vals, NULL, path, out);
     if (status) orn_dsm_fail_ctx(ctx, status, "load: %s", path);
@@ -427,10 +503,10 @@ fn_exit:
     return status;
 }
 
-int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, OrnDsmArray **out)
+int orn_dsm_load(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags, OrnDsmArray **out)
 {
     if (type_hint != ORN_DSM_ANYTYPE && (type_hint < ORN_DSM_I32 || type_hint > ORN_DSM_F64))
         return orn_dsm_fail(ctx, ORN_E_ARG, "load: unknown element type %d", type_hint);
-    if (is_text(path)) return orn_dsm_load_text(ctx, path, type_hint, out);
-    return load_binary(ctx, path, type_hint, out);
+    if (is_text(path)) return orn_dsm_load_text(ctx, path, type_hint, flags, out);
+    return load_binary(ctx, path, type_hint, flags, out);
 }

@@ -157,6 +157,18 @@ void orn_sema_note_decl(Sema *s, const OrnSym *sym)
                 orn_sema_describe(s, sym));
 }
 
+/* After an error for `name` used inside parallel_for, directly or through a fn: why print
+ * and printf are refused there, and what to write instead. */
+void orn_sema_note_rank0(Sema *s, const char *name)
+{
+    if (strcmp(name, "print") != 0 && strcmp(name, "printf") != 0) return;
+    ORN_NOTE(s,
+             "'%s' writes on rank 0 only, so inside parallel_for it would drop the lines of "
+             "iterations that run on other ranks; use 'eprint(...)' (every rank, stderr, "
+             "prefixed '[rank R] '), or accumulate a value and print it after the loop",
+             name);
+}
+
 /* The span of `word` at or after the start of span (a keyword of a statement), so that a
  * message about a statement underlines its keyword and not all of its lines. */
 OrnSpan orn_sema_prefix(Sema *s, OrnSpan span, const char *word)

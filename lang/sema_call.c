@@ -122,13 +122,13 @@ static const char *usage(int bi)
     case ORN_BI_RANDN:
         return "randn() or randn(type, d0, ..., seed = s)";
     case ORN_BI_LOAD_TRIPLETS:
-        return "load_triplets(path)";
+        return "load_triplets(path, allow_nonfinite = false)";
     case ORN_BI_LOAD_LIBSVM:
-        return "load_libsvm(path)";
+        return "load_libsvm(path, allow_nonfinite = false)";
     case ORN_BI_LOAD_DOCWORD:
         return "load_docword(path)";
     case ORN_BI_LOAD:
-        return "load(path)";
+        return "load(path, type = f64, dims = 2, sparse = false, allow_nonfinite = false)";
     case ORN_BI_SAVE:
         return "save(A, path)";
     case ORN_BI_BUFFER:
@@ -218,6 +218,7 @@ static void not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective)
                         "after the loop");
         } else {
             ORN_ERR(s, e->span, "'%s' cannot be used inside parallel_for", name);
+            orn_sema_note_rank0(s, name);
         }
         return;
     }
@@ -335,10 +336,22 @@ static const OrnType *array_ctor(Sema *s, OrnNode *e, int bi, const char *name, 
     return orn_type_array(s->ty, elem, ndims, e == s->dist_init, false);
 }
 
+/* allow_nonfinite = b, the loaders' option (docs/language.md section 7): any bool. */
+static void loader_kwargs(Sema *s, OrnNode *e, const char *name, const char *const *allowed)
+{
+    check_kwargs(s, e, name, allowed);
+    OrnNode *kw = find_kw(e, "allow_nonfinite");
+    if (!kw || !kw->u.kwarg.value) return;
+    const OrnType *t = orn_sema_expr(s, kw->u.kwarg.value);
+    if (!orn_sema_is_err(t) && t->kind != T_BOOL)
+        ORN_ERR(s, kw->u.kwarg.value->span, "'allow_nonfinite' must be true or false, found %s",
+                ORN_TSTR(s, t));
+}
+
 static const OrnType *load_ctor(Sema *s, OrnNode *e, const char *name, Args *a)
 {
-    static const char *const load_kw[] = {"type", "dims", "sparse", NULL};
-    check_kwargs(s, e, name, load_kw);
+    static const char *const load_kw[] = {"type", "dims", "sparse", "allow_nonfinite", NULL};
+    loader_kwargs(s, e, name, load_kw);
     expect_str(s, a->pos[0], "the path");
     OrnTypeKind elem = T_F64;
     int dims = 2;
@@ -757,6 +770,7 @@ static void check_printf(Sema *s, OrnNode *e, Args *a)
 
 static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
 {
+    static const char *const nonfinite_kw[] = {"allow_nonfinite", NULL};
     const char *name = e->u.call.id->s;
     const OrnBuiltinInfo *in = &orn_builtins[bi];
     Args a;
@@ -792,7 +806,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     /* the constructors check their own keyword arguments */
     if (!(bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ||
           bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER || bi == ORN_BI_MATMUL_INTO ||
-          bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO))
+          bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO || bi == ORN_BI_LOAD_TRIPLETS ||
+          bi == ORN_BI_LOAD_LIBSVM))
         check_kwargs(s, e, name, NULL);
 
     switch (bi) {
@@ -892,12 +907,14 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     case ORN_BI_RANDN:
         return array_ctor(s, e, bi, name, &a);
     case ORN_BI_LOAD_TRIPLETS:
+        loader_kwargs(s, e, name, nonfinite_kw);
         expect_str(s, a.pos[0], "the path");
         return orn_type_array(s->ty, T_F32, 2, true, true);
     case ORN_BI_LOAD_DOCWORD:
         expect_str(s, a.pos[0], "the path");
         return orn_type_array(s->ty, T_I32, 3, true, true);
     case ORN_BI_LOAD_LIBSVM:
+        loader_kwargs(s, e, name, nonfinite_kw);
         expect_str(s, a.pos[0], "the path");
         return orn_type_tuple(s->ty, orn_type_array(s->ty, T_F32, 2, true, true),
                               orn_type_array(s->ty, T_F32, 1, true, false));

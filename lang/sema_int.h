@@ -154,6 +154,7 @@ int orn_sema_walk(OrnUnit *u, OrnDiags *d, OrnNode *const *f32decls, int nf32dec
                   OrnNode ***next, int *nnext);
 OrnSym *orn_sema_lookup(Sema *s, const OrnName *id);
 void orn_sema_note_decl(Sema *s, const OrnSym *sym);
+void orn_sema_note_rank0(Sema *s, const char *name);
 const char *orn_sema_describe(Sema *s, const OrnSym *sym);
 void orn_sema_unknown(Sema *s, const OrnName *id, OrnSpan span, bool call);
 void orn_sema_record_read(Sema *s, OrnNode *name, OrnSym *sym);

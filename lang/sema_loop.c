@@ -215,6 +215,7 @@ static void bad_call(Sema *s, OrnNode *call, const OrnSemaFn *g)
         ORN_ERR(s, call->span, "'%s' cannot be called inside parallel_for because it calls '%s'",
                 name, g->reach_bad_name);
     ORN_NOTE_AT(s, g->reach_bad->span, "'%s' is used here", g->reach_bad_name);
+    orn_sema_note_rank0(s, g->reach_bad_name);
 }
 
 static void post_loop(Sema *s, OrnSemaLoop *l, bool *seen, bool *visit, int *queue)
@@ -304,5 +305,6 @@ void orn_sema_post(Sema *s)
         ORN_ERR(s, v->span, "'%s' cannot be an apply function because it uses %s'%s'",
                 f->sym->name->s, f->reach_bad_collective ? "collective " : "", f->reach_bad_name);
         ORN_NOTE_AT(s, f->reach_bad->span, "'%s' is used here", f->reach_bad_name);
+        orn_sema_note_rank0(s, f->reach_bad_name);
     }
 }

@@ -235,10 +235,16 @@ void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const cha
     }
 }
 
-OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *name, int line)
+static unsigned load_flags(bool allow_nonfinite)
+{
+    return allow_nonfinite ? ORN_DSM_ALLOW_NONFINITE : 0;
+}
+
+OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,
+                                   const char *name, int line)
 {
     OrnDsmArray *a = NULL;
-    int st = orn_dsm_load_triplets(p->dsm, path, &a);
+    int st = orn_dsm_load_triplets(p->dsm, path, load_flags(allow_nonfinite), &a);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_triplets");
         orn_std_fail(p, st, line, 1);
@@ -247,10 +253,10 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *
     return a;
 }
 
-void orn_std_load_libsvm(OrnStdProg *p, const char *path, OrnDsmArray **X, OrnDsmArray **y,
-                         const char *xname, const char *yname, int line)
+void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, OrnDsmArray **X,
+                         OrnDsmArray **y, const char *xname, const char *yname, int line)
 {
-    int st = orn_dsm_load_libsvm(p->dsm, path, X, y);
+    int st = orn_dsm_load_libsvm(p->dsm, path, load_flags(allow_nonfinite), X, y);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_libsvm");
         orn_std_fail(p, st, line, 1);
@@ -272,10 +278,10 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
 }
 
 OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
-                          const char *name, int line)
+                          bool allow_nonfinite, const char *name, int line)
 {
     OrnDsmArray *a = NULL;
-    int st = orn_dsm_load(p->dsm, path, type, &a);
+    int st = orn_dsm_load(p->dsm, path, type, load_flags(allow_nonfinite), &a);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load");
         orn_std_fail(p, st, line, 1);

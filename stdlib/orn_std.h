@@ -320,13 +320,16 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 /* Constructors (collective). Extents must be positive. */
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line);
-OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, const char *name, int line);
-void orn_std_load_libsvm(OrnStdProg *p, const char *path, OrnDsmArray **X, OrnDsmArray **y,
-                         const char *xname, const char *yname, int line);
+/* Loaders. allow_nonfinite: nan, inf and numbers beyond the element type's range load
+ * (an overflow as an infinity) instead of being errors naming path:line. */
+OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,
+                                   const char *name, int line);
+void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, OrnDsmArray **X,
+                         OrnDsmArray **y, const char *xname, const char *yname, int line);
 OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *name, int line);
 /* load(path): the program expects `type`, `ndim`, `sparse`; anything else is an error. */
 OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
-                          const char *name, int line);
+                          bool allow_nonfinite, const char *name, int line);
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line);
 /* An array stored in another order than declared (analyzer/layout.h): perm[s] is the
  * declared dimension stored as dimension s. dims are the declared extents; rand and randn

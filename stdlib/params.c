@@ -1,10 +1,15 @@
 /* params.c: --name=value parsing and --help for generated programs (docs/language.md,
  * section 4, "param"). A value must parse completely as the param's type: integers in
- * decimal (underscores between digits allowed, as in the language), floats as strtod reads
- * them, bools as true/false, strings as given. */
+ * decimal (underscores between digits allowed, as in the language) within the range of
+ * int (i64), floats as strtod reads them but finite (nan, inf and overflow are refused),
+ * bools as true/false, strings as given. Refused values are quoted escaped. */
 #include "params.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
+
+#include "strbuf.h"
 
 static const char *type_name(OrnStdParamType t)
 {
@@ -73,37 +78,45 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
     fflush(stdout);
 }
 
+/* Why a value was refused: malformed, or a number out of range, or not finite. */
+enum { V_OK = 0, V_BAD, V_BIG, V_SMALL, V_NONFINITE };
+
 static int parse_i64(const char *s, int64_t *out)
 {
-    char digits[64];
-    size_t n = 0;
+    char digits[32];
+    size_t n = 0, nd = 0;
     const char *c = s;
     if (*c == '+' || *c == '-') digits[n++] = *c++;
-    if (!(*c >= '0' && *c <= '9')) return 0;
+    if (!(*c >= '0' && *c <= '9')) return V_BAD;
     for (; *c; c++) {
         if (*c == '_' && c[1] >= '0' && c[1] <= '9' && c[-1] >= '0' && c[-1] <= '9') continue;
-        if (!(*c >= '0' && *c <= '9') || n + 1 >= sizeof digits) return 0;
-        digits[n++] = *c;
+        if (!(*c >= '0' && *c <= '9')) return V_BAD;
+        if (nd == 0 && *c == '0' && c[1] >= '0' && c[1] <= '9') continue; /* leading zeros */
+        if (n + 1 < sizeof digits) digits[n] = *c;
+        n++, nd++;
     }
+    if (n + 1 > sizeof digits) return s[0] == '-' ? V_SMALL : V_BIG; /* digits only: range */
     digits[n] = '\0';
     errno = 0;
-    char *end = NULL;
-    long long v = strtoll(digits, &end, 10);
-    if (errno || !end || *end) return 0;
+    long long v = strtoll(digits, NULL, 10);
+    if (errno == ERANGE) return v < 0 ? V_SMALL : V_BIG;
     *out = (int64_t)v;
-    return 1;
+    return V_OK;
 }
 
 static int parse_f64(const char *s, double *out)
 {
-    if (!*s) return 0;
-    errno = 0;
+    if (!*s) return V_BAD;
     char *end = NULL;
     double v = strtod(s, &end);
-    if (!end || *end || end == s) return 0;
-    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL)) return 0;
+    if (!end || *end || end == s || isspace((unsigned char)*s)) return V_BAD;
+    if (!isfinite(v)) {
+        /* digits that overflowed, or the words nan and inf */
+        const char *d = s + (*s == '-' || *s == '+');
+        return (*d >= '0' && *d <= '9') || *d == '.' ? V_BIG : V_NONFINITE;
+    }
     *out = v;
-    return 1;
+    return V_OK;
 }
 
 /* Edit distance between a[0..n) and b (NUL-terminated), or more than 2 when it exceeds 2:
@@ -129,16 +142,43 @@ static size_t near(const char *a, size_t n, const char *b)
     return row[m];
 }
 
-/* rank 0 reports; every rank returns 2 */
+/* rank 0 reports; every rank returns 2. a and b come from the command line: they are
+ * printed escaped (control characters and malformed UTF-8 as \xNN). */
 static int bad(const OrnStdProg *p, const char *fmt, const char *a, const char *b)
 {
     if (p->rank == 0) {
+        OrnBuf ea, eb;
+        orn_buf_init(&ea);
+        orn_buf_init(&eb);
+        orn_buf_escaped(&ea, a, strlen(a));
+        orn_buf_escaped(&eb, b, strlen(b));
         fprintf(stderr, "%s: error: ", p->prog);
-        fprintf(stderr, fmt, a, b);
+        fprintf(stderr, fmt, ea.data ? ea.data : "", eb.data ? eb.data : "");
         fprintf(stderr, "\n(see '%s --help')\n", p->prog);
         fflush(stderr);
+        orn_buf_free(&ea);
+        orn_buf_free(&eb);
     }
     return 2;
+}
+
+/* What a refused value of param q should have been. */
+static const char *expected(const OrnStdParam *q, int why)
+{
+    switch (why) {
+    case V_BIG:
+        return q->type == ORN_STD_PI64 ? "too large for an int (at most 9223372036854775807)"
+                                       : "too large for a float (largest magnitude "
+                                         "1.7976931348623157e+308)";
+    case V_SMALL:
+        return "too large in magnitude for an int (at least -9223372036854775808)";
+    case V_NONFINITE:
+        return "expected a finite number (nan and inf are not accepted)";
+    default:
+        return q->type == ORN_STD_PBOOL  ? "expected true or false"
+               : q->type == ORN_STD_PI64 ? "expected an integer"
+                                         : "expected a number";
+    }
 }
 
 /* The run-time flags (not params): 1 when `a` is one (parsed into p, or *rc = 2 after a
@@ -159,8 +199,7 @@ static int runtime_flag(OrnStdProg *p, const char *a, int *rc)
         }
         if (k == 0) p->ckpt_dir = v;
         if (k == 2) p->resume_dir = v;
-        if (k == 1 &&
-            (!parse_f64(v, &p->ckpt_every) || !(p->ckpt_every >= 0) || !isfinite(p->ckpt_every)))
+        if (k == 1 && (parse_f64(v, &p->ckpt_every) != V_OK || !(p->ckpt_every >= 0)))
             *rc = bad(p,
                       "invalid value '%.80s' for --checkpoint-every: expected a number of "
                       "seconds >= 0%s",
@@ -214,7 +253,7 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
         if (!eq) return bad(p, "param '--%s' needs a value: --%s=VALUE", q->name, q->name);
         if (p->given) p->given[q - params] = 1;
         const char *v = eq + 1;
-        int ok = 1;
+        int why = V_OK;
         switch (q->type) {
         case ORN_STD_PBOOL:
             if (strcmp(v, "true") == 0)
@@ -222,25 +261,24 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
             else if (strcmp(v, "false") == 0)
                 *(bool *)q->addr = false;
             else
-                ok = 0;
+                why = V_BAD;
             break;
         case ORN_STD_PI64:
-            ok = parse_i64(v, (int64_t *)q->addr);
+            why = parse_i64(v, (int64_t *)q->addr);
             break;
         case ORN_STD_PF64:
-            ok = parse_f64(v, (double *)q->addr);
+            why = parse_f64(v, (double *)q->addr);
             break;
         case ORN_STD_PSTR:
             *(const char **)q->addr = v;
             break;
         }
-        if (!ok) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "invalid value '%.80s' for param '--%s'", v, q->name);
-            return bad(p, "%s: expected %s", msg,
-                       q->type == ORN_STD_PBOOL  ? "true or false"
-                       : q->type == ORN_STD_PI64 ? "an integer"
-                                                 : "a number");
+        if (why != V_OK) {
+            char val[84], msg[200];
+            snprintf(val, sizeof val, "%.80s%s", v, strlen(v) > 80 ? "..." : "");
+            snprintf(msg, sizeof msg, "invalid value '%%s' for param '--%s': %s", q->name,
+                     expected(q, why));
+            return bad(p, msg, val, "");
         }
     }
     return -1;

@@ -1,9 +1,9 @@
 /* text.c: load_text(path), the lines of a text file as a local (replicated) array of str.
  *
  * Rank 0 reads the whole file and broadcasts its bytes, so every rank holds the same lines
- * even where only rank 0 sees the file; a file that cannot be read is an "agreed" failure
- * (orn_std_fail): rank 0 prints "file.orn:LINE: load_text: PATH: cannot open: cause" once
- * and every rank exits 1.
+ * even where only rank 0 sees the file; a file that cannot be read, or that changes while
+ * it is read, is an "agreed" failure (orn_std_fail): rank 0 prints "file.orn:LINE:
+ * load_text: PATH: cannot open: cause" once and every rank exits 1.
  *
  * The array is an OrnStdArr of type ORN_STD_TEXT: one allocation, `data`, holds the n
  * element pointers and then the text they point into, each line NUL-terminated in place
@@ -11,48 +11,19 @@
  * any local array, and element reads are ((const char **)a->data)[i]. `data` always has
  * room for one pointer, set to "" for an empty file, because the prefetch pass reads
  * element 0 of an out-of-range subscript (orn_std_arr_off_soft). */
-#include <errno.h>
-
 #include "orn_std.h"
 
 /* Rank 0: the file's bytes in *buf (NUL-terminated) and their count, or -1 with the dsm
- * error set. */
+ * error set. The DSM reads it as the loaders read theirs: a file that changes while it is
+ * read is an error, never a torn mix of two versions. */
 static int64_t read_file(OrnStdProg *p, const char *path, char **buf)
 {
-    *buf = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        orn_dsm_fail(p->dsm, ORN_E_IO, "load_text: %s: cannot open: %s", path, strerror(errno));
+    size_t n = 0;
+    int st = orn_dsm_read_file(p->dsm, path, buf, &n);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "load_text");
         return -1;
     }
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap);
-    int oom = !b;
-    while (!oom) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                oom = 1;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - 1 - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = oom || ferror(f);
-    int err = errno;
-    fclose(f);
-    if (bad) {
-        free(b);
-        orn_dsm_fail(p->dsm, ORN_E_IO, "load_text: %s: cannot read: %s", path,
-                     oom ? "out of memory" : strerror(err));
-        return -1;
-    }
-    b[n] = '\0';
-    *buf = b;
     return (int64_t)n;
 }
 

@@ -1,6 +1,7 @@
 /* strbuf.c: growable strings. */
 #include "strbuf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +102,49 @@ void orn_buf_json_str(OrnBuf *b, const char *s, size_t n)
         }
     }
     orn_buf_putc(b, '"');
+}
+
+/* Length of the well-formed UTF-8 sequence of a printable character at s[0..n), or 0
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    uint32_t cp = len == 2 ? (uint32_t)(c & 0x1F) << 6 | (s[1] & 0x3Fu)
+                  : len == 3
+                      ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3Fu)
+                      : 0x10000; /* astral: never a control */
+    if (cp < 0xA0) return 0;     /* C1 controls */
+    if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029)
+        return 0; /* bidirectional controls, line and paragraph separators */
+    return len;
+}
+
+void orn_buf_escaped(OrnBuf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k = c >= 0x20 && c < 0x7F ? 1 : c >= 0x80 ? utf8_printable(p + i, n - i) : 0;
+        if (k) {
+            orn_buf_put(b, s + i, k);
+            i += k;
+        } else {
+            orn_buf_printf(b, "\\x%02x", c);
+            i++;
+        }
+    }
 }

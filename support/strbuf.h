@@ -20,5 +20,9 @@ void orn_buf_printf(OrnBuf *b, const char *fmt, ...) __attribute__((format(print
 void orn_buf_vprintf(OrnBuf *b, const char *fmt, va_list ap);
 /* Append s as a JSON string literal, quotes included. */
 void orn_buf_json_str(OrnBuf *b, const char *s, size_t n);
+/* Append s for a message on a terminal: printable ASCII and well-formed UTF-8 as they are,
+ * every other byte (control characters, DEL, C1 controls, bidirectional overrides, bytes
+ * of malformed UTF-8) as \xNN. Idempotent: escaping escaped text changes nothing. */
+void orn_buf_escaped(OrnBuf *b, const char *s, size_t n);
 
 #endif

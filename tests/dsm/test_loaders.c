@@ -86,7 +86,7 @@ static void test_triplets(TestEnv *t)
     t_path(t, path, sizeof path, "load.triplets");
     make_triplets(t, path, 731);
     OrnDsmArray *a = NULL;
-    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a));
     int64_t *want, nw = serial_triplets(path, &want);
     int64_t n, *keys;
     void *vals;
@@ -128,7 +128,7 @@ static void test_libsvm(TestEnv *t)
     }
     OK(t, orn_dsm_barrier(t->dsm));
     OrnDsmArray *X = NULL, *y = NULL;
-    OK(t, orn_dsm_load_libsvm(t->dsm, path, &X, &y));
+    OK(t, orn_dsm_load_libsvm(t->dsm, path, 0, &X, &y));
     CHECK(t, y->dims[0] == 211 && X->dims[0] == 211 && !y->sparse && X->sparse);
     int64_t nx, ny, *kx, *ky;
     void *vx, *vy;
@@ -251,6 +251,9 @@ typedef struct Bad {
     const char *want;        /* expected message after "path:line: " */
 } Bad;
 
+#define NONFINITE " (allow_nonfinite = true accepts nan and inf)"
+#define F32OVER   " (largest magnitude 3.40282347e+38; allow_nonfinite = true loads it as infinity)"
+
 static void test_malformed(TestEnv *t)
 {
     static const Bad cases[] = {
@@ -270,13 +273,43 @@ static void test_malformed(TestEnv *t)
         {"count", "docword", 390, "3 4 0", "expected a positive integer count, found '0'"},
         {"doc", "docword", 111, "3.5 4 1",
          "expected a non-negative integer document id, found '3.5'"},
+        /* values that are not finite, numbers too large for their field */
+        {"nan", "triplets", 310, "1 2 nan", "value 'nan' is not a finite number" NONFINITE},
+        {"inf", "triplets", 77, "1 2 -Infinity",
+         "value '-Infinity' is not a finite number" NONFINITE},
+        {"f32over", "triplets", 390, "1 2 1e39", "value '1e39' overflows f32" F32OVER},
+        {"bigrow", "triplets", 205, "99999999999999999999 2 1",
+         "row index '99999999999999999999' is too large (at most 9223372036854775806)"},
+        {"bigcol", "triplets", 3, "1 9223372036854775807 1",
+         "column index '9223372036854775807' is too large (at most 9223372036854775806)"},
+        {"nanlabel", "libsvm", 222, "NaN 1:2", "label 'NaN' is not a finite number" NONFINITE},
+        {"infval", "libsvm", 399, "+1 1:2 4:inf",
+         "feature value 'inf' is not a finite number" NONFINITE},
+        {"overval", "libsvm", 5, "+1 3:-3.5e38", "feature value '-3.5e38' overflows f32" F32OVER},
+        {"bigidx", "libsvm", 150, "+1 99999999999999999999:1",
+         "feature index '99999999999999999999' is too large (at most 9223372036854775806)"},
+        {"bigcount", "docword", 275, "3 4 2147483649",
+         "count '2147483649' is too large (at most 2147483648)"},
+        {"bigdoc", "docword", 33, "99999999999999999999 4 1",
+         "document id '99999999999999999999' is too large (at most 9223372036854775806)"},
+        {"textnan", "text", 280, "5 1000 nan", "value 'nan' is not a finite number" NONFINITE},
+        {"textover", "text", 12, "5 1000 1e39", "value '1e39' overflows f32" F32OVER},
+        {"textbig", "texti32", 100, "5 1000 2147483648",
+         "value '2147483648' is too large for i32 (-2147483648 to 2147483647)"},
+        {"textsmall", "texti32", 399, "5 1000 -2147483649",
+         "value '-2147483649' is too large in magnitude for i32 (-2147483648 to 2147483647)"},
+        /* bytes of the file are escaped in the message */
+        {"escape", "triplets", 120, "1 2 \x1b[31m\xff\x01",
+         "expected a number as value, found '\\x1b[31m\\xff\\x01'"},
     };
     char path[512];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const Bad *b = &cases[c];
         char name[64];
+        int text = !strncmp(b->kind, "text", 4);
         snprintf(name, sizeof name, "bad_%s.%s", b->name, b->kind);
         t_path(t, path, sizeof path, name);
+        if (text) strcat(path, ".txt"); /* load() reads text from .txt files */
         if (t->rank == 0) {
             FILE *f = fopen(path, "wb");
             for (int i = 1; i <= 400; i++) {
@@ -286,6 +319,8 @@ static void test_malformed(TestEnv *t)
                     fprintf(f, "+1 %d:0.5 %d:1\n", 1 + i % 3, 5 + i % 4);
                 else if (!strcmp(b->kind, "docword"))
                     fprintf(f, "%d %d %d\n", i, i % 7, 1 + i % 2);
+                else if (!strcmp(b->kind, "texti32"))
+                    fprintf(f, "%d %d %d\n", i % 13, i, -i);
                 else
                     fprintf(f, "%d %d %d.5\n", i % 13, i, i);
                 /* a later second error must not win */
@@ -297,11 +332,14 @@ static void test_malformed(TestEnv *t)
         OrnDsmArray *a = NULL, *y = NULL;
         int st;
         if (!strcmp(b->kind, "triplets"))
-            st = orn_dsm_load_triplets(t->dsm, path, &a);
+            st = orn_dsm_load_triplets(t->dsm, path, 0, &a);
         else if (!strcmp(b->kind, "libsvm"))
-            st = orn_dsm_load_libsvm(t->dsm, path, &a, &y);
-        else
+            st = orn_dsm_load_libsvm(t->dsm, path, 0, &a, &y);
+        else if (!strcmp(b->kind, "docword"))
             st = orn_dsm_load_docword(t->dsm, path, &a);
+        else
+            st = orn_dsm_load(t->dsm, path, strcmp(b->kind, "text") ? ORN_DSM_I32 : ORN_DSM_F32, 0,
+                              &a);
         char want[1024];
         snprintf(want, sizeof want, "%s:%d: %s", path, b->line, b->want);
         if (st != ORN_E_PARSE || strcmp(orn_dsm_error(t->dsm), want) != 0)
@@ -321,7 +359,7 @@ static void test_malformed(TestEnv *t)
     OrnDsmArray *a = NULL;
     char want[1024];
     snprintf(want, sizeof want, "%s:280: duplicate key (5, 0), first on line 5", path);
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* The same within one row, columns out of order (found while the row is sorted). */
     t_path(t, path, sizeof path, "dup_row.triplets");
@@ -332,7 +370,7 @@ static void test_malformed(TestEnv *t)
     }
     OK(t, orn_dsm_barrier(t->dsm));
     snprintf(want, sizeof want, "%s:260: duplicate key (7, 40), first on line 250", path);
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* docword: a (doc, word) pair twice duplicates its first occurrences. */
     t_path(t, path, sizeof path, "dup.docword");
@@ -357,7 +395,7 @@ static void test_malformed(TestEnv *t)
         fclose(f);
     }
     OK(t, orn_dsm_barrier(t->dsm));
-    OK(t, orn_dsm_load_triplets(t->dsm, path, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a));
     if (a) {
         int64_t n = 0, *keys = NULL;
         void *vals = NULL;
@@ -376,13 +414,19 @@ static void test_malformed(TestEnv *t)
         orn_dsm_free(a);
         a = NULL;
     }
+    /* A row index far beyond the data: an error, not an allocation of its row offsets. */
+    t_path(t, path, sizeof path, "far_row.triplets");
+    t_write_file(t, path, "0 0 1\n999999999999999 1 2\n");
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_ARG && a == NULL);
+    snprintf(want, sizeof want, "%s: row index 999999999999999 is too large: ", path);
+    CHECK(t, !strncmp(orn_dsm_error(t->dsm), want, strlen(want)));
     /* Missing file, empty file. */
     t_path(t, path, sizeof path, "no_such_file");
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_IO);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_IO);
     CHECK(t, strstr(orn_dsm_error(t->dsm), "cannot open") != NULL);
     t_path(t, path, sizeof path, "empty.triplets");
     t_write_file(t, path, "# nothing here\n\n");
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
     snprintf(want, sizeof want, "%s: expected lines 'row col value', found none", path);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
 }
@@ -417,7 +461,7 @@ static void roundtrip(TestEnv *t, OrnDsmArray *a, const char *name)
         snprintf(path, sizeof path, "%s/%s.np%d%s", t->dir, name, t->size, ext[e]);
         OK(t, orn_dsm_save(a, path));
         OrnDsmArray *b = NULL;
-        OK(t, orn_dsm_load(t->dsm, path, e < 2 ? (int)a->type : ORN_DSM_ANYTYPE, &b));
+        OK(t, orn_dsm_load(t->dsm, path, e < 2 ? (int)a->type : ORN_DSM_ANYTYPE, 0, &b));
         same_array(t, a, b);
         orn_dsm_free(b);
     }
@@ -437,7 +481,7 @@ static void test_saveload(TestEnv *t)
     snprintf(path, sizeof path, "%s/infer.np%d.txt", t->dir, t->size);
     OK(t, orn_dsm_save(a, path));
     OrnDsmArray *b = NULL;
-    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &b));
+    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &b));
     same_array(t, a, b);
     orn_dsm_free(b);
     orn_dsm_free(a);
@@ -450,7 +494,7 @@ static void test_saveload(TestEnv *t)
     /* sparse: a loaded docword (i32, 3-D) and triplets (f32) */
     char src[512];
     t_path(t, src, sizeof src, "load.triplets");
-    OK(t, orn_dsm_load_triplets(t->dsm, src, &a));
+    OK(t, orn_dsm_load_triplets(t->dsm, src, 0, &a));
     roundtrip(t, a, "sparse_f32");
     orn_dsm_free(a);
     t_path(t, src, sizeof src, "load.docword");
@@ -526,7 +570,7 @@ static void test_saveload(TestEnv *t)
         }
         OK(t, orn_dsm_barrier(t->dsm));
         OrnDsmArray *c = NULL;
-        int st = orn_dsm_load(t->dsm, cpath, ORN_DSM_ANYTYPE, &c);
+        int st = orn_dsm_load(t->dsm, cpath, ORN_DSM_ANYTYPE, 0, &c);
         if (st != bad[i].code || !strstr(orn_dsm_error(t->dsm), bad[i].what))
             fprintf(stderr, "rank %d: corrupt case %zu: %d %s\n", t->rank, i, st,
                     orn_dsm_error(t->dsm));
@@ -535,19 +579,132 @@ static void test_saveload(TestEnv *t)
     }
     free(data);
     /* A type mismatch with the hint. */
-    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, &a) == ORN_E_ARG);
+    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, 0, &a) == ORN_E_ARG);
     /* Text with inconsistent fields. */
     snprintf(path, sizeof path, "%s/badtext.np%d.txt", t->dir, t->size);
     t_write_file(t, path, "0 0 1\n0 1 2\n1 0\n");
-    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &a) == ORN_E_PARSE);
+    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &a) == ORN_E_PARSE);
     char want[600];
     snprintf(want, sizeof want, "%s:3: expected 3 fields (2 key coordinates and a value), found 2",
              path);
     CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
     /* Text with a missing element loads as sparse, integers infer i64. */
     t_write_file(t, path, "0 0 1\n1 1 2\n");
-    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, &a));
+    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_ANYTYPE, 0, &a));
     CHECK(t, a->sparse && a->type == ORN_DSM_I64 && a->nnz == 2);
+    orn_dsm_free(a);
+}
+
+/* ---------------------------------------------------------------- non-finite values */
+
+/* Value of the element with key (r, c) of a 2-D array (every rank), or 0 if absent. */
+static double value_at(TestEnv *t, OrnDsmArray *a, int64_t r, int64_t c)
+{
+    int64_t n = 0, *keys = NULL;
+    void *vals = NULL;
+    double v = 0;
+    OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+    for (int64_t i = 0; i < n; i++) {
+        int64_t lin = keys ? -1 : i;
+        if (keys ? keys[2 * i] == r && keys[2 * i + 1] == c : lin == r * a->dims[1] + c)
+            v = a->type == ORN_DSM_F32 ? ((float *)vals)[i] : ((double *)vals)[i];
+    }
+    free(keys);
+    free(vals);
+    return v;
+}
+
+/* With ORN_DSM_ALLOW_NONFINITE, nan, inf and overflowing numbers load (as infinities);
+ * binary files holding them are refused without it, naming the element and its key. */
+static void test_nonfinite(TestEnv *t)
+{
+    char path[512], want[1024];
+    OrnDsmArray *a = NULL, *y = NULL, *b = NULL;
+    t_path(t, path, sizeof path, "nonfinite.triplets");
+    t_write_file(t, path, "0 0 1.5\n0 1 nan\n1 0 -inf\n1 1 1e39\n2 0 -1e39\n2 2 Infinity\n");
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE);
+    snprintf(want, sizeof want, "%s:2: value 'nan' is not a finite number" NONFINITE, path);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, ORN_DSM_ALLOW_NONFINITE, &a));
+    if (a) {
+        CHECK(t, a->nnz == 6 && value_at(t, a, 0, 0) == 1.5);
+        CHECK(t, isnan(value_at(t, a, 0, 1)));
+        CHECK(t, value_at(t, a, 1, 0) == -INFINITY && value_at(t, a, 1, 1) == INFINITY);
+        CHECK(t, value_at(t, a, 2, 0) == -INFINITY && value_at(t, a, 2, 2) == INFINITY);
+    }
+    /* saved as text and binary, both read back only with the flag */
+    static const char *const ext[] = {"txt", "bin"};
+    for (int e = 0; e < 2 && a; e++) {
+        snprintf(path, sizeof path, "%s/nonfinite.np%d.%s", t->dir, t->size, ext[e]);
+        OK(t, orn_dsm_save(a, path));
+        CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F32, 0, &b) != ORN_OK && b == NULL);
+        if (e == 0)
+            snprintf(want, sizeof want, "%s:2: value 'nan' is not a finite number" NONFINITE, path);
+        else
+            snprintf(want, sizeof want,
+                     "load: %s: element 1 (key (0, 1)) is nan, not a finite number" NONFINITE,
+                     path);
+        if (strcmp(orn_dsm_error(t->dsm), want))
+            fprintf(stderr, "rank %d: got '%s', want '%s'\n", t->rank, orn_dsm_error(t->dsm), want);
+        CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+        OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F32, ORN_DSM_ALLOW_NONFINITE, &b));
+        if (b) same_array(t, a, b);
+        orn_dsm_free(b);
+        b = NULL;
+    }
+    orn_dsm_free(a);
+    a = NULL;
+    /* a dense f64 binary: the element is the row-major index, whichever rank reads it */
+    int64_t dims[2] = {7, 5}, n = t->rank == 0 ? 35 : 0;
+    int64_t *keys = malloc(35 * 2 * sizeof *keys);
+    double *vals = malloc(35 * sizeof *vals);
+    for (int64_t i = 0; i < 35; i++) {
+        keys[2 * i] = i / 5;
+        keys[2 * i + 1] = i % 5;
+        vals[i] = i == 29 ? -INFINITY : i == 33 ? NAN : 0.25 * (double)i;
+    }
+    OK(t, orn_dsm_from_elements(t->dsm, ORN_DSM_F64, 2, dims, 0, n, keys, vals, NULL, NULL, &a));
+    free(keys);
+    free(vals);
+    snprintf(path, sizeof path, "%s/nonfinite_dense.np%d.bin", t->dir, t->size);
+    OK(t, orn_dsm_save(a, path));
+    CHECK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, 0, &b) == ORN_E_FORMAT && b == NULL);
+    snprintf(want, sizeof want,
+             "load: %s: element 29 (key (5, 4)) is -inf, not a finite number" NONFINITE, path);
+    if (strcmp(orn_dsm_error(t->dsm), want))
+        fprintf(stderr, "rank %d: got '%s', want '%s'\n", t->rank, orn_dsm_error(t->dsm), want);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    OK(t, orn_dsm_load(t->dsm, path, ORN_DSM_F64, ORN_DSM_ALLOW_NONFINITE, &b));
+    if (b) same_array(t, a, b);
+    orn_dsm_free(b);
+    orn_dsm_free(a);
+    /* libsvm: a label and a value */
+    t_path(t, path, sizeof path, "nonfinite.libsvm");
+    t_write_file(t, path, "+1 1:0.5\nnan 2:1\n-1 1:inf 3:2\n");
+    CHECK(t, orn_dsm_load_libsvm(t->dsm, path, 0, &a, &y) == ORN_E_PARSE);
+    snprintf(want, sizeof want, "%s:2: label 'nan' is not a finite number" NONFINITE, path);
+    CHECK(t, !strcmp(orn_dsm_error(t->dsm), want));
+    OK(t, orn_dsm_load_libsvm(t->dsm, path, ORN_DSM_ALLOW_NONFINITE, &a, &y));
+    if (a) CHECK(t, a->nnz == 4 && value_at(t, a, 2, 0) == INFINITY);
+    orn_dsm_free(a);
+    orn_dsm_free(y);
+}
+
+/* No message is "save: save: ...": a DSM save error already names the operation. */
+static void test_prefixes(TestEnv *t)
+{
+    char path[512];
+    int64_t d1[1] = {10};
+    OrnDsmArray *a = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F32, 1, d1, 1, 1, &a));
+    snprintf(path, sizeof path, "%s/no_such_dir/a.bin", t->dir);
+    int st = orn_dsm_save(a, path);
+    CHECK(t, st == ORN_E_IO && !strncmp(orn_dsm_error(t->dsm), "save: ", 6));
+    orn_dsm_fail_ctx(t->dsm, st, "save"); /* what a program adds: nothing here */
+    CHECK(t, !strncmp(orn_dsm_error(t->dsm), "save: ", 6) &&
+                 !strstr(orn_dsm_error(t->dsm), "save: save"));
+    orn_dsm_fail_ctx(t->dsm, st, "prog.orn:3");
+    CHECK(t, !strncmp(orn_dsm_error(t->dsm), "prog.orn:3: save: ", 18));
     orn_dsm_free(a);
 }
 
@@ -565,6 +722,8 @@ int main(int argc, char **argv)
     test_docword(&t);
     unsetenv("ORN_ROUND_BYTES");
     test_malformed(&t);
+    test_nonfinite(&t);
+    test_prefixes(&t);
     test_saveload(&t);
     return t_finish(&t, "test_loaders");
 }

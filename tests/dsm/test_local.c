@@ -138,7 +138,7 @@ static void test_loops(TestEnv *t)
     t_path(t, path, sizeof path, "local.triplets");
     t_write_file(t, path, "0 1 1.5\n# c\n2 0 2\n1 1 0.25\n3 3 4\n");
     OrnDsmArray *R = NULL, *H = NULL;
-    OK(t, orn_dsm_load_triplets(t->dsm, path, &R));
+    OK(t, orn_dsm_load_triplets(t->dsm, path, 0, &R));
     CHECK(t, R->nnz == 4 && R->dims[0] == 4 && R->dims[1] == 4);
     int64_t hd[1] = {4};
     static const OrnRtPlanArray arrays[2] = {
@@ -192,7 +192,7 @@ static void test_loops(TestEnv *t)
     snprintf(bin, sizeof bin, "%s/local.np1.bin", t->dir);
     OK(t, orn_dsm_save(R, bin));
     OrnDsmArray *R2 = NULL;
-    OK(t, orn_dsm_load(t->dsm, bin, ORN_DSM_F32, &R2));
+    OK(t, orn_dsm_load(t->dsm, bin, ORN_DSM_F32, 0, &R2));
     double d1, d2;
     OK(t, orn_dsm_dot(R, R, &d1));
     OK(t, orn_dsm_dot(R2, R2, &d2));

@@ -108,8 +108,8 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
     write_ratings(t, ptrain, 0);
     write_ratings(t, ptest, 1);
     OrnDsmArray *R = NULL, *Rt = NULL;
-    OK(t, orn_dsm_load_triplets(t->dsm, ptrain, &R));
-    OK(t, orn_dsm_load_triplets(t->dsm, ptest, &Rt));
+    OK(t, orn_dsm_load_triplets(t->dsm, ptrain, 0, &R));
+    OK(t, orn_dsm_load_triplets(t->dsm, ptest, 0, &Rt));
     CHECK(t, R->dims[0] <= NU && R->dims[1] <= NI);
     OrnDsmArray *W = dense_like(t, K, NU, 11), *H = dense_like(t, K, NI, 12);
     orn_rt_set_blocks_per_rank(t->rt, blocks_per_rank);

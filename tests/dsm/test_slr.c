@@ -114,7 +114,7 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
     t_path(t, path, sizeof path, "slr.libsvm");
     write_libsvm(t, path);
     OrnDsmArray *X = NULL, *y = NULL, *w = NULL;
-    OK(t, orn_dsm_load_libsvm(t->dsm, path, &X, &y));
+    OK(t, orn_dsm_load_libsvm(t->dsm, path, 0, &X, &y));
     CHECK(t, y->dims[0] == NS && X->dims[0] == NS && X->dims[1] <= NF);
     int64_t wd[1] = {X->dims[1]};
     OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F32, 1, wd, &w));

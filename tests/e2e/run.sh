@@ -31,6 +31,11 @@
 #                  every rank count; a missing file and an out-of-range index: message, exit 1
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
+#   bad_data NP    nan, inf and overflow in every loader's values (baddata.orn), integers
+#                  too large for their field, params nan/inf/overflow, bytes of the file
+#                  escaped, files that change while read, save/load errors without doubled
+#                  prefixes: message (path:line), exit code; allow_nonfinite = true loads
+#                  the values
 #   blas NP        matmul_into, add_outer, solve_into (blas.orn) against naive loops, with
 #                  views of dist arrays in a parallel_for: blas.expected at every rank count
 #                  (bit-identical); a shape mismatch and a matrix that is not positive
@@ -71,7 +76,8 @@ if [ "$check" != compile ]; then
   cd "$W"
 fi
 
-# expect_fail CODE PATTERN CMD...: CMD exits CODE and its output contains PATTERN
+# expect_fail CODE PATTERN CMD...: CMD exits CODE and its output contains PATTERN, and no
+# message repeats its prefix ("save: save: ...")
 expect_fail() {
   code=$1 pat=$2
   shift 2
@@ -82,6 +88,33 @@ expect_fail() {
   [ "$rc" -eq "$code" ] || { cat out.txt >&2; fail "$* exited $rc, expected $code"; }
   [ -z "$pat" ] || grep -F -q -- "$pat" out.txt ||
     { cat out.txt >&2; fail "$*: no '$pat' in the output"; }
+  ! grep -E -q '(^|[ :])([A-Za-z_]+): \2: ' out.txt ||
+    { cat out.txt >&2; fail "$*: a doubled prefix in the output"; }
+}
+
+# while_changing FILE PATTERN PROG ARGS...: run PROG under MPI while FILE grows a comment
+# line at a time (from a loop in the background; PROG at the lowest priority, so that the
+# loop keeps appending while PROG reads). PROG either read one version of the file (exit 0:
+# try again) or fails with PATTERN; it must fail within 5 tries, or the change went
+# unnoticed.
+while_changing() {
+  f=$1 pat=$2
+  shift 2
+  for try in 1 2 3 4 5; do
+    (while :; do echo "# more" >>"$f"; done) &
+    grower=$!
+    grc=0
+    nice -n 19 "$MPIEXEC" -n "$np" "$@" >out.txt 2>&1 || grc=$?
+    kill "$grower"
+    wait "$grower" 2>/dev/null || true
+    if [ "$grc" -ne 0 ]; then
+      [ "$grc" -eq 1 ] && grep -F -q -- "$pat" out.txt ||
+        { tail -5 out.txt >&2; fail "$* (a file changing) exited $grc without '$pat'"; }
+      echo "change noticed on try $try" >&2
+      return 0
+    fi
+  done
+  fail "$*: a file that changed while it was read was not noticed in 5 tries"
 }
 
 # field FILE KEY: the value of a "KEY value" line (a checkpoint's MANIFEST)
@@ -172,7 +205,7 @@ compile)
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/ckpt.orn; do
+           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -379,6 +412,94 @@ bad_input)
     run "$B/errors" --which=6
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
+  ;;
+bad_data)
+  # good inputs, each replaced by a bad one in turn
+  printf '0 0 1\n1 2 2.5\n2 1 -3\n' >t.triplets
+  printf '+1 1:0.5 3:1\n-1 2:2\n' >x.libsvm
+  printf '0 0 1.5\n1 1 2\n' >a.txt
+  run "$B/baddata" >good.txt 2>&1 || { cat good.txt >&2; fail "baddata on good inputs"; }
+  printf 'triplets 3 0\nlibsvm 3 0 2 0\ntext 2 0\nbinary 6 0\nlines 2\n' | diff -u - good.txt ||
+    fail "baddata printed something else on good inputs"
+  P="baddata.orn:$(grep -n '^dist R = load_triplets' "$S/baddata.orn" | cut -d: -f1)"
+  L="baddata.orn:$(grep -n '^dist X, y = load_libsvm' "$S/baddata.orn" | cut -d: -f1)"
+  T="baddata.orn:$(grep -n '^dist A = load(text' "$S/baddata.orn" | cut -d: -f1)"
+  N=" is not a finite number (allow_nonfinite = true accepts nan and inf)"
+  O=" (largest magnitude 3.40282347e+38; allow_nonfinite = true loads it as infinity)"
+  # triplets: nan, inf, f32 overflow (also loaded with allow_nonfinite), a huge index
+  printf '0 0 1\n# c\n1 2 nan\n2 0 4\n' >nan.triplets
+  printf '0 0 1\n1 2 2\n2 2 -inf\n' >inf.triplets
+  printf '0 0 1\n\n1 2 3\n2 2 1e39\n' >over.triplets
+  printf '0 0 1\n99999999999999999999 2 3\n' >big.triplets
+  expect_fail 1 "$P: load_triplets: nan.triplets:3: value 'nan'$N" run "$B/baddata" --triplets=nan.triplets
+  expect_fail 1 "$P: load_triplets: inf.triplets:3: value '-inf'$N" run "$B/baddata" --triplets=inf.triplets
+  expect_fail 1 "$P: load_triplets: over.triplets:4: value '1e39' overflows f32$O" \
+    run "$B/baddata" --triplets=over.triplets
+  expect_fail 1 "$P: load_triplets: big.triplets:2: row index '99999999999999999999' is too large" \
+    run "$B/baddata" --triplets=big.triplets
+  for f in nan inf over; do
+    run "$B/baddata" --triplets=$f.triplets --allow=true >ok.txt 2>&1 ||
+      { cat ok.txt >&2; fail "--allow=true did not load $f.triplets"; }
+    grep -q '^triplets 3 1$' ok.txt || { cat ok.txt >&2; fail "$f.triplets: expected 1 non-finite value"; }
+  done
+  # the bytes of a bad field are escaped, never printed raw
+  printf '0 0 1\n1 1 2\033[2J\377\001\n' >esc.triplets
+  expect_fail 1 "esc.triplets:2: expected a number as value, found '2\\x1b[2J\\xff\\x01'" \
+    run "$B/baddata" --triplets=esc.triplets
+  if LC_ALL=C grep -q "$(printf '[\033\377\001]')" out.txt; then fail "raw bytes of the file in the message"; fi
+  # libsvm: a label, a value, a feature index
+  printf '+1 1:1\nnan 2:1\n' >nan.libsvm
+  printf '+1 1:1 2:Infinity\n' >inf.libsvm
+  printf '+1 1:1\n-1 99999999999999999999:1\n' >big.libsvm
+  expect_fail 1 "$L: load_libsvm: nan.libsvm:2: label 'nan'$N" run "$B/baddata" --libsvm=nan.libsvm
+  expect_fail 1 "$L: load_libsvm: inf.libsvm:1: feature value 'Infinity'$N" \
+    run "$B/baddata" --libsvm=inf.libsvm
+  expect_fail 1 "$L: load_libsvm: big.libsvm:2: feature index '99999999999999999999' is too large" \
+    run "$B/baddata" --libsvm=big.libsvm
+  run "$B/baddata" --libsvm=inf.libsvm --allow=true >ok.txt 2>&1 && grep -q '^libsvm 2 1 1 0$' ok.txt ||
+    { cat ok.txt >&2; fail "--allow=true did not load inf.libsvm"; }
+  # load of a text file: nan, overflow, a key too large
+  printf '0 0 1\n1 1 NaN\n' >nan.txt
+  printf '0 0 1\n1 1 -3.5e38\n' >over.txt
+  printf '9223372036854775807 0 1\n' >big.txt
+  expect_fail 1 "$T: load: nan.txt:2: value 'NaN'$N" run "$B/baddata" --text=nan.txt
+  expect_fail 1 "$T: load: over.txt:2: value '-3.5e38' overflows f32$O" run "$B/baddata" --text=over.txt
+  expect_fail 1 "$T: load: big.txt:1: key coordinate '9223372036854775807' is too large" \
+    run "$B/baddata" --text=big.txt
+  # a binary file: the element and its key
+  expect_fail 1 "load: g.bin: element 4 (key (4)) is nan, not a finite number" \
+    run "$B/baddata" --poison=true
+  run "$B/baddata" --poison=true --allow=true >ok.txt 2>&1 && grep -q '^binary 6 1$' ok.txt ||
+    { cat ok.txt >&2; fail "--allow=true did not load the binary nan"; }
+  printf 'ORNARR garbage' >bad.bin
+  expect_fail 1 "load: bad.bin: not an Orion array file" run "$B/baddata" --bin=bad.bin
+  # save: the operation named once
+  expect_fail 1 "save: nodir/r.txt: cannot open for writing" run "$B/baddata" --save_to=nodir/r.txt
+  # docword: numbers too large
+  printf '0 1 2\n1 2 2147483649\n' >big.docword
+  printf '0 1 2\n99999999999999999999 2 1\n' >bigdoc.docword
+  expect_fail 1 "big.docword:2: count '2147483649' is too large (at most 2147483648)" \
+    run "$B/lda" --data=big.docword
+  expect_fail 1 "bigdoc.docword:2: document id '99999999999999999999' is too large" \
+    run "$B/lda" --data=bigdoc.docword
+  # params: nan, inf, overflow, integers too large
+  expect_fail 2 "invalid value 'nan' for param '--step': expected a finite number" run "$B/sgd_mf" --step=nan
+  expect_fail 2 "invalid value '-inf' for param '--step': expected a finite number" run "$B/sgd_mf" --step=-inf
+  expect_fail 2 "invalid value '1e400' for param '--step': too large for a float" run "$B/sgd_mf" --step=1e400
+  expect_fail 2 "invalid value '99999999999999999999' for param '--epochs': too large for an int" \
+    run "$B/sgd_mf" --epochs=99999999999999999999
+  expect_fail 2 "invalid value 'x\\x1b[0m' for param '--epochs'" run "$B/sgd_mf" "--epochs=$(printf 'x\033[0m')"
+  # files that change while they are read: load_text, a loader, load of a text file
+  awk 'BEGIN { for (i = 0; i < 600000; i++) print i, i % 1000, 1.5 }' >grow.txt
+  cp grow.txt grow.triplets
+  cp grow.txt grow2.txt
+  while_changing grow.txt "baddata.orn:$(grep -n '^text_lines = load_text' "$S/baddata.orn" |
+    cut -d: -f1): load_text: grow.txt: read error: file changed while reading" \
+    "$B/baddata" --lines=grow.txt
+  while_changing grow.triplets "$P: load_triplets: grow.triplets: read error: file changed while reading" \
+    "$B/baddata" --triplets=grow.triplets
+  while_changing grow2.txt "$T: load: grow2.txt: read error: file changed while reading" \
+    "$B/baddata" --text=grow2.txt
   ;;
 text)
   printf 'inner.txt\r\nsecond line\n\nlast without newline' >list.txt

@@ -1,8 +1,8 @@
 /* fuzz_loaders.c: libFuzzer target for the data loaders: the first byte picks a format
- * (triplets, libsvm, docword, or load() of a saved array, text or binary), the rest is the
- * file. Every input must end in an array or in an error status with a message, never in a
- * crash, a hang, a leak or a sanitizer report. Runs the DSM in one process (the local
- * transport), so no MPI is needed.
+ * (triplets, libsvm, docword, or load() of a saved array, text or binary) and whether
+ * non-finite values are allowed, the rest is the file. Every input must end in an array or in an
+ * error status with a message, never in a crash, a hang, a leak or a sanitizer report. Runs the DSM
+ * in one process (the local transport), so no MPI is needed.
  *
  * Bounded 60-second run (clang only):
  *   cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DORN_FUZZ=ON
@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[64];
     /* A suffix decides between the text and the binary format of load(). */
     int kind = data[0] % 6;
+    /* data[0] / 6 odd: with ORN_DSM_ALLOW_NONFINITE (nan, inf, overflow load) */
+    unsigned flags = data[0] / 6 % 2 ? ORN_DSM_ALLOW_NONFINITE : 0;
     snprintf(path, sizeof path, "/tmp/orn-fuzz-%ld%s", (long)getpid(), kind == 4 ? ".txt" : ".bin");
     if (write_file(path, data + 1, size - 1) != 0) abort();
 
@@ -47,26 +49,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int st;
     switch (kind) {
     case 0:
-        st = orn_dsm_load_triplets(ctx, path, &a);
+        st = orn_dsm_load_triplets(ctx, path, flags, &a);
         break;
     case 1:
-        st = orn_dsm_load_libsvm(ctx, path, &a, &b);
+        st = orn_dsm_load_libsvm(ctx, path, flags, &a, &b);
         break;
     case 2:
         st = orn_dsm_load_docword(ctx, path, &a);
         break;
     case 3:
-        st = orn_dsm_load(ctx, path, ORN_DSM_ANYTYPE, &a);
+        st = orn_dsm_load(ctx, path, ORN_DSM_ANYTYPE, flags, &a);
         break;
     case 4:
-        st = orn_dsm_load(ctx, path, ORN_DSM_F32, &a);
+        st = orn_dsm_load(ctx, path, ORN_DSM_F32, flags, &a);
         break;
     default:
-        st = orn_dsm_load(ctx, path, ORN_DSM_I64, &a);
+        st = orn_dsm_load(ctx, path, ORN_DSM_I64, flags, &a);
         break;
     }
-    /* A failure must say what went wrong. */
+    /* A failure must say what went wrong, in printable text (file bytes escaped). */
     if (st != ORN_OK && orn_dsm_error(ctx)[0] == '\0') abort();
+    for (const char *m = orn_dsm_error(ctx); *m; m++)
+        if ((unsigned char)*m < 0x20 || *m == 0x7f) abort();
     orn_dsm_free(b);
     orn_dsm_free(a);
     orn_dsm_ctx_free(ctx);

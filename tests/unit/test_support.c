@@ -96,10 +96,48 @@ static void test_strbuf(void)
     CHECK(b.data == NULL && b.cap == 0);
 }
 
+/* Escaped for messages: control bytes and malformed UTF-8 as \xNN, the rest as is. */
+static void test_escaped(void)
+{
+    static const struct {
+        const char *in;
+        size_t n;
+        const char *out;
+    } cases[] = {
+        {"plain 1.5e3 'x'", 15, "plain 1.5e3 'x'"},
+        {"a\x1b[31mb\n\t\x7f", 10, "a\\x1b[31mb\\x0a\\x09\\x7f"},
+        {"nul\0x", 5, "nul\\x00x"},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14,
+         "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"\xff\xfe", 2, "\\xff\\xfe"},
+        {"\xc3", 1, "\\xc3"},                            /* truncated sequence */
+        {"\xc0\xaf", 2, "\\xc0\\xaf"},                   /* overlong '/' */
+        {"\xed\xa0\x80", 3, "\\xed\\xa0\\x80"},          /* a surrogate */
+        {"\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"}, /* above U+10FFFF */
+        {"\xc2\x9b", 2, "\\xc2\\x9b"},                   /* C1 control (CSI) */
+        {"\xe2\x80\xae", 3, "\\xe2\\x80\\xae"},          /* right-to-left override */
+    };
+    OrnBuf b, c;
+    orn_buf_init(&b);
+    orn_buf_init(&c);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        orn_buf_clear(&b);
+        orn_buf_escaped(&b, cases[i].in, cases[i].n);
+        CHECK(b.len && strcmp(b.data, cases[i].out) == 0);
+        /* idempotent */
+        orn_buf_clear(&c);
+        orn_buf_escaped(&c, b.data, b.len);
+        CHECK(c.len && strcmp(c.data, b.data) == 0);
+    }
+    orn_buf_free(&b);
+    orn_buf_free(&c);
+}
+
 int main(void)
 {
     test_arena();
     test_intern();
     test_strbuf();
+    test_escaped();
     return check_report("test_support");
 }
