@@ -37,10 +37,24 @@ static void check_node(const OrnNode *n, void *ud)
             break;
         }
         switch (n->u.call.builtin) {
-        case ORN_BI_SQRT: case ORN_BI_EXP: case ORN_BI_LOG: case ORN_BI_ABS: case ORN_BI_POW:
-        case ORN_BI_SIN: case ORN_BI_COS: case ORN_BI_TANH: case ORN_BI_FLOOR:
-        case ORN_BI_CEIL: case ORN_BI_MIN: case ORN_BI_MAX: case ORN_BI_SIGMOID:
-        case ORN_BI_I32: case ORN_BI_I64: case ORN_BI_F32: case ORN_BI_F64: case ORN_BI_DOT:
+        case ORN_BI_SQRT:
+        case ORN_BI_EXP:
+        case ORN_BI_LOG:
+        case ORN_BI_ABS:
+        case ORN_BI_POW:
+        case ORN_BI_SIN:
+        case ORN_BI_COS:
+        case ORN_BI_TANH:
+        case ORN_BI_FLOOR:
+        case ORN_BI_CEIL:
+        case ORN_BI_MIN:
+        case ORN_BI_MAX:
+        case ORN_BI_SIGMOID:
+        case ORN_BI_I32:
+        case ORN_BI_I64:
+        case ORN_BI_F32:
+        case ORN_BI_F64:
+        case ORN_BI_DOT:
             break;
         default:
             k->why = "this built-in";
@@ -60,8 +74,8 @@ static void check_node(const OrnNode *n, void *ud)
             k->why = "a local array";
         else if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->parfor == NULL &&
                  orn_cg_acc_index(k->l, s) < 0 &&
-                 (!(s->kind == SYM_PARAM || orn_cg_is_static(s)) || !s->type || s->type->kind < T_BOOL ||
-                  s->type->kind > T_F64))
+                 (!(s->kind == SYM_PARAM || orn_cg_is_static(s)) || !s->type ||
+                  s->type->kind < T_BOOL || s->type->kind > T_F64))
             k->why = "a variable of the enclosing code that is not a top-level scalar";
         break;
     }
@@ -128,8 +142,8 @@ void cg_gpu_env_locals(C *c, const OrnCgLoop *l)
     for (int i = 0; i < lp->nouter_reads; i++) {
         const OrnSym *s = lp->outer_reads[i];
         if (!env_member(c, l, s)) continue;
-        cg_o(c, "    const %s %s __attribute__((unused)) = env_->%s;\n",
-             cg_ctype(s->type->kind), cg_nm(c, s), cg_nm(c, s));
+        cg_o(c, "    const %s %s __attribute__((unused)) = env_->%s;\n", cg_ctype(s->type->kind),
+             cg_nm(c, s), cg_nm(c, s));
     }
 }
 
@@ -139,8 +153,7 @@ void cg_gpu_host(C *c, const OrnCgLoop *l)
     cg_o(c, "\n/* @gpu: the kernels of this loop are in the program's .cu */\n");
     cg_gpu_env(c, l);
     cg_o(c, "extern const OrnGpuKernel orn_gpu_kernel_%d;\n", l->id);
-    cg_o(c, "static int orn_gbody_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
-         l->id);
+    cg_o(c, "static int orn_gbody_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n", l->id);
     cg_o(c, "    OrnGpuEnv_%d ge_;\n    memset(&ge_, 0, sizeof ge_);\n", l->id);
     for (int i = 0; i < lp->nouter_reads; i++) {
         const OrnSym *s = lp->outer_reads[i];

@@ -55,8 +55,8 @@ static int emu_copy(void *dst, const void *src, size_t n)
     if (n) memcpy(dst, src, n);
     return 0;
 }
-static const OrnGpuOps emu_ops = {emu_count, emu_select, emu_sms,  emu_alloc,
-                                  emu_release, emu_copy,  emu_copy};
+static const OrnGpuOps emu_ops = {emu_count,   emu_select, emu_sms, emu_alloc,
+                                  emu_release, emu_copy,   emu_copy};
 
 /* ---------------------------------------------------------------- mode */
 

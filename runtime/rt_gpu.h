@@ -18,8 +18,8 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
  * one thread, grouped in steps whose tiles run at once. */
 typedef struct OrnGpuSched {
     int64_t ntiles;
-    int64_t *order;      /* n elements, grouped by tile */
-    int64_t *start;      /* ntiles + 1 */
+    int64_t *order; /* n elements, grouped by tile */
+    int64_t *start; /* ntiles + 1 */
     int nsteps;
     int64_t *step_start; /* nsteps + 1: step s runs tiles[step_start[s] .. step_start[s+1]) */
     int64_t *tiles;      /* ntiles, grouped by step */
