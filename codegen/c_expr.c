@@ -75,9 +75,10 @@ void cg_ex_subs(C *c, const OrnNode *subs, const OrnSym *arr)
 
 void cg_ex_key(C *c, const OrnNode *subs, const OrnSym *arr)
 {
-    cg_o(c, "(const int64_t[%d]){", orn_list_len(subs));
+    /* CUDA is C++, which has no compound literals: a temporary that lives as long */
+    cg_o(c, c->cuda ? "orn_gpu_key(OrnGpuKey{{" : "(const int64_t[%d]){", orn_list_len(subs));
     cg_ex_subs(c, subs, arr);
-    cg_o(c, "}");
+    cg_o(c, c->cuda ? "}})" : "}");
 }
 
 /* The extents of an array, or of a buffer's target: "d3_W->dims", "v5_a->dims". */

@@ -841,5 +841,6 @@ void cg_c_loop(void *st_, const OrnCgLoop *l)
     c->b = &c->defs;
     body_fn(c, l);
     if (l->prefetch) loop_fn(c, l, true);
+    if (cg_gpu_loop(c, l)) cg_gpu_host(c, l);
     c->loop = NULL;
 }

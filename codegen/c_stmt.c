@@ -674,9 +674,9 @@ static void st_parfor(C *c, const OrnNode *s)
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
     cg_ol(c,
-          "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_body_%d, "
+          "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_%sbody_%d, "
           ".prefetch = %s, .env = NULL, .acc = %s};",
-          l->id, l->id, pf_name, na ? "acc_" : "NULL");
+          l->id, cg_gpu_loop(c, l) ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL");
     cg_ol(c, "orn_std_run(P_, &loop_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;

@@ -13,7 +13,7 @@
  *     end        finish; returns false on an internal error
  *
  * The C emitter (emit_c.c, orn_cg_target_c) writes one C file for the system C compiler;
- * a CUDA emitter for @gpu loop bodies will implement the same interface. */
+ * the CUDA emitter (emit_cuda.c, orn_cg_target_cuda) writes the kernels of @gpu loops. */
 #ifndef ORN_CG_EMIT_H
 #define ORN_CG_EMIT_H
 
@@ -28,6 +28,7 @@ typedef struct OrnCgLoop OrnCgLoop;       /* lower.h */
 
 typedef struct OrnCgOptions {
     const char *file; /* source name used in run-time messages (default: the unit's path) */
+    bool gpu;         /* orionc --gpu: @gpu loops also get CUDA kernels (emit_cuda.c) */
 } OrnCgOptions;
 
 typedef struct OrnCgTarget {
@@ -42,6 +43,8 @@ typedef struct OrnCgTarget {
 } OrnCgTarget;
 
 extern const OrnCgTarget orn_cg_target_c;
+/* The .cu of a --gpu build: the kernels of its @gpu loops (emit_cuda.c). */
+extern const OrnCgTarget orn_cg_target_cuda;
 
 /* Generate code for u (after successful orn_sema and orn_analyze) into out. Returns false
  * on an internal error, which has been reported through u's diagnostics. */

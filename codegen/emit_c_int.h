@@ -57,6 +57,7 @@ typedef struct C {
     const OrnSym *fast_var;
     const OrnNode *fast_body;
     bool next_used;
+    bool cuda; /* writing CUDA (emit_cuda.c): C++, no compound literals */
     bool failed;
     unsigned char *applied; /* by fn index: apply wrapper emitted */
     /* elements held in locals pv<i>_ for a run of the CSR walk (version.h, fixed elements):
@@ -137,6 +138,17 @@ void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);
 void cg_st_for(C *c, const OrnNode *s);
 /* Whether `for` f is a loop reduction (docs/language.md, section 13). */
 bool cg_for_is_reduction(const C *c, const OrnNode *f);
+
+/* c_gpu.c (@gpu loops under --gpu) */
+enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/orn_gpu.h's limits */
+/* Does the CUDA back end run this loop's body? If not, the first construct it does not run
+ * and a description of it. */
+bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const char **why);
+/* A @gpu loop of a --gpu build that the CUDA back end runs. */
+bool cg_gpu_loop(const C *c, const OrnCgLoop *l);
+void cg_gpu_env(C *c, const OrnCgLoop *l);
+void cg_gpu_env_locals(C *c, const OrnCgLoop *l);
+void cg_gpu_host(C *c, const OrnCgLoop *l);
 
 /* c_loop.c */
 void cg_fn_params(C *c, const OrnNode *fn, bool first);

@@ -576,6 +576,7 @@ bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, 
     out->u = u;
     out->plans = plans;
     out->file = opt && opt->file ? opt->file : u->src.path;
+    out->gpu = opt && opt->gpu;
     make_names(out);
     fn_contexts(out);
     out->nloops = u->sema.nloops;

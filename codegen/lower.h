@@ -71,6 +71,7 @@ struct OrnCgProgram {
     unsigned char *needs_ctx; /* by index in u->sema.fns: fn needs a loop context */
     unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
     const char **names;       /* by sym id */
+    bool gpu;                 /* --gpu (OrnCgOptions) */
 };
 
 bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out);

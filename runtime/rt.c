@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "rt_gpu.h"
 
 /* ---------------------------------------------------------------- map */
 
@@ -159,6 +160,7 @@ void orn_rt_finalize(OrnRtCtx *rt)
     free(rt->trace);
     free(rt->loops);
     free(rt->win_hints);
+    orn_gpu_state_free(rt->gpu);
     orn_dsm_ctx_free(rt->dsm);
     free(rt);
 }

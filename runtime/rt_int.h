@@ -61,6 +61,7 @@ struct OrnRtCtx {
     int nloops, caploops;
     RtWinHint *win_hints; /* window.c */
     int nwin_hints, capwin_hints;
+    void *gpu; /* @gpu loops' state (gpu.c), created at the first one */
 };
 
 struct OrnRtBuffer {

@@ -105,6 +105,76 @@ static int report_undefined(const char *log, const OrnCcOptions *o)
     return reported;
 }
 
+static bool executable(const char *p)
+{
+    return p && *p && access(p, X_OK) == 0;
+}
+
+bool orn_cc_find_nvcc(char *buf, size_t n)
+{
+    const char *e = getenv("ORN_NVCC");
+    if (e) {
+        snprintf(buf, n, "%s", e);
+        return executable(e);
+    }
+    if (executable(ORN_NVCC_CONFIGURED)) {
+        snprintf(buf, n, "%s", ORN_NVCC_CONFIGURED);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        snprintf(buf, n, "%.*s/nvcc", (int)len, p);
+        if (len && executable(buf)) return true;
+        p += len;
+        if (*p == ':') p++;
+    }
+    return false;
+}
+
+/* Compile the --gpu kernels into obj: native code for sm_80 and sm_90 and PTX for later
+ * GPUs ($ORN_NVCC_ARCH replaces that list, e.g. "-arch=sm_80"), arithmetic as the host C's
+ * (no contraction). Returns the command's status (127: could not run). */
+static int nvcc_compile(const OrnCcOptions *o, const char *cu, const char *obj)
+{
+    static const char *const inc[] = {ORN_INCLUDE_FLAGS NULL};
+    const char *argv[MAXARGS];
+    int argc = 0;
+    push(argv, &argc, o->nvcc);
+    push(argv, &argc, o->opt ? o->opt : "-O3");
+    if (o->debug) push(argv, &argc, "-g");
+    push(argv, &argc, "--fmad=false");
+    push(argv, &argc, "-Xcompiler");
+    push(argv, &argc, "-ffp-contract=off,-fwrapv,-fno-math-errno");
+    push(argv, &argc, "-Wno-deprecated-gpu-targets");
+    char *arch = NULL;
+    const char *ea = getenv("ORN_NVCC_ARCH");
+    if (ea && *ea) {
+        arch = strdup(ea);
+        for (char *t = arch ? strtok(arch, " \t") : NULL; t; t = strtok(NULL, " \t"))
+            push(argv, &argc, t);
+    } else {
+        push(argv, &argc, "-gencode=arch=compute_80,code=sm_80");
+        push(argv, &argc, "-gencode=arch=compute_90,code=[sm_90,compute_90]");
+    }
+    const char *ccbin = getenv("ORN_NVCC_CCBIN");
+    if (ccbin && *ccbin) {
+        push(argv, &argc, "-ccbin");
+        push(argv, &argc, ccbin);
+    }
+    for (int i = 0; inc[i]; i++) push(argv, &argc, inc[i]);
+    push(argv, &argc, "-x");
+    push(argv, &argc, "cu");
+    push(argv, &argc, "-c");
+    push(argv, &argc, cu);
+    push(argv, &argc, "-o");
+    push(argv, &argc, obj);
+    argv[argc] = NULL;
+    int rc = run(argv, NULL);
+    free(arch);
+    return rc;
+}
+
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o)
 {
     char path[4096];
@@ -171,21 +241,65 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
                 path);
         return 3;
     }
+    /* --gpu: the kernels, as the C: kept on a failure, which is orionc's */
+    char cupath[4200], cuobj[4300], cudalib[4300];
+    if (o->cu) {
+        snprintf(cupath, sizeof cupath, "%s.cu", temp ? path : out);
+        snprintf(cuobj, sizeof cuobj, "%s.o", cupath);
+        /* the CUDA runtime next to nvcc: BIN/../lib64 */
+        snprintf(cudalib, sizeof cudalib, "-L%s", o->nvcc);
+        char *slash = strrchr(cudalib, '/');
+        if (slash) *slash = 0;
+        slash = strrchr(cudalib, '/');
+        if (slash) strcpy(slash, "/lib64");
+        if (write_file(cupath, o->cu, o->cu_len) != 0) {
+            fprintf(stderr, "orionc: error: cannot write '%s': %s\n", cupath, strerror(errno));
+            unlink(obj);
+            if (temp) unlink(path);
+            return 2;
+        }
+        rc = nvcc_compile(o, cupath, cuobj);
+        if (rc != 0) {
+            unlink(obj);
+            unlink(cuobj);
+            if (rc == 127) {
+                if (temp) unlink(path), unlink(cupath);
+                return 2;
+            }
+            fprintf(stderr,
+                    "orionc: internal compiler error: nvcc rejected the generated CUDA code; "
+                    "kept it at %s\n",
+                    cupath);
+            return 3;
+        }
+    }
     /* link: a failure is the program's (an extern that no library defines) */
     argc = 0;
     push(argv, &argc, cc);
     for (int i = 0; base[i]; i++)
         if (strncmp(base[i], "-fsanitize", 10) == 0) push(argv, &argc, base[i]);
     push(argv, &argc, obj);
+    if (o->cu) push(argv, &argc, cuobj);
     push(argv, &argc, "-o");
     push(argv, &argc, out);
     for (int i = 0; libs[i]; i++) push(argv, &argc, libs[i]);
+    if (o->cu) {
+        push(argv, &argc, cudalib);
+        push(argv, &argc, "-lcudart_static");
+        push(argv, &argc, "-lrt");
+        push(argv, &argc, "-ldl");
+        push(argv, &argc, "-lstdc++");
+    }
     for (int i = 0; i < o->nextra; i++) push(argv, &argc, o->extra[i]);
     argv[argc] = NULL;
     OrnBuf log;
     orn_buf_init(&log);
     rc = run(argv, &log);
     unlink(obj);
+    if (o->cu) {
+        unlink(cuobj);
+        if (temp) unlink(cupath);
+    }
     if (rc != 0 && rc != 127) {
         /* Undefined externs become diagnostics at their declarations; anything else the
          * linker said is shown as it said it. */

@@ -18,7 +18,16 @@ typedef struct OrnCcOptions {
      * the symbol itself (e.g. at the extern's declaration in the .orn file). NULL: none. */
     bool (*on_undefined)(void *ud, const char *symbol);
     void *ud;
+    /* --gpu: the kernels' CUDA source (cu_len bytes), compiled with nvcc (the path) and
+     * linked into the executable with the CUDA runtime; NULL: none. */
+    const char *cu;
+    size_t cu_len;
+    const char *nvcc;
 } OrnCcOptions;
+
+/* The nvcc that --gpu uses: $ORN_NVCC when set (even to nothing: then none), else the one
+ * CMake found, else the first on PATH. Writes its path to buf; false when there is none. */
+bool orn_cc_find_nvcc(char *buf, size_t n);
 
 /* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an
  * internal compiler error, reported) when the C compiler rejects the code, which is then

@@ -4,8 +4,8 @@
  * missing or unreadable input), 3 internal compiler error. --check and --explain also run
  * the analyzer (a loop that must run serially is a warning). Without a mode option orionc
  * compiles: front end, analyzer, C code generation (codegen/), then the system C compiler
- * (cc_driver.c); --emit=c stops after generating the C. --gpu is refused with a usage
- * error rather than faked. */
+ * (cc_driver.c); --emit=c stops after generating the C. --gpu also writes the kernels of
+ * @gpu loops (codegen/emit_cuda.c) and builds them with nvcc; --emit=cuda prints them. */
 #define _XOPEN_SOURCE 700 /* sigaltstack */
 
 #include <errno.h>
@@ -38,7 +38,8 @@ typedef enum {
     MODE_AST,
     MODE_EXPLAIN,
     MODE_EXPLAIN_JSON,
-    MODE_EMIT_C
+    MODE_EMIT_C,
+    MODE_EMIT_CUDA
 } Mode;
 
 static const char usage_text[] =
@@ -49,6 +50,9 @@ static const char usage_text[] =
     "  --explain       report how each parallel_for is parallelized, and why\n"
     "  --explain=json  the same report as one JSON object (to -o OUT if given)\n"
     "  --emit=c        print the generated C (to -o OUT if given)\n"
+    "  --emit=cuda     print the CUDA kernels of the @gpu loops (to -o OUT if given)\n"
+    "  --gpu           run @gpu loop bodies on the GPU: builds their kernels with nvcc\n"
+    "                  (ORN_NVCC, or nvcc on PATH); ORN_GPU=off|emulate at run time\n"
     "  -o OUT          output file; without a mode option above, the executable\n"
     "                  (default: FILE without .orn)\n"
     "  -O0 -O1 -O2 -O3 optimization of the generated C (default -O3)\n"
@@ -63,7 +67,6 @@ static const char usage_text[] =
     "  --version       show the version\n"
     "\n"
     "FILE may be '-' for standard input. Run a program with: mpirun -n N ./prog\n"
-    "Not implemented yet: --gpu.\n"
     "\n"
     "Exit codes: 0 success, 1 compile errors, 2 bad usage, 3 internal compiler error.\n";
 
@@ -167,7 +170,8 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
     Mode mode = MODE_NONE;
     bool declared_layout = false; /* --layout=declared: store every array as declared */
     const char *input = NULL, *output = NULL;
-    bool werror = false, options_done = false;
+    bool werror = false, options_done = false, gpu = false;
+    char nvcc[4096] = "";
     OrnCcOptions cc = {0};
     cc.extra = extra;
     cc.cflags = cflags;
@@ -204,10 +208,11 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
             if (mode != MODE_NONE && mode != m)
                 return usage_error("'%s' cannot be combined with another output mode", a);
             mode = m;
-        } else if (strcmp(a, "--emit=c") == 0) {
-            if (mode != MODE_NONE && mode != MODE_EMIT_C)
+        } else if (strcmp(a, "--emit=c") == 0 || strcmp(a, "--emit=cuda") == 0) {
+            Mode m = a[8] ? MODE_EMIT_CUDA : MODE_EMIT_C;
+            if (mode != MODE_NONE && mode != m)
                 return usage_error("'%s' cannot be combined with another output mode", a);
-            mode = MODE_EMIT_C;
+            mode = m;
         } else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0 ||
                    strcmp(a, "-O3") == 0) {
             cc.opt = a;
@@ -224,14 +229,29 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
         } else if ((strncmp(a, "-march=", 7) == 0 || strncmp(a, "-mtune=", 7) == 0) && a[7]) {
             cflags[cc.ncflags++] = a;
         } else if (strcmp(a, "--gpu") == 0) {
-            return usage_error("'%s' is not implemented yet", a);
+            gpu = true;
         } else if (strncmp(a, "--emit=", 7) == 0) {
-            return usage_error("unknown output kind '%s' (expected --emit=ast or --emit=c)", a + 7);
+            return usage_error("unknown output kind '%s' (expected --emit=ast, --emit=c or "
+                               "--emit=cuda)",
+                               a + 7);
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (!input) return usage_error("no input file");
+    if (mode == MODE_EMIT_CUDA) gpu = true;
+    if (gpu && mode == MODE_NONE && !orn_cc_find_nvcc(nvcc, sizeof nvcc)) {
+        fprintf(
+            stderr,
+            "orionc: error: --gpu needs the CUDA compiler nvcc, and %s\n"
+            "  install the CUDA toolkit (12 or later: "
+            "https://developer.nvidia.com/cuda-downloads,\n"
+            "  or the distribution's nvidia-cuda-toolkit package), then put its bin directory on\n"
+            "  PATH or set ORN_NVCC=/path/to/nvcc; without --gpu, @gpu loops run on the CPU\n",
+            getenv("ORN_NVCC") ? "ORN_NVCC does not name an executable"
+                               : "none was found (not at build time, not on PATH)");
+        return EXIT_USAGE;
+    }
     if (mode == MODE_CHECK && output) return usage_error("'-o' is not used with '--check'");
     char default_out[4096];
     if (mode == MODE_NONE && !output) {
@@ -279,23 +299,34 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                 rc = write_output(output, report.data, report.len);
                 orn_buf_free(&report);
             }
-        } else if (mode == MODE_NONE || mode == MODE_EMIT_C) {
+        } else if (mode == MODE_NONE || mode == MODE_EMIT_C || mode == MODE_EMIT_CUDA) {
             OrnPlanSet plans;
             if (orn_sema(u) && orn_analyze(u, &plans) && !orn_diags_failed(&u->diags)) {
                 if (declared_layout) plans.layout.n = 0;
                 OrnBuf code;
                 orn_buf_init(&code);
-                OrnCgOptions copt = {.file = u->src.path};
-                if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code)) {
+                OrnBuf cu;
+                orn_buf_init(&cu);
+                OrnCgOptions copt = {.file = u->src.path, .gpu = gpu};
+                if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code) ||
+                    (gpu && !orn_cg_generate(u, &plans, &orn_cg_target_cuda, &copt, &cu))) {
                     rc = EXIT_ICE;
+                } else if (mode == MODE_EMIT_CUDA) {
+                    rc = write_output(output, cu.data ? cu.data : "", cu.len);
                 } else if (mode == MODE_NONE) {
                     cc.on_undefined = undefined_extern;
                     cc.ud = u;
+                    if (gpu) {
+                        cc.cu = cu.data ? cu.data : "";
+                        cc.cu_len = cu.len;
+                        cc.nvcc = nvcc;
+                    }
                     rc = orn_cc_build(code.data ? code.data : "", code.len, output, &cc);
                 } else {
                     rc = write_output(output, code.data, code.len);
                 }
                 orn_buf_free(&code);
+                orn_buf_free(&cu);
             }
         } else {
             char *dump = NULL;

@@ -1,0 +1,174 @@
+/* c_gpu.c: what both back ends need of a @gpu loop under `orionc --gpu` (emit_c_int.h):
+ * whether the CUDA back end runs its body (cg_gpu_loop), the struct of the body's outer
+ * scalars that the host hands to the kernels (cg_gpu_env), and the host side of the loop
+ * in the C file (cg_gpu_host): a body with the CPU body's signature that gives the block
+ * to the runtime's GPU path (runtime/rt_gpu.h), the CPU body its fallback.
+ *
+ * The CUDA back end runs loop bodies made of scalar arithmetic, element access to the
+ * plan's dist arrays, views (dot, element-wise view assignments), if/for/while, and sum or
+ * product accumulators, at top level. Anything else (user fns, buffers, local arrays,
+ * random numbers, printing, `for (k, v) in view`) is reported with a warning and the loop
+ * runs on the CPU path. */
+#include <string.h>
+
+#include "emit_c_int.h"
+
+typedef struct Check {
+    const C *c;
+    const OrnCgLoop *l;
+    const OrnNode *bad; /* the first construct the CUDA back end does not run */
+    const char *why;
+} Check;
+
+static void check_node(const OrnNode *n, void *ud)
+{
+    Check *k = ud;
+    if (k->bad || !n) return;
+    switch (n->kind) {
+    case N_FOREACH:
+        k->why = "'for (k, v) in view'";
+        break;
+    case N_RETURN:
+        k->why = "'return'";
+        break;
+    case N_CALL:
+        if (n->u.call.sym) {
+            k->why = "a call of a fn";
+            break;
+        }
+        switch (n->u.call.builtin) {
+        case ORN_BI_SQRT:
+        case ORN_BI_EXP:
+        case ORN_BI_LOG:
+        case ORN_BI_ABS:
+        case ORN_BI_POW:
+        case ORN_BI_SIN:
+        case ORN_BI_COS:
+        case ORN_BI_TANH:
+        case ORN_BI_FLOOR:
+        case ORN_BI_CEIL:
+        case ORN_BI_MIN:
+        case ORN_BI_MAX:
+        case ORN_BI_SIGMOID:
+        case ORN_BI_I32:
+        case ORN_BI_I64:
+        case ORN_BI_F32:
+        case ORN_BI_F64:
+        case ORN_BI_DOT:
+            break;
+        default:
+            k->why = "this built-in";
+            break;
+        }
+        break;
+    case N_NAME: {
+        const OrnSym *s = n->u.name.sym;
+        if (!s) break;
+        if (s->kind == SYM_DIST && cg_is_buffer(s))
+            k->why = "a buffer";
+        else if (s->kind == SYM_DIST && orn_cg_array_index(k->l, s) < 0)
+            k->why = "an array outside the loop's plan";
+        else if (s->kind == SYM_DIST && !orn_cg_boxable(k->l, orn_cg_array_index(k->l, s)))
+            k->why = "an array read from other ranks' parts (prefetched or remote)";
+        else if (s->type && s->type->kind == T_ARRAY && !s->type->dist)
+            k->why = "a local array";
+        else if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->parfor == NULL &&
+                 orn_cg_acc_index(k->l, s) < 0 &&
+                 (!(s->kind == SYM_PARAM || orn_cg_is_static(s)) || !s->type ||
+                  s->type->kind < T_BOOL || s->type->kind > T_F64))
+            k->why = "a variable of the enclosing code that is not a top-level scalar";
+        break;
+    }
+    default:
+        break;
+    }
+    if (k->why) {
+        k->bad = n;
+        return;
+    }
+    orn_ast_each_child(n, check_node, ud);
+}
+
+bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const char **why)
+{
+    const OrnLoop *lp = l->loop;
+    Check k = {c, l, NULL, NULL};
+    if (l->uses_rng) k.why = "random numbers", k.bad = lp->node;
+    for (int i = 0; !k.why && i < lp->naccums; i++)
+        if (lp->accums[i].kind != ACC_SUM && lp->accums[i].kind != ACC_PROD)
+            k.why = "a min or max accumulator", k.bad = lp->node;
+    if (!k.why && (l->narrays > ORN_GPU_MAXARR_CG || lp->naccums > ORN_GPU_MAXACC_CG))
+        k.why = "this many arrays or accumulators", k.bad = lp->node;
+    if (!k.why) check_node(lp->node->u.parfor.body, &k);
+    if (bad) *bad = k.bad;
+    if (why) *why = k.why;
+    return k.why == NULL;
+}
+
+bool cg_gpu_loop(const C *c, const OrnCgLoop *l)
+{
+    return c->p->gpu && l->loop->node->u.parfor.gpu && cg_gpu_check(c, l, NULL, NULL);
+}
+
+/* Top-level scalars the body reads (params and variables), in the loop's order. */
+static bool env_member(const C *c, const OrnCgLoop *l, const OrnSym *s)
+{
+    (void)c;
+    return (s->kind == SYM_PARAM || (s->kind == SYM_VAR && orn_cg_is_static(s))) &&
+           orn_cg_acc_index(l, s) < 0 && s->type && s->type->kind >= T_BOOL &&
+           s->type->kind <= T_F64;
+}
+
+void cg_gpu_env(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    cg_o(c, "typedef struct OrnGpuEnv_%d {\n", l->id);
+    int n = 0;
+    for (int i = 0; i < lp->nouter_reads; i++) {
+        const OrnSym *s = lp->outer_reads[i];
+        if (!env_member(c, l, s)) continue;
+        cg_o(c, "    %s %s;\n", cg_ctype(s->type->kind), cg_nm(c, s));
+        n++;
+    }
+    if (!n) cg_o(c, "    char unused_;\n");
+    cg_o(c, "} OrnGpuEnv_%d;\n", l->id);
+}
+
+/* The element prologue of the CUDA body: the outer scalars, arrays and keys under the
+ * names the C emitter gives them. */
+void cg_gpu_env_locals(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    for (int i = 0; i < lp->nouter_reads; i++) {
+        const OrnSym *s = lp->outer_reads[i];
+        if (!env_member(c, l, s)) continue;
+        cg_o(c, "    const %s %s __attribute__((unused)) = env_->%s;\n", cg_ctype(s->type->kind),
+             cg_nm(c, s), cg_nm(c, s));
+    }
+}
+
+void cg_gpu_host(C *c, const OrnCgLoop *l)
+{
+    const OrnLoop *lp = l->loop;
+    cg_o(c, "\n/* @gpu: the kernels of this loop are in the program's .cu */\n");
+    cg_gpu_env(c, l);
+    cg_o(c, "extern const OrnGpuKernel orn_gpu_kernel_%d;\n", l->id);
+    cg_o(c, "static int orn_gbody_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n", l->id);
+    cg_o(c, "    OrnGpuEnv_%d ge_;\n    memset(&ge_, 0, sizeof ge_);\n", l->id);
+    for (int i = 0; i < lp->nouter_reads; i++) {
+        const OrnSym *s = lp->outer_reads[i];
+        if (!env_member(c, l, s)) continue;
+        cg_o(c, "    ge_.%s = %s;\n", cg_nm(c, s), cg_nm(c, s));
+    }
+    cg_o(c, "    OrnGpuDims dims_[%d];\n    memset(dims_, 0, sizeof dims_);\n", l->narrays);
+    for (int k = 0; k < l->narrays; k++) {
+        const OrnCgArray *a = &l->arrays[k];
+        if (a->role == ORN_ROLE_BUFFERED) continue;
+        cg_o(c, "    memcpy(dims_[%d].dims, %s->dims, sizeof(int64_t) * %d);\n", k,
+             cg_nm(c, a->sym), a->ndim);
+    }
+    cg_o(c,
+         "    return orn_gpu_block(rt_, b_, &orn_plan_%d, &orn_gpu_kernel_%d, dims_, &ge_, "
+         "orn_body_%d, env_);\n}\n",
+         l->id, l->id, l->id);
+}

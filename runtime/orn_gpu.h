@@ -1,0 +1,93 @@
+/* orn_gpu.h: the GPU path of @gpu loops (docs/runtime.md, "GPU loop bodies").
+ *
+ * orionc --gpu compiles each @gpu loop body twice: into the host C as usual (the CPU
+ * path), and into a CUDA file as a `__host__ __device__` element function with a kernel and
+ * a launcher (codegen/emit_cuda.c). The runtime's schedules hand blocks to the body as
+ * always; the host C's body of a @gpu loop calls orn_gpu_block(), which
+ *   - picks the mode once per run: ORN_GPU=off (CPU path), ORN_GPU=emulate (the kernels run
+ *     on the host), else the device when one is present (the CPU path otherwise, said once);
+ *   - copies the block's element keys and values and each array's local box to device
+ *     memory (in emulation: separate host memory behind the same copies);
+ *   - splits the block into tiles with the loop's GPU schedule (gpu_sched_2d.c,
+ *     gpu_sched_1d.c) and launches them step by step: the tiles of one step share no key
+ *     any iteration depends on, so they run at once; in emulation they run in a seeded
+ *     shuffled order;
+ *   - copies back what the loop writes and reduces accumulator contributions on the host,
+ *     in element order (no float atomics).
+ *
+ * This header is plain C that nvcc also compiles: the generated .cu and the host C share
+ * the argument block (OrnGpuArgs) and the kernel descriptor (OrnGpuKernel). */
+#ifndef ORN_GPU_H
+#define ORN_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { ORN_GPU_MAXARR = 16, ORN_GPU_MAXACC = 8, ORN_GPU_MAXKEY = 4 };
+
+/* An array's local box in device memory (the layout of rt.h's OrnRtBox without its view,
+ * plus where a kernel reports an access outside the box). */
+typedef struct OrnGpuBox {
+    char *base;
+    int64_t lo[ORN_GPU_MAXKEY];
+    uint64_t n[ORN_GPU_MAXKEY];
+    int64_t s[ORN_GPU_MAXKEY];
+    size_t esize;
+    int *err;      /* device: set to 1 by an access outside the box */
+    char *scratch; /* device: where such an access goes instead */
+} OrnGpuBox;
+
+/* An array's global extents (what views need: len = dims[':' dimension]). */
+typedef struct OrnGpuDims {
+    int64_t dims[ORN_GPU_MAXKEY];
+} OrnGpuDims;
+
+/* One launch: one step of a GPU schedule. Every pointer is device memory. */
+typedef struct OrnGpuArgs {
+    OrnGpuBox box[ORN_GPU_MAXARR]; /* plan array k's local box */
+    OrnGpuDims dims[ORN_GPU_MAXARR];
+    const int64_t *keys;           /* element i's keys at keys[i * nkeys], runtime key order */
+    char *vals;                    /* element i's value */
+    char *contrib[ORN_GPU_MAXACC]; /* element i's contribution to accumulator a */
+    const int64_t *order;          /* elements grouped by tile */
+    const int64_t *start;          /* tile t: order[start[t] .. start[t + 1]) */
+    const int64_t *tiles;          /* this step's tiles (device: tiles[0 .. ntiles)) */
+    int64_t ntiles;
+    const int64_t *host_tiles; /* emulation: the same tiles, in the order to run them */
+} OrnGpuArgs;
+
+/* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
+ * host memory for the emulation (gpu.c). */
+typedef struct OrnGpuOps {
+    int (*count)(void); /* devices present */
+    int (*select)(int dev);
+    int (*sms)(void); /* multiprocessors of the selected device */
+    void *(*alloc)(size_t n);
+    void (*release)(void *p);
+    int (*put)(void *dst, const void *src, size_t n); /* host to device */
+    int (*get)(void *dst, const void *src, size_t n); /* device to host */
+} OrnGpuOps;
+
+/* A @gpu loop's compiled kernels (generated .cu: orn_gpu_kernel_N). */
+typedef struct OrnGpuKernel {
+    int loop_id;
+    int nkeys;
+    int naccs;
+    size_t acc_size[ORN_GPU_MAXACC]; /* element size of each accumulator */
+    int acc_kind[ORN_GPU_MAXACC];    /* OrnRtType of each (its combine on the host) */
+    size_t env_size;
+    /* Run the tiles of one step: on the device (emulate 0) or on the host in host_tiles
+     * order (emulate 1). Returns 0, or non-zero when the launch failed. */
+    int (*launch)(const OrnGpuArgs *a, const void *env, int emulate);
+    const OrnGpuOps *dev; /* the CUDA runtime */
+} OrnGpuKernel;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,251 @@
+/* orn_gpu_dev.cuh: what a generated .cu (codegen/emit_cuda.c) compiles against: the
+ * element-access and view helpers of rt.h and orn_std.h that generated loop bodies call,
+ * as __host__ __device__ functions over device boxes (OrnGpuBox), and the CUDA runtime
+ * behind OrnGpuOps. The C emitter writes the loop body; this header gives its calls the
+ * same meaning on the device, where there is no slow path: an access outside the rank's
+ * box (a plan violation, or an index out of range) sets the box's error flag and goes to
+ * scratch space, and the launch then fails with a message on the host (gpu.c).
+ *
+ * Arithmetic is the host's: nvcc compiles with --fmad=false (no contraction, as the host C
+ * is compiled with -ffp-contract=off), and view reductions keep the sixteen / eight
+ * partial sums of orn_std.h in the same order. */
+#ifndef ORN_GPU_DEV_CUH
+#define ORN_GPU_DEV_CUH
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime.h>
+
+#include "orn_gpu.h"
+
+#define ORN_HD __host__ __device__ static inline
+
+typedef OrnGpuBox OrnRtBox;
+
+/* A key as an argument: generated C passes (const int64_t[n]){...}, CUDA (C++) a temporary
+ * that lives to the end of the full expression. */
+typedef struct OrnGpuKey {
+    int64_t k[ORN_GPU_MAXKEY];
+} OrnGpuKey;
+ORN_HD const int64_t *orn_gpu_key(const OrnGpuKey &key)
+{
+    return key.k;
+}
+#define P_ ((const void *)0)
+
+ORN_HD int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
+{
+    uint64_t off = 0;
+    int in = 1;
+    for (int d = 0; d < nd; d++) {
+        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
+        in &= r < x->n[d];
+        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+    }
+    return in ? (int64_t)off : -1;
+}
+
+ORN_HD int64_t orn_rt_box_at(const OrnRtBox *x, int nd, const int64_t *key)
+{
+    return orn_rt_box_off(x, nd, key);
+}
+
+ORN_HD int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
+{
+    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
+           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
+}
+
+/* An access outside the box: flag it, hand out scratch space. */
+ORN_HD char *orn_gpu_miss(const OrnRtBox *x)
+{
+    *x->err = 1;
+    return x->scratch;
+}
+
+#define ORN_GPU_TYPED(T, name)                                                                     \
+    ORN_HD T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                       \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) return ((const T *)(const void *)x->base)[o];                                  \
+        orn_gpu_miss(x);                                                                           \
+        return (T)0;                                                                               \
+    }                                                                                              \
+    ORN_HD T *orn_rt_wp_##name(const OrnRtBox *x, int nd, const int64_t *key)                      \
+    {                                                                                              \
+        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
+        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        return (T *)(void *)orn_gpu_miss(x);                                                       \
+    }                                                                                              \
+    ORN_HD T *orn_rt_rw_##name(const OrnRtBox *x, int nd, const int64_t *key)                      \
+    {                                                                                              \
+        return orn_rt_wp_##name(x, nd, key);                                                       \
+    }
+ORN_GPU_TYPED(int32_t, i32)
+ORN_GPU_TYPED(int64_t, i64)
+ORN_GPU_TYPED(float, f32)
+ORN_GPU_TYPED(double, f64)
+#undef ORN_GPU_TYPED
+
+/* ---------------------------------------------------------------- views */
+
+/* orn_std.h's OrnStdVec, reduced to its fast path (a pointer and a stride). */
+typedef struct OrnStdVec {
+    char *p;
+    int64_t stride;
+    int64_t len;
+    const OrnRtBox *box;
+} OrnStdVec;
+
+ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims,
+                                 int dim, int64_t fixed, int line)
+{
+    (void)prog;
+    (void)line;
+    int other = 1 - dim;
+    uint64_t rf = (uint64_t)fixed - (uint64_t)x->lo[other];
+    uint64_t r0 = (uint64_t)0 - (uint64_t)x->lo[dim];
+    OrnStdVec r;
+    r.len = dims[dim];
+    r.box = x;
+    if (rf < x->n[other] && r0 < x->n[dim] &&
+        (uint64_t)dims[dim] - (uint64_t)x->lo[dim] <= x->n[dim] && fixed >= 0 &&
+        fixed < dims[other]) {
+        r.p = x->base + ((other == 1 ? rf : rf * (uint64_t)x->s[other]) +
+                         (dim == 1 ? r0 : r0 * (uint64_t)x->s[dim])) *
+                            x->esize;
+        r.stride = dim == 1 ? 1 : x->s[dim];
+        return r;
+    }
+    r.p = orn_gpu_miss(x); /* every element to scratch[0] */
+    r.stride = 0;
+    return r;
+}
+
+ORN_HD void orn_std_vec_same(const OrnStdVec *a, const OrnStdVec *b)
+{
+    if (a->len != b->len) orn_gpu_miss(a->box);
+}
+
+#define ORN_GPU_VEC_ACCESS(T, name)                                                                \
+    ORN_HD T orn_std_vget_##name(const OrnStdVec *v, int64_t x)                                    \
+    {                                                                                              \
+        return ((const T *)(const void *)v->p)[x * v->stride];                                     \
+    }                                                                                              \
+    ORN_HD void orn_std_vset_##name(const OrnStdVec *v, int64_t x, T val)                          \
+    {                                                                                              \
+        ((T *)(void *)v->p)[x * v->stride] = val;                                                  \
+    }
+ORN_GPU_VEC_ACCESS(int32_t, i32)
+ORN_GPU_VEC_ACCESS(int64_t, i64)
+ORN_GPU_VEC_ACCESS(float, f32)
+ORN_GPU_VEC_ACCESS(double, f64)
+#undef ORN_GPU_VEC_ACCESS
+
+/* The partial-sum trees of orn_std.h, in the same order. */
+ORN_HD double orn_std_lanes(const double *s)
+{
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+ORN_HD float orn_std_lanes_f32(const float *s)
+{
+    return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) +
+           (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
+}
+
+ORN_HD float orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n)
+{
+    float s[16] = {0};
+    for (int64_t x = 0; x < n; x++) s[x & 15] += a[x * sa] * b[x * sb];
+    return orn_std_lanes_f32(s);
+}
+
+/* Never reached: every device view is on the fast path (p set). */
+ORN_HD float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b)
+{
+    (void)b;
+    orn_gpu_miss(a->box);
+    return 0;
+}
+ORN_HD double orn_std_vdot_slow(const OrnStdVec *a, const OrnStdVec *b)
+{
+    (void)b;
+    orn_gpu_miss(a->box);
+    return 0;
+}
+
+#define ORN_GPU_DOT(TA, NA, TB, NB)                                                                \
+    ORN_HD double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b, int64_t sb,        \
+                                          int64_t n)                                               \
+    {                                                                                              \
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+        for (int64_t x = 0; x < n; x++) s[x & 7] += (double)a[x * sa] * (double)b[x * sb];         \
+        return orn_std_lanes(s);                                                                   \
+    }
+#define ORN_GPU_DOT_ROW(TA, NA)                                                                    \
+    ORN_GPU_DOT(TA, NA, int32_t, i32)                                                              \
+    ORN_GPU_DOT(TA, NA, int64_t, i64)                                                              \
+    ORN_GPU_DOT(TA, NA, float, f32)                                                                \
+    ORN_GPU_DOT(TA, NA, double, f64)
+ORN_GPU_DOT_ROW(int32_t, i32)
+ORN_GPU_DOT_ROW(int64_t, i64)
+ORN_GPU_DOT_ROW(float, f32)
+ORN_GPU_DOT_ROW(double, f64)
+#undef ORN_GPU_DOT_ROW
+#undef ORN_GPU_DOT
+
+/* ---------------------------------------------------------------- the CUDA runtime */
+
+static int orn_gpu_cuda_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+    return n;
+}
+static int orn_gpu_cuda_select(int dev)
+{
+    return cudaSetDevice(dev) == cudaSuccess ? 0 : -1;
+}
+static int orn_gpu_cuda_sms(void)
+{
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 1;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 1;
+    return n > 0 ? n : 1;
+}
+static void *orn_gpu_cuda_alloc(size_t n)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, n ? n : 1) == cudaSuccess ? p : NULL;
+}
+static void orn_gpu_cuda_release(void *p)
+{
+    if (p) cudaFree(p);
+}
+static int orn_gpu_cuda_put(void *dst, const void *src, size_t n)
+{
+    return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+}
+static int orn_gpu_cuda_get(void *dst, const void *src, size_t n)
+{
+    return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
+}
+static const OrnGpuOps orn_gpu_cuda_ops = {orn_gpu_cuda_count, orn_gpu_cuda_select,
+                                           orn_gpu_cuda_sms,   orn_gpu_cuda_alloc,
+                                           orn_gpu_cuda_release, orn_gpu_cuda_put,
+                                           orn_gpu_cuda_get};
+
+/* After a launch: wait for it; 0 or the CUDA error, said. */
+static int orn_gpu_cuda_wait(int loop_id)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return 0;
+    fprintf(stderr, "orion: @gpu loop %d: CUDA error: %s\n", loop_id, cudaGetErrorString(e));
+    return -1;
+}
+
+#endif
