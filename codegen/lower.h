@@ -71,6 +71,8 @@ struct OrnCgProgram {
     unsigned char *needs_ctx; /* by index in u->sema.fns: fn needs a loop context */
     unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
     const char **names;       /* by sym id */
+    bool module;              /* OrnCgOptions.module, .from */
+    uint32_t from;
 };
 
 bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out);

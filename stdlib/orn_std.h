@@ -63,6 +63,10 @@ typedef struct OrnStdProg {
     FILE *trace;      /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
     int64_t runs;     /* loops run so far */
     int stats;        /* $ORN_STATS: print every loop's statistics (orn_rt_stats) on stderr */
+    /* The `orion` REPL (docs/repl.md): a jmp_buf * that run-time errors return to instead
+     * of ending the job; NULL in compiled programs. See orn_std_die and orn_std_run. */
+    void *recover;
+    void *body_jb; /* inside a guarded loop body (std.c): where a body error goes */
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
@@ -83,6 +87,25 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
  * failure that every rank agrees on (loaders, save, load) is printed once, by rank 0, and
  * the ranks exit 1 together; any other ends the job from the failing rank. */
 void orn_std_fail(OrnStdProg *p, int status, int line, int agreed) ORN_STD_NORETURN;
+
+/* ---------------------------------------------------------------- the REPL's modules */
+
+/* The session state of the `orion` REPL (slots.c): one slot per top-level variable, param
+ * and dist array, keyed by "name@offset" and typed by its type's name. A module
+ * (OrnCgOptions.module) copies each global in from its slot when the slot exists with the
+ * same type and size (else the slot is made from the module's initial value) and out at
+ * its end. */
+typedef struct OrnStdSlots OrnStdSlots;
+OrnStdSlots *orn_std_slots_new(void);
+void orn_std_slots_free(OrnStdSlots *s);
+void orn_std_slot_in(OrnStdSlots *s, const char *key, const char *type, void *var, size_t size);
+void orn_std_slot_out(OrnStdSlots *s, const char *key, const char *type, const void *var,
+                      size_t size);
+/* The slots in order of creation: key and type, NULL past the end (for `:vars`). */
+const char *orn_std_slot_at(const OrnStdSlots *s, int i, const char **type);
+/* --name=value parsing of a module's params (argv[0] is skipped): -1 to go on, else the
+ * exit code (0 after --help, 2 after a bad argument), rank 0 having printed why. */
+int orn_std_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params, int nparams);
 
 /* ---------------------------------------------------------------- random numbers */
 

@@ -18,6 +18,7 @@ typedef struct OrnCcOptions {
      * the symbol itself (e.g. at the extern's declaration in the .orn file). NULL: none. */
     bool (*on_undefined)(void *ud, const char *symbol);
     void *ud;
+    bool shared; /* build a shared object (-fPIC -shared, no libraries) instead */
 } OrnCcOptions;
 
 /* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an
