@@ -249,6 +249,11 @@ int main(int argc, char **argv)
     int one = 1;
     char **av = argv;
     orn_std_init(&r.prog, &one, &av, script ? script : "<stdin>", NULL, 0);
+    char self[4200];
+    if (script) { /* --help: "usage: orion run prog.orn [--NAME=VALUE ...]" */
+        snprintf(self, sizeof self, "%s run %s", argv[0], script);
+        r.prog.prog = self;
+    }
     r.s = orn_session_new(&r.prog, script == NULL);
     if (!r.s) return 1;
     int rc = 0;
