@@ -405,10 +405,9 @@ static void module_entry(C *c, const OrnNode *program, int np)
         cg_o(c, "        int rc_ = orn_std_params(P_, argc, argv, NULL, 0);\n");
         cg_o(c, "        if (rc_ >= 0) return 100 + rc_;\n    }\n");
     }
-    cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n");
-    c->ind = 1;
-    module_slots(c, "out");
-    cg_o(c, "        return 1;\n    }\n    p_->recover = &jb_;\n");
+    /* an extern that cannot be loaded: nothing has run, the input is not taken (2) */
+    cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n        return 2;\n    }\n");
+    cg_o(c, "    p_->recover = &jb_;\n");
     for (int i = 0; i < c->u->sema.nfns; i++) {
         const OrnNode *fn = c->u->sema.fns[i];
         if (!fn || !fn->u.fn.is_extern || !fn->u.fn.lib || !fn->u.fn.sym) continue;
@@ -416,6 +415,11 @@ static void module_entry(C *c, const OrnNode *program, int np)
         cg_put_str(c, fn->u.fn.lib, strlen(fn->u.fn.lib));
         cg_o(c, ", \"%s\", %u);\n", fn->u.fn.id->s, fn->span.line);
     }
+    /* a run-time error: what ran stays done (1) */
+    cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n");
+    c->ind = 1;
+    module_slots(c, "out");
+    cg_o(c, "        return 1;\n    }\n");
     const OrnNode *first = program ? program->u.block.stmts : NULL;
     while (first && first->span.lo < c->p->from) first = first->next;
     cg_st_list(c, first);

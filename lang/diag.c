@@ -187,8 +187,9 @@ void orn_vdiag(OrnDiags *d, OrnDiagKind kind, OrnSpan span, const char *fmt, va_
         d->suppressed = true;
         return;
     }
-    d->suppressed = false;
-    if (!d->out) return;
+    /* a warning about text the REPL accepted before: said then already */
+    d->suppressed = kind == ORN_WARNING && span.line > 0 && span.lo < d->quiet_before;
+    if (!d->out || d->suppressed) return;
     /* -Werror: the warning is printed as an error (still counted as a warning, which
      * orn_diags_failed turns into failure) and says why it is one. */
     bool as_error = kind == ORN_ERROR || d->werror;

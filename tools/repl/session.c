@@ -26,7 +26,8 @@ struct OrnSession {
     OrnBuf acc; /* the text accepted so far */
     uint32_t acc_lines;
     OrnStdSlots *slots;
-    char **keep; /* file names the loaded modules' messages point to */
+    const char *path; /* the path of the last piece run */
+    char **keep;      /* file names the loaded modules' messages point to */
     int nkeep;
     char cache[4000];
 };
@@ -57,6 +58,7 @@ OrnSession *orn_session_new(OrnStdProg *p, bool declared_layout)
     s->declared_layout = declared_layout;
     orn_buf_init(&s->acc);
     s->slots = orn_std_slots_new();
+    s->path = "<repl>";
     const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
     if (x && *x)
         snprintf(s->cache, sizeof s->cache, "%s/orion", x);
@@ -131,11 +133,12 @@ static int build(OrnSession *s, const OrnBuf *code, char *so, size_t size)
 /* Parse and check text (the accepted text, then the new piece at combined line l0, shown
  * as line `line` of path). NULL after an error (reported on rank 0). */
 static OrnUnit *check(OrnSession *s, const char *path, const OrnBuf *text, uint32_t l0,
-                      uint32_t line, OrnPlanSet *plans)
+                      uint32_t line, uint32_t from, OrnPlanSet *plans, FILE *diag)
 {
-    OrnUnit *u = orn_unit_new(path, text->data ? text->data : "", text->len,
-                              s->p->rank == 0 ? stderr : NULL);
+    OrnUnit *u =
+        orn_unit_new(path, text->data ? text->data : "", text->len, s->p->rank == 0 ? diag : NULL);
     u->diags.line_shift = (int32_t)line - (int32_t)l0;
+    u->diags.quiet_before = from;
     if (orn_parse(u, false) != ORN_PARSE_OK || !orn_sema(u) || !orn_analyze(u, plans) ||
         orn_diags_failed(&u->diags)) {
         orn_unit_free(u);
@@ -176,7 +179,7 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
     orn_buf_init(&code);
     OrnPlanSet plans;
     int rc = 1;
-    OrnUnit *u = check(s, path, &t, l0, line, &plans);
+    OrnUnit *u = check(s, path, &t, l0, line, from, &plans, stderr);
     if (!u) goto fn_exit;
     if (has_statements(u, from) || argc > 0) {
         const char *file = keep_name(s, path);
@@ -192,9 +195,13 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
             goto fn_fail; /* the handle stays open: its strings may be in use */
         }
         s->p->file = file;
+        s->path = file;
         rc = entry(s->p, s->slots, argc, argv);
         fflush(stdout);
-        if (rc >= 100) goto fn_exit; /* --help, a bad --param: the text is not accepted */
+        if (rc >= 100 || rc == 2) { /* --help, a bad --param, an extern: not taken */
+            rc = rc == 2 ? 1 : rc;
+            goto fn_exit;
+        }
     } else {
         rc = 0;
     }
@@ -216,12 +223,17 @@ fn_fail:
 void orn_session_explain(OrnSession *s, FILE *out)
 {
     OrnPlanSet plans;
-    OrnUnit *u = check(s, "<repl>", &s->acc, 1, 1, &plans);
+    OrnUnit *u = check(s, s->path, &s->acc, 1, 1, (uint32_t)s->acc.len, &plans, NULL);
     if (!u) return;
     OrnBuf r;
     orn_buf_init(&r);
     orn_explain_text(&r, u, &plans);
-    if (s->p->rank == 0) fwrite(r.data ? r.data : "", 1, r.len, out);
+    /* the last loop's report: its lines from the last one that is not indented */
+    const char *t = r.data ? r.data : "", *last = NULL;
+    for (const char *q = t; *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : q + strlen(q))
+        if (*q != ' ' && *q != '\n' && strstr(q, "parallel_for") == strchr(q, ' ') + 1) last = q;
+    if (s->p->rank == 0 && last) fputs(last, out);
+    if (s->p->rank == 0 && !last) fputs("no parallel_for yet\n", out);
     orn_buf_free(&r);
     orn_unit_free(u);
 }
