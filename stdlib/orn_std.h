@@ -67,6 +67,9 @@ typedef struct OrnStdProg {
      * of ending the job; NULL in compiled programs. See orn_std_die and orn_std_run. */
     void *recover;
     void *body_jb; /* inside a guarded loop body (std.c): where a body error goes */
+    /* The REPL's Ctrl-C flag (set by its signal handler): a guarded loop runs no more
+     * bodies once it is set, and every rank returns to the prompt at the loop's end. */
+    volatile int *interrupt;
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params

@@ -228,6 +228,14 @@ static int guarded_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 {
     Guard *g = env;
     if (g->failed) return 0;
+    if (g->p->interrupt && *g->p->interrupt) {
+        fflush(stdout);
+        fprintf(stderr, "orion: rank %d: %s:%d: interrupted\n", g->p->rank,
+                g->loop->plan->file ? g->loop->plan->file : "?", g->loop->plan->line);
+        fflush(stderr);
+        g->failed = 1;
+        return 0;
+    }
     if (setjmp(g->jb)) {
         g->failed = 1;
         return 0;

@@ -10,7 +10,9 @@
 #define _GNU_SOURCE /* getline, strdup */
 
 #include <editline/readline.h>
+#include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,42 @@
 #include "strbuf.h"
 
 enum { MSG_QUIT, MSG_CODE, MSG_COMMAND };
+
+/* Ctrl-C (interactive mode). While rank 0 waits for a line, it abandons the input: the
+ * read in read_key fails with EINTR (the handler is installed without SA_RESTART), which
+ * ends readline, and what it returns is dropped. While a piece runs, it sets the flag that
+ * guarded loops poll (OrnStdProg.interrupt); a second Ctrl-C before the prompt returns
+ * ends orion. A signal handler needs these at file scope. */
+static volatile sig_atomic_t reading, input_cancelled;
+static volatile int interrupted;
+
+static void on_sigint(int sig)
+{
+    if (reading) {
+        input_cancelled = 1;
+        return;
+    }
+    if (interrupted) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    interrupted = 1;
+}
+
+/* next_line's answer when Ctrl-C abandoned the input */
+static char abandoned[] = "";
+
+/* libedit's key reader (rl_getc_function): one byte; EOF once Ctrl-C cancelled the line */
+static int read_key(FILE *f)
+{
+    for (;;) {
+        unsigned char c;
+        ssize_t k = read(fileno(f), &c, 1);
+        if (k == 1) return c;
+        if (k < 0 && errno == EINTR && !input_cancelled) continue;
+        return EOF;
+    }
+}
 
 typedef struct Repl {
     OrnStdProg prog;
@@ -76,6 +114,7 @@ static char *read_file(const char *path, size_t *len)
 
 static void run_piece(Repl *r, const char *path, const char *text, size_t len, uint32_t line)
 {
+    interrupted = 0;
     double t0 = orn_std_wall_time();
     r->failed = orn_session_run(r->s, path, text, len, line, 0, NULL);
     if (r->failed >= 100) {
@@ -131,7 +170,16 @@ static bool command(Repl *r, const char *c)
 static char *next_line(Repl *r, bool continuation)
 {
     if (r->interactive) {
+        input_cancelled = 0;
+        reading = 1;
         char *l = readline(continuation ? "   ...> " : "orion> ");
+        reading = 0;
+        if (input_cancelled) {
+            free(l);
+            fputs("^C\n", stdout);
+            fflush(stdout);
+            return abandoned;
+        }
         if (l && *l) add_history(l);
         return l;
     }
@@ -169,6 +217,10 @@ static void loop(Repl *r)
         if (r->prog.rank == 0) {
             for (;;) {
                 char *l = next_line(r, pend.len > 0);
+                if (l == abandoned) { /* Ctrl-C: drop what was typed */
+                    pend.len = 0;
+                    continue;
+                }
                 uint32_t ln = r->next_line++;
                 if (!l) {
                     kind = pend.len ? MSG_CODE : MSG_QUIT;
@@ -223,7 +275,8 @@ static void loop(Repl *r)
 static int usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s                      the REPL (reads stdin; prompts on a terminal)\n"
+            "usage: %s [-i]                 the REPL (reads stdin; prompts on a terminal, or\n"
+            "                                with -i, e.g. under mpirun)\n"
             "       %s run prog.orn [--param=value ...]\n",
             prog, prog);
     return 2;
@@ -232,6 +285,7 @@ static int usage(const char *prog)
 int main(int argc, char **argv)
 {
     Repl r = {.next_line = 1};
+    bool force_prompt = false;
     const char *script = NULL;
     int pargc = 0;
     char **pargv = NULL;
@@ -240,6 +294,8 @@ int main(int argc, char **argv)
         script = argv[2];
         pargc = argc - 2; /* argv[2] stands in for the program name */
         pargv = argv + 2;
+    } else if (argc == 2 && strcmp(argv[1], "-i") == 0) {
+        force_prompt = true; /* mpirun passes stdin through a pipe */
     } else if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(argv[0]);
         return 0;
@@ -269,16 +325,27 @@ int main(int argc, char **argv)
         }
         free(text);
     } else {
-        int tty = r.prog.rank == 0 && isatty(0);
+        int tty = r.prog.rank == 0 && (force_prompt || isatty(0));
         if (r.prog.size > 1) MPI_Bcast(&tty, 1, MPI_INT, 0, MPI_COMM_WORLD);
         r.interactive = tty;
         r.path = tty ? "<repl>" : "<stdin>";
+        if (tty) {
+            r.prog.interrupt = &interrupted;
+            orn_rt_set_sliced(r.prog.rt, 1); /* loops see a Ctrl-C between slices */
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_sigint;
+            sigemptyset(&sa.sa_mask);
+            sigaction(SIGINT, &sa, NULL);
+        }
         if (r.interactive && r.prog.rank == 0) {
             const char *hf = getenv("ORION_HISTORY"), *home = getenv("HOME");
             if (hf && *hf)
                 snprintf(r.history, sizeof r.history, "%s", hf);
             else
                 snprintf(r.history, sizeof r.history, "%s/.orion_history", home ? home : ".");
+            rl_catch_signals = 0; /* Ctrl-C is ours (on_sigint, read_key) */
+            rl_getc_function = read_key;
             using_history();
             read_history(r.history);
             printf("orion %s: :help for help, :quit or Ctrl-D to leave\n", ORN_VERSION);
