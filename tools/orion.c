@@ -169,7 +169,10 @@ static bool command(Repl *r, const char *c)
 /* Rank 0: the next line of input, without the prompt logic of the caller; NULL at EOF. */
 static char *next_line(Repl *r, bool continuation)
 {
-    if (r->interactive) {
+    if (r->interactive && !isatty(0)) { /* -i under mpirun: prompts, no line editing */
+        fputs(continuation ? "   ...> " : "orion> ", stdout);
+        fflush(stdout);
+    } else if (r->interactive) {
         input_cancelled = 0;
         reading = 1;
         char *l = readline(continuation ? "   ...> " : "orion> ");
