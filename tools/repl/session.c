@@ -13,6 +13,7 @@
 #include "analyze.h"
 #include "cc_driver.h"
 #include "emit.h"
+#include "eval.h"
 #include "explain.h"
 #include "orn_config.h"
 #include "strbuf.h"
@@ -27,6 +28,7 @@ struct OrnSession {
     uint32_t acc_lines;
     OrnStdSlots *slots;
     const char *path; /* the path of the last piece run */
+    bool evaluate;    /* simple pieces by the evaluator (eval.h); $ORN_REPL_COMPILE=1: never */
     char **keep;      /* file names the loaded modules' messages point to */
     int nkeep;
     char cache[4000];
@@ -59,6 +61,8 @@ OrnSession *orn_session_new(OrnStdProg *p, bool declared_layout)
     orn_buf_init(&s->acc);
     s->slots = orn_std_slots_new();
     s->path = "<repl>";
+    const char *nc = getenv("ORN_REPL_COMPILE");
+    s->evaluate = !(nc && *nc && strcmp(nc, "0") != 0);
     const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
     if (x && *x)
         snprintf(s->cache, sizeof s->cache, "%s/orion", x);
@@ -96,6 +100,11 @@ static const char *keep_name(OrnSession *s, const char *path)
     s->keep[s->nkeep] = strdup(path);
     if (!s->keep[s->nkeep]) abort();
     return s->keep[s->nkeep++];
+}
+
+static const char *keep_str(void *ud, const char *str)
+{
+    return keep_name(ud, str);
 }
 
 /* FNV-1a, 64 bits, over the module's C text and what else decides the object. */
@@ -181,7 +190,11 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
     int rc = 1;
     OrnUnit *u = check(s, path, &t, l0, line, from, &plans, stderr);
     if (!u) goto fn_exit;
-    if (has_statements(u, from) || argc > 0) {
+    if (argc == 0 && has_statements(u, from) && s->evaluate && orn_eval_supported(u, from)) {
+        s->p->file = keep_name(s, path);
+        s->path = s->p->file;
+        rc = orn_eval_run(s->p, s->slots, u, from, keep_str, s);
+    } else if (has_statements(u, from) || argc > 0) {
         const char *file = keep_name(s, path);
         OrnCgOptions copt = {.file = file, .module = true, .from = from};
         if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code)) goto fn_fail;

@@ -8,7 +8,9 @@
  * object cached by content hash under $XDG_CACHE_HOME/orion (or ~/.cache/orion); the
  * module is loaded with dlopen and run by the same runtime as compiled programs. Rank 0
  * compiles; every rank loads and runs. An error leaves the session as it was, except for
- * what the failing input changed before its run-time error. */
+ * what the failing input changed before its run-time error. A piece of simple scalar
+ * statements is evaluated over the checked AST instead, with no compile step (eval.h;
+ * $ORN_REPL_COMPILE=1 compiles every piece). */
 #ifndef ORN_REPL_SESSION_H
 #define ORN_REPL_SESSION_H
 
