@@ -81,20 +81,21 @@ static const char help_text[] =
     "  :vars          the session's variables, params and dist arrays\n"
     "  :quit          leave (also Ctrl-D)\n";
 
-/* Rank 0 sends a message to every rank; every rank returns it (text malloc'd). */
-static int share(Repl *r, int kind, uint32_t line, char **text, size_t *len)
+/* Rank 0 sends a message (kind, line, text) to every rank; every rank returns the kind
+ * and has the line and the text (malloc'd). */
+static int share(Repl *r, int kind, uint32_t *line, char **text, size_t *len)
 {
-    int64_t hdr[3] = {kind, line, (int64_t)*len};
+    int64_t hdr[3] = {kind, *line, (int64_t)*len};
     if (r->prog.size == 1) return kind;
     MPI_Bcast(hdr, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (r->prog.rank != 0) {
+        *line = (uint32_t)hdr[1];
         *len = (size_t)hdr[2];
         *text = malloc(*len + 1);
         if (!*text) abort();
         (*text)[*len] = '\0';
     }
     if (hdr[2] > 0) MPI_Bcast(*text, (int)hdr[2], MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (r->prog.rank != 0) (void)line;
     return (int)hdr[0];
 }
 
@@ -256,12 +257,7 @@ static void loop(Repl *r)
                 pend.len = 0;
             }
         }
-        kind = share(r, kind, line, &text, &len);
-        if (r->prog.size > 1) {
-            int64_t l = line;
-            MPI_Bcast(&l, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-            line = (uint32_t)l;
-        }
+        kind = share(r, kind, &line, &text, &len);
         bool go = true;
         if (kind == MSG_QUIT)
             go = false;

@@ -43,8 +43,8 @@ static bool kind_ok(const OrnNode *e)
 
 static bool global_var(const OrnSym *s)
 {
-    return s && (s->kind == SYM_VAR || s->kind == SYM_LOOPVAR || s->kind == SYM_PARAM) &&
-           !s->fn && !s->parfor && s->type && scalar(s->type->kind);
+    return s && (s->kind == SYM_VAR || s->kind == SYM_LOOPVAR || s->kind == SYM_PARAM) && !s->fn &&
+           !s->parfor && s->type && scalar(s->type->kind);
 }
 
 static bool ok_expr(const OrnNode *e);
@@ -155,8 +155,8 @@ static bool ok_stmt(const OrnNode *s)
         return ok_expr(s->u.expr_stmt.e);
     case N_ASSIGN: {
         const OrnNode *t = s->u.assign.target;
-        return t->kind == N_NAME && global_var(t->u.name.sym) &&
-               t->u.name.sym->kind == SYM_VAR && ok_expr(s->u.assign.value);
+        return t->kind == N_NAME && global_var(t->u.name.sym) && t->u.name.sym->kind == SYM_VAR &&
+               ok_expr(s->u.assign.value);
     }
     case N_CONST:
         return true;
@@ -225,9 +225,7 @@ static Val conv(Val v, OrnTypeKind k)
     case T_BOOL:
         return v_i(T_BOOL, truthy(v));
     case T_I32:
-        return v_i(T_I32, is_int(&v) ? (int32_t)v.i
-                          : v.k == T_F64 ? (int32_t)v.f
-                                         : (int32_t)v.f32);
+        return v_i(T_I32, is_int(&v) ? (int32_t)v.i : v.k == T_F64 ? (int32_t)v.f : (int32_t)v.f32);
     case T_I64:
         return v_i(T_I64, is_int(&v) ? v.i : v.k == T_F64 ? (int64_t)v.f : (int64_t)v.f32);
     case T_F32:
@@ -258,18 +256,28 @@ static Val arith(OrnOp op, Val a, Val b)
         double x = k == T_F32 ? a.f32 : a.f, y = k == T_F32 ? b.f32 : b.f;
         if (k == T_I32 || k == T_I64) {
             int64_t p = a.i, q = b.i;
-            r = op == OP_EQ ? p == q : op == OP_NE ? p != q : op == OP_LT ? p < q
-                : op == OP_LE ? p <= q : op == OP_GT ? p > q : p >= q;
+            r = op == OP_EQ   ? p == q
+                : op == OP_NE ? p != q
+                : op == OP_LT ? p < q
+                : op == OP_LE ? p <= q
+                : op == OP_GT ? p > q
+                              : p >= q;
         } else {
-            r = op == OP_EQ ? x == y : op == OP_NE ? x != y : op == OP_LT ? x < y
-                : op == OP_LE ? x <= y : op == OP_GT ? x > y : x >= y;
+            r = op == OP_EQ   ? x == y
+                : op == OP_NE ? x != y
+                : op == OP_LT ? x < y
+                : op == OP_LE ? x <= y
+                : op == OP_GT ? x > y
+                              : x >= y;
         }
         return v_i(T_I32, r);
     }
     switch (k) {
     case T_F64:
-        return v_f64(op == OP_ADD ? a.f + b.f : op == OP_SUB ? a.f - b.f
-                     : op == OP_MUL ? a.f * b.f : a.f / b.f);
+        return v_f64(op == OP_ADD   ? a.f + b.f
+                     : op == OP_SUB ? a.f - b.f
+                     : op == OP_MUL ? a.f * b.f
+                                    : a.f / b.f);
     case T_F32: {
         float x = a.f32, y = b.f32;
         return v_f32(op == OP_ADD ? x + y : op == OP_SUB ? x - y : op == OP_MUL ? x * y : x / y);
@@ -350,7 +358,7 @@ static void set_var(Ev *x, const OrnSym *s, Val v)
     v = conv(v, k);
     bool b = v.i != 0;
     int32_t i32 = (int32_t)v.i;
-    const void *src = k == T_BOOL ? (const void *)&b
+    const void *src = k == T_BOOL  ? (const void *)&b
                       : k == T_I32 ? (const void *)&i32
                       : k == T_I64 ? (const void *)&v.i
                       : k == T_F32 ? (const void *)&v.f32
@@ -461,8 +469,7 @@ static Val call_extern(Ev *x, const OrnNode *e)
     OrnTypeKind rk = fs->type->kind;
     ffi_cif cif;
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)n, ffi_of(rk), types) != FFI_OK)
-        orn_std_die(x->p, x->line, "extern fn '%s': libffi cannot make the call",
-                    fn->u.fn.id->s);
+        orn_std_die(x->p, x->line, "extern fn '%s': libffi cannot make the call", fn->u.fn.id->s);
     union {
         ffi_arg r;
         int64_t i64;
@@ -587,8 +594,8 @@ static Val call_builtin(Ev *x, const OrnNode *e)
     case ORN_BI_DIV:
     case ORN_BI_MOD: {
         int64_t p = conv(a, T_I64).i, q = conv(b, T_I64).i;
-        int64_t r = bi == ORN_BI_DIV ? orn_std_div(x->p, p, q, x->line)
-                                     : orn_std_mod(x->p, p, q, x->line);
+        int64_t r =
+            bi == ORN_BI_DIV ? orn_std_div(x->p, p, q, x->line) : orn_std_mod(x->p, p, q, x->line);
         return conv(v_i(T_I64, r), k);
     }
     case ORN_BI_I32:

@@ -136,7 +136,9 @@ static int build(OrnSession *s, const OrnBuf *code, char *so, size_t size)
         }
         if (rc) unlink(tmp);
     }
-    return orn_dsm_agree(s->p->dsm, rc ? ORN_E_INTERNAL : ORN_OK);
+    rc = orn_dsm_agree(s->p->dsm, rc ? ORN_E_INTERNAL : ORN_OK);
+    if (rc) orn_dsm_clear_error(s->p->dsm);
+    return rc;
 }
 
 /* Parse and check text (the accepted text, then the new piece at combined line l0, shown
@@ -205,7 +207,11 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
         if (!entry) {
             const char *e = dlerror();
             fprintf(stderr, "orion: rank %d: cannot load '%s': %s\n", s->p->rank, so, e ? e : "?");
-            goto fn_fail; /* the handle stays open: its strings may be in use */
+        }
+        /* every rank runs the piece or none does (a rank without the cache folder) */
+        if (orn_dsm_agree(s->p->dsm, entry ? ORN_OK : ORN_E_INTERNAL)) {
+            orn_dsm_clear_error(s->p->dsm);
+            goto fn_fail; /* a handle stays open: its strings may be in use */
         }
         s->p->file = file;
         s->path = file;
