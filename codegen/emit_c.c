@@ -396,15 +396,11 @@ static void module_entry(C *c, const OrnNode *program, int np)
          "\nint orn_module_entry(OrnStdProg *p_, OrnStdSlots *slots_, int argc, char **argv)\n{\n");
     cg_o(c, "    jmp_buf jb_;\n    orn_Pp = p_;\n");
     module_slots(c, "in");
-    if (np) {
-        cg_o(c, "    if (argc > 0) {\n");
-        cg_o(c, "        int rc_ = orn_std_params(P_, argc, argv, orn_params_, %d);\n", np);
-        cg_o(c, "        if (rc_ >= 0) return 100 + rc_;\n    }\n");
-    } else {
-        cg_o(c, "    if (argc > 0) {\n");
-        cg_o(c, "        int rc_ = orn_std_params(P_, argc, argv, NULL, 0);\n");
-        cg_o(c, "        if (rc_ >= 0) return 100 + rc_;\n    }\n");
-    }
+    /* `orion run prog.orn --name=value`: --help or a bad argument ends the run (100 + code) */
+    cg_o(c, "    if (argc > 0) {\n");
+    cg_o(c, "        int rc_ = orn_std_params(P_, argc, argv, %s, %d);\n",
+         np ? "orn_params_" : "NULL", np);
+    cg_o(c, "        if (rc_ >= 0) return 100 + rc_;\n    }\n");
     /* an extern that cannot be loaded: nothing has run, the input is not taken (2) */
     cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n        return 2;\n    }\n");
     cg_o(c, "    p_->recover = &jb_;\n");

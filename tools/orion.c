@@ -271,12 +271,13 @@ static void loop(Repl *r)
     orn_buf_free(&pend);
 }
 
-static int usage(const char *prog)
+static int usage(FILE *out, const char *prog)
 {
-    fprintf(stderr,
-            "usage: %s [-i]                 the REPL (reads stdin; prompts on a terminal, or\n"
-            "                                with -i, e.g. under mpirun)\n"
-            "       %s run prog.orn [--param=value ...]\n",
+    fprintf(out,
+            "usage: %s [-i]       the REPL: statements from stdin, prompts and line editing on\n"
+            "                     a terminal (-i: prompts anyway, e.g. under mpirun)\n"
+            "       %s run prog.orn [--param=value ...]   run a script\n"
+            "docs/repl.md describes both; :help inside the REPL lists its commands.\n",
             prog, prog);
     return 2;
 }
@@ -289,17 +290,17 @@ int main(int argc, char **argv)
     int pargc = 0;
     char **pargv = NULL;
     if (argc >= 2 && strcmp(argv[1], "run") == 0) {
-        if (argc < 3 || argv[2][0] == '-') return usage(argv[0]);
+        if (argc < 3 || argv[2][0] == '-') return usage(stderr, argv[0]);
         script = argv[2];
         pargc = argc - 2; /* argv[2] stands in for the program name */
         pargv = argv + 2;
     } else if (argc == 2 && strcmp(argv[1], "-i") == 0) {
         force_prompt = true; /* mpirun passes stdin through a pipe */
     } else if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(argv[0]);
+        usage(stdout, argv[0]);
         return 0;
     } else if (argc >= 2) {
-        return usage(argv[0]);
+        return usage(stderr, argv[0]);
     }
     int one = 1;
     char **av = argv;
