@@ -18,6 +18,7 @@
 #define ORN_CG_EMIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "analyze.h"
 #include "strbuf.h"
@@ -29,6 +30,13 @@ typedef struct OrnCgLoop OrnCgLoop;       /* lower.h */
 typedef struct OrnCgOptions {
     const char *file; /* source name used in run-time messages (default: the unit's path) */
     bool gpu;         /* orionc --gpu: @gpu loops also get CUDA kernels (emit_cuda.c) */
+    /* A loadable module for the `orion` REPL instead of a program (docs/repl.md): no main()
+     * but `int orn_module_entry(OrnStdProg *, OrnStdSlots *, int argc, char **argv)`, which
+     * copies every top-level variable, param and dist array in from the session's slots,
+     * runs the top-level statements that start at byte `from` or later (only their loops
+     * are emitted), and copies them back out, also after a run-time error. */
+    bool module;
+    uint32_t from;
 } OrnCgOptions;
 
 typedef struct OrnCgTarget {

@@ -72,6 +72,8 @@ struct OrnCgProgram {
     unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
     const char **names;       /* by sym id */
     bool gpu;                 /* --gpu (OrnCgOptions) */
+    bool module;              /* OrnCgOptions.module, .from */
+    uint32_t from;
 };
 
 bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out);

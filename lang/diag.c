@@ -84,7 +84,7 @@ static int ndigits(uint32_t v)
 /* The source line of span, then the caret line: '^' under span.lo, '~' under the rest of
  * the span on that line. Padding copies the tabs of the source line so the caret lines up
  * whatever the tab width. */
-static void put_snippet(OrnBuf *b, const OrnSource *src, OrnSpan span)
+static void put_snippet(OrnBuf *b, const OrnSource *src, OrnSpan span, int32_t shift)
 {
     if (!src || span.line == 0 || span.line > src->nlines) return;
     size_t len;
@@ -111,11 +111,12 @@ static void put_snippet(OrnBuf *b, const OrnSource *src, OrnSpan span)
         if (c1 > w1) c1 = w1;
     }
 
-    int width = ndigits(span.line);
+    uint32_t shown = (uint32_t)((int64_t)span.line + shift);
+    int width = ndigits(shown);
     if (width < GUTTER_MIN) width = GUTTER_MIN;
     OrnBuf mark;
     orn_buf_init(&mark);
-    orn_buf_printf(b, "%*u | ", width, span.line);
+    orn_buf_printf(b, "%*u | ", width, shown);
     orn_buf_printf(&mark, "%*s | ", width, "");
     if (w0 > 0) {
         orn_buf_puts(b, "...");
@@ -153,12 +154,13 @@ static void emit(OrnDiags *d, const char *severity, OrnSpan span, bool located, 
     orn_buf_init(&b);
     orn_buf_vprintf(&msg, fmt, ap);
     if (located && d->src && span.line > 0)
-        orn_buf_printf(&b, "%s:%u:%u: ", d->src->path, span.line, span.col);
+        orn_buf_printf(&b, "%s:%u:%u: ", d->src->path,
+                       (uint32_t)((int64_t)span.line + d->line_shift), span.col);
     orn_buf_printf(&b, "%s: ", severity);
     put_text(&b, msg.data ? msg.data : "", msg.len, false);
     orn_buf_puts(&b, suffix);
     orn_buf_putc(&b, '\n');
-    if (located) put_snippet(&b, d->src, span);
+    if (located) put_snippet(&b, d->src, span, d->line_shift);
     fwrite(b.data, 1, b.len, d->out);
     fflush(d->out);
     orn_buf_free(&msg);
@@ -185,8 +187,9 @@ void orn_vdiag(OrnDiags *d, OrnDiagKind kind, OrnSpan span, const char *fmt, va_
         d->suppressed = true;
         return;
     }
-    d->suppressed = false;
-    if (!d->out) return;
+    /* a warning about text the REPL accepted before: said then already */
+    d->suppressed = kind == ORN_WARNING && span.line > 0 && span.lo < d->quiet_before;
+    if (!d->out || d->suppressed) return;
     /* -Werror: the warning is printed as an error (still counted as a warning, which
      * orn_diags_failed turns into failure) and says why it is one. */
     bool as_error = kind == ORN_ERROR || d->werror;

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "source.h"
@@ -22,10 +23,14 @@ typedef struct OrnDiags {
     const OrnSource *src;
     FILE *out; /* where diagnostics go (stderr by default); NULL: count only */
     int errors, warnings;
-    int ices;        /* internal compiler errors (also counted in errors): exit 3 */
-    int max_errors;  /* 20 by default */
-    bool werror;     /* warnings count as errors */
-    bool suppressed; /* the last error/warning was dropped: drop its notes too */
+    int ices;              /* internal compiler errors (also counted in errors): exit 3 */
+    int max_errors;        /* 20 by default */
+    bool werror;           /* warnings count as errors */
+    bool suppressed;       /* the last error/warning was dropped: drop its notes too */
+    int32_t line_shift;    /* added to the line numbers shown (the REPL: a file's text placed
+                              after the session's) */
+    uint32_t quiet_before; /* warnings (and their notes) at bytes before this are counted,
+                              not printed (the REPL: text it accepted before) */
 } OrnDiags;
 
 void orn_diags_init(OrnDiags *d, const OrnSource *src, FILE *out);

@@ -233,6 +233,11 @@ void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements)
     if (elements >= 1) rt->slice = elements;
 }
 
+void orn_rt_set_sliced(OrnRtCtx *rt, int on)
+{
+    rt->sliced = on != 0;
+}
+
 void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes)
 {
     if (bytes >= 0) rt->replicate_max = bytes;

@@ -51,6 +51,9 @@ void orn_rt_set_timeout(OrnRtCtx *rt, double seconds); /* default 60, $ORN_TIMEO
 void orn_rt_set_subblock(OrnRtCtx *rt, int r, int c);
 void orn_rt_set_trace(OrnRtCtx *rt, int on);           /* record block order */
 void orn_rt_set_slice(OrnRtCtx *rt, int64_t elements); /* progress granularity, 4096 */
+/* Call bodies a slice at a time on every block, not only where progress needs it (the
+ * REPL: a Ctrl-C is seen between slices). The same iterations in the same order. */
+void orn_rt_set_sliced(OrnRtCtx *rt, int on);
 /* Prefetched arrays up to this many bytes are copied whole to every rank before a loop
  * (default 64 MiB, $ORN_REPLICATE_MAX; 0: never). Same value on every rank. */
 void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes);

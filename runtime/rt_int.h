@@ -52,6 +52,7 @@ struct OrnRtCtx {
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
     int64_t slice;
+    int sliced; /* orn_rt_set_sliced: bodies always run a slice at a time */
     int trace_on;
     int nocomm;
     OrnRtTraceEntry *trace;

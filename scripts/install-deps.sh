@@ -3,7 +3,7 @@
 # Idempotent: installs only what is missing. Run as root (or it uses sudo).
 set -eu
 PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
-      libopenblas-dev libedit-dev python3 time"
+      libopenblas-dev libedit-dev python3 time tmux"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -77,6 +77,13 @@ typedef struct OrnStdProg {
     unsigned char *given;
     OrnStdCkpt *ck; /* NULL without --checkpoint and --resume */
     int resume_at;  /* the safe point being resumed at, until its loop takes it; -1 */
+    /* The `orion` REPL (docs/repl.md): a jmp_buf * that run-time errors return to instead
+     * of ending the job; NULL in compiled programs. See orn_std_die and orn_std_run. */
+    void *recover;
+    void *body_jb; /* inside a guarded loop body (std.c): where a body error goes */
+    /* The REPL's Ctrl-C flag (set by its signal handler): a guarded loop runs no more
+     * bodies once it is set, and every rank returns to the prompt at the loop's end. */
+    volatile int *interrupt;
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
@@ -154,6 +161,24 @@ static inline void orn_std_ckpt_point(OrnStdProg *p, int k, int64_t lo, int64_t 
 void orn_std_ckpt_free(OrnStdProg *p);
 /* Exit code of a job stopped by a signal after writing its checkpoint. */
 #define ORN_STD_EXIT_CHECKPOINTED 75
+/* ---------------------------------------------------------------- the REPL's modules */
+
+/* The session state of the `orion` REPL (slots.c): one slot per top-level variable, param
+ * and dist array, keyed by "name@offset" and typed by its type's name. A module
+ * (OrnCgOptions.module) copies each global in from its slot when the slot exists with the
+ * same type and size (else the slot is made from the module's initial value) and out at
+ * its end. */
+typedef struct OrnStdSlots OrnStdSlots;
+OrnStdSlots *orn_std_slots_new(void);
+void orn_std_slots_free(OrnStdSlots *s);
+void orn_std_slot_in(OrnStdSlots *s, const char *key, const char *type, void *var, size_t size);
+void orn_std_slot_out(OrnStdSlots *s, const char *key, const char *type, const void *var,
+                      size_t size);
+/* The slots in order of creation: key and type, NULL past the end (for `:vars`). */
+const char *orn_std_slot_at(const OrnStdSlots *s, int i, const char **type);
+/* --name=value parsing of a module's params (argv[0] is skipped): -1 to go on, else the
+ * exit code (0 after --help, 2 after a bad argument), rank 0 having printed why. */
+int orn_std_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params, int nparams);
 
 /* ---------------------------------------------------------------- random numbers */
 

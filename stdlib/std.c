@@ -4,6 +4,7 @@
 #include "orn_std.h"
 
 #include <dlfcn.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -87,6 +88,13 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (p->recover) { /* the REPL: back to the prompt */
+        fflush(stdout);
+        if (p->body_jb || p->rank == 0) /* top-level code fails on every rank alike */
+            fprintf(stderr, "orion: rank %d: %s:%d: %s\n", p->rank, p->file, line, msg);
+        fflush(stderr);
+        longjmp(*(jmp_buf *)(p->body_jb ? p->body_jb : p->recover), 1);
+    }
     orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
     orn_rt_die(p->rt);
 }
@@ -95,10 +103,12 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
 {
     const char *msg = orn_dsm_error(p->dsm);
     if (!msg || !*msg) msg = "failed";
-    if (agreed) {
+    if (agreed || (p->recover && p->size == 1)) {
         fflush(stdout);
         if (p->rank == 0) fprintf(stderr, "orion: rank 0: %s:%d: %s\n", p->file, line, msg);
         fflush(stderr);
+        orn_dsm_clear_error(p->dsm);
+        if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);
         orn_std_exit(p, 1);
     }
     orn_dsm_fail_ctx(p->dsm, status ? status : ORN_E_INTERNAL, "%s:%d", p->file, line);
@@ -209,9 +219,68 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
 }
 
+/* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the
+ * rest of its schedule without bodies, so every rank reaches the end of the loop. */
+typedef struct Guard {
+    const OrnRtLoop *loop;
+    OrnStdProg *p;
+    jmp_buf jb;
+    int failed;
+} Guard;
+
+static int guarded_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    Guard *g = env;
+    if (g->failed) return 0;
+    if (g->p->interrupt && *g->p->interrupt) {
+        fflush(stdout);
+        fprintf(stderr, "orion: rank %d: %s:%d: interrupted\n", g->p->rank,
+                g->loop->plan->file ? g->loop->plan->file : "?", g->loop->plan->line);
+        fflush(stderr);
+        g->failed = 1;
+        return 0;
+    }
+    if (setjmp(g->jb)) {
+        g->failed = 1;
+        return 0;
+    }
+    return g->loop->body(rt, b, g->loop->env);
+}
+
+static int guarded_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    Guard *g = env;
+    return g->failed ? 0 : g->loop->prefetch(rt, b, g->loop->env);
+}
+
+static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
+{
+    Guard g = {.loop = loop, .p = p};
+    OrnRtLoop l = *loop;
+    l.body = guarded_body;
+    l.prefetch = loop->prefetch ? guarded_prefetch : NULL;
+    l.env = &g;
+    p->body_jb = &g.jb;
+    int status = orn_rt_run(p->rt, &l);
+    p->body_jb = NULL;
+    if (status && p->size == 1) { /* a failure the runtime found (an index out of range) */
+        fflush(stdout);
+        fprintf(stderr, "orion: rank 0: %s\n", orn_rt_error(p->rt));
+        fflush(stderr);
+        orn_dsm_clear_error(p->dsm);
+        g.failed = 1, status = 0;
+    }
+    if (status) orn_rt_die(p->rt); /* other ranks may wait on this one: end the job */
+    if (orn_dsm_agree(p->dsm, g.failed ? ORN_E_BODY : ORN_OK)) {
+        orn_dsm_clear_error(p->dsm);
+        longjmp(*(jmp_buf *)p->recover, 1);
+    }
+    return 0;
+}
+
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
 {
-    int status = orn_rt_run(p->rt, loop);
+    int status = p->recover ? run_guarded(p, loop) : orn_rt_run(p->rt, loop);
     if (status) orn_rt_die(p->rt);
     if (p->trace) dump_trace(p, loop);
     if (p->stats) print_stats(p, loop);

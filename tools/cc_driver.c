@@ -222,13 +222,19 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
         extra = strdup(ef);
         for (char *t = strtok(extra, " \t"); t; t = strtok(NULL, " \t")) push(argv, &argc, t);
     }
-    push(argv, &argc, "-c");
+    /* a shared object (the REPL's modules): one step, symbols resolved when loaded */
+    push(argv, &argc, o->shared ? "-fPIC" : "-c");
+    if (o->shared) push(argv, &argc, "-shared");
     push(argv, &argc, path);
     push(argv, &argc, "-o");
-    push(argv, &argc, obj);
+    push(argv, &argc, o->shared ? out : obj);
     argv[argc] = NULL;
     int rc = run(argv, NULL);
     free(extra);
+    if (o->shared && rc == 0) {
+        if (temp) unlink(path);
+        return 0;
+    }
     if (rc == 127) {
         if (temp) unlink(path);
         return 2;

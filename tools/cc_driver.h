@@ -23,6 +23,7 @@ typedef struct OrnCcOptions {
     const char *cu;
     size_t cu_len;
     const char *nvcc;
+    bool shared; /* build a shared object (-fPIC -shared, no libraries) instead */
 } OrnCcOptions;
 
 /* The nvcc that --gpu uses: $ORN_NVCC when set (even to nothing: then none), else the one
