@@ -214,6 +214,7 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
 {
     p->params = params;
     p->nparams = nparams;
+    free(p->given); /* a REPL module parses its params again */
     p->given = calloc((size_t)nparams + 1, 1);
     p->ckpt_every = 300;
     for (int i = 1; i < argc; i++)

@@ -52,6 +52,7 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     if (rc >= 0) {
         fflush(stdout);
         fflush(stderr);
+        free(p->given);
         orn_rt_finalize(p->rt);
         exit(rc);
     }
