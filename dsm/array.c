@@ -708,13 +708,14 @@ static int scatter_dest(const OrnDsmPart *np, const int64_t *key, const unsigned
 }
 
 static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
-                          const char *vals, const int64_t *tags, const unsigned char *selfonly,
-                          OrnDsmTile **tiles_out, int64_t ***tags_out, void **owned, int nowned)
+                          const char *vals, int has_tags, const int64_t *tags,
+                          const unsigned char *selfonly, OrnDsmTile **tiles_out,
+                          int64_t ***tags_out, void **owned, int nowned)
 {
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
-    /* Records carry a tag (a source line) only when there are tags. */
-    int has_tags = tags != NULL;
+    /* Records carry a tag (a source line) when any rank has tags: the record size must be
+     * the same on every rank (a rank with no elements may pass no tags). */
     size_t tagb = has_tags ? 8 : 0;
     size_t cw = 4;
     for (int d = 0; d < nd; d++)
@@ -950,7 +951,12 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
                                       ndim, 0);
         if (status) goto fn_fail;
     }
-    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);
+    /* Tags when any rank has lines: a rank that read no line of a small file has none. */
+    int64_t tagged = lines != NULL;
+    status = orn_dsm_allreduce_i64(ctx, &tagged, 1, ORN_DSM_MAX);
+    if (status) goto fn_fail;
+    status = sparse_scatter(a, &a->part, n, keys, vals, tagged != 0, lines, NULL, &tiles, &tags,
+                            owned, nowned);
     if (status) goto fn_fail;
     order = 0;
     status = find_duplicates(a, tiles, tags, &a->part, path, &order);
