@@ -218,6 +218,7 @@ static void summarize_arrays(Builder *b)
             if (a->ref.array != k || a->buffer_update) continue;
             in->read |= a->ref.read;
             in->written |= a->ref.write;
+            in->sparse_rows |= a->row_view && t && t->sparse;
             for (int m = 0; m < in->ndims; m++) {
                 OrnSub s =
                     m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
@@ -580,6 +581,11 @@ static void role_notes(Builder *b)
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: replicated: read-only, at constant subscripts; every rank gets a copy",
                      name);
+            else if (in->sparse_rows)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: replicated: read-only, its rows are iterated (%s) at rows the blocks "
+                     "do not own; every rank gets a copy",
+                     name, acc_text(u, first_access(p, k, false)));
             else if (in->keys_mask)
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: replicated: read-only, indexed by keys the blocks do not follow, so "

@@ -100,6 +100,8 @@ static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const
     }
     if (a->written) return ORN_ROLE_REMOTE;
     if (a->only_const) return ORN_ROLE_REPLICATED;
+    /* rows of a sparse array at rows the blocks do not own: a copy on every rank */
+    if (a->sparse_rows) return ORN_ROLE_REPLICATED;
     if (a->varying_unknown) return ORN_ROLE_PREFETCHED;
     /* indexed by keys the blocks do not follow: a dense space reads all of it */
     if (a->keys_mask) return pb->sparse_space ? ORN_ROLE_PREFETCHED : ORN_ROLE_REPLICATED;

@@ -62,6 +62,9 @@ typedef struct OrnPlanArray {
     unsigned keys_mask;    /* keys used by some affine subscript (bit p: key p) */
     bool space_misaligned; /* the iteration space, also accessed at elements that are not
                               the iteration's own (A[n - 1 - i]): those cross blocks */
+    bool sparse_rows;      /* rows of a sparse array are iterated (for (k, v) in A[i, :]):
+                              the runtime serves a row from the block's own tile or from a
+                              copy on every rank, never by fetching */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
