@@ -226,8 +226,10 @@ static void summarize_arrays(Builder *b)
                 if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
                 if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
                 /* k + c only: a block of k then owns a block of the dimension (the
-                 * runtime's key_dim); 2*k or -k spread a block across the array */
-                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1;
+                 * runtime's key_dim); 2*k or -k spread a block across the array. A write
+                 * must stay in the block's own elements (k + 0): halos are read-only
+                 * ghost cells, and a block that writes k - 1 writes its neighbour's. */
+                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1 && !(a->ref.write && s.c);
                 if (first) {
                     if (aligned) {
                         in->key_of_dim[m] = s.key;
