@@ -361,7 +361,13 @@ static void strategy_notes(Builder *b)
                  sched_text(b, &cl->s), c->nculprits, c->nculprits == 1 ? "" : "s",
                  vec_str(u, &p->deps[c->culprits[0]].v), pair_text(u, p, c->culprits[0]));
         } else {
-            note(b, ORN_NOTE_STRATEGY, -1, "serial: no parallel schedule keeps every dependence");
+            bool placed = false; /* a candidate failed only on where the space is written */
+            for (int i = 0; i < c->ncands; i++)
+                placed |= !c->cands[i].legal && c->cands[i].blocker < 0;
+            note(b, ORN_NOTE_STRATEGY, -1,
+                 placed ? "serial: the loop writes its iteration space at elements that other "
+                          "blocks of every parallel schedule hold"
+                        : "serial: no parallel schedule keeps every dependence");
         }
         if (c->unimodular_tried)
             note(b, ORN_NOTE_REJECTED, -1,

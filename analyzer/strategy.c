@@ -258,6 +258,33 @@ const char *orn_plan_dim_name(const OrnPlanProblem *pb, const OrnPlanSchedule *s
     return buf;
 }
 
+/* Blocks hold their own part of the iteration space, so a loop that writes the space may
+ * cut it only along dimensions that every access subscripts by the dimension's own key,
+ * k + c (writes k + 0): otherwise a block writes elements another block holds (the
+ * runtime refuses that as a plan violation) or reads them while they are written. */
+static bool space_fits(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    unsigned part = 0;
+    for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
+    for (int i = 0; i < pb->narrays; i++) {
+        const OrnPlanArray *a = &pb->arrays[i];
+        if (!a->is_space || !a->written) continue;
+        for (int m = 0; m < a->ndims; m++)
+            if ((part >> m & 1u) && a->key_of_dim[m] != m) return false;
+    }
+    return true;
+}
+
+/* A candidate legal for the dependences but not for the space's placement: illegal, with
+ * no dependence to blame (and never the closest one for the serial warning). */
+static void require_fit(const OrnPlanProblem *pb, OrnPlanCandidate *c)
+{
+    if (!c->legal || space_fits(pb, &c->s)) return;
+    c->legal = false;
+    c->blocker = -1;
+    c->nviolations = pb->nvecs + 1;
+}
+
 static OrnPlanSchedule plain(OrnStrategy st, int p, int q)
 {
     OrnPlanSchedule s;
@@ -285,6 +312,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
         OrnPlanCandidate *c = &out->cands[out->ncands++];
         c->s = plain(ORN_STRAT_1D, p, -1);
         c->legal = orn_plan_1d_legal(pb, &I, p, &c->blocker, &c->nviolations);
+        require_fit(pb, c);
     }
     if (!pb->ordered)
         for (int p = 0; p < n; p++)
@@ -293,6 +321,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
                 OrnPlanCandidate *c = &out->cands[out->ncands++];
                 c->s = plain(ORN_STRAT_2D, p, q);
                 c->legal = orn_plan_2d_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+                require_fit(pb, c);
             }
     for (int p = 0; p < n; p++)
         for (int q = 0; q < n; q++) {
@@ -300,6 +329,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
             OrnPlanCandidate *c = &out->cands[out->ncands++];
             c->s = plain(ORN_STRAT_2D_ORDERED, p, q);
             c->legal = orn_plan_wavefront_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+            require_fit(pb, c);
         }
 
     out->best_cand = -1;
@@ -323,7 +353,8 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
     OrnPlanSchedule uni;
     bool have_uni = false;
     if (out->best_cand < 0 || out->cands[out->best_cand].s.strategy == ORN_STRAT_2D_ORDERED)
-        have_uni = orn_plan_unimodular_search(pb, &uni, &out->unimodular_tried);
+        have_uni =
+            orn_plan_unimodular_search(pb, &uni, &out->unimodular_tried) && space_fits(pb, &uni);
     if (have_uni && (out->best_cand < 0 || uni.cost < out->cands[out->best_cand].s.cost)) {
         out->best = uni;
         out->best_cand = -1;
