@@ -218,7 +218,13 @@ static void summarize_arrays(Builder *b)
             if (a->ref.array != k || a->buffer_update) continue;
             in->read |= a->ref.read;
             in->written |= a->ref.write;
-            in->sparse_rows |= a->row_view && t && t->sparse;
+            if (a->row_view && t && t->sparse) {
+                OrnSub s0 =
+                    a->ref.nsubs ? a->ref.subs[0] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
+                int rk = s0.kind == ORN_SUB_AFFINE && s0.a == 1 && s0.c == 0 ? s0.key : -1;
+                in->row_key = !in->sparse_rows || in->row_key == rk ? rk : -1;
+                in->sparse_rows = true;
+            }
             for (int m = 0; m < in->ndims; m++) {
                 OrnSub s =
                     m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};

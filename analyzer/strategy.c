@@ -85,7 +85,25 @@ static bool uses_rotation(const OrnPlanSchedule *s)
     return st == ORN_STRAT_2D || st == ORN_STRAT_2D_ORDERED;
 }
 
+static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a);
+
+/* A sparse array whose rows are iterated keeps whole rows in a block only when it is cut
+ * along dimension 0 by the key of the rows iterated (A[k, :]); else every rank gets a copy
+ * (or, written, it is remote). */
 static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    OrnRole r = role_of_any(pb, s, a);
+    if (!a->sparse_rows || a->is_space || (r != ORN_ROLE_PARTITIONED && r != ORN_ROLE_ROTATED))
+        return r;
+    if (a->row_key >= 0 && a->key_of_dim[0] == a->row_key && a->halo_lo[0] == 0 &&
+        a->halo_hi[0] == 0)
+        return r;
+    return a->written ? ORN_ROLE_REMOTE : ORN_ROLE_REPLICATED;
+}
+
+static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a)
 {
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
@@ -268,6 +286,9 @@ static bool space_fits(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
     for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
     for (int i = 0; i < pb->narrays; i++) {
         const OrnPlanArray *a = &pb->arrays[i];
+        /* rows iterated: whole rows in a block, so cut along dimension 0 only, and only
+         * when the rows iterated are the iteration's own (A[k0, :]) */
+        if (a->is_space && a->sparse_rows && (part & ~(a->row_key == 0 ? 1u : 0u))) return false;
         if (!a->is_space || !a->written) continue;
         for (int m = 0; m < a->ndims; m++)
             if ((part >> m & 1u) && a->key_of_dim[m] != m) return false;

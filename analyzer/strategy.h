@@ -65,6 +65,9 @@ typedef struct OrnPlanArray {
     bool sparse_rows;      /* rows of a sparse array are iterated (for (k, v) in A[i, :]):
                               the runtime serves a row from the block's own tile or from a
                               copy on every rank, never by fetching */
+    int row_key;           /* sparse_rows: the key k when every row iterated is A[k, :],
+                              else -1 (a block then holds its rows only if the array is
+                              cut along dimension 0 by k alone) */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with

@@ -191,11 +191,39 @@ class Reducer:
         return res.kind == want.kind and res.ranks == want.ranks and \
             signature(res) == signature(want)
 
+    def attempt(self, prog, cand, want):
+        if cand != prog and self.same(orn.program_str(cand), want):
+            if self.log:
+                self.log('  %d statements' % count(cand))
+            return True
+        return False
+
     def reduce(self, text, want):
         prog = orn.parse_program(text)
         changed = True
         while changed:
             changed = False
+            # runs of top-level statements, then of data lines, largest first
+            for size in (32, 16, 8, 4, 2):
+                i = len(prog) - size
+                while i >= 0:
+                    cand = prog[:i] + prog[i + size:]
+                    if self.attempt(prog, cand, want):
+                        prog = cand
+                        changed = True
+                    i -= size
+            for k, st in enumerate(prog):
+                if st[0] != 'data':
+                    continue
+                for size in (16, 4, 1):
+                    i = len(prog[k][2]) - size
+                    while i >= 0:
+                        lines = prog[k][2][:i] + prog[k][2][i + size:]
+                        cand = prog[:k] + [('data', st[1], lines)] + prog[k + 1:]
+                        if lines and self.attempt(prog, cand, want):
+                            prog = cand
+                            changed = True
+                        i -= size
             for how in ('drop', 'unwrap'):
                 i = count(prog) - 1
                 while i >= 0:
