@@ -759,6 +759,15 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
     pb.ordered = ordered;
     pb.vecs = vecs;
     pb.nvecs = n;
+    /* through a buffer, the array is no longer written by the loop (every write of it is a
+     * += or -=, the caller checked) */
+    OrnPlanArray *arrs = NULL;
+    if (exempt >= 0 && exempt < pb.narrays) {
+        arrs = orn_xmalloc((size_t)pb.narrays * sizeof *arrs);
+        memcpy(arrs, pb.arrays, (size_t)pb.narrays * sizeof *arrs);
+        arrs[exempt].written = false;
+        pb.arrays = arrs;
+    }
     OrnPlanChoice c;
     orn_plan_choose(u->arena, &pb, &c);
     const char *r = NULL;
@@ -767,6 +776,7 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
         orn_plan_schedule_text(&pb, &c.best, buf, sizeof buf);
         r = arena_str(u, buf, strlen(buf));
     }
+    free(arrs);
     free(vecs);
     return r;
 }

@@ -87,6 +87,18 @@ static bool uses_rotation(const OrnPlanSchedule *s)
 
 static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
                            const OrnPlanArray *a);
+static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a);
+
+/* 1d and 2d blocks read elements of other blocks only where nobody writes them during the
+ * loop (ghost cells of read-only arrays): an array written in the loop and read at k + c
+ * (c != 0) along a cut dimension cannot be held there by blocks. Wavefronts and skewed
+ * schedules read anywhere (their steps separate writers from readers). */
+static bool written_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    OrnStrategy st = s->strategy;
+    if (!a->written || (st != ORN_STRAT_1D && st != ORN_STRAT_2D)) return false;
+    return has_halo(pb, s, a);
+}
 
 /* A sparse array whose rows are iterated keeps whole rows in a block only when it is cut
  * along dimension 0 by the key of the rows iterated (A[k, :]); else every rank gets a copy
@@ -107,7 +119,7 @@ static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
 {
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
-    unsigned am = aligned_mask(a);
+    unsigned am = written_halo(pb, s, a) ? 0 : aligned_mask(a);
     /* serial: one rank runs everything; arrays that follow the first key are gathered
      * with the iteration space (the runtime treats every array of a serial loop so) */
     unsigned stay = s->strategy == ORN_STRAT_SERIAL ? 1u : row_keys(pb, s, s->dims[0]);
@@ -289,6 +301,7 @@ static bool space_fits(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
         /* rows iterated: whole rows in a block, so cut along dimension 0 only, and only
          * when the rows iterated are the iteration's own (A[k0, :]) */
         if (a->is_space && a->sparse_rows && (part & ~(a->row_key == 0 ? 1u : 0u))) return false;
+        if (a->is_space && written_halo(pb, s, a)) return false;
         if (!a->is_space || !a->written) continue;
         for (int m = 0; m < a->ndims; m++)
             if ((part >> m & 1u) && a->key_of_dim[m] != m) return false;

@@ -168,12 +168,13 @@ static void test_loops(void)
           "1d dims=[1] vecs=- M=partitioned last=partitioned\n"
           "1d dims=[1] vecs=[+, 0] M=partitioned last=partitioned\n",
           0);
-    /* unordered stencils: rotation, and a skew to diagonals */
+    /* unordered stencils: a wavefront (2d blocks cannot read the neighbours' elements that
+     * others write: that plan aborted), and a skew to diagonals */
     check("unordered",
           "dist U = zeros(f64, 8, 8)\n"
           "parallel_for (i, j), u in U\n    u = U[i - 1, j] + U[i, j - 1]\nend\n"
           "parallel_for (i, j), u in U\n    u = U[i - 1, j - 1]\nend\n",
-          "2d dims=[0,1] vecs=[1, 0][0, 1] U=partitioned\n"
+          "2d_ordered dims=[0,1] vecs=[1, 0][0, 1] U=partitioned\n"
           "unimodular dims=[1] T=[[1,0],[-1,1]] 1d vecs=[1, 1] U=partitioned\n",
           0);
     /* ordered MF: wavefront */
