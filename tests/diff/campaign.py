@@ -43,7 +43,7 @@ def one(args):
         text = gen.generate(name, a['size'])
     res = check.check(text, workdir, a['orionc'], a['mpiexec'], ranks=a['ranks'],
                       timeout=a['timeout'])
-    return name, text, res.kind, res.detail, res.ranks, time.time() - t0
+    return name, text, res.kind, res.detail, res.ranks, res.strategies, time.time() - t0
 
 
 def main():
@@ -74,14 +74,17 @@ def main():
     else:
         work = [(a.seed + i, None, os.path.join(tmp, 'w%d' % i), opts) for i in range(a.count)]
     counts = {k: 0 for k in KINDS}
+    strategies = {}
     failures = []
     t0 = time.time()
     done = 0
     try:
         with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
-            for name, text, kind, detail, rk, secs in ex.map(one, work):
+            for name, text, kind, detail, rk, strats, secs in ex.map(one, work):
                 done += 1
                 counts[kind] += 1
+                for st in strats:
+                    strategies[st] = strategies.get(st, 0) + 1
                 if kind != 'ok':
                     where = '' if rk is None else ' -n %d' % rk
                     failures.append({'program': name, 'kind': kind, 'ranks': rk,
@@ -104,10 +107,10 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     secs = time.time() - t0
-    runs = {n: counts['ok'] + counts['mismatch'] + counts['crash'] for n in ranks}
     summary = {
         'programs': done, 'seed': a.seed, 'size': a.size, 'ranks': list(ranks),
-        'seconds': round(secs, 1), 'counts': counts, 'failures': failures,
+        'seconds': round(secs, 1), 'counts': counts, 'strategies': strategies,
+        'failures': failures,
     }
     print('programs %d (seeds %s), rank counts %s, %.0f s' % (
         done, 'regress' if a.regress is not None else '%d..%d' % (a.seed, a.seed + a.count - 1),
@@ -116,7 +119,9 @@ def main():
         counts['ok'], counts['mismatch'], counts['crash'], counts['ice']))
     print('  generator bugs: rejected by orionc %d, invalid %d, unstable %d' % (
         counts['reject'], counts['invalid'], counts['unstable']))
-    del runs
+    print('  parallel_for loops of the programs that passed, by strategy: %s' % (
+        ', '.join('%s %d' % kv for kv in sorted(strategies.items(), key=lambda kv: -kv[1]))
+        or 'none'))
     if a.out:
         with open(os.path.join(a.out, 'summary.json'), 'w') as f:
             json.dump(summary, f, indent=1)

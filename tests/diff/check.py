@@ -15,6 +15,7 @@ and `detail`, a short text saying where.
 """
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -23,8 +24,9 @@ import oracle
 
 
 class Result:
-    def __init__(self, kind, detail='', ranks=None):
+    def __init__(self, kind, detail='', ranks=None, strategies=()):
         self.kind, self.detail, self.ranks = kind, detail, ranks
+        self.strategies = list(strategies)  # of the program's loops, from --explain
 
     def failed(self):
         return self.kind in ('ice', 'crash', 'mismatch')
@@ -84,6 +86,7 @@ def check_in(text, workdir, orionc, mpiexec, ranks, timeout, precheck):
     if rc != 0:
         kind = 'ice' if rc == 3 or rc == 'timeout' or (isinstance(rc, int) and rc < 0) else 'reject'
         return Result(kind, 'orionc --explain exited %s: %s' % (rc, err.strip()[-2000:]))
+    strategies = re.findall(r'^  strategy: (\w+)', explain, re.M)
     rc, _, err = run([orionc, 'prog.orn', '-o', 'prog'], workdir, timeout)
     if rc != 0:
         kind = 'reject' if rc == 1 and 'error:' in err and 'internal' not in err else 'ice'
@@ -123,4 +126,4 @@ def check_in(text, workdir, orionc, mpiexec, ranks, timeout, precheck):
                 return Result('mismatch', '%s was not saved' % path, n)
             if got != want:
                 return Result('mismatch', '%s %s' % (path, first_diff(got, want)), n)
-    return Result('ok')
+    return Result('ok', strategies=strategies)

@@ -75,9 +75,10 @@ def affine(a, k, c):
 
 
 class ArrI:
-    def __init__(self, name, typ, dims, sparse, keys=None):
+    def __init__(self, name, typ, dims, sparse, keys=None, local=False):
         self.name, self.type, self.dims, self.sparse, self.keys = name, typ, dims, sparse, keys
         self.buf = None
+        self.local = local  # a local (replicated) array: a variable, not a dist array
 
 
 class BufI:
@@ -92,8 +93,9 @@ class FnI:
 
 
 class VarI:
-    def __init__(self, name, typ, role, rng=None):
+    def __init__(self, name, typ, role, rng=None, arr=None):
         self.name, self.type, self.role, self.rng = name, typ, role, rng
+        self.arr = arr  # role 'larr': the local array
 
 
 class LoopCtx:
@@ -101,6 +103,12 @@ class LoopCtx:
         self.space, self.ordered, self.bufs = space, ordered, bufs
         self.noread = {bf.target.name for bf in bufs}
         self.accs = {}  # name -> (kind, type)
+        # A loop shape (pfor): None (any access), or {array: [key or None per dimension]}:
+        # those arrays are written and read only at the keys given (stencil: the space is
+        # read at neighbours too), other dist arrays only read; the dependences then leave
+        # room for 1d, 2d, wavefront and skewed schedules.
+        self.rule = None
+        self.shape = 'random'
 
 
 class Ctx:
@@ -136,6 +144,7 @@ class Gen:
         self.fns = []
         self.big = size != 'small'
         self.nloops = 0
+        self.debug = False
         self.max_loops = self.r.randint(3, 7) if self.big else self.r.randint(2, 4)
 
     # ------------------------------------------------------------ helpers
@@ -157,6 +166,23 @@ class Gen:
         r = self.r
         prog = [('comment', 'diffgen seed %d' % self.seed)]
         self.sizes = [r.randint(2, 9) for _ in range(3)]
+        # consts and params: read anywhere, functions included
+        self.consts = []
+        for _ in range(self.pick([0, 1, 2])):
+            name = self.fresh('C')
+            v = self.pick(self.sizes)
+            prog.append(('const', name, lit(v)))
+            self.consts.append(VarI(name, 'i64', 'const'))
+            self.const_value = getattr(self, 'const_value', {})
+            self.const_value[name] = v
+        for _ in range(self.pick([0, 1, 1, 2])):
+            name = self.fresh('P')
+            if self.chance(0.5):
+                prog.append(('param', name, lit(r.randint(-3, 9))))
+                self.consts.append(VarI(name, 'i64', 'const'))
+            else:
+                prog.append(('param', name, lit(self.pick([0.5, -1.25, 3.0]))))
+                self.consts.append(VarI(name, 'f64', 'const'))
         # dense arrays
         for _ in range(r.randint(2, 5)):
             nd = self.pick([1, 1, 2, 2, 2, 3])
@@ -175,6 +201,8 @@ class Gen:
         # functions (each creator adds to self.fns)
         for _ in range(r.randint(0, 3)):
             self.helper_fn()
+        if self.chance(0.3):
+            self.recursive_fn()
         dense = [a for a in self.arrays if not a.sparse]
         for _ in range(r.randint(0, 2)):
             self.reader_fn()
@@ -208,10 +236,17 @@ class Gen:
         prog += decls
         prog += [f.node for f in self.fns]
         ctx = Ctx()
+        for c in self.consts:
+            ctx.declare(c)
+        if self.chance(0.25):
+            prog.append(('call', call('set_seed', lit(r.randint(1, 1000)))))
         # initial values of dense arrays
         for a in dense:
             if self.chance(0.7):
                 prog += self.init_loop(ctx, a)
+        # local (replicated) arrays, filled by top-level loops
+        for _ in range(self.pick([0, 0, 1, 2])):
+            prog += self.local_array(ctx, init=True)
         # top-level scalars
         for _ in range(r.randint(1, 4)):
             prog += self.top_decl(ctx)
@@ -223,7 +258,11 @@ class Gen:
         prog += body
         # outputs
         for v in sorted(ctx.scopes[0].values(), key=lambda v: v.name):
-            if v.type == 'f64':
+            if v.role in ('const', 'larr'):
+                continue
+            if v.type == 'f64' and self.chance(0.3):
+                prog.append(('call', call('print', ('lit', 'str', v.name), var(v.name))))
+            elif v.type == 'f64':
                 prog.append(('call', call('printf', ('lit', 'str', v.name + ' %.17g\n'), var(v.name))))
             elif self.chance(0.3):
                 prog.append(('call', call('print', ('lit', 'str', v.name), var(v.name))))
@@ -231,7 +270,49 @@ class Gen:
                 prog.append(('call', call('printf', ('lit', 'str', v.name + ' %d\n'), var(v.name))))
         for a in self.arrays:
             prog.append(('call', call('save', var(a.name), ('lit', 'str', a.name + '.out.txt'))))
+        # local arrays: every element printed
+        for v in sorted(ctx.scopes[0].values(), key=lambda v: v.name):
+            if v.role == 'larr':
+                prog += self.print_local(v.arr)
         return prog
+
+    def print_local(self, a):
+        js = [self.fresh('j') for _ in a.dims]
+        fmt = '%s' % a.name + ' %d' * len(a.dims) + (' %.17g\n' if a.type == 'f64' else ' %d\n')
+        body = [('call', call('printf', ('lit', 'str', fmt), *[var(j) for j in js],
+                              ('idx', a.name, [var(j) for j in js])))]
+        for j, n in reversed(list(zip(js, a.dims))):
+            body = [('for', j, lit(0), lit(n), body)]
+        return body
+
+    def local_array(self, ctx, init):
+        """L = zeros/fill/rand(...) without dist; at top level, filled by a for loop."""
+        nd = self.pick([1, 1, 2])
+        dims = [self.pick(self.sizes) for _ in range(nd)]
+        t = self.pick(['i64', 'f64', 'i32'])
+        name = self.fresh('L')
+        a = ArrI(name, t, dims, False, local=True)
+        c = self.r.random()
+        if c < 0.5:
+            e = call('zeros', var(t), *[lit(d) for d in dims])
+        elif c < 0.8 or t != 'f64':
+            e = call('fill', var(t), lit(2.5 if t == 'f64' else 3), *[lit(d) for d in dims])
+        else:
+            e = call('rand', var(t), *[lit(d) for d in dims], seed=lit(self.r.randint(0, 50)))
+        out = [('assign', var(name), '=', e)]
+        ctx.declare(VarI(name, 'arr', 'larr', arr=a))
+        if init:
+            js = [self.fresh('j') for _ in dims]
+            val = b('+', b('*', var(js[0]), lit(self.r.randint(1, 7))), lit(self.r.randint(-3, 3)))
+            if nd == 2:
+                val = b('-', val, var(js[1]))
+            if t == 'f64':
+                val = b('*', call('f64', val), lit(0.5))
+            body = [('assign', ('idx', name, [var(j) for j in js]), '=', val)]
+            for j, n in reversed(list(zip(js, dims))):
+                body = [('for', j, lit(0), lit(n), body)]
+            out += body
+        return out
 
     def sparse_data(self, dims, typ):
         keys = set()
@@ -290,6 +371,8 @@ class Gen:
         fn = FnI(name, params, ret, 'helper')
         ctx = Ctx()
         ctx.fn = fn
+        for c in self.consts:
+            ctx.declare(c)
         for pn, pt in params:
             ctx.declare(VarI(pn, pt, 'param'))
         body = []
@@ -300,6 +383,21 @@ class Gen:
             body.append(('if', [(c, [('return', self.gen_typed(ctx, ret, 2))])], None))
         body.append(('return', self.gen_typed(ctx, ret, 3)))
         fn.node = ('fn', name, params, ret, body)
+        self.fns.append(fn)
+        return fn
+
+    def recursive_fn(self):
+        """fn f(p: i64) -> i64 calling itself on p - 1 (p is small: the callers pass a mod)."""
+        name = self.fresh('h')
+        p = self.fresh('p')
+        fn = FnI(name, [(p, 'i64')], 'i64', 'helper')
+        fn.recursive = True
+        base = lit(self.r.randint(-2, 3))
+        step = self.pick([b('*', var(p), call(name, b('-', var(p), lit(1)))),
+                          b('+', call(name, b('-', var(p), lit(1))), b('*', var(p), lit(3))),
+                          b('-', call(name, b('-', var(p), lit(2))), var(p))])
+        body = [('if', [(b('<=', var(p), lit(1)), [('return', base)])], None), ('return', step)]
+        fn.node = ('fn', name, fn.params, 'i64', body)
         self.fns.append(fn)
         return fn
 
@@ -375,6 +473,8 @@ class Gen:
                     continue
                 if f.writes & {a.name for a in self.arrays if a.sparse}:
                     continue
+                if ctx.loop.rule is not None and f.reads & set(ctx.loop.rule):
+                    continue
             elif f.bufs and ctx.scopes and False:
                 continue
             out.append(f)
@@ -389,6 +489,9 @@ class Gen:
         """A subscript in [0, n): affine in an index variable where possible."""
         ivs = self.index_vars(ctx)
         c = self.r.random()
+        keys = [v for v in ivs if v.role == 'key' and v.rng[1] <= n]
+        if keys and self.chance(0.25):
+            return var(self.pick(keys).name)
         if ivs and c < 0.5:
             v = self.pick(ivs)
             a = self.pick([1, 1, 1, 1, 2, -1, 3, -2])
@@ -415,19 +518,50 @@ class Gen:
         e = self.gen_int(ctx, 1)
         return self.clamp_sub(e, n)
 
-    def elem(self, ctx, a):
-        return ('idx', a.name, [self.gen_sub(ctx, n) for n in a.dims])
+    def rule_of(self, ctx, a):
+        lp = ctx.loop
+        return lp.rule.get(a.name) if lp is not None and lp.rule is not None else None
+
+    def elem(self, ctx, a, write=False):
+        rule = self.rule_of(ctx, a)
+        if rule is None:
+            return ('idx', a.name, [self.gen_sub(ctx, n) for n in a.dims])
+        subs = []
+        for k, n in zip(rule, a.dims):
+            if k is None:
+                subs.append(self.gen_sub(ctx, n))
+                continue
+            off = 0
+            if ctx.loop.shape == 'stencil' and not write and ctx.guards is not None:
+                off = self.pick([0, -1, 1, -1, 0])
+            e = affine(1, k, off)
+            if off < 0:
+                ctx.guards.append(b('>=', e, lit(0)))
+            elif off > 0:
+                ctx.guards.append(b('<', e, lit(n)))
+            subs.append(e)
+        return ('idx', a.name, subs)
 
     # ------------------------------------------------------------ expressions
 
-    def readable_arrays(self, ctx, types):
+    def local_arrays(self, ctx, writable):
+        """Visible local arrays; writable: not from outside the loop being generated."""
         out = []
-        for a in self.arrays:
+        base = ctx.loop_base if ctx.loop is not None else 0
+        for i, sc in enumerate(ctx.scopes):
+            for v in sc.values():
+                if v.role == 'larr' and (not writable or i >= base):
+                    out.append(v.arr)
+        return out
+
+    def readable_arrays(self, ctx, types):
+        if ctx.fn is not None:
+            return []
+        out = []
+        for a in self.arrays + self.local_arrays(ctx, False):
             if a.type not in types:
                 continue
             if ctx.loop is not None and a.name in ctx.loop.noread:
-                continue
-            if ctx.fn is not None:
                 continue
             out.append(a)
         return out
@@ -475,6 +609,8 @@ class Gen:
         return b('+', call('mod', self.gen_int(ctx, 0), lit(5)), lit(6))
 
     def fn_call(self, ctx, f, d):
+        if getattr(f, 'recursive', False):
+            return call(f.name, call('mod', self.gen_int(ctx, d), lit(self.r.randint(3, 12))))
         args = []
         for _, pt in f.params:
             args.append(self.gen_int(ctx, d) if pt == 'i64' else self.gen_float(ctx, d))
@@ -552,21 +688,35 @@ class Gen:
     def views2(self, ctx):
         return [a for a in self.readable_arrays(ctx, ('i64', 'i32', 'f64')) if len(a.dims) == 2]
 
+    def view_ok(self, ctx, a, free):
+        rule = self.rule_of(ctx, a)
+        return rule is None or rule[free] is None
+
+    def view_pairs(self, ctx, n=None, types=('i64', 'i32', 'f64')):
+        """(array, free dimension) of the views this code may read, of length n if given."""
+        return [(x, f) for x in self.views2(ctx) for f in (0, 1)
+                if x.type in types and self.view_ok(ctx, x, f) and (n is None or x.dims[f] == n)]
+
     def view(self, ctx, a, free):
+        """A[i, :] (free 1) or A[:, j] (free 0); under a loop shape the fixed subscript is
+        the array's key there."""
         subs = [None, None]
-        subs[1 - free] = self.gen_sub(ctx, a.dims[1 - free])
+        rule = self.rule_of(ctx, a)
+        fixed = 1 - free
+        if rule is not None and rule[fixed] is not None:
+            subs[fixed] = var(rule[fixed])
+        else:
+            subs[fixed] = self.gen_sub(ctx, a.dims[fixed])
         return ('idx', a.name, subs)
 
     def view_reduce(self, ctx):
-        arrs = self.views2(ctx)
-        if not arrs:
+        pairs = self.view_pairs(ctx)
+        if not pairs:
             return None
-        a = self.pick(arrs)
-        free = self.r.randrange(2)
+        a, free = self.pick(pairs)
         n = a.dims[free]
         if self.chance(0.4):
-            others = [(x, f) for x in arrs for f in (0, 1) if x.dims[f] == n]
-            x, f = self.pick(others)
+            x, f = self.pick(self.view_pairs(ctx, n))
             return call('dot', self.view(ctx, a, free), self.view(ctx, x, f))
         return call(self.pick(['sum', 'sum', 'norm']), self.view(ctx, a, free))
 
@@ -633,9 +783,11 @@ class Gen:
             return self.local_decl(ctx)
         v = self.pick(vs)
         if v.type == 'f64':
-            op = self.pick(['=', '+=', '-=', '*=', '='])
+            op = self.pick(['=', '+=', '-=', '*=', '=', '/='])
             e = self.gen_float(ctx, 2) if self.chance(0.7) else self.gen_int(ctx, 2)
-            if op == '*=':
+            if op == '/=':
+                e = lit(self.pick([2.0, -4.0, 3.0, 0.25]))
+            elif op == '*=':
                 e = clamp(e, -4.0, 4.0)
             elif self.chance(0.7):
                 e = clamp(e)
@@ -648,13 +800,17 @@ class Gen:
 
     def dense_writable(self, ctx):
         out = []
+        lp = ctx.loop
         for a in self.arrays:
             if a.sparse:
                 continue
-            if ctx.loop is not None and a.name in ctx.loop.noread:
+            if lp is not None and a.name in lp.noread:
+                continue
+            if lp is not None and lp.rule is not None and (
+                    a.name not in lp.rule or (lp.shape == 'stencil' and a is lp.space)):
                 continue
             out.append(a)
-        return out
+        return out + self.local_arrays(ctx, True)
 
     def value_for(self, ctx, t, d=2):
         """An expression to store into an element of type t."""
@@ -670,7 +826,7 @@ class Gen:
         if not arrs:
             return self.var_update(ctx)
         a = self.pick(arrs)
-        target = self.elem(ctx, a)
+        target = self.elem(ctx, a, write=True)
         op = self.pick(['=', '=', '+=', '-='])
         e = self.value_for(ctx, a.type)
         if op != '=' and a.type != 'f64' and e[0] == 'call' and e[1] == 'min':
@@ -680,6 +836,16 @@ class Gen:
     def buffer_update(self, ctx, bufs):
         bf = self.pick(bufs)
         a = bf.target
+        if len(a.dims) == 2 and a.type != 'f64' and self.chance(0.3):
+            # B[i, :] += element-wise expression of views of the same length
+            free = self.r.randrange(2)
+            subs = [None, None]
+            subs[1 - free] = self.gen_sub(ctx, a.dims[1 - free])
+            srcs = self.view_pairs(ctx, a.dims[free], ('i64', 'i32'))
+            if srcs:
+                x, f = self.pick(srcs)
+                e = b(self.pick(['+', '*', '-']), self.view(ctx, x, f), self.gen_int(ctx, 1))
+                return [('assign', ('idx', bf.name, subs), self.pick(['+=', '-=']), e)]
         target = ('idx', bf.name, [self.gen_sub(ctx, n) for n in a.dims])
         if a.type == 'f64':
             d = call('f64', call('mod', self.gen_int(ctx, 1), lit(self.pick([7, 13, 100]))))
@@ -689,22 +855,20 @@ class Gen:
 
     def view_stmt(self, ctx):
         """A[i, :] op= element-wise expression of views and scalars."""
-        arrs = [a for a in self.dense_writable(ctx) if len(a.dims) == 2]
-        if not arrs:
+        targets = [(a, f) for a in self.dense_writable(ctx) if len(a.dims) == 2 for f in (0, 1)
+                   if self.view_ok(ctx, a, f)]
+        if not targets:
             return self.elem_store(ctx)
-        a = self.pick(arrs)
-        free = self.r.randrange(2)
+        a, free = self.pick(targets)
         n = a.dims[free]
         target = self.view(ctx, a, free)
-        srcs = [(x, f) for x in self.views2(ctx) for f in (0, 1) if x.dims[f] == n]
-        if a.type != 'f64':
-            srcs = [(x, f) for x, f in srcs if x.type != 'f64']
+        srcs = self.view_pairs(ctx, n, ('i64', 'i32') if a.type != 'f64' else ('i64', 'i32', 'f64'))
         if not srcs:
             return self.elem_store(ctx)
         x, f = self.pick(srcs)
         e = self.view(ctx, x, f)
         for _ in range(self.r.randint(0, 2)):
-            if self.chance(0.5) and len(srcs) > 0:
+            if self.chance(0.5):
                 y, g = self.pick(srcs)
                 term = self.view(ctx, y, g)
             elif a.type == 'f64':
@@ -734,6 +898,8 @@ class Gen:
 
     def fn_stmt(self, ctx):
         fs = self.callable_fns(ctx, 'writer')
+        if ctx.loop is not None and ctx.loop.rule is not None:
+            fs = []  # writers write at subscripts of their own
         if not fs or ctx.pure:
             return self.elem_store(ctx)
         f = self.pick(fs)
@@ -828,12 +994,12 @@ class Gen:
         return pre + self.wrap(gs, [('while', cond, body)])
 
     def foreach_stmt(self, ctx, depth, body_gen):
-        arrs = self.views2(ctx)
-        if not arrs:
+        pairs = self.view_pairs(ctx)
+        if not pairs:
             return self.for_stmt(ctx, depth, body_gen)
-        a = self.pick(arrs)
-        free = self.r.randrange(2)
-        if a.sparse and ctx.loop is not None and ctx.loop.space is a and self.chance(0.7):
+        a, free = self.pick(pairs)
+        if a.sparse and ctx.loop is not None and ctx.loop.space is a and self.chance(0.7) and \
+                self.view_ok(ctx, a, 1):
             free = 1
         gs, view = self.guarded_value(ctx, lambda: self.view(ctx, a, free))
         k, x = self.fresh('j'), self.fresh('z')
@@ -886,8 +1052,10 @@ class Gen:
             return self.guarded(ctx, lambda: self.acc_update(ctx))
         if lp.bufs and r < 0.22:
             return self.guarded(ctx, lambda: self.buffer_update(ctx, lp.bufs))
-        if r < 0.32:
+        if r < 0.3:
             return self.guarded(ctx, lambda: self.local_decl(ctx))
+        if r < 0.32:
+            return self.local_array(ctx, init=False)
         if r < 0.42:
             return self.guarded(ctx, lambda: self.var_update(ctx))
         if r < 0.58:
@@ -918,13 +1086,83 @@ class Gen:
         finally:
             ctx.depth -= 1
 
+    def shape(self, lp, keys):
+        """Pick the loop's shape: 'random' accesses (mostly 1d or serial), or a rule that
+        leaves room for parallel schedules: 'map' (arrays written at the first key: 1d),
+        'sgd' (W[u, :] and H[i, :] over a 2-D space: 2d), 'stencil' (the space read at
+        neighbours, written through the value only: wavefront or skewed when ordered)."""
+        space = lp.space
+        shape = lp.shape
+        free = [a for a in self.arrays if not a.sparse and a is not space and a.name not in lp.noread]
+        if shape == 'sgd' and len(space.dims) == 2:
+            ws = [a for a in free if a.dims[0] >= space.dims[0]]
+            hs = [a for a in free if a.dims[0] >= space.dims[1]]
+            pairs = [(w, h) for w in ws for h in hs if w is not h]
+            if pairs:
+                w, h = self.pick(pairs)
+                lp.rule = {space.name: list(keys)}
+                lp.rule[w.name] = [keys[0]] + [None] * (len(w.dims) - 1)
+                lp.rule[h.name] = [keys[1]] + [None] * (len(h.dims) - 1)
+                lp.ordered = self.chance(0.15)
+                return
+            shape = 'map'
+        if shape == 'stencil' and not space.sparse:
+            lp.rule = {space.name: list(keys)}
+            lp.ordered = lp.ordered or self.chance(0.6)
+            return
+        if shape in ('map', 'sgd', 'stencil'):
+            lp.rule = {space.name: list(keys)}
+            for a in self.r.sample(free, min(len(free), self.pick([1, 1, 2]))):
+                if a.dims[0] >= space.dims[0]:
+                    lp.rule[a.name] = [keys[0]] + [None] * (len(a.dims) - 1)
+            lp.shape = 'map'
+
+    def shape_stmts(self, ctx, keys, value):
+        """The statements that make a loop its shape: updates of W[u, ...] from H[i, ...] and
+        back (sgd), the value from the space's neighbours (stencil), a write at the first key
+        (map)."""
+        lp = ctx.loop
+        out = []
+        if lp.shape == 'stencil' and value is not None:
+            def make():
+                e = None
+                for _ in range(self.r.randint(2, 4)):
+                    t = self.elem(ctx, lp.space)
+                    if lp.space.type == 'f64':
+                        t = b('*', t, lit(self.pick([0.25, 0.5, 1.0])))
+                    e = t if e is None else b(self.pick(['+', '+', '-']), e, t)
+                if lp.space.type == 'f64':
+                    e = clamp(e)
+                return [('assign', var(value), '=', e)]
+            out += self.guarded(ctx, make)
+        elif lp.shape in ('sgd', 'map'):
+            for name in lp.rule:
+                a = next(x for x in self.arrays if x.name == name)
+                if a is lp.space or (lp.shape == 'map' and self.chance(0.2)):
+                    continue
+                out += self.guarded(ctx, lambda a=a: [('assign', self.elem(ctx, a, write=True),
+                                                       self.pick(['+=', '-=', '=']),
+                                                       self.value_for(ctx, a.type, 1))])
+        return out
+
     def pfor(self, ctx):
         self.nloops += 1
-        space = self.pick(self.arrays)
+        shape = self.pick(['random', 'random', 'map', 'sgd', 'sgd', 'stencil', 'stencil'])
+        spaces = self.arrays
+        if shape == 'sgd':
+            spaces = [a for a in self.arrays if len(a.dims) == 2] or spaces
+        elif shape == 'stencil':
+            spaces = [a for a in self.arrays if not a.sparse] or spaces
+        space = self.pick(spaces)
         ordered = self.chance(0.3)
         bufs = [bf for bf in self.bufs if bf.target is not space]
         bufs = self.r.sample(bufs, min(len(bufs), self.pick([0, 1, 1, 2])))
         lp = LoopCtx(space, ordered, bufs)
+        lp.shape = shape
+        keys = [self.fresh('k') for _ in space.dims]
+        self.shape(lp, keys)
+        if lp.rule is None:
+            lp.shape = 'random'
         pre = []
         # accumulators: fresh top-level scalars, or existing ones
         for _ in range(self.pick([0, 0, 1, 1, 2, 3])):
@@ -943,7 +1181,6 @@ class Gen:
                 pre.append(('assign', var(name), '=', e))
                 ctx.declare(VarI(name, t, 'top'))
             lp.accs[name] = (kind, t)
-        keys = [self.fresh('k') for _ in space.dims]
         value = self.fresh('v') if self.chance(0.85) else None
         saved = ctx.loop
         ctx.loop = lp
@@ -966,6 +1203,7 @@ class Gen:
             body = []
             for _ in range(self.r.randint(1, 5 if self.big else 3)):
                 body += self.body_stmt(ctx, 0)
+            body += self.shape_stmts(ctx, keys, value)
         finally:
             ctx.scopes.pop()
             ctx.loop = saved
@@ -975,7 +1213,8 @@ class Gen:
                 for sc in ctx.scopes:
                     if name in sc:
                         sc[name] = v
-        return pre + [('pfor', ordered, keys, value, space.name, body, None)]
+        note = [('comment', 'shape ' + lp.shape)] if self.debug else []
+        return pre + note + [('pfor', lp.ordered, keys, value, space.name, body, None)]
 
     # ------------------------------------------------------------ top level
 

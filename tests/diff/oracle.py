@@ -535,7 +535,7 @@ class Interp:
             self.call(s[1], stmt=True)
         elif k == 'dist':
             self.dist(s)
-        elif k == 'const':
+        elif k in ('const', 'param'):
             self.consts[s[1]] = self.ev(s[2])
         elif k in ('fn', 'data', 'comment'):
             pass
@@ -635,6 +635,38 @@ class Interp:
             finally:
                 self.scopes.pop()
 
+    def array(self, name):
+        """The dist array or local array variable called name."""
+        if name in self.arrays:
+            return self.arrays[name]
+        sc = self.lookup(name)
+        if sc is not None and sc[name][0] == 'arr':
+            return sc[name][1]
+        raise Invalid('%s is not an array' % name)
+
+    def new_array(self, name, e):
+        """zeros, fill or rand: a dense array (local, or dist before its layout)."""
+        fn, args, kw = e[1], e[2], dict(e[3])
+        typ = args[0][1]
+        if fn == 'fill':
+            tv, fv = self.ev(args[1])
+            dims = [self.ev(a)[1] for a in args[2:]]
+        else:
+            dims = [self.ev(a)[1] for a in args[1:]]
+        n = 1
+        for d in dims:
+            n *= d
+        if fn == 'zeros':
+            data = [conv(typ, 'i64', 0)] * n
+        elif fn == 'fill':
+            data = [conv(typ, tv, fv)] * n
+        elif fn == 'rand':
+            seed = self.ev(kw['seed'])[1] if 'seed' in kw else 0
+            data = [conv(typ, 'f64', rand_at(seed, i)) for i in range(n)]
+        else:
+            raise Invalid('constructor %s' % fn)
+        return Arr(name, typ, dims, False, data)
+
     def dist(self, s):
         _, name, e = s
         fn, args, kw = e[1], e[2], dict(e[3])
@@ -659,25 +691,7 @@ class Interp:
                 raise Invalid('dense load')
             arr = Arr(name, typ, dims, True, data)
         else:
-            typ = args[0][1]
-            if fn == 'fill':
-                tv, fv = self.ev(args[1])
-                dims = [self.ev(a)[1] for a in args[2:]]
-            else:
-                dims = [self.ev(a)[1] for a in args[1:]]
-            n = 1
-            for d in dims:
-                n *= d
-            if fn == 'zeros':
-                data = [conv(typ, 'i64', 0)] * n
-            elif fn == 'fill':
-                data = [conv(typ, tv, fv)] * n
-            elif fn == 'rand':
-                seed = self.ev(kw['seed'])[1] if 'seed' in kw else 0
-                data = [conv(typ, 'f64', rand_at(seed, i)) for i in range(n)]
-            else:
-                raise Invalid('constructor %s' % fn)
-            arr = Arr(name, typ, dims, False, data)
+            arr = self.new_array(name, e)
         if name in self.layouts and not arr.sparse:
             arr.perm = self.layouts[name]
         self.arrays[name] = arr
@@ -695,7 +709,7 @@ class Interp:
         te, v = self.ev(e)
         if name in self.bufs:
             return self.buffer_add(self.bufs[name], key, op, te, v)
-        arr = self.arrays[name]
+        arr = self.array(name)
         if op != '=':
             v = self.arith(op[0], arr.type, arr.get(key), te, v)
             te = wider(arr.type, te)
@@ -719,6 +733,9 @@ class Interp:
                                                          cur[name], te, v))
             return
         sc = self.lookup(name, write=True)
+        if sc is None and op == '=' and e[0] == 'call' and e[1] in ('zeros', 'fill', 'rand'):
+            self.scopes[-1][name] = ['arr', self.new_array(name, e)]
+            return
         te, v = self.ev(e)
         if sc is None:
             if op != '=':
@@ -891,7 +908,7 @@ class Interp:
 
     def view_of(self, e):
         name = e[1]
-        arr = self.arrays.get(name) or self.bufs[name].target
+        arr = self.bufs[name].target if name in self.bufs else self.array(name)
         key = [None if x is None else self.index(x) for x in e[2]]
         if key.count(None) != 1 or len(key) != 2:
             raise Invalid('view %r' % (e,))
@@ -982,7 +999,7 @@ class Interp:
             name = e[1]
             if name in self.bufs:
                 raise Invalid('read of buffer %s' % name)
-            arr = self.arrays[name]
+            arr = self.array(name)
             return arr.type, arr.get([self.index(x) for x in e[2]])
         if k == 'call':
             return self.call(e)
@@ -1058,9 +1075,15 @@ class Interp:
                 raise Invalid('randint(%d)' % n)
             return 'i64', (self.loop.rng if self.loop else self.rng).randint(n)
         if name == 'len':
+            if args[0][0] == 'var':
+                return 'i64', self.array(args[0][1]).dims[0]
             return 'i64', self.view_of(args[0]).n
+        if name == 'set_seed':
+            self.seed = self.ev(args[0])[1]
+            self.rng = Rng(self.seed, PROGRAM_STREAM)
+            return None, None
         if name in ('rows', 'cols', 'dim', 'nnz'):
-            a = self.arrays[args[0][1]]
+            a = self.array(args[0][1])
             if name == 'rows':
                 return 'i64', a.dims[0]
             if name == 'cols':

@@ -24,6 +24,7 @@ Statements are tuples too:
     ('dist', name, expr)
     ('fn', name, params [(name, type)], ret or None, body)
     ('const', name, expr)
+    ('param', name, literal)
     ('data', path, [line, ...])         a data file embedded as '#@file path' then '#| line'
 A program is a list of statements. Line numbers of parallel_for statements are filled in by
 the parser (the trace names loops by line).
@@ -135,8 +136,8 @@ class Printer:
             self.emit(d, expr_str(s[1]))
         elif k == 'dist':
             self.emit(d, 'dist %s = %s' % (s[1], expr_str(s[2])))
-        elif k == 'const':
-            self.emit(d, 'const %s = %s' % (s[1], expr_str(s[2])))
+        elif k in ('const', 'param'):
+            self.emit(d, '%s %s = %s' % (k, s[1], expr_str(s[2])))
         elif k == 'fn':
             ps = ', '.join('%s: %s' % p for p in s[2])
             self.emit(d, 'fn %s(%s)%s' % (s[1], ps, ' -> ' + s[3] if s[3] else ''))
@@ -412,8 +413,8 @@ def parse_program(text):
             if toks[2] != ('op', '='):
                 raise ParseError('line %d: bad dist' % lineno)
             return ('dist', toks[1][1], expr_of(toks[3:], lineno))
-        if head == 'const':
-            return ('const', toks[1][1], expr_of(toks[3:], lineno))
+        if head in ('const', 'param'):
+            return (head, toks[1][1], expr_of(toks[3:], lineno))
         if head == 'fn':
             name = toks[1][1]
             i = 3
