@@ -136,16 +136,15 @@ static void find_deps(Builder *b)
     for (int i = 0; i < acc->n; i++) {
         for (int j = i; j < acc->n; j++) {
             const OrnDepRef *x = &acc->v[i].ref, *y = &acc->v[j].ref;
-            bool conflict = orn_dep_conflicts(x, y, p->ordered);
-            bool ww = !conflict && !p->ordered && orn_dep_conflicts(x, y, true);
-            if (!conflict && !ww) continue;
+            /* Two writes of one element conflict in unordered loops too: blocks that run at
+             * the same time on different ranks write remote elements in place at their
+             * owner and elsewhere at the round's end, so two such elements written by two
+             * ranks could keep one rank's value in one and the other's in the other, which
+             * no serial order gives. Kept in one block (or one rotation step), they do. */
+            if (!orn_dep_conflicts(x, y, true)) continue;
             int nsubs = x->nsubs < y->nsubs ? x->nsubs : y->nsubs;
             OrnDepVec v;
             if (!orn_dep_test(p->nkeys, nsubs, x->subs, y->subs, &v)) continue;
-            if (ww) {
-                if (!orn_dep_vec_is_zero(&v)) p->ww_pairs++;
-                continue;
-            }
             if (p->ordered) {
                 OrnDepVec pieces[2 * ORN_DEP_MAXDIM];
                 int n = orn_dep_lexpos(&v, pieces);
@@ -154,6 +153,19 @@ static void find_deps(Builder *b)
                 orn_dep_sign_normalize(&v);
                 if (!orn_dep_vec_is_zero(&v)) add_dep(b, &v, i, j);
             }
+        }
+    }
+    /* a write against a read first: it names the dependence in messages, and a read
+     * explains it better than a second write */
+    for (int k = 0; k < p->ndeps; k++) {
+        OrnLoopDep *d = &p->deps[k];
+        int m = 0;
+        for (int q = 0; q < d->npairs; q++) {
+            const OrnDepRef *x = &acc->v[d->pairs[q].a].ref, *y = &acc->v[d->pairs[q].b].ref;
+            if (!(x->read || y->read)) continue;
+            OrnDepPair t = d->pairs[q];
+            memmove(&d->pairs[m + 1], &d->pairs[m], (size_t)(q - m) * sizeof t);
+            d->pairs[m++] = t;
         }
     }
     /* move into the arena */
@@ -679,11 +691,6 @@ static void other_notes(Builder *b)
              "%s: accumulator (%s): each rank reduces its iterations, then the ranks combine "
              "them after the loop",
              l->accums[i].sym->name->s, acc_kind_name(l->accums[i].kind));
-    if (p->ww_pairs && p->sched.strategy != ORN_STRAT_SERIAL)
-        note(b, ORN_NOTE_OTHER, -1,
-             "%d pair%s of writes to the same element %s allowed: the loop is unordered, so "
-             "the value left is that of one of the writes, as in some serial order",
-             p->ww_pairs, p->ww_pairs == 1 ? "" : "s", p->ww_pairs == 1 ? "is" : "are");
     bool cond = false, callee = false;
     const OrnAccess *ca = NULL;
     for (int d = 0; d < p->ndeps; d++)
@@ -738,7 +745,7 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
             OrnDepRef x = acc->v[i].ref, y = acc->v[j].ref;
             if (x.array == exempt) x.exempt = true;
             if (y.array == exempt) y.exempt = true;
-            if (!orn_dep_conflicts(&x, &y, ordered)) continue;
+            if (!orn_dep_conflicts(&x, &y, true)) continue;
             int nsubs = x.nsubs < y.nsubs ? x.nsubs : y.nsubs;
             OrnDepVec v, pieces[2 * ORN_DEP_MAXDIM];
             if (!orn_dep_test(p->nkeys, nsubs, x.subs, y.subs, &v)) continue;

@@ -160,12 +160,13 @@ static void test_loops(void)
           "dist T = zeros(f64, 2, 2, 2, 2)\ndist P = zeros(f64, 2, 2)\n"
           "parallel_for (a, b, c, d), t in T\n    P[c, d] += t\nend\n",
           "1d dims=[2] vecs=[*, *, 0, 0] T=partitioned P=partitioned\n", 0);
-    /* write-write: allowed unordered, a dependence ordered */
+    /* write-write: a dependence ordered or not (unordered, blocks on two ranks could each
+     * keep their own value of the elements they own: no serial order gives that) */
     check("ww",
           "dist M = zeros(f64, 4, 4)\ndist last = zeros(f64, 4)\n"
           "parallel_for (i, j), v in M\n    last[j] = v\nend\n"
           "@ordered parallel_for (i, j), v in M\n    last[j] = v\nend\n",
-          "1d dims=[1] vecs=- M=partitioned last=partitioned\n"
+          "1d dims=[1] vecs=[*, 0] M=partitioned last=partitioned\n"
           "1d dims=[1] vecs=[+, 0] M=partitioned last=partitioned\n",
           0);
     /* unordered stencils: a wavefront (2d blocks cannot read the neighbours' elements that
