@@ -21,6 +21,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -32,7 +33,7 @@ import check  # noqa: E402
 import gen  # noqa: E402
 import reduce as reducer  # noqa: E402
 
-KINDS = ('ok', 'mismatch', 'crash', 'ice', 'reject', 'invalid', 'unstable')
+KINDS = ('ok', 'mismatch', 'crash', 'ice', 'known', 'reject', 'invalid', 'unstable')
 
 
 def one(args):
@@ -60,6 +61,9 @@ def main():
     ap.add_argument('--reduce', action='store_true', help='minimize failing programs')
     ap.add_argument('--strict', action='store_true', help='generator bugs fail too')
     ap.add_argument('--regress', nargs='*', help='check these programs instead')
+    ap.add_argument('--known', action='append', default=[], metavar='REGEX',
+                    help='a failure whose message matches is a known bug reported elsewhere: '
+                         'counted and printed, but it does not fail the campaign')
     ap.add_argument('--quiet', action='store_true')
     a = ap.parse_args()
     ranks = tuple(int(x) for x in a.ranks.split(','))
@@ -82,6 +86,9 @@ def main():
         with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
             for name, text, kind, detail, rk, strats, secs in ex.map(one, work):
                 done += 1
+                orig = kind
+                if kind in ('mismatch', 'crash', 'ice') and any(re.search(k, detail) for k in a.known):
+                    kind = 'known'
                 counts[kind] += 1
                 for st in strats:
                     strategies[st] = strategies.get(st, 0) + 1
@@ -95,8 +102,8 @@ def main():
                         base = os.path.join(a.out, '%s_%s' % (kind, name))
                         with open(base + '.orn', 'w') as f:
                             f.write(text)
-                        if a.reduce and kind in ('mismatch', 'crash', 'ice'):
-                            want = check.Result(kind, detail, rk)
+                        if a.reduce and kind in ('mismatch', 'crash', 'ice', 'known'):
+                            want = check.Result(orig, detail, rk)
                             red = reducer.Reducer(a.orionc, a.mpiexec, os.path.join(tmp, 'r'))
                             with open(base + '.min.orn', 'w') as f:
                                 f.write(red.reduce(text, want))
@@ -117,6 +124,8 @@ def main():
         ','.join(str(n) for n in ranks), secs))
     print('  ok %d, mismatches %d, crashes %d, internal compiler errors %d' % (
         counts['ok'], counts['mismatch'], counts['crash'], counts['ice']))
+    if a.known:
+        print('  known failures (--known) %d' % counts['known'])
     print('  generator bugs: rejected by orionc %d, invalid %d, unstable %d' % (
         counts['reject'], counts['invalid'], counts['unstable']))
     print('  parallel_for loops of the programs that passed, by strategy: %s' % (

@@ -233,6 +233,8 @@ class View:
     """A 1-D view A[i, :] or A[:, j]: the fixed key with None at the free dimension."""
 
     def __init__(self, arr, key):
+        if arr is None or len(key) != len(arr.dims):
+            raise Invalid('not a view')
         self.arr, self.key = arr, key
         self.free = key.index(None)
         self.n = arr.dims[self.free]
@@ -614,7 +616,11 @@ class Interp:
 
     def foreach(self, s):
         _, kv, vv, view, body = s
-        v = self.view_of(view)
+        if view[0] == 'var':
+            a = self.array(view[1])  # a whole 1-D array
+            v = View(a, [None]) if len(a.dims) == 1 else None
+        else:
+            v = self.view_of(view)
         if v.arr.sparse:
             inside = self.loop is not None and v.free == 1
             pairs = [x for x in range(v.n) if tuple(v.keyat(x)) in v.arr.data]
@@ -733,7 +739,8 @@ class Interp:
                                                          cur[name], te, v))
             return
         sc = self.lookup(name, write=True)
-        if sc is None and op == '=' and e[0] == 'call' and e[1] in ('zeros', 'fill', 'rand'):
+        if sc is None and op == '=' and e[0] == 'call' and e[1] in ('zeros', 'fill', 'rand') \
+                and e[2]:
             self.scopes[-1][name] = ['arr', self.new_array(name, e)]
             return
         te, v = self.ev(e)
