@@ -36,6 +36,7 @@ typedef struct Ctx {
     Frame frames[MAX_INLINE + 2];
     int nframes;
     OrnSpan call_site;
+    const OrnNode *row_iter; /* the iterator of the for (k, v) in ... being walked */
 } Ctx;
 
 const char *orn_access_kind(const OrnAccess *a)
@@ -413,6 +414,7 @@ static void record_index(Ctx *c, const OrnNode *ix, bool read, bool write)
     a->ref.write = write;
     a->buffer_update = sym->type && sym->type->kind == T_BUFFER;
     a->ref.exempt = a->buffer_update;
+    a->row_view = ix == c->row_iter;
     int m = 0;
     for (const OrnNode *s = ix->u.index.subs; s && m < ORN_DEP_MAXDIM; s = s->next, m++) {
         c->why = NULL;
@@ -627,12 +629,16 @@ static void walk_stmt(Ctx *c, const OrnNode *s)
         if (s->u.for_.body) walk_stmt(c, s->u.for_.body);
         c->cond--;
         break;
-    case N_FOREACH:
+    case N_FOREACH: {
+        const OrnNode *saved = c->row_iter;
+        c->row_iter = s->u.foreach.iter;
         walk_expr(c, s->u.foreach.iter);
+        c->row_iter = saved;
         c->cond++;
         if (s->u.foreach.body) walk_stmt(c, s->u.foreach.body);
         c->cond--;
         break;
+    }
     case N_WHILE:
         c->cond++;
         walk_expr(c, s->u.while_.cond);

@@ -40,6 +40,7 @@ typedef struct OrnAccess {
     bool whole;            /* a whole-array read: sum(A), dot(A, B), norm(A) */
     bool buffer_update;    /* B[...] += / -= on a buffer */
     bool additive;         /* a write by += or -= (one a buffer could take instead) */
+    bool row_view;         /* the iterator of for (k, v) in A[i, :] */
 } OrnAccess;
 
 typedef struct OrnAccessList {

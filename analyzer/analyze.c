@@ -136,16 +136,15 @@ static void find_deps(Builder *b)
     for (int i = 0; i < acc->n; i++) {
         for (int j = i; j < acc->n; j++) {
             const OrnDepRef *x = &acc->v[i].ref, *y = &acc->v[j].ref;
-            bool conflict = orn_dep_conflicts(x, y, p->ordered);
-            bool ww = !conflict && !p->ordered && orn_dep_conflicts(x, y, true);
-            if (!conflict && !ww) continue;
+            /* Two writes of one element conflict in unordered loops too: blocks that run at
+             * the same time on different ranks write remote elements in place at their
+             * owner and elsewhere at the round's end, so two such elements written by two
+             * ranks could keep one rank's value in one and the other's in the other, which
+             * no serial order gives. Kept in one block (or one rotation step), they do. */
+            if (!orn_dep_conflicts(x, y, true)) continue;
             int nsubs = x->nsubs < y->nsubs ? x->nsubs : y->nsubs;
             OrnDepVec v;
             if (!orn_dep_test(p->nkeys, nsubs, x->subs, y->subs, &v)) continue;
-            if (ww) {
-                if (!orn_dep_vec_is_zero(&v)) p->ww_pairs++;
-                continue;
-            }
             if (p->ordered) {
                 OrnDepVec pieces[2 * ORN_DEP_MAXDIM];
                 int n = orn_dep_lexpos(&v, pieces);
@@ -154,6 +153,19 @@ static void find_deps(Builder *b)
                 orn_dep_sign_normalize(&v);
                 if (!orn_dep_vec_is_zero(&v)) add_dep(b, &v, i, j);
             }
+        }
+    }
+    /* a write against a read first: it names the dependence in messages, and a read
+     * explains it better than a second write */
+    for (int k = 0; k < p->ndeps; k++) {
+        OrnLoopDep *d = &p->deps[k];
+        int m = 0;
+        for (int q = 0; q < d->npairs; q++) {
+            const OrnDepRef *x = &acc->v[d->pairs[q].a].ref, *y = &acc->v[d->pairs[q].b].ref;
+            if (!(x->read || y->read)) continue;
+            OrnDepPair t = d->pairs[q];
+            memmove(&d->pairs[m + 1], &d->pairs[m], (size_t)(q - m) * sizeof t);
+            d->pairs[m++] = t;
         }
     }
     /* move into the arena */
@@ -222,6 +234,13 @@ static void summarize_arrays(Builder *b)
             /* a row view X[i, :] of a sparse array: the runtime serves whole rows */
             in->rows |= in->sparse && a->ref.read && a->ref.nsubs == 2 &&
                         a->ref.subs[0].kind != ORN_SUB_ALL && a->ref.subs[1].kind == ORN_SUB_ALL;
+            if (a->row_view && t && t->sparse) {
+                OrnSub s0 =
+                    a->ref.nsubs ? a->ref.subs[0] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
+                int rk = s0.kind == ORN_SUB_AFFINE && s0.a == 1 && s0.c == 0 ? s0.key : -1;
+                in->row_key = !in->sparse_rows || in->row_key == rk ? rk : -1;
+                in->sparse_rows = true;
+            }
             for (int m = 0; m < in->ndims; m++) {
                 OrnSub s =
                     m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
@@ -229,8 +248,10 @@ static void summarize_arrays(Builder *b)
                 if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
                 if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
                 /* k + c only: a block of k then owns a block of the dimension (the
-                 * runtime's key_dim); 2*k or -k spread a block across the array */
-                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1;
+                 * runtime's key_dim); 2*k or -k spread a block across the array. A write
+                 * must stay in the block's own elements (k + 0): halos are read-only
+                 * ghost cells, and a block that writes k - 1 writes its neighbour's. */
+                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1 && !(a->ref.write && s.c);
                 if (first) {
                     if (aligned) {
                         in->key_of_dim[m] = s.key;
@@ -366,7 +387,13 @@ static void strategy_notes(Builder *b)
                  sched_text(b, &cl->s), c->nculprits, c->nculprits == 1 ? "" : "s",
                  vec_str(u, &p->deps[c->culprits[0]].v), pair_text(u, p, c->culprits[0]));
         } else {
-            note(b, ORN_NOTE_STRATEGY, -1, "serial: no parallel schedule keeps every dependence");
+            bool placed = false; /* a candidate failed only on where the space is written */
+            for (int i = 0; i < c->ncands; i++)
+                placed |= !c->cands[i].legal && c->cands[i].blocker < 0;
+            note(b, ORN_NOTE_STRATEGY, -1,
+                 placed ? "serial: the loop writes its iteration space at elements that other "
+                          "blocks of every parallel schedule hold"
+                        : "serial: no parallel schedule keeps every dependence");
         }
         if (c->unimodular_tried)
             note(b, ORN_NOTE_REJECTED, -1,
@@ -612,6 +639,11 @@ static void role_notes(Builder *b)
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: replicated: read-only, at constant subscripts; every rank gets a copy",
                      name);
+            else if (in->sparse_rows)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: replicated: read-only, its rows are iterated (%s) at rows the blocks "
+                     "do not own; every rank gets a copy",
+                     name, acc_text(u, first_access(p, k, false)));
             else if (in->keys_mask)
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: replicated: read-only, indexed by keys the blocks do not follow, so "
@@ -691,11 +723,6 @@ static void other_notes(Builder *b)
              "%s: accumulator (%s): each rank reduces its iterations, then the ranks combine "
              "them after the loop",
              l->accums[i].sym->name->s, acc_kind_name(l->accums[i].kind));
-    if (p->ww_pairs && p->sched.strategy != ORN_STRAT_SERIAL)
-        note(b, ORN_NOTE_OTHER, -1,
-             "%d pair%s of writes to the same element %s allowed: the loop is unordered, so "
-             "the value left is that of one of the writes, as in some serial order",
-             p->ww_pairs, p->ww_pairs == 1 ? "" : "s", p->ww_pairs == 1 ? "is" : "are");
     bool cond = false, callee = false;
     const OrnAccess *ca = NULL;
     for (int d = 0; d < p->ndeps; d++)
@@ -750,7 +777,7 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
             OrnDepRef x = acc->v[i].ref, y = acc->v[j].ref;
             if (x.array == exempt) x.exempt = true;
             if (y.array == exempt) y.exempt = true;
-            if (!orn_dep_conflicts(&x, &y, ordered)) continue;
+            if (!orn_dep_conflicts(&x, &y, true)) continue;
             int nsubs = x.nsubs < y.nsubs ? x.nsubs : y.nsubs;
             OrnDepVec v, pieces[2 * ORN_DEP_MAXDIM];
             if (!orn_dep_test(p->nkeys, nsubs, x.subs, y.subs, &v)) continue;
@@ -771,6 +798,15 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
     pb.ordered = ordered;
     pb.vecs = vecs;
     pb.nvecs = n;
+    /* through a buffer, the array is no longer written by the loop (every write of it is a
+     * += or -=, the caller checked) */
+    OrnPlanArray *arrs = NULL;
+    if (exempt >= 0 && exempt < pb.narrays) {
+        arrs = orn_xmalloc((size_t)pb.narrays * sizeof *arrs);
+        memcpy(arrs, pb.arrays, (size_t)pb.narrays * sizeof *arrs);
+        arrs[exempt].written = false;
+        pb.arrays = arrs;
+    }
     OrnPlanChoice c;
     orn_plan_choose(u->arena, &pb, &c);
     const char *r = NULL;
@@ -779,6 +815,7 @@ static const char *what_if(Builder *b, bool ordered, int exempt)
         orn_plan_schedule_text(&pb, &c.best, buf, sizeof buf);
         r = arena_str(u, buf, strlen(buf));
     }
+    free(arrs);
     free(vecs);
     return r;
 }

@@ -63,7 +63,6 @@ typedef struct OrnLoopPlan {
     OrnAccessList acc;
     OrnLoopDep *deps;
     int ndeps;
-    int ww_pairs; /* unordered: write-write pairs that were allowed */
     OrnPlanProblem problem;
     OrnPlanChoice choice;
     OrnPlanSchedule sched; /* = choice.best */

@@ -194,12 +194,14 @@ void orn_layout_choose(OrnUnit *u, const OrnPlanSet *ps, OrnLayoutSet *out)
     w.arr = orn_arena_alloc(u->arena, (size_t)ns * sizeof *w.arr);
     memset(w.arr, 0, (size_t)ns * sizeof *w.arr);
     walk(&w, u->program);
-    /* iteration spaces of ordered or skewed schedules keep their order (the wavefront and
-     * the unimodular transform are expressed in declared keys) */
+    /* iteration spaces of ordered loops and skewed schedules keep their order: a block
+     * walks its elements in storage order, which must be key order for @ordered (any
+     * strategy: serial and 1d blocks too), and the wavefront and the unimodular transform
+     * are expressed in declared keys */
     for (int i = 0; i < ps->nloops; i++) {
         const OrnLoopPlan *pl = &ps->loops[i];
         OrnStrategy st = pl->sched.strategy;
-        if (st != ORN_STRAT_1D && st != ORN_STRAT_2D && st != ORN_STRAT_SERIAL) {
+        if (pl->ordered || (st != ORN_STRAT_1D && st != ORN_STRAT_2D && st != ORN_STRAT_SERIAL)) {
             Arr *r = pl->loop ? arr_of(&w, pl->loop->space) : NULL;
             if (r) r->fixed = true;
         }

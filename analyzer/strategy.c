@@ -88,11 +88,41 @@ static bool uses_rotation(const OrnPlanSchedule *s)
     return st == ORN_STRAT_2D || st == ORN_STRAT_2D_ORDERED;
 }
 
+static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a);
+static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a);
+
+/* 1d and 2d blocks read elements of other blocks only where nobody writes them during the
+ * loop (ghost cells of read-only arrays): an array written in the loop and read at k + c
+ * (c != 0) along a cut dimension cannot be held there by blocks. Wavefronts and skewed
+ * schedules read anywhere (their steps separate writers from readers). */
+static bool written_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    OrnStrategy st = s->strategy;
+    if (!a->written || (st != ORN_STRAT_1D && st != ORN_STRAT_2D)) return false;
+    return has_halo(pb, s, a);
+}
+
+/* A sparse array whose rows are iterated keeps whole rows in a block only when it is cut
+ * along dimension 0 by the key of the rows iterated (A[k, :]); else every rank gets a copy
+ * (or, written, it is remote). */
 static OrnRole role_of(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    OrnRole r = role_of_any(pb, s, a);
+    if (!a->sparse_rows || a->is_space || (r != ORN_ROLE_PARTITIONED && r != ORN_ROLE_ROTATED))
+        return r;
+    if (a->row_key >= 0 && a->key_of_dim[0] == a->row_key && a->halo_lo[0] == 0 &&
+        a->halo_hi[0] == 0)
+        return r;
+    return a->written ? ORN_ROLE_REMOTE : ORN_ROLE_REPLICATED;
+}
+
+static OrnRole role_of_any(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a)
 {
     if (a->is_buffer) return ORN_ROLE_BUFFERED;
     if (a->is_space) return ORN_ROLE_PARTITIONED;
-    unsigned am = aligned_mask(a);
+    unsigned am = written_halo(pb, s, a) ? 0 : aligned_mask(a);
     /* serial: one rank runs everything; arrays that follow the first key are gathered
      * with the iteration space (the runtime treats every array of a serial loop so) */
     unsigned stay = s->strategy == ORN_STRAT_SERIAL ? 1u : row_keys(pb, s, s->dims[0]);
@@ -108,6 +138,8 @@ OrnRole orn_plan_unaligned_role(const OrnPlanProblem *pb, const OrnPlanArray *a)
 {
     if (a->written) return ORN_ROLE_REMOTE;
     if (a->only_const) return ORN_ROLE_REPLICATED;
+    /* rows of a sparse array at rows the blocks do not own: a copy on every rank */
+    if (a->sparse_rows) return ORN_ROLE_REPLICATED;
     if (a->varying_unknown) return ORN_ROLE_PREFETCHED;
     /* indexed by keys the blocks do not follow: a dense space reads all of it */
     if (a->keys_mask) return pb->sparse_space ? ORN_ROLE_PREFETCHED : ORN_ROLE_REPLICATED;
@@ -301,6 +333,37 @@ static const char *refusal(OrnArena *a, const OrnPlanProblem *pb, const OrnPlanS
     return ok ? NULL : arena_copy(a, why);
 }
 
+/* Blocks hold their own part of the iteration space, so a loop that writes the space may
+ * cut it only along dimensions that every access subscripts by the dimension's own key,
+ * k + c (writes k + 0): otherwise a block writes elements another block holds (the
+ * runtime refuses that as a plan violation) or reads them while they are written. */
+static bool space_fits(const OrnPlanProblem *pb, const OrnPlanSchedule *s)
+{
+    unsigned part = 0;
+    for (int d = 0; d < s->ndims; d++) part |= row_keys(pb, s, s->dims[d]);
+    for (int i = 0; i < pb->narrays; i++) {
+        const OrnPlanArray *a = &pb->arrays[i];
+        /* rows iterated: whole rows in a block, so cut along dimension 0 only, and only
+         * when the rows iterated are the iteration's own (A[k0, :]) */
+        if (a->is_space && a->sparse_rows && (part & ~(a->row_key == 0 ? 1u : 0u))) return false;
+        if (a->is_space && written_halo(pb, s, a)) return false;
+        if (!a->is_space || !a->written) continue;
+        for (int m = 0; m < a->ndims; m++)
+            if ((part >> m & 1u) && a->key_of_dim[m] != m) return false;
+    }
+    return true;
+}
+
+/* A candidate legal for the dependences but not for the space's placement: illegal, with
+ * no dependence to blame (and never the closest one for the serial warning). */
+static void require_fit(const OrnPlanProblem *pb, OrnPlanCandidate *c)
+{
+    if (!c->legal || space_fits(pb, &c->s)) return;
+    c->legal = false;
+    c->blocker = -1;
+    c->nviolations = pb->nvecs + 1;
+}
+
 static OrnPlanSchedule plain(OrnStrategy st, int p, int q)
 {
     OrnPlanSchedule s;
@@ -328,6 +391,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
         OrnPlanCandidate *c = &out->cands[out->ncands++];
         c->s = plain(ORN_STRAT_1D, p, -1);
         c->legal = orn_plan_1d_legal(pb, &I, p, &c->blocker, &c->nviolations);
+        require_fit(pb, c);
     }
     if (!pb->ordered)
         for (int p = 0; p < n; p++)
@@ -336,6 +400,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
                 OrnPlanCandidate *c = &out->cands[out->ncands++];
                 c->s = plain(ORN_STRAT_2D, p, q);
                 c->legal = orn_plan_2d_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+                require_fit(pb, c);
             }
     for (int p = 0; p < n; p++)
         for (int q = 0; q < n; q++) {
@@ -343,6 +408,7 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
             OrnPlanCandidate *c = &out->cands[out->ncands++];
             c->s = plain(ORN_STRAT_2D_ORDERED, p, q);
             c->legal = orn_plan_wavefront_legal(pb, &I, p, q, &c->blocker, &c->nviolations);
+            require_fit(pb, c);
         }
 
     out->best_cand = -1;
@@ -369,7 +435,8 @@ void orn_plan_choose(OrnArena *a, const OrnPlanProblem *pb, OrnPlanChoice *out)
     OrnPlanSchedule uni;
     bool have_uni = false;
     if (out->best_cand < 0 || out->cands[out->best_cand].s.strategy == ORN_STRAT_2D_ORDERED)
-        have_uni = orn_plan_unimodular_search(pb, &uni, &out->unimodular_tried);
+        have_uni =
+            orn_plan_unimodular_search(pb, &uni, &out->unimodular_tried) && space_fits(pb, &uni);
     if (have_uni && (out->best_cand < 0 || uni.cost < out->cands[out->best_cand].s.cost)) {
         out->best = uni;
         out->best_cand = -1;

@@ -64,6 +64,12 @@ typedef struct OrnPlanArray {
                               the iteration's own (A[n - 1 - i]): those cross blocks */
     bool sparse;           /* a sparse array (a buffer: its target) */
     bool rows;             /* sparse, read through row views X[i, :] (for (f, x) in X[i, :]) */
+    bool sparse_rows;      /* rows of a sparse array are iterated (for (k, v) in A[i, :]):
+                              the runtime serves a row from the block's own tile or from a
+                              copy on every rank, never by fetching */
+    int row_key;           /* sparse_rows: the key k when every row iterated is A[k, :],
+                              else -1 (a block then holds its rows only if the array is
+                              cut along dimension 0 by k alone) */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with

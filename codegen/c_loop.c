@@ -581,7 +581,10 @@ static void body_csr(C *c, const OrnCgLoop *l)
     if (versioned) {
         cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
         for (int i = 0; i < nsp; i++)
-            if (sp[i].var)
+            if (sp[i].var && sp[i].local) /* a local array (version.h) */
+                cg_o(c, "        orn_std_arr_clip(%s, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
+                     cg_nm(c, sp[i].local), sp[i].dim, (long long)sp[i].off);
+            else if (sp[i].var)
                 cg_o(c, "        orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
                      sp[i].array, sp[i].dim, (long long)sp[i].off);
         cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1];\n");
@@ -597,6 +600,13 @@ static void body_csr(C *c, const OrnCgLoop *l)
                 if (sp[i].var) continue;
                 cg_o(c, " &&\n");
                 cg_ind(c);
+                if (sp[i].local) {
+                    cg_o(c, "    orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp[i].local),
+                         sp[i].dim);
+                    cg_ex(c, sp[i].inv);
+                    cg_o(c, "))");
+                    continue;
+                }
                 cg_o(c, "    orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
                 cg_ex(c, sp[i].inv);
                 cg_o(c, "), (int64_t)(");

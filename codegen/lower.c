@@ -255,7 +255,7 @@ bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e)
     }
     case N_INDEX: {
         const OrnSym *b = orn_cg_base_sym(e);
-        if (!b) return true;
+        if (!b || tainted_sym(l, b)) return true;
         if (b->kind == SYM_DIST) {
             int k = orn_cg_array_index(l, b);
             if (k < 0 || !l->arrays[k].peek) return true;
@@ -301,7 +301,11 @@ static bool taint_stmt(OrnCgLoop *l, const OrnNode *s, bool under)
         if (tg->kind != N_NAME) break;
         const OrnSym *v = tg->u.name.sym;
         if (!v || v->parfor != l->loop->node || v->kind != SYM_VAR) break;
-        if (under || orn_cg_expr_tainted(l, s->u.assign.value)) ch |= mark(l, v);
+        /* the prefetch pass builds no local arrays (c_loop.c, pf): what reads one of the
+         * body's is not computable there */
+        if (under || (v->type && v->type->kind == T_ARRAY) ||
+            orn_cg_expr_tainted(l, s->u.assign.value))
+            ch |= mark(l, v);
         break;
     }
     case N_IF: {
@@ -319,7 +323,9 @@ static bool taint_stmt(OrnCgLoop *l, const OrnNode *s, bool under)
     }
     case N_FOREACH: {
         const OrnNode *it = s->u.foreach.iter;
-        bool t = under || (it->kind == N_INDEX ? any_tainted(l, it->u.index.subs) : false);
+        bool t = under || (it->kind == N_INDEX ? any_tainted(l, it->u.index.subs) ||
+                                                     tainted_sym(l, orn_cg_base_sym(it))
+                                               : tainted_sym(l, orn_cg_base_sym(it)));
         if (t) ch |= mark(l, s->u.foreach.key->u.name.sym);
         if (t || !foreach_values_ok(l, it)) ch |= mark(l, s->u.foreach.value->u.name.sym);
         ch |= taint_stmt(l, s->u.foreach.body, t);

@@ -708,13 +708,14 @@ static int scatter_dest(const OrnDsmPart *np, const int64_t *key, const unsigned
 }
 
 static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const int64_t *keys,
-                          const char *vals, const int64_t *tags, const unsigned char *selfonly,
-                          OrnDsmTile **tiles_out, int64_t ***tags_out, void **owned, int nowned)
+                          const char *vals, int has_tags, const int64_t *tags,
+                          const unsigned char *selfonly, OrnDsmTile **tiles_out,
+                          int64_t ***tags_out, void **owned, int nowned)
 {
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
-    /* Records carry a tag (a source line) only when there are tags. */
-    int has_tags = tags != NULL;
+    /* Records carry a tag (a source line) when any rank has tags: the record size must be
+     * the same on every rank (a rank with no elements may pass no tags). */
     size_t tagb = has_tags ? 8 : 0;
     size_t cw = 4;
     for (int d = 0; d < nd; d++)
@@ -958,7 +959,8 @@ static int from_elements(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
         if (!status) status = orn_dsm_rows_fit(ctx, a, &a->part, path);
         if (status) goto fn_fail;
     }
-    status = sparse_scatter(a, &a->part, n, keys, vals, lines, NULL, &tiles, &tags, owned, nowned);
+    status = sparse_scatter(a, &a->part, n, keys, vals, tagged != 0, lines, NULL, &tiles, &tags,
+                            owned, nowned);
     if (status) goto fn_fail;
     order = 0;
     status = find_duplicates(a, tiles, tags, &a->part, path, &order);

@@ -325,6 +325,13 @@ int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwner
     return ORN_OK;
 }
 
+static int replicated(const OrnDsmArray *a)
+{
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (a->part.owner[t] == ORN_DSM_ALL) return 1;
+    return 0;
+}
+
 int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
 {
     for (int k = 1; k < x->n; k++) {
@@ -337,6 +344,10 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn)
             status = rt_aligned_part(x, a, pa->key_dim, np, fn, &part);
         else if (role == ORN_RT_REPLICATED)
             status = rt_single_part(a, ORN_DSM_ALL, &part);
+        else if (role == ORN_RT_REMOTE && replicated(a))
+            /* a copy on every rank (replicated by an earlier loop) would take only its own
+             * rank's writes: give the array owners again */
+            status = orn_dsm_part_default(x->dsm, a->ndim, a->dims, &part);
         else
             continue;
         if (!status) status = rt_repartition(x, a, &part);
