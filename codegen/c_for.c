@@ -12,6 +12,14 @@
  * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
  * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
  * Declares sg<id>_[4], the segment bounds. */
+/* A view's whole extent along storage dimension sp->dim lies in its box (version.h). */
+void cg_span_full(C *c, const OrnCgSpan *sp)
+{
+    cg_o(c, "orn_rt_box_full(&X%d_, %d, ", sp->array, sp->dim);
+    cg_put_dims(c, c->loop->arrays[sp->array].sym);
+    cg_o(c, "[%d])", sp->dim);
+}
+
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id)
 {
     cg_ol(c, "int64_t f0%d_ = %s, f1%d_ = %s;", id, lo, id, hi);
@@ -27,6 +35,10 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
             cg_o(c, "      ");
         }
         inv = true;
+        if (sp[i].full) {
+            cg_span_full(c, &sp[i]);
+            continue;
+        }
         if (sp[i].local) {
             cg_o(c, "orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp[i].local), sp[i].dim);
             cg_ex(c, sp[i].inv);
@@ -192,13 +204,19 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
             if (g == 0) cg_ol(c, "} else {");
             cg_ol(c, "{");
             c->ind++;
-            const OrnSym *fv = c->fast_var;
-            const OrnNode *fb = c->fast_body;
-            if (fast) c->fast_var = f->u.for_.var->u.name.sym, c->fast_body = f->u.for_.body;
+            const OrnSym *fv = c->fast_var, *vv = c->vfast_var;
+            const OrnNode *fb = c->fast_body, *vb = c->vfast_body;
+            bool vvv = c->vfast_vv;
+            if (fast) {
+                c->fast_var = c->vfast_var = f->u.for_.var->u.name.sym;
+                c->fast_body = c->vfast_body = f->u.for_.body;
+                c->vfast_vv = false;
+            }
             c->fast += fast;
             reduce_segment(c, f, st, id, from, to);
             c->fast -= fast;
             c->fast_var = fv, c->fast_body = fb;
+            c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
             c->ind--;
             cg_ol(c, "}");
         }
@@ -209,9 +227,15 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
         snprintf(hi, sizeof hi, "hi%d_", id);
         reduce_segment(c, f, st, id, lo, hi);
     }
-    char lanes[64];
-    snprintf(lanes, sizeof lanes, "%s(r%d_)", k == T_F32 ? "orn_std_lanes_f32" : "orn_std_lanes",
-             id);
+    /* f32: when the trip count leaves a tail, its partials were just stored one by one, and
+     * the tail form of the tree reads them one by one (orn_std.h: no store-forward stall). */
+    char lanes[160];
+    if (k == T_F32)
+        snprintf(lanes, sizeof lanes,
+                 "((hi%d_ - lo%d_) & 15 ? orn_std_lanes_f32_tail(r%d_) : orn_std_lanes_f32(r%d_))",
+                 id, id, id, id);
+    else
+        snprintf(lanes, sizeof lanes, "orn_std_lanes(r%d_)", id);
     cg_ind(c);
     cg_o(c, "%s = (%s)(%s %s %s);\n", cg_nm(c, s), cg_ctype(k), cg_nm(c, s),
          st->u.assign.op == OP_SUB ? "-" : "+", lanes);
@@ -221,13 +245,16 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
 
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
 {
-    const OrnSym *fv = c->fast_var;
-    const OrnNode *fb = c->fast_body;
+    const OrnSym *fv = c->fast_var, *vv = c->vfast_var;
+    const OrnNode *fb = c->fast_body, *vb = c->vfast_body;
+    bool vvv = c->vfast_vv;
     if (fast) c->fast_var = var, c->fast_body = body;
+    if (fast) c->vfast_var = var, c->vfast_body = body, c->vfast_vv = false;
     c->fast += fast;
     c->cloops++;
     cg_st_block(c, body);
     c->cloops--;
+    c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
     c->fast -= fast;
     c->fast_var = fv, c->fast_body = fb;
 }

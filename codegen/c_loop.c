@@ -587,7 +587,13 @@ static void body_csr(C *c, const OrnCgLoop *l)
             else if (sp[i].var)
                 cg_o(c, "        orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
                      sp[i].array, sp[i].dim, (long long)sp[i].off);
-        cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1];\n");
+        cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1]");
+        for (int i = 0; i < nsp; i++)
+            if (sp[i].full) { /* views' extents: once per block */
+                cg_o(c, " &&\n            ");
+                cg_span_full(c, &sp[i]);
+            }
+        cg_o(c, ";\n");
     }
     csr_row(c, rks);
     for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
@@ -597,7 +603,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
             cg_ind(c);
             cg_o(c, "if (cok_");
             for (int i = 0; i < nsp; i++) {
-                if (sp[i].var) continue;
+                if (sp[i].var || sp[i].full) continue;
                 cg_o(c, " &&\n");
                 cg_ind(c);
                 if (sp[i].local) {
@@ -633,7 +639,9 @@ static void body_csr(C *c, const OrnCgLoop *l)
         }
         OrnBuf body;
         orn_buf_init(&body);
+        if (fast) c->vfast_var = rks[1], c->vfast_body = blk, c->vfast_vv = true;
         body_stmts(c, l, &body, versioned ? 5 : 4, fast);
+        c->vfast_var = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
         if (versioned && fast) {
@@ -702,7 +710,9 @@ static void body_dense(C *c, const OrnCgLoop *l)
         }
         OrnBuf body;
         orn_buf_init(&body);
+        if (fast) c->vfast_var = last, c->vfast_body = lp->node->u.parfor.body, c->vfast_vv = true;
         body_stmts(c, l, &body, ind + 1, fast);
+        c->vfast_var = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         put_buf(c, &body);
         orn_buf_free(&body);
         cg_o(c, "%s}\n", pad);

@@ -193,6 +193,78 @@ void cg_vx_fast_cond(C *c, const VX *vx, int extra)
     cg_o(c, ") {\n");
 }
 
+/* ---- views proven in their boxes (version.h: orn_cg_view_proven) */
+
+bool cg_view_fast(const C *c, const OrnNode *e)
+{
+    if (!c->fast || c->cuda || c->cx == CX_PREFETCH || !c->vfast_var || !cg_in_loop_ctx(c) || !e ||
+        e->kind != N_INDEX || !e->type || e->type->kind != T_VIEW)
+        return false;
+    const OrnSym *s = orn_cg_base_sym(e);
+    if (!s || cg_is_local_array(s) || cg_is_buffer(s)) return false;
+    return orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_body, c->vfast_vv, e);
+}
+
+/* The storage dimension of a proven view's ':' and its plan array. */
+static int view_sdim(C *c, const OrnNode *e, int *k, const OrnNode **fixed)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    int dim = 0;
+    orn_cg_view_parts(e, &dim, fixed);
+    *k = cg_array_k(c, e, s);
+    return cg_sdim(cg_perm_of(c, s), dim);
+}
+
+/* Declares q<id>_ (typed pointer to element 0), t<id>_ (stride in elements) and n<id>_
+ * (length) of a proven view: the box's storage addressed directly, no descriptor. */
+void cg_view_decl(C *c, const OrnNode *e, int id)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    const OrnNode *fixed = NULL;
+    int k = 0, sd = view_sdim(c, e, &k, &fixed);
+    const char *T = cg_ctype(cg_elem_of(s->type));
+    cg_ind(c);
+    cg_o(c,
+         "%s *const q%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, 2, (const int64_t[2]){",
+         T, id, T, k, k);
+    if (sd == 0) cg_o(c, "0, ");
+    cg_ex_as(c, fixed, T_I64);
+    if (sd == 1) cg_o(c, ", 0");
+    cg_o(c, "});\n");
+    cg_ind(c);
+    if (sd == 1)
+        cg_o(c, "const int64_t t%d_ = 1, n%d_ = ", id, id);
+    else
+        cg_o(c, "const int64_t t%d_ = X%d_.s[0], n%d_ = ", id, k, id);
+    cg_put_dims(c, s);
+    cg_o(c, "[%d];\n", sd);
+}
+
+/* dot of two proven views: pointers, strides and one length test. */
+static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode *b, int id)
+{
+    if (!b || !cg_view_fast(c, a) || !cg_view_fast(c, b)) return false;
+    OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
+    int ia = c->tmp++, ib = c->tmp++;
+    cg_o(c, "({\n");
+    c->ind++;
+    cg_view_decl(c, a, ia);
+    cg_view_decl(c, b, ib);
+    cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", ia, ib, ia, ib,
+          c->line);
+    cg_ind(c);
+    if (cg_kind_of(e) == T_F32)
+        cg_o(c, "orn_std_sdot_f32(q%d_, t%d_, q%d_, t%d_, n%d_);\n", ia, ia, ib, ib, ia);
+    else
+        cg_o(c, "orn_std_dot_%s_%s(q%d_, t%d_, q%d_, t%d_, n%d_);\n", cg_sfx(ta), cg_sfx(tb), ia,
+             ia, ib, ib, ia);
+    c->ind--;
+    cg_ind(c);
+    cg_o(c, "})");
+    (void)id;
+    return true;
+}
+
 /* dot/sum/norm of arrays and views. */
 void cg_ex_reduce(C *c, const OrnNode *e, int bi)
 {
@@ -213,6 +285,7 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     int id = c->tmp++;
     bool plain_a = a->kind == N_NAME || (a->kind == N_INDEX && cg_kind_of(a) == T_VIEW);
     bool plain_b = !b || b->kind == N_NAME || (b->kind == N_INDEX && cg_kind_of(b) == T_VIEW);
+    if (bi == ORN_BI_DOT && reduce_fast(c, e, a, b, id)) return;
     if (plain_a && plain_b) {
         cg_o(c, "({ OrnStdVec ra%d_ = ", id);
         cg_vec_ctor(c, a);

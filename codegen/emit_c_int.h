@@ -56,6 +56,13 @@ typedef struct C {
      * array accesses it covers are addressed without tests (orn_cg_local_proven) */
     const OrnSym *fast_var;
     const OrnNode *fast_body;
+    /* the same for views (version.h, orn_cg_view_proven): the variable and body of the
+     * innermost versioned range being emitted in its fast version (a `for`, the column key
+     * of a CSR walk, the innermost key of a dense one) and whether the loop's value
+     * variable changes with it */
+    const OrnSym *vfast_var;
+    const OrnNode *vfast_body;
+    bool vfast_vv;
     bool next_used;
     bool cuda; /* writing CUDA (emit_cuda.c): C++, no compound literals */
     bool failed;
@@ -118,6 +125,10 @@ void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
 void cg_vx_hoist(C *c, const VX *vx);
 void cg_vx_fast_cond(C *c, const VX *vx, int extra);
 void cg_ex_reduce(C *c, const OrnNode *e, int bi);
+/* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
+ * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */
+bool cg_view_fast(const C *c, const OrnNode *e);
+void cg_view_decl(C *c, const OrnNode *e, int id);
 
 /* c_stmt.c */
 void cg_st_list(C *c, const OrnNode *list);
@@ -132,6 +143,7 @@ void cg_st(C *c, const OrnNode *s);
 
 /* c_for.c */
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
+void cg_span_full(C *c, const OrnCgSpan *sp);
 /* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);

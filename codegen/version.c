@@ -186,9 +186,10 @@ static void add_span(Walk *w, const OrnCgSpan *s)
 {
     for (int i = 0; i < w->nspans; i++) {
         const OrnCgSpan *t = &w->spans[i];
-        if (t->array != s->array || t->local != s->local || t->dim != s->dim || t->var != s->var)
+        if (t->array != s->array || t->local != s->local || t->dim != s->dim || t->var != s->var ||
+            t->full != s->full)
             continue;
-        if (s->var ? t->off == s->off : same(t->inv, s->inv)) return;
+        if (s->full || (s->var ? t->off == s->off : same(t->inv, s->inv))) return;
     }
     if (w->nspans == ORN_CG_MAXSPAN) {
         w->ok = false;
@@ -224,6 +225,41 @@ static bool local_spans(const Walk *w, const OrnNode *e, OrnCgSpan *sp, int *n)
     return *n > 0;
 }
 
+/* The storage dimension of logical dimension d of plan array k. */
+static int storage_dim(const OrnCgLoop *l, int k, int d)
+{
+    const int *perm = l->arrays[k].perm;
+    int sd = d;
+    for (int i = 0; i < ORN_DEP_MAXDIM; i++)
+        if (perm[i] == d) sd = i;
+    return sd;
+}
+
+/* The two spans of a view W[s, :] (or W[:, s]) of a boxable 2-D dist array: its fixed
+ * subscript's, and the whole extent along ':'. False: the view keeps its checked path. */
+static bool view_spans(const Walk *w, const OrnNode *e, OrnCgSpan sp[2])
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    if (!s || s->kind != SYM_DIST || !s->type || s->type->ndims != 2 || e->kind != N_INDEX)
+        return false;
+    int k = orn_cg_array_index(w->l, s);
+    if (!orn_cg_boxable(w->l, k)) return false;
+    const OrnNode *x0 = e->u.index.subs, *x1 = x0 ? x0->next : NULL;
+    if (!x1 || x1->next || (x0->kind == N_SLICE) == (x1->kind == N_SLICE)) return false;
+    int dslice = x0->kind == N_SLICE ? 0 : 1;
+    const OrnNode *fx = dslice == 0 ? x1 : x0;
+    OrnCgSpan f = {.array = k, .dim = storage_dim(w->l, k, 1 - dslice)};
+    if (var_form(w, fx, &f.off) && f.off != INT64_MIN)
+        f.var = true;
+    else if (invariant(w, fx))
+        f.inv = fx;
+    else
+        return false;
+    sp[0] = f;
+    sp[1] = (OrnCgSpan){.array = k, .dim = storage_dim(w->l, k, dslice), .full = true};
+    return true;
+}
+
 static void access(Walk *w, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
@@ -235,7 +271,16 @@ static void access(Walk *w, const OrnNode *e)
         w->boxed = true;
         return;
     }
-    if (!s || s->kind != SYM_DIST || !e->type || e->type->kind == T_VIEW) return;
+    if (!s || s->kind != SYM_DIST || !e->type) return;
+    if (e->type->kind == T_VIEW) {
+        OrnCgSpan sp[2];
+        if (view_spans(w, e, sp)) {
+            add_span(w, &sp[0]);
+            add_span(w, &sp[1]);
+            w->boxed = true;
+        }
+        return;
+    }
     int k = orn_cg_array_index(w->l, s);
     if (!orn_cg_boxable(w->l, k)) return; /* served by the view's own path either way */
     const int *perm = w->l->arrays[k].perm;
@@ -317,6 +362,16 @@ bool orn_cg_local_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *b
     OrnCgSpan sp[4];
     int n;
     return w.ok && !is_assigned(&w, var) && local_spans(&w, access, sp, &n);
+}
+
+bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                        bool value_varies, const OrnNode *view)
+{
+    if (!l || !var || !body || !view) return false;
+    Walk w = {.l = l, .var = var, .value_varies = value_varies, .ok = true};
+    orn_ast_each_child(body, collect_assigned, &w);
+    OrnCgSpan sp[2];
+    return w.ok && !is_assigned(&w, var) && view_spans(&w, view, sp);
 }
 
 bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans)

@@ -27,6 +27,7 @@ typedef struct OrnCgSpan {
     bool var;            /* subscript is the loop variable + off */
     int64_t off;         /* var: the constant offset */
     const OrnNode *inv;  /* !var: the loop-invariant subscript expression */
+    bool full;           /* the whole extent of dim (a view's ':'; var and inv unset) */
 } OrnCgSpan;
 
 enum { ORN_CG_MAXSPAN = 32 };
@@ -43,6 +44,16 @@ bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *sp
  * body the loop body, and the value variable changes with it (value_varies). */
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, OrnCgSpan *spans, int *nspans);
+
+/* Views `W[u, :]` of a boxable 2-D array take part too, when their fixed subscript has one
+ * of the forms above: the test then also checks that the whole extent along ':' lies in
+ * the box (a `full` span), and the fast version addresses the view as a pointer and a
+ * stride, without a view descriptor (c_view.c). Views whose subscript does not qualify are
+ * left to their own checked path without ruling the split out. Whether `view` (an N_INDEX
+ * of type view inside the loop over var with this body; value_varies as given to
+ * orn_cg_range_spans) is covered by the test. */
+bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                        bool value_varies, const OrnNode *view);
 
 /* Local arrays (`C[c, j]` on a top-level or body-local array) take part in a `for`'s
  * once-per-range test when every subscript of the access has the form above and the body

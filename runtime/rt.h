@@ -421,6 +421,14 @@ static inline int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t 
            (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
 }
 
+/* The whole extent [0, ext) along d lies in the box (a view's ':' dimension; an empty
+ * extent always does). */
+static inline int orn_rt_box_full(const OrnRtBox *x, int d, int64_t ext)
+{
+    return ext <= 0 || ((uint64_t)0 - (uint64_t)x->lo[d] < x->n[d] &&
+                        (uint64_t)ext - (uint64_t)x->lo[d] <= x->n[d]);
+}
+
 /* Narrow [*lo, *hi) to the values v for which v + off lies in the box along d (index-set
  * splitting: generated code runs that part of a loop without per-access tests). */
 static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)

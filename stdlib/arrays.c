@@ -462,6 +462,13 @@ void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b)
                 a->len, b->len);
 }
 
+void orn_std_len_mismatch(OrnStdProg *p, int64_t a, int64_t b, int line)
+{
+    orn_std_die(
+        p, line,
+        "element-wise operation on views of different lengths (%" PRId64 " and %" PRId64 ")", a, b);
+}
+
 static void vkey(const OrnStdVec *v, int64_t x, int64_t *key)
 {
     key[0] = v->key[0];

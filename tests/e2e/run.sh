@@ -410,6 +410,11 @@ bad_input)
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
   expect_fail 1 "errors.orn:35: index 3 is out of range for dimension 1 of a local array" \
     run "$B/errors" --which=6
+  expect_fail 1 "errors.orn:45: element-wise operation on views of different lengths (3 and 4)" \
+    run "$B/errors" --which=7
+  expect_fail 1 "errors.orn:49: element-wise operation on views of different lengths (3 and 4)" \
+    run "$B/errors" --which=8
+  expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   ;;
