@@ -117,25 +117,36 @@ static void build_csr_band(const OrnDsmArray *a, OrnDsmTile *band, int64_t nb1,
     int64_t *fill = orn_xcalloc((size_t)nb1, sizeof *fill);
     for (int64_t j = 0; j < nb1; j++)
         band[j].rowptr = orn_xcalloc((size_t)rows + 1, sizeof *band[j].rowptr);
+    int64_t *bh = orn_xmalloc((size_t)nb1 * sizeof *bh); /* the tiles' column ends */
+    for (int64_t j = 0; j < nb1; j++) bh[j] = band[j].hi[1];
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t r = 0; r < rows; r++) {
             int64_t j = 0;
             for (int64_t i = 0; i < ns; i++) {
                 const OrnDsmTile *o = src[i];
                 if (lo0 + r < o->lo[0] || lo0 + r >= o->hi[0]) continue;
-                int64_t orow = lo0 + r - o->lo[0];
-                for (int64_t e = o->rowptr[orow]; e < o->rowptr[orow + 1]; e++) {
-                    int64_t c = o->lo[1] + o->cols[e];
-                    while (j + 1 < nb1 && c >= band[j].hi[1]) j++;
+                int64_t orow = lo0 + r - o->lo[0], ol = o->lo[1];
+                int64_t e = o->rowptr[orow], e1 = o->rowptr[orow + 1];
+                /* a row's columns ascend: its elements in tile j are one run */
+                while (e < e1) {
+                    while (j + 1 < nb1 && ol + o->cols[e] >= bh[j]) j++;
+                    int64_t f = e + 1;
+                    if (j + 1 < nb1)
+                        while (f < e1 && ol + o->cols[f] < bh[j]) f++;
+                    else
+                        f = e1;
                     OrnDsmTile *t = &band[j];
                     if (!pass) {
-                        t->rowptr[r + 1]++;
-                        continue;
+                        t->rowptr[r + 1] += f - e;
+                    } else {
+                        int64_t at = fill[j], d = ol - t->lo[1];
+                        fill[j] += f - e;
+                        for (int64_t q = 0; q < f - e; q++)
+                            t->cols[at + q] = (int32_t)(o->cols[e + q] + d);
+                        memcpy((char *)t->vals + (size_t)at * es,
+                               (const char *)o->vals + (size_t)e * es, (size_t)(f - e) * es);
                     }
-                    int64_t at = fill[j]++;
-                    t->cols[at] = (int32_t)(c - t->lo[1]);
-                    memcpy((char *)t->vals + (size_t)at * es,
-                           (const char *)o->vals + (size_t)e * es, es);
+                    e = f;
                 }
             }
         }
@@ -149,6 +160,7 @@ static void build_csr_band(const OrnDsmArray *a, OrnDsmTile *band, int64_t nb1,
         }
     }
     free(fill);
+    free(bh);
 }
 
 /* A piece of a run of an old tile that falls in a new tile: column (absolute), first

@@ -11,9 +11,11 @@
  *   - A sparse iteration space with two or more keys (SGD MF's ratings) gets a
  *     LIBMF/FPSGD grid: along each blocked key k the rows of the arrays that key indexes
  *     (W[u, :] and bu[u] for u; H[i, :] and bi[i] for i) take S_k bytes per key value, and
- *     a sub-block covers E_k / n_k values of an extent E_k, so n_k = ceil(E_k S_k / (C/2))
- *     sub-blocks (of the whole extent) keep both sides of one sub-block in half of the
- *     L2 cache C (each side C/4 when both have rows), the rest for the streamed elements.
+ *     a sub-block covers E_k / n_k values of an extent E_k, so n_k = ceil(E_k S_k / B_k)
+ *     sub-blocks (of the whole extent). A 2-D (CSR) space is walked row by row: its
+ *     column side is read in random order and gets B = C/2 (half of the L2 cache C, the
+ *     rest for the streamed elements); its row side streams and only has to survive until
+ *     the band's next tile, B = 2 C. Other spaces keep both sides in C/2 (C/4 each).
  *   - A dense iteration space (a stencil) is cut along its innermost blocked key when one
  *     row band of the arrays it indexes (rows x (1 + halo) x element size) exceeds C/2.
  *     Along the column key of a CSR space (2-D sparse), every tile gives each row one
@@ -188,6 +190,17 @@ void rt_choose_blocking(Exec *x, int np)
         int64_t s0 = side_bytes(x, k0, k1), s1 = k1 >= 0 ? side_bytes(x, k1, k0) : 0;
         int64_t budget = C / 2;
         int64_t b0 = s1 > 0 ? budget / 2 : budget, b1 = s0 > 0 ? budget / 2 : budget;
+        if (it->ndim == 2 && k1 >= 0) {
+            /* A CSR walk goes row by row: the row side's rows (W[u, :]) are touched by
+             * consecutive elements and stream; only the column side's (H[i, :]) are read
+             * in random order and must stay in the cache, so they get the half of it, and
+             * a band of rows need only survive (in L2 and L3) until the sub-grid row's
+             * next tile: 2 C. MF (L2 1 MiB): 20 x 16 tiles at one rank, 0.42 -> 0.37
+             * s/epoch against 154 x 32 with C/4 per side. */
+            int64_t *brow = k0 == 0 ? &b0 : &b1, *bcol = k0 == 0 ? &b1 : &b0;
+            *brow = 2 * C;
+            *bcol = C / 2;
+        }
         if (s0 > 0) n0 = ceil_div(e0 * s0, b0);
         if (s1 > 0) n1 = ceil_div(e1 * s1, b1);
         /* A CSR space visits each row once per tile along its column key: cap those tiles
