@@ -477,6 +477,7 @@ static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
                                 "array: cannot allocate %lld elements of %s (%.3g GB) on rank %d",
                                 (long long)tiles[t].n, orn_dsm_type_name(a->type),
                                 (double)tiles[t].n * (double)a->esize / 1e9, a->ctx->rank);
+        orn_dsm_huge(tl->vals, (size_t)room * a->esize);
         if (pad) {
             tl->mem = tl->vals;
             tl->vals = (char *)tl->mem + (size_t)(pad * (tl->n / rows)) * a->esize;

@@ -164,6 +164,20 @@ void orn_dsm_give_back(const void *base, size_t upto)
     orn_dsm_give_back_range(base, 0, upto);
 }
 
+void orn_dsm_huge(const void *base, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!base || n < ORN_DSM_HUGE_MIN) return;
+    uintptr_t lo = ((uintptr_t)base + huge - 1) & ~(huge - 1);
+    uintptr_t hi = ((uintptr_t)base + n) & ~(huge - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)base;
+    (void)n;
+#endif
+}
+
 /* ---------------------------------------------------------------- placement */
 
 typedef struct Src {
