@@ -102,18 +102,71 @@ static bool reduction_temp(const OrnNode *st)
     return cg_kind_of(rhs) != T_VIEW && !cg_impure(rhs);
 }
 
+enum { MAXTEMPS = 32 };
+
+static bool is_temp(const OrnSym *s, const OrnSym *const *temps, int nt)
+{
+    for (int i = 0; i < nt; i++)
+        if (temps[i] == s) return true;
+    return false;
+}
+
+/* An update of temporaries: `t op= e` or `t = e` to a temporary declared before it in the
+ * body, or an `if` whose condition and branches are such (no declarations inside), all
+ * free of effects (LDA's `if t == old: nt -= 1`). Whether s is read is checked by the
+ * caller. */
+static bool temp_update(const OrnNode *st, const OrnSym *const *temps, int nt)
+{
+    if (st->kind == N_ASSIGN) {
+        const OrnNode *tg = st->u.assign.target;
+        return !st->u.assign.declares && tg->kind == N_NAME && is_temp(tg->u.name.sym, temps, nt) &&
+               cg_kind_of(st->u.assign.value) != T_VIEW && !cg_impure(st->u.assign.value);
+    }
+    if (st->kind != N_IF || cg_impure(st->u.if_.cond)) return false;
+    const OrnNode *th = st->u.if_.then, *el = st->u.if_.els;
+    for (const OrnNode *t = th && th->kind == N_BLOCK ? th->u.block.stmts : NULL; t; t = t->next)
+        if (!temp_update(t, temps, nt)) return false;
+    if (!el) return true;
+    if (el->kind == N_IF) return temp_update(el, temps, nt);
+    for (const OrnNode *t = el->kind == N_BLOCK ? el->u.block.stmts : NULL; t; t = t->next)
+        if (!temp_update(t, temps, nt)) return false;
+    return true;
+}
+
+/* Does statement st (a temporary or a temp_update) read s? */
+static bool stmt_mentions(const OrnNode *st, const OrnSym *s)
+{
+    if (!st) return false;
+    if (st->kind == N_ASSIGN) return mentions(st->u.assign.value, s);
+    if (st->kind == N_BLOCK) {
+        for (const OrnNode *t = st->u.block.stmts; t; t = t->next)
+            if (stmt_mentions(t, s)) return true;
+        return false;
+    }
+    if (st->kind != N_IF) return true;
+    return mentions(st->u.if_.cond, s) || stmt_mentions(st->u.if_.then, s) ||
+           stmt_mentions(st->u.if_.els, s);
+}
+
 /* A loop reduction (docs/language.md): `for v in lo..hi` whose body is zero or more
- * temporaries (reduction_temp) and then `s += e` or `s -= e` into a float variable s that
- * neither e nor a temporary reads, e free of effects. Returns that last statement, or
- * NULL. The temporaries are computed in order in every iteration, as written; only the
- * additions into s are regrouped. */
+ * temporaries (reduction_temp) and updates of them (temp_update), and then `s += e` or
+ * `s -= e` into a float variable s that neither e nor a temporary reads, e free of
+ * effects. Returns that last statement, or NULL. The temporaries are computed in order in
+ * every iteration, as written; only the additions into s are regrouped. */
 static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
 {
     const OrnNode *b = f->u.for_.body;
     const OrnNode *first = b && b->kind == N_BLOCK ? b->u.block.stmts : NULL;
     const OrnNode *st = first;
-    for (; st && st->next; st = st->next)
-        if (!reduction_temp(st)) return NULL;
+    const OrnSym *temps[MAXTEMPS];
+    int nt = 0;
+    for (; st && st->next; st = st->next) {
+        if (reduction_temp(st) && nt < MAXTEMPS) {
+            temps[nt++] = st->u.assign.target->u.name.sym;
+            continue;
+        }
+        if (!temp_update(st, temps, nt)) return NULL;
+    }
     if (!st || st->kind != N_ASSIGN) return NULL;
     if (st->u.assign.op != OP_ADD && st->u.assign.op != OP_SUB) return NULL;
     const OrnNode *tg = st->u.assign.target, *rhs = st->u.assign.value;
@@ -123,8 +176,9 @@ static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
         return NULL;
     if (c->cx == CX_BODY && c->loop && orn_cg_acc_index(c->loop, s) >= 0) return NULL;
     if (cg_kind_of(rhs) == T_VIEW || mentions(rhs, s) || cg_impure(rhs)) return NULL;
+    if (is_temp(s, temps, nt)) return NULL;
     for (const OrnNode *t = first; t != st; t = t->next)
-        if (t->u.assign.target->u.name.sym == s || mentions(t->u.assign.value, s)) return NULL;
+        if (stmt_mentions(t, s)) return NULL;
     return st;
 }
 
@@ -298,6 +352,34 @@ void cg_st_for(C *c, const OrnNode *s)
         }
         cg_ol(c, "}");
         c->ind--;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
+        orn_cg_for_spans_whole(c->loop, s, sp, &nsp)) {
+        /* it may break: the whole range in one version (version.h) */
+        int id = cg_for_bounds(c, s);
+        char lo[24], hi[24], v[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        snprintf(v, sizeof v, "i%d_", id);
+        cg_split_range(c, sp, nsp, lo, hi, id);
+        for (int fast = 1; fast >= 0; fast--) {
+            if (fast)
+                cg_ol(c, "if (sg%d_[1] == lo%d_ && sg%d_[2] == hi%d_) {", id, id, id, id);
+            else
+                cg_ol(c, "} else {");
+            c->ind++;
+            cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+            c->ind++;
+            cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+            c->ind--;
+            cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
+            cg_ol(c, "}");
+            c->ind--;
+        }
         cg_ol(c, "}");
         c->ind--;
         cg_ol(c, "}");

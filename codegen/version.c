@@ -16,6 +16,7 @@ typedef struct Walk {
     OrnCgSpan *spans;
     int nspans;
     bool value_varies; /* the parallel_for's value variable changes with the loop variable */
+    bool whole;        /* the range is versioned whole (no segments): break is fine */
     bool boxed;        /* some access addresses a boxable array */
     int depth;         /* loops open inside the analysed one */
     bool ok;
@@ -324,7 +325,7 @@ static void check(const OrnNode *n, void *ud)
         return;
     case N_BREAK:
         /* a split loop runs as segments: a break of this loop would end only one */
-        if (w->depth == 0) w->ok = false;
+        if (w->depth == 0 && !w->whole) w->ok = false;
         return;
     case N_FOR:
     case N_FOREACH:
@@ -372,6 +373,23 @@ bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
     orn_ast_each_child(body, collect_assigned, &w);
     OrnCgSpan sp[2];
     return w.ok && !is_assigned(&w, var) && view_spans(&w, view, sp);
+}
+
+bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans,
+                            int *nspans)
+{
+    *nspans = 0;
+    if (!l || for_stmt->kind != N_FOR) return false;
+    const OrnSym *var = for_stmt->u.for_.var->u.name.sym;
+    const OrnNode *body = for_stmt->u.for_.body;
+    if (!var || !body) return false;
+    Walk w = {.l = l, .var = var, .spans = spans, .ok = true, .whole = true};
+    orn_ast_each_child(body, collect_assigned, &w);
+    if (!w.ok || is_assigned(&w, w.var)) return false;
+    orn_ast_each_child(body, check, &w);
+    if (!w.ok || !w.boxed) return false;
+    *nspans = w.nspans;
+    return true;
 }
 
 bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans)

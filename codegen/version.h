@@ -40,6 +40,12 @@ bool orn_cg_boxable(const OrnCgLoop *l, int k);
  * (including when the body addresses no boxable array). */
 bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans, int *nspans);
 
+/* The same for a loop that may leave early (a `break` of its own): such a loop is not cut
+ * into segments but versioned whole -- the fast version when the test proves the whole
+ * range, else the checked one (LDA's search for the sampled topic). */
+bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans,
+                            int *nspans);
+
 /* The same for the innermost key of a parallel_for over a dense space: var is that key,
  * body the loop body, and the value variable changes with it (value_varies). */
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,

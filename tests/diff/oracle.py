@@ -583,15 +583,29 @@ class Interp:
         if sc is None or sc[name][0] != 'f64' or self.acc(name):
             return None
         temps = set()
+
+        def update(t):
+            """An update of temporaries: `t op= e` to one declared before, or an `if`
+            whose condition and branches are such (codegen/c_for.c, temp_update)."""
+            if t[0] == 'assign':
+                return (t[1][0] == 'var' and t[1][1] in temps and not reads_var(t[3], name)
+                        and pure(t[3], self.fns))
+            if t[0] != 'if':
+                return False
+            for c, b in t[1]:
+                if reads_var(c, name) or not pure(c, self.fns) or not all(map(update, b)):
+                    return False
+            return t[2] is None or all(map(update, t[2]))
+
         for t in body[:-1]:
-            if t[0] != 'assign' or t[1][0] != 'var' or t[2] != '=':
+            if t[0] == 'assign' and t[1][0] == 'var' and t[2] == '=' and t[1][1] not in temps \
+                    and self.lookup(t[1][1]) is None and t[1][1] != s[1]:
+                if reads_var(t[3], name) or not pure(t[3], self.fns):
+                    return None
+                temps.add(t[1][1])
+                continue
+            if not update(t):
                 return None
-            n = t[1][1]
-            if n in temps or self.lookup(n) is not None or n == s[1]:
-                return None
-            if reads_var(t[3], name) or not pure(t[3], self.fns):
-                return None
-            temps.add(n)
         if reads_var(last[3], name) or not pure(last[3], self.fns) or name in temps:
             return None
         return name
