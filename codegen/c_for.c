@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Index-set splitting of a loop over [lo, hi) (version.h): the range where every span's
- * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
- * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
- * Declares sg<id>_[4], the segment bounds. */
 /* A view's whole extent along storage dimension sp->dim lies in its box (version.h). */
 void cg_span_full(C *c, const OrnCgSpan *sp)
 {
@@ -20,6 +16,54 @@ void cg_span_full(C *c, const OrnCgSpan *sp)
     cg_o(c, "[%d])", sp->dim);
 }
 
+/* The test of a span that is not the loop variable's (version.h): an invariant subscript,
+ * a view's whole extent, or a nested loop's range [lo + off, hi - 1 + off] (none when
+ * the nested loop runs no iteration). */
+void cg_span_test(C *c, const OrnCgSpan *sp)
+{
+    if (sp->full) {
+        cg_span_full(c, sp);
+        return;
+    }
+    if (sp->range) {
+        cg_o(c, "((int64_t)(");
+        cg_ex(c, sp->rlo);
+        cg_o(c, ") >= (int64_t)(");
+        cg_ex(c, sp->rhi);
+        cg_o(c, ") || ");
+        for (int end = 0; end < 2; end++) {
+            if (sp->local) {
+                cg_o(c, "%sorn_std_arr_span(%s, %d, (int64_t)(", end ? " && " : "(",
+                     cg_nm(c, sp->local), sp->dim);
+                cg_ex(c, end ? sp->rhi : sp->rlo);
+                cg_o(c, ") + INT64_C(%lld))%s", (long long)(sp->off - end), end ? ")" : "");
+                continue;
+            }
+            if (!end) cg_o(c, "orn_rt_box_span(&X%d_, %d, ", sp->array, sp->dim);
+            cg_o(c, "(int64_t)(");
+            cg_ex(c, end ? sp->rhi : sp->rlo);
+            cg_o(c, ") + INT64_C(%lld)%s", (long long)(sp->off - end), end ? ")" : ", ");
+        }
+        cg_o(c, ")");
+        return;
+    }
+    if (sp->local) {
+        cg_o(c, "orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp->local), sp->dim);
+        cg_ex(c, sp->inv);
+        cg_o(c, "))");
+        return;
+    }
+    cg_o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp->array, sp->dim);
+    cg_ex(c, sp->inv);
+    cg_o(c, "), (int64_t)(");
+    cg_ex(c, sp->inv);
+    cg_o(c, "))");
+}
+
+/* Index-set splitting of a loop over [lo, hi) (version.h): the range where every span's
+ * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
+ * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
+ * Declares sg<id>_[4], the segment bounds. */
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id)
 {
     cg_ol(c, "int64_t f0%d_ = %s, f1%d_ = %s;", id, lo, id, hi);
@@ -35,21 +79,7 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
             cg_o(c, "      ");
         }
         inv = true;
-        if (sp[i].full) {
-            cg_span_full(c, &sp[i]);
-            continue;
-        }
-        if (sp[i].local) {
-            cg_o(c, "orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp[i].local), sp[i].dim);
-            cg_ex(c, sp[i].inv);
-            cg_o(c, "))");
-            continue;
-        }
-        cg_o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
-        cg_ex(c, sp[i].inv);
-        cg_o(c, "), (int64_t)(");
-        cg_ex(c, sp[i].inv);
-        cg_o(c, "))");
+        cg_span_test(c, &sp[i]);
     }
     if (inv) cg_o(c, "))\n");
     if (inv) cg_ol(c, "    f1%d_ = f0%d_;", id, id);
@@ -258,18 +288,17 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
             if (g == 0) cg_ol(c, "} else {");
             cg_ol(c, "{");
             c->ind++;
-            const OrnSym *fv = c->fast_var, *vv = c->vfast_var;
-            const OrnNode *fb = c->fast_body, *vb = c->vfast_body;
+            const OrnSym *vv = c->vfast_var;
+            const OrnNode *vb = c->vfast_body;
             bool vvv = c->vfast_vv;
             if (fast) {
-                c->fast_var = c->vfast_var = f->u.for_.var->u.name.sym;
-                c->fast_body = c->vfast_body = f->u.for_.body;
+                c->vfast_var = f->u.for_.var->u.name.sym;
+                c->vfast_body = f->u.for_.body;
                 c->vfast_vv = false;
             }
             c->fast += fast;
             reduce_segment(c, f, st, id, from, to);
             c->fast -= fast;
-            c->fast_var = fv, c->fast_body = fb;
             c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
             c->ind--;
             cg_ol(c, "}");
@@ -299,10 +328,9 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
 
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
 {
-    const OrnSym *fv = c->fast_var, *vv = c->vfast_var;
-    const OrnNode *fb = c->fast_body, *vb = c->vfast_body;
+    const OrnSym *vv = c->vfast_var;
+    const OrnNode *vb = c->vfast_body;
     bool vvv = c->vfast_vv;
-    if (fast) c->fast_var = var, c->fast_body = body;
     if (fast) c->vfast_var = var, c->vfast_body = body, c->vfast_vv = false;
     c->fast += fast;
     c->cloops++;
@@ -310,7 +338,6 @@ void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
     c->cloops--;
     c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
     c->fast -= fast;
-    c->fast_var = fv, c->fast_body = fb;
 }
 
 /* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript

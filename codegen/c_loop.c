@@ -606,18 +606,8 @@ static void body_csr(C *c, const OrnCgLoop *l)
                 if (sp[i].var || sp[i].full) continue;
                 cg_o(c, " &&\n");
                 cg_ind(c);
-                if (sp[i].local) {
-                    cg_o(c, "    orn_std_arr_span(%s, %d, (int64_t)(", cg_nm(c, sp[i].local),
-                         sp[i].dim);
-                    cg_ex(c, sp[i].inv);
-                    cg_o(c, "))");
-                    continue;
-                }
-                cg_o(c, "    orn_rt_box_span(&X%d_, %d, (int64_t)(", sp[i].array, sp[i].dim);
-                cg_ex(c, sp[i].inv);
-                cg_o(c, "), (int64_t)(");
-                cg_ex(c, sp[i].inv);
-                cg_o(c, "))");
+                cg_o(c, "    ");
+                cg_span_test(c, &sp[i]);
             }
             cg_o(c, ") {\n");
             c->ind = 4;

@@ -52,14 +52,11 @@ typedef struct C {
     int cloops;  /* C loops of user statements open inside a loop body */
     int pf_drop; /* prefetch: inside a branch emitted without its condition */
     int fast;    /* inside the fast version of a `for` whose accesses are proven in their boxes */
-    /* the `for` (variable, body) whose fast version is being emitted, when it is one: local
-     * array accesses it covers are addressed without tests (orn_cg_local_proven) */
-    const OrnSym *fast_var;
-    const OrnNode *fast_body;
-    /* the same for views (version.h, orn_cg_view_proven): the variable and body of the
-     * innermost versioned range being emitted in its fast version (a `for`, the column key
-     * of a CSR walk, the innermost key of a dense one) and whether the loop's value
-     * variable changes with it */
+    /* the variable and body of the innermost versioned range being emitted in its fast
+     * version (a `for`, the column key of a CSR walk, the innermost key of a dense one)
+     * and whether the loop's value variable changes with it: the accesses the walk of that
+     * loop qualified -- views, local arrays -- are addressed without tests
+     * (version.h, orn_cg_view_proven) */
     const OrnSym *vfast_var;
     const OrnNode *vfast_body;
     bool vfast_vv;
@@ -144,6 +141,7 @@ void cg_st(C *c, const OrnNode *s);
 /* c_for.c */
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
 void cg_span_full(C *c, const OrnCgSpan *sp);
+void cg_span_test(C *c, const OrnCgSpan *sp);
 /* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);

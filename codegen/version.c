@@ -19,6 +19,12 @@ typedef struct Walk {
     bool whole;        /* the range is versioned whole (no segments): break is fine */
     bool boxed;        /* some access addresses a boxable array */
     int depth;         /* loops open inside the analysed one */
+    /* the `for` loops open around the current node inside the analysed body whose bounds
+     * are invariant: their variables range over [lo, hi) (range spans) */
+    const OrnNode *nest[8];
+    int nnest;
+    const OrnNode *probe; /* an access whose qualification is asked for (the _proven calls) */
+    bool probe_ok;
     bool ok;
 } Walk;
 
@@ -116,6 +122,61 @@ static bool var_form(const Walk *w, const OrnNode *e, int64_t *off)
     return false;
 }
 
+/* n, n + c, c + n, n - c for the variable n of a nested loop on the stack (w->nest). */
+static const OrnNode *nested_form(const Walk *w, const OrnNode *e, int64_t *off)
+{
+    const OrnNode *n = e;
+    int64_t c = 0;
+    if (e->kind == N_BINARY && e->u.binary.op == OP_ADD) {
+        if (e->u.binary.l->kind == N_NAME && int_const(e->u.binary.r, &c))
+            n = e->u.binary.l;
+        else if (e->u.binary.r->kind == N_NAME && int_const(e->u.binary.l, &c))
+            n = e->u.binary.r;
+        else
+            return NULL;
+    } else if (e->kind == N_BINARY && e->u.binary.op == OP_SUB && e->u.binary.l->kind == N_NAME &&
+               int_const(e->u.binary.r, &c) && c != INT64_MIN) {
+        n = e->u.binary.l;
+        c = -c;
+    }
+    if (n->kind != N_NAME || !n->u.name.sym) return NULL;
+    for (int i = w->nnest - 1; i >= 0; i--)
+        if (w->nest[i]->u.for_.var->u.name.sym == n->u.name.sym) {
+            *off = c;
+            return w->nest[i];
+        }
+    return NULL;
+}
+
+static bool invariant(const Walk *w, const OrnNode *e);
+static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                       bool value_varies, const OrnNode *probe);
+
+/* A subscript's span: the loop variable plus an offset, an invariant, or a nested loop's
+ * variable plus an offset (its whole range). False: none of these. */
+static bool classify(const Walk *w, const OrnNode *x, OrnCgSpan *sp)
+{
+    int64_t off;
+    if (var_form(w, x, &off) && off != INT64_MIN) {
+        sp->var = true;
+        sp->off = off;
+        return true;
+    }
+    if (invariant(w, x)) {
+        sp->inv = x;
+        return true;
+    }
+    const OrnNode *f = nested_form(w, x, &off);
+    if (f && off != INT64_MIN) {
+        sp->range = true;
+        sp->rlo = f->u.for_.lo;
+        sp->rhi = f->u.for_.hi;
+        sp->off = off;
+        return true;
+    }
+    return false;
+}
+
 /* An expression with the same value at every iteration of the loop, free of side effects. */
 static bool invariant(const Walk *w, const OrnNode *e)
 {
@@ -188,9 +249,13 @@ static void add_span(Walk *w, const OrnCgSpan *s)
     for (int i = 0; i < w->nspans; i++) {
         const OrnCgSpan *t = &w->spans[i];
         if (t->array != s->array || t->local != s->local || t->dim != s->dim || t->var != s->var ||
-            t->full != s->full)
+            t->full != s->full || t->range != s->range)
             continue;
-        if (s->full || (s->var ? t->off == s->off : same(t->inv, s->inv))) return;
+        if (s->full) return;
+        if (s->range ? t->off == s->off && same(t->rlo, s->rlo) && same(t->rhi, s->rhi)
+            : s->var ? t->off == s->off
+                     : same(t->inv, s->inv))
+            return;
     }
     if (w->nspans == ORN_CG_MAXSPAN) {
         w->ok = false;
@@ -215,12 +280,7 @@ static bool local_spans(const Walk *w, const OrnNode *e, OrnCgSpan *sp, int *n)
     for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
         if (d == 4 || x->kind == N_SLICE) return false;
         OrnCgSpan t = {.array = -1, .local = s, .dim = d};
-        if (var_form(w, x, &t.off) && t.off != INT64_MIN)
-            t.var = true;
-        else if (invariant(w, x))
-            t.inv = x;
-        else
-            return false;
+        if (!classify(w, x, &t)) return false;
         sp[(*n)++] = t;
     }
     return *n > 0;
@@ -250,12 +310,7 @@ static bool view_spans(const Walk *w, const OrnNode *e, OrnCgSpan sp[2])
     int dslice = x0->kind == N_SLICE ? 0 : 1;
     const OrnNode *fx = dslice == 0 ? x1 : x0;
     OrnCgSpan f = {.array = k, .dim = storage_dim(w->l, k, 1 - dslice)};
-    if (var_form(w, fx, &f.off) && f.off != INT64_MIN)
-        f.var = true;
-    else if (invariant(w, fx))
-        f.inv = fx;
-    else
-        return false;
+    if (!classify(w, fx, &f)) return false;
     sp[0] = f;
     sp[1] = (OrnCgSpan){.array = k, .dim = storage_dim(w->l, k, dslice), .full = true};
     return true;
@@ -270,6 +325,7 @@ static void access(Walk *w, const OrnNode *e)
         if (!local_spans(w, e, sp, &n)) return;
         for (int i = 0; i < n; i++) add_span(w, &sp[i]);
         w->boxed = true;
+        if (e == w->probe) w->probe_ok = true;
         return;
     }
     if (!s || s->kind != SYM_DIST || !e->type) return;
@@ -279,6 +335,7 @@ static void access(Walk *w, const OrnNode *e)
             add_span(w, &sp[0]);
             add_span(w, &sp[1]);
             w->boxed = true;
+            if (e == w->probe) w->probe_ok = true;
         }
         return;
     }
@@ -292,11 +349,7 @@ static void access(Walk *w, const OrnNode *e)
             if (perm[i] == d) sd = i;
         OrnCgSpan sp = {.array = k, .dim = sd};
         if (x->kind == N_SLICE) return; /* a view: its own fast path */
-        if (var_form(w, x, &sp.off))
-            sp.var = true;
-        else if (invariant(w, x))
-            sp.inv = x;
-        else {
+        if (!classify(w, x, &sp)) {
             w->ok = false;
             return;
         }
@@ -327,7 +380,16 @@ static void check(const OrnNode *n, void *ud)
         /* a split loop runs as segments: a break of this loop would end only one */
         if (w->depth == 0 && !w->whole) w->ok = false;
         return;
-    case N_FOR:
+    case N_FOR: {
+        /* a nested loop with invariant bounds: its variable's range is known */
+        bool push = w->nnest < 8 && invariant(w, n->u.for_.lo) && invariant(w, n->u.for_.hi);
+        if (push) w->nest[w->nnest++] = n;
+        w->depth++;
+        orn_ast_each_child(n, check, ud);
+        w->depth--;
+        if (push) w->nnest--;
+        return;
+    }
     case N_FOREACH:
     case N_WHILE:
         w->depth++;
@@ -354,25 +416,30 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
     return true;
 }
 
-bool orn_cg_local_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                         const OrnNode *access)
+/* Whether access `probe` qualifies in the walk of the loop over var with this body (the
+ * same walk that listed the spans the emitted test checks, nested loops included). */
+static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
+                       bool value_varies, const OrnNode *probe)
 {
-    if (!l || !var || !body || !access) return false;
-    Walk w = {.l = l, .var = var, .ok = true};
+    if (!l || !var || !body || !probe) return false;
+    OrnCgSpan spans[ORN_CG_MAXSPAN];
+    Walk w = {.l = l,
+              .var = var,
+              .spans = spans,
+              .value_varies = value_varies,
+              .whole = true,
+              .probe = probe,
+              .ok = true};
     orn_ast_each_child(body, collect_assigned, &w);
-    OrnCgSpan sp[4];
-    int n;
-    return w.ok && !is_assigned(&w, var) && local_spans(&w, access, sp, &n);
+    if (!w.ok || is_assigned(&w, var)) return false;
+    orn_ast_each_child(body, check, &w);
+    return w.probe_ok;
 }
 
 bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, const OrnNode *view)
 {
-    if (!l || !var || !body || !view) return false;
-    Walk w = {.l = l, .var = var, .value_varies = value_varies, .ok = true};
-    orn_ast_each_child(body, collect_assigned, &w);
-    OrnCgSpan sp[2];
-    return w.ok && !is_assigned(&w, var) && view_spans(&w, view, sp);
+    return probe_walk(l, var, body, value_varies, view);
 }
 
 bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans,

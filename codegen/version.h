@@ -21,13 +21,15 @@
 #include "lower.h"
 
 typedef struct OrnCgSpan {
-    int array;           /* index in the loop's plan arrays; -1 for a local array */
-    const OrnSym *local; /* a local array (row-major, extents in its OrnStdArr), or NULL */
-    int dim;             /* array dimension, in storage order */
-    bool var;            /* subscript is the loop variable + off */
-    int64_t off;         /* var: the constant offset */
-    const OrnNode *inv;  /* !var: the loop-invariant subscript expression */
-    bool full;           /* the whole extent of dim (a view's ':'; var and inv unset) */
+    int array;                /* index in the loop's plan arrays; -1 for a local array */
+    const OrnSym *local;      /* a local array (row-major, extents in its OrnStdArr), or NULL */
+    int dim;                  /* array dimension, in storage order */
+    bool var;                 /* subscript is the loop variable + off */
+    int64_t off;              /* var: the constant offset */
+    const OrnNode *inv;       /* !var: the loop-invariant subscript expression */
+    bool full;                /* the whole extent of dim (a view's ':'; var and inv unset) */
+    bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off] */
+    const OrnNode *rlo, *rhi; /* range: that loop's bounds (invariant) */
 } OrnCgSpan;
 
 enum { ORN_CG_MAXSPAN = 32 };
@@ -55,21 +57,24 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
  * of the forms above: the test then also checks that the whole extent along ':' lies in
  * the box (a `full` span), and the fast version addresses the view as a pointer and a
  * stride, without a view descriptor (c_view.c). Views whose subscript does not qualify are
- * left to their own checked path without ruling the split out. Whether `view` (an N_INDEX
- * of type view inside the loop over var with this body; value_varies as given to
- * orn_cg_range_spans) is covered by the test. */
+ * left to their own checked path without ruling the split out.
+ *
+ * Nested `for` loops whose bounds are invariant: a subscript that is such a loop's
+ * variable plus a constant spans the loop's whole range (a `range` span), so one test
+ * before the outer loop covers the inner ones too (k-means' C[c, j] inside `for c`, `for
+ * j`), and the inner loops run without tests or splitting.
+ *
+ * Whether `view` (an N_INDEX -- a view, or an element of a local array -- inside the loop
+ * over var with this body; value_varies as given to orn_cg_range_spans) is covered by the
+ * test: the same walk, asked about that access. */
 bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, const OrnNode *view);
 
-/* Local arrays (`C[c, j]` on a top-level or body-local array) take part in a `for`'s
- * once-per-range test when every subscript of the access has the form above and the body
- * does not reassign the array (its extents are then fixed for the range): their spans are
- * listed with `local` set, and accesses that do not qualify keep their per-access test
- * without ruling the split out. Whether `access` (an N_INDEX of a local array inside the
- * loop over var with this body) is covered by the test, so that the fast version may
- * address it without one. */
-bool orn_cg_local_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                         const OrnNode *access);
+/* Local arrays (`C[c, j]` on a top-level or body-local array) take part in the test when
+ * every subscript of the access has one of the forms above and the body does not reassign
+ * the array (its extents are then fixed for the range): their spans are listed with
+ * `local` set, and accesses that do not qualify keep their per-access test without ruling
+ * the split out (orn_cg_view_proven answers for them too). */
 
 /* Scalar replacement: the arrays whose every access in `body` (a loop body run for each
  * value of var, the column key of a CSR walk) is one and the same element while var
