@@ -1,7 +1,6 @@
 /* ctx.c: the DSM context: transport, error message, timeout, array registry. */
 #include "dsm_int.h"
 
-#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,12 +14,6 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
 {
     OrnDsmCtx *ctx = orn_xcalloc(1, sizeof *ctx);
     ctx->tp = tp;
-    /* Large tiles as fresh mappings, for orn_dsm_huge (dsm_int.h). A fixed threshold also
-     * stops glibc from raising it after each free of a large block, which would serve the
-     * next one from the heap, cleared by calloc page by page. */
-#ifdef M_MMAP_THRESHOLD
-    mallopt(M_MMAP_THRESHOLD, ORN_DSM_HUGE_MIN);
-#endif
     ctx->rank = tp->rank;
     ctx->size = tp->size;
     const char *env = getenv("ORN_TIMEOUT");
