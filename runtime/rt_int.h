@@ -197,6 +197,7 @@ struct Exec {
     int64_t *keybuf;     /* keys of the current slice of a CSR iteration tile */
     int64_t capkeybuf;
     char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
+    unsigned char *replica_borrowed; /* per plan array: the copy is the array's own tile */
 };
 
 struct OrnRtSched {
