@@ -108,7 +108,7 @@ prep_mf() {
     "$BIN/gen_ratings" "$USERS" "$ITEMS" "$RATINGS" 10 1 "$MFDATA.train.tmp" "$MFDATA.test.tmp" &&
       mv "$MFDATA.train.tmp" "$MFDATA.train" && mv "$MFDATA.test.tmp" "$MFDATA.test"
   fi
-  [ -x "$BIN/mf_ref" ] || build_c mf_ref "$HERE/mf/mf_ref.c"
+  [ "$BIN/mf_ref" -nt "$HERE/mf/mf_ref.c" ] || build_c mf_ref "$HERE/mf/mf_ref.c"
 }
 prep() {
   local w=$1
