@@ -458,6 +458,9 @@ static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
 
 enum { DENSE_PAD = 2, DENSE_PAD_MIN = 64 };
 
+/* memset through a volatile pointer: a memset of calloc'ed memory is otherwise elided. */
+static void *(*const volatile touch_zero)(void *, int, size_t) = memset;
+
 /* Storage for the held tiles of a dense array. Extents come from user programs and data,
  * so a request too large for this rank is an error that says how much was asked for, not
  * an abort. */
@@ -483,7 +486,7 @@ static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
          * grid: 0.23 s of a 0.03 s sweep). */
         if ((size_t)room * a->esize >= ORN_DSM_HUGE_MIN) {
             orn_dsm_huge(tl->vals, (size_t)room * a->esize);
-            memset(tl->vals, 0, (size_t)room * a->esize);
+            touch_zero(tl->vals, 0, (size_t)room * a->esize);
         }
         if (pad) {
             tl->mem = tl->vals;

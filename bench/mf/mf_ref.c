@@ -71,10 +71,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int epochs = atoi(argv[3]), K = atoi(argv[4]);
-    float step = argc > 5 ? strtof(argv[5], NULL) : 0.02f;
+    float step = argc > 5 ? strtof(argv[5], NULL) : 0.01f;
     float lam = argc > 6 ? strtof(argv[6], NULL) : 0.05f;
-    float decay = argc > 7 ? strtof(argv[7], NULL) : 0.92f;
-    float init = argc > 8 ? strtof(argv[8], NULL) : 0.05f;
+    float decay = argc > 7 ? strtof(argv[7], NULL) : 0.95f;
+    float init = argc > 8 ? strtof(argv[8], NULL) : 0.1f;
     if (argc > 9) bench_rng = (uint64_t)atoll(argv[9]);
     int grid = argc > 10 ? atoi(argv[10]) : 20;
     size_t n = 0, nt = 0;

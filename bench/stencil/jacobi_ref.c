@@ -29,8 +29,8 @@ int main(int argc, char **argv)
     if (!A || !B || n < 3) return 1;
     /* first touch before the clock, as the .orn runtime does when it makes a large array:
      * the first iteration then measures the sweeps, not the page faults of a lazy calloc */
-    memset(A, 0, (size_t)(n * n) * sizeof *A);
-    memset(B, 0, (size_t)(n * n) * sizeof *B);
+    explicit_bzero(A, (size_t)(n * n) * sizeof *A); /* memset after malloc is a calloc to gcc */
+    explicit_bzero(B, (size_t)(n * n) * sizeof *B);
     for (long j = 0; j < n; j++) A[j] = B[j] = 1.0;
     double total = 0;
     for (int it = 0; it < iters; it++) {
