@@ -340,6 +340,50 @@ void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
     c->fast -= fast;
 }
 
+/* A `for` versioned by its spans' test (version.h): as three segments, the middle one
+ * fast, or -- a loop that may break -- whole, the fast version when the test proves the
+ * whole range and the checked one otherwise. */
+static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, bool whole)
+{
+    int id = cg_for_bounds(c, s);
+    char lo[24], hi[24], v[24];
+    snprintf(lo, sizeof lo, "lo%d_", id);
+    snprintf(hi, sizeof hi, "hi%d_", id);
+    snprintf(v, sizeof v, "i%d_", id);
+    cg_split_range(c, sp, nsp, lo, hi, id);
+    if (!whole) {
+        cg_ol(c, "for (int g%d_ = 0; g%d_ < 3; g%d_++) {", id, id, id);
+        c->ind++;
+    }
+    for (int fast = 1; fast >= 0; fast--) {
+        if (!fast)
+            cg_ol(c, "} else {");
+        else if (whole)
+            cg_ol(c, "if (sg%d_[1] == lo%d_ && sg%d_[2] == hi%d_) {", id, id, id, id);
+        else
+            cg_ol(c, "if (g%d_ == 1) {", id);
+        c->ind++;
+        if (whole)
+            cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+        else
+            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id,
+                  id, id, id, id, id);
+        c->ind++;
+        cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+        c->ind--;
+        cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
+        cg_ol(c, "}");
+        c->ind--;
+    }
+    cg_ol(c, "}");
+    if (!whole) {
+        c->ind--;
+        cg_ol(c, "}");
+    }
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 /* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
  * the loop variable moves by a constant offset or none (version.h), the loop is split: the
  * middle part, where every access is proven in its box, runs without per-access tests. */
@@ -352,64 +396,13 @@ void cg_st_for(C *c, const OrnNode *s)
     }
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
-    if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
-        orn_cg_for_spans(c->loop, s, sp, &nsp)) {
-        int id = cg_for_bounds(c, s);
-        char lo[24], hi[24], v[24];
-        snprintf(lo, sizeof lo, "lo%d_", id);
-        snprintf(hi, sizeof hi, "hi%d_", id);
-        snprintf(v, sizeof v, "i%d_", id);
-        cg_split_range(c, sp, nsp, lo, hi, id);
-        cg_ol(c, "for (int g%d_ = 0; g%d_ < 3; g%d_++) {", id, id, id);
-        c->ind++;
-        for (int fast = 1; fast >= 0; fast--) {
-            if (fast)
-                cg_ol(c, "if (g%d_ == 1) {", id);
-            else
-                cg_ol(c, "} else {");
-            c->ind++;
-            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id,
-                  id, id, id, id, id);
-            c->ind++;
-            cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
-            c->ind--;
-            cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
-            cg_ol(c, "}");
-            c->ind--;
-        }
-        cg_ol(c, "}");
-        c->ind--;
-        cg_ol(c, "}");
-        c->ind--;
-        cg_ol(c, "}");
+    bool body = c->cx == CX_BODY || c->cx == CX_CLONE;
+    if (body && !c->fast && orn_cg_for_spans(c->loop, s, sp, &nsp)) {
+        versioned_for(c, s, sp, nsp, false);
         return;
     }
-    if ((c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
-        orn_cg_for_spans_whole(c->loop, s, sp, &nsp)) {
-        /* it may break: the whole range in one version (version.h) */
-        int id = cg_for_bounds(c, s);
-        char lo[24], hi[24], v[24];
-        snprintf(lo, sizeof lo, "lo%d_", id);
-        snprintf(hi, sizeof hi, "hi%d_", id);
-        snprintf(v, sizeof v, "i%d_", id);
-        cg_split_range(c, sp, nsp, lo, hi, id);
-        for (int fast = 1; fast >= 0; fast--) {
-            if (fast)
-                cg_ol(c, "if (sg%d_[1] == lo%d_ && sg%d_[2] == hi%d_) {", id, id, id, id);
-            else
-                cg_ol(c, "} else {");
-            c->ind++;
-            cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
-            c->ind++;
-            cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
-            c->ind--;
-            cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
-            cg_ol(c, "}");
-            c->ind--;
-        }
-        cg_ol(c, "}");
-        c->ind--;
-        cg_ol(c, "}");
+    if (body && !c->fast && orn_cg_for_spans_whole(c->loop, s, sp, &nsp)) {
+        versioned_for(c, s, sp, nsp, true); /* it may break */
         return;
     }
     cg_for_open(c, s);

@@ -66,13 +66,7 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
     const char *T = cg_ctype(tk), *opn = assign_op(op);
     cg_ol(c, "{");
     c->ind++;
-    for (int i = 0; i < vx->nscalars; i++) {
-        const VLeaf *l = &vx->scalars[i];
-        cg_ind(c);
-        cg_o(c, "const %s s%d_ = ", cg_ctype(cg_kind_of(l->n)), l->id);
-        cg_ex(c, l->n);
-        cg_o(c, ";\n");
-    }
+    cg_vx_scalars(c, vx);
     cg_view_decl(c, tg, tid);
     for (int i = 0; i < vx->nviews; i++) {
         const VLeaf *l = &vx->views[i];

@@ -88,9 +88,7 @@ static const VLeaf *vx_find(const VX *vx, const OrnNode *e)
     return NULL;
 }
 
-/* Declarations of the leaves: scalars evaluated once, in order; views; length checks
- * against `first` (the id of the target vector, or -1: the first view). */
-void cg_vx_setup(C *c, const VX *vx, int first)
+void cg_vx_scalars(C *c, const VX *vx)
 {
     for (int i = 0; i < vx->nscalars; i++) {
         const VLeaf *l = &vx->scalars[i];
@@ -99,6 +97,13 @@ void cg_vx_setup(C *c, const VX *vx, int first)
         cg_ex(c, l->n);
         cg_o(c, ";\n");
     }
+}
+
+/* Declarations of the leaves: scalars evaluated once, in order; views; length checks
+ * against `first` (the id of the target vector, or -1: the first view). */
+void cg_vx_setup(C *c, const VX *vx, int first)
+{
+    cg_vx_scalars(c, vx);
     for (int i = 0; i < vx->nviews; i++) {
         const VLeaf *l = &vx->views[i];
         if (l->dup) continue;

@@ -117,6 +117,7 @@ void cg_ex_cond(C *c, const OrnNode *e);
 
 /* c_view.c */
 void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
+void cg_vx_scalars(C *c, const VX *vx); /* the scalar leaves, evaluated once, in order */
 void cg_vx_setup(C *c, const VX *vx, int first);
 void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
 void cg_vx_hoist(C *c, const VX *vx);

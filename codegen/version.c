@@ -402,18 +402,25 @@ static void check(const OrnNode *n, void *ud)
     orn_ast_each_child(n, check, ud);
 }
 
+/* The walk of the loop over var with this body: spans listed into spans (at most
+ * ORN_CG_MAXSPAN), whole: a break is allowed, probe: an access asked about. Whether the
+ * loop qualifies (every access of a boxable array has a span). */
+static bool walk_loop(Walk *w, const OrnNode *body)
+{
+    if (!w->l || !w->var || !body) return false;
+    orn_ast_each_child(body, collect_assigned, w);
+    if (!w->ok || is_assigned(w, w->var)) return false;
+    orn_ast_each_child(body, check, w);
+    return w->ok && w->boxed;
+}
+
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                         bool value_varies, OrnCgSpan *spans, int *nspans)
 {
-    *nspans = 0;
-    if (!l || !var || !body) return false;
     Walk w = {.l = l, .var = var, .spans = spans, .value_varies = value_varies, .ok = true};
-    orn_ast_each_child(body, collect_assigned, &w);
-    if (!w.ok || is_assigned(&w, w.var)) return false;
-    orn_ast_each_child(body, check, &w);
-    if (!w.ok || !w.boxed) return false;
-    *nspans = w.nspans;
-    return true;
+    bool ok = walk_loop(&w, body);
+    *nspans = ok ? w.nspans : 0;
+    return ok;
 }
 
 /* Whether access `probe` qualifies in the walk of the loop over var with this body (the
@@ -421,7 +428,6 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
 static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
                        bool value_varies, const OrnNode *probe)
 {
-    if (!l || !var || !body || !probe) return false;
     OrnCgSpan spans[ORN_CG_MAXSPAN];
     Walk w = {.l = l,
               .var = var,
@@ -430,10 +436,7 @@ static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
               .whole = true,
               .probe = probe,
               .ok = true};
-    orn_ast_each_child(body, collect_assigned, &w);
-    if (!w.ok || is_assigned(&w, var)) return false;
-    orn_ast_each_child(body, check, &w);
-    return w.probe_ok;
+    return probe && (walk_loop(&w, body), w.probe_ok);
 }
 
 bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
@@ -446,15 +449,10 @@ bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSp
                             int *nspans)
 {
     *nspans = 0;
-    if (!l || for_stmt->kind != N_FOR) return false;
-    const OrnSym *var = for_stmt->u.for_.var->u.name.sym;
-    const OrnNode *body = for_stmt->u.for_.body;
-    if (!var || !body) return false;
-    Walk w = {.l = l, .var = var, .spans = spans, .ok = true, .whole = true};
-    orn_ast_each_child(body, collect_assigned, &w);
-    if (!w.ok || is_assigned(&w, w.var)) return false;
-    orn_ast_each_child(body, check, &w);
-    if (!w.ok || !w.boxed) return false;
+    if (for_stmt->kind != N_FOR) return false;
+    Walk w = {
+        .l = l, .var = for_stmt->u.for_.var->u.name.sym, .spans = spans, .ok = true, .whole = true};
+    if (!walk_loop(&w, for_stmt->u.for_.body)) return false;
     *nspans = w.nspans;
     return true;
 }
