@@ -140,13 +140,19 @@ static void put_value(OrnBuf *b, OrnDsmType t, const void *p)
     case ORN_DSM_F32: {
         float v;
         memcpy(&v, p, 4);
-        orn_buf_printf(b, "%.9g", (double)v);
+        if (v != v) /* a NaN's sign is not specified (docs/language.md): written without */
+            orn_buf_printf(b, "nan");
+        else
+            orn_buf_printf(b, "%.9g", (double)v);
         break;
     }
     case ORN_DSM_F64: {
         double v;
         memcpy(&v, p, 8);
-        orn_buf_printf(b, "%.17g", v);
+        if (v != v)
+            orn_buf_printf(b, "nan");
+        else
+            orn_buf_printf(b, "%.17g", v);
         break;
     }
     }

@@ -220,7 +220,8 @@ class Arr:
         for k in self.all_keys():
             v = self.get(k)
             lines.append(' '.join(str(x) for x in k) + ' ' +
-                         (c_g17(v) if self.type == 'f64' else str(v)))
+                         # a NaN's sign is not specified: save writes none (language.md)
+                         (('nan' if v != v else c_g17(v)) if self.type == 'f64' else str(v)))
         return ''.join(l + '\n' for l in lines)
 
 
