@@ -123,7 +123,8 @@ void cg_ex_index(C *c, const OrnNode *e)
         for (const OrnNode *x = e->u.index.subs; x && i < 4; x = x->next) sub[i++] = x;
         cg_o(c, "((%s *)%s->data)[", cg_ctype(ek), cg_nm(c, s));
         if (c->fast && c->cx != CX_PREFETCH &&
-            orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_body, c->vfast_vv, e)) {
+            orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_varying, c->vfast_body, c->vfast_vv,
+                               e)) {
             /* inside the range the loop's once-per-range test proved (version.h) */
             cg_o(c, "orn_std_arr_at(%s, %d", cg_nm(c, s), i);
             for (int k = 0; k < i; k++) {

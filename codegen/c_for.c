@@ -288,18 +288,19 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
             if (g == 0) cg_ol(c, "} else {");
             cg_ol(c, "{");
             c->ind++;
-            const OrnSym *vv = c->vfast_var;
+            const OrnSym *vv = c->vfast_var, *vy = c->vfast_varying;
             const OrnNode *vb = c->vfast_body;
             bool vvv = c->vfast_vv;
             if (fast) {
                 c->vfast_var = f->u.for_.var->u.name.sym;
+                c->vfast_varying = NULL;
                 c->vfast_body = f->u.for_.body;
                 c->vfast_vv = false;
             }
             c->fast += fast;
             reduce_segment(c, f, st, id, from, to);
             c->fast -= fast;
-            c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
+            c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
             c->ind--;
             cg_ol(c, "}");
         }
@@ -328,15 +329,21 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
 
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast)
 {
-    const OrnSym *vv = c->vfast_var;
+    cg_loop_body_in(c, var, NULL, body, fast);
+}
+
+void cg_loop_body_in(C *c, const OrnSym *var, const OrnSym *varying, const OrnNode *body, int fast)
+{
+    const OrnSym *vv = c->vfast_var, *vy = c->vfast_varying;
     const OrnNode *vb = c->vfast_body;
     bool vvv = c->vfast_vv;
-    if (fast) c->vfast_var = var, c->vfast_body = body, c->vfast_vv = false;
+    if (fast) c->vfast_var = var, c->vfast_varying = varying, c->vfast_body = body;
+    if (fast) c->vfast_vv = false;
     c->fast += fast;
     c->cloops++;
     cg_st_block(c, body);
     c->cloops--;
-    c->vfast_var = vv, c->vfast_body = vb, c->vfast_vv = vvv;
+    c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
     c->fast -= fast;
 }
 

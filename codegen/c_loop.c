@@ -631,7 +631,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
         orn_buf_init(&body);
         if (fast) c->vfast_var = rks[1], c->vfast_body = blk, c->vfast_vv = true;
         body_stmts(c, l, &body, versioned ? 5 : 4, fast);
-        c->vfast_var = NULL, c->vfast_body = NULL, c->vfast_vv = false;
+        c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
         if (versioned && fast) {
@@ -702,7 +702,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
         orn_buf_init(&body);
         if (fast) c->vfast_var = last, c->vfast_body = lp->node->u.parfor.body, c->vfast_vv = true;
         body_stmts(c, l, &body, ind + 1, fast);
-        c->vfast_var = NULL, c->vfast_body = NULL, c->vfast_vv = false;
+        c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         put_buf(c, &body);
         orn_buf_free(&body);
         cg_o(c, "%s}\n", pad);

@@ -461,7 +461,7 @@ static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, co
         cg_bind_var(c, ks, "int64_t", kv);
         if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
         c->ind--;
-        cg_loop_body(c, ks, s->u.foreach.body, fast);
+        cg_loop_body_in(c, ks, vs, s->u.foreach.body, fast);
         cg_ol(c, "}");
         c->ind--;
     }
@@ -490,7 +490,7 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     int nsp = 0;
     if (sparse && view && dim == 1 && cg_in_loop_ctx(c) && as->type->ndims == 2 && !pre_body &&
         (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
-        orn_cg_range_spans(c->loop, ks, s->u.foreach.body, false, sp, &nsp)) {
+        orn_cg_foreach_spans(c->loop, s, sp, &nsp)) {
         foreach_csr_versioned(c, s, values, cg_array_k(c, it, as), fixed, ek, id, sp, nsp);
         c->ind--;
         cg_ol(c, "}");

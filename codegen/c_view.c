@@ -207,7 +207,8 @@ bool cg_view_fast(const C *c, const OrnNode *e)
         return false;
     const OrnSym *s = orn_cg_base_sym(e);
     if (!s || cg_is_local_array(s) || cg_is_buffer(s)) return false;
-    return orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_body, c->vfast_vv, e);
+    return orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_varying, c->vfast_body, c->vfast_vv,
+                              e);
 }
 
 /* The storage dimension of a proven view's ':' and its plan array. */

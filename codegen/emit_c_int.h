@@ -58,6 +58,7 @@ typedef struct C {
      * loop qualified -- views, local arrays -- are addressed without tests
      * (version.h, orn_cg_view_proven) */
     const OrnSym *vfast_var;
+    const OrnSym *vfast_varying; /* a for-in's value, which changes with its key */
     const OrnNode *vfast_body;
     bool vfast_vv;
     bool next_used;
@@ -146,6 +147,8 @@ void cg_span_test(C *c, const OrnCgSpan *sp);
 /* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);
+/* The same for a `for (k, v) in ...`: v changes with k (varying). */
+void cg_loop_body_in(C *c, const OrnSym *var, const OrnSym *varying, const OrnNode *body, int fast);
 void cg_st_for(C *c, const OrnNode *s);
 /* Whether `for` f is a loop reduction (docs/language.md, section 13). */
 bool cg_for_is_reduction(const C *c, const OrnNode *f);

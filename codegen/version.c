@@ -15,10 +15,11 @@ typedef struct Walk {
     int nassigned;
     OrnCgSpan *spans;
     int nspans;
-    bool value_varies; /* the parallel_for's value variable changes with the loop variable */
-    bool whole;        /* the range is versioned whole (no segments): break is fine */
-    bool boxed;        /* some access addresses a boxable array */
-    int depth;         /* loops open inside the analysed one */
+    bool value_varies;     /* the parallel_for's value variable changes with the loop variable */
+    bool whole;            /* the range is versioned whole (no segments): break is fine */
+    const OrnSym *varying; /* a scalar that changes with the variable (a for-in's value) */
+    bool boxed;            /* some access addresses a boxable array */
+    int depth;             /* loops open inside the analysed one */
     /* the `for` loops open around the current node inside the analysed body whose bounds
      * are invariant: their variables range over [lo, hi) (range spans) */
     const OrnNode *nest[8];
@@ -149,8 +150,8 @@ static const OrnNode *nested_form(const Walk *w, const OrnNode *e, int64_t *off)
 }
 
 static bool invariant(const Walk *w, const OrnNode *e);
-static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                       bool value_varies, const OrnNode *probe);
+static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnSym *varying,
+                       const OrnNode *body, bool value_varies, const OrnNode *probe);
 
 /* A subscript's span: the loop variable plus an offset, an invariant, or a nested loop's
  * variable plus an offset (its whole range). False: none of these. */
@@ -408,6 +409,7 @@ static void check(const OrnNode *n, void *ud)
 static bool walk_loop(Walk *w, const OrnNode *body)
 {
     if (!w->l || !w->var || !body) return false;
+    note_assigned(w, w->varying);
     orn_ast_each_child(body, collect_assigned, w);
     if (!w->ok || is_assigned(w, w->var)) return false;
     orn_ast_each_child(body, check, w);
@@ -425,12 +427,13 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
 
 /* Whether access `probe` qualifies in the walk of the loop over var with this body (the
  * same walk that listed the spans the emitted test checks, nested loops included). */
-static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                       bool value_varies, const OrnNode *probe)
+static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnSym *varying,
+                       const OrnNode *body, bool value_varies, const OrnNode *probe)
 {
     OrnCgSpan spans[ORN_CG_MAXSPAN];
     Walk w = {.l = l,
               .var = var,
+              .varying = varying,
               .spans = spans,
               .value_varies = value_varies,
               .whole = true,
@@ -439,10 +442,25 @@ static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
     return probe && (walk_loop(&w, body), w.probe_ok);
 }
 
-bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                        bool value_varies, const OrnNode *view)
+bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnSym *varying,
+                        const OrnNode *body, bool value_varies, const OrnNode *view)
 {
-    return probe_walk(l, var, body, value_varies, view);
+    return probe_walk(l, var, varying, body, value_varies, view);
+}
+
+bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCgSpan *spans,
+                          int *nspans)
+{
+    *nspans = 0;
+    if (foreach_stmt->kind != N_FOREACH) return false;
+    Walk w = {.l = l,
+              .var = foreach_stmt->u.foreach.key->u.name.sym,
+              .varying = foreach_stmt->u.foreach.value->u.name.sym,
+              .spans = spans,
+              .ok = true};
+    if (!walk_loop(&w, foreach_stmt->u.foreach.body)) return false;
+    *nspans = w.nspans;
+    return true;
 }
 
 bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *spans,

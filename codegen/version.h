@@ -67,8 +67,13 @@ bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bo
  * Whether `view` (an N_INDEX -- a view, or an element of a local array -- inside the loop
  * over var with this body; value_varies as given to orn_cg_range_spans) is covered by the
  * test: the same walk, asked about that access. */
-bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                        bool value_varies, const OrnNode *view);
+bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnSym *varying,
+                        const OrnNode *body, bool value_varies, const OrnNode *view);
+
+/* The spans of a `for (k, v) in view` (N_FOREACH) over its key k: as orn_cg_range_spans,
+ * with the value v changing with k (varying, for orn_cg_view_proven). */
+bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCgSpan *spans,
+                          int *nspans);
 
 /* Local arrays (`C[c, j]` on a top-level or body-local array) take part in the test when
  * every subscript of the access has one of the forms above and the body does not reassign
