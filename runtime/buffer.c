@@ -403,18 +403,10 @@ static int flush_snapshot(OrnRtBuffer *b)
     }
     status = orn_dsm_allgather_into(b->rt->dsm, mine, bytes, all, "buffer flush");
     if (status) return status;
-    /* In chunks that stay in L1: every rank's changes in rank order, then the copy (one
-     * pass over snap and the copy instead of P + 1); a custom apply sees the elements in
-     * the order of whole arrays, rank by rank. */
-    const int64_t chunk = b->apply ? vol : 2048;
-    for (int64_t c0 = 0; c0 < vol && !status; c0 += chunk) {
-        int64_t m = vol - c0 < chunk ? vol - c0 : chunk;
-        for (int q = 0; q < P && !status; q++)
-            status = add_changes(b, b->snap + (size_t)c0 * es,
-                                 all + (size_t)q * bytes + (size_t)c0 * es, m);
-        memcpy(b->replica + (size_t)c0 * es, b->snap + (size_t)c0 * es, (size_t)m * es);
-    }
+    for (int q = 0; q < P && !status; q++)
+        status = add_changes(b, b->snap, all + (size_t)q * bytes, vol);
     if (status) return status;
+    memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;
     return ORN_OK;
 }
