@@ -36,29 +36,14 @@ static void check_node(const OrnNode *n, void *ud)
             k->why = "a call of a fn";
             break;
         }
-        switch (n->u.call.builtin) {
-        case ORN_BI_SQRT:
-        case ORN_BI_EXP:
-        case ORN_BI_LOG:
-        case ORN_BI_ABS:
-        case ORN_BI_POW:
-        case ORN_BI_SIN:
-        case ORN_BI_COS:
-        case ORN_BI_TANH:
-        case ORN_BI_FLOOR:
-        case ORN_BI_CEIL:
-        case ORN_BI_MIN:
-        case ORN_BI_MAX:
-        case ORN_BI_SIGMOID:
-        case ORN_BI_I32:
-        case ORN_BI_I64:
-        case ORN_BI_F32:
-        case ORN_BI_F64:
-        case ORN_BI_DOT:
-            break;
-        default:
-            k->why = "this built-in";
-            break;
+        {
+            /* scalar math and conversions (the const-foldable built-ins) but div and mod,
+             * and dot */
+            int bi = n->u.call.builtin;
+            bool ok = bi == ORN_BI_DOT ||
+                      (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST) &&
+                       bi != ORN_BI_DIV && bi != ORN_BI_MOD);
+            if (!ok) k->why = "this built-in";
         }
         break;
     case N_NAME: {

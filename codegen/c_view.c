@@ -247,7 +247,7 @@ void cg_view_decl(C *c, const OrnNode *e, int id)
 }
 
 /* dot of two proven views: pointers, strides and one length test. */
-static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode *b, int id)
+static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode *b)
 {
     if (!b || !cg_view_fast(c, a) || !cg_view_fast(c, b)) return false;
     OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
@@ -267,7 +267,6 @@ static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode 
     c->ind--;
     cg_ind(c);
     cg_o(c, "})");
-    (void)id;
     return true;
 }
 
@@ -291,7 +290,7 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     int id = c->tmp++;
     bool plain_a = a->kind == N_NAME || (a->kind == N_INDEX && cg_kind_of(a) == T_VIEW);
     bool plain_b = !b || b->kind == N_NAME || (b->kind == N_INDEX && cg_kind_of(b) == T_VIEW);
-    if (bi == ORN_BI_DOT && reduce_fast(c, e, a, b, id)) return;
+    if (bi == ORN_BI_DOT && reduce_fast(c, e, a, b)) return;
     if (plain_a && plain_b) {
         cg_o(c, "({ OrnStdVec ra%d_ = ", id);
         cg_vec_ctor(c, a);

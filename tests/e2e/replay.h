@@ -1,6 +1,7 @@
 /* replay.h: what the serial replay oracles of compiled programs share (lda_replay.c,
- * slr_replay.c): reading the block order that a program run with ORN_TRACE=path wrote, the
- * random stream of each loop run, and writing arrays in save()'s text format.
+ * slr_replay.c, sgd_replay.c, sgd_side_replay.c): reading triplet files, reading the block order
+ * that a program run with ORN_TRACE=path wrote, the random stream of each loop run, and writing
+ * arrays in save()'s text format.
  *
  * The trace (stdlib/std.c, dump_trace) holds, per loop run, a header
  *     loop ID line LINE run N ranks P entries M
@@ -21,6 +22,46 @@
 #include <string.h>
 
 #include "rt.h"
+
+/* A "row col value" text file (load_triplets' format; '#' lines skipped) as triplets in
+ * file order; *nr and *nc are raised to cover its keys (callers start them at 0). */
+typedef struct ReplayTrip {
+    int64_t r, c;
+    float v;
+} ReplayTrip;
+
+static inline ReplayTrip *replay_triplets(const char *path, int64_t *n, int64_t *nr, int64_t *nc)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    size_t cap = 1024;
+    ReplayTrip *v = malloc(cap * sizeof *v);
+    char line[512];
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        long long r, c;
+        double x;
+        if (line[0] == '#' || sscanf(line, "%lld %lld %lf", &r, &c, &x) != 3) continue;
+        if ((size_t)*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+        v[*n] = (ReplayTrip){r, c, (float)x};
+        if (r + 1 > *nr) *nr = r + 1;
+        if (c + 1 > *nc) *nc = c + 1;
+        (*n)++;
+    }
+    fclose(f);
+    return v;
+}
+
+/* qsort order of triplets: by row, then by column. */
+static inline int replay_trip_order(const void *a, const void *b)
+{
+    const ReplayTrip *x = a, *y = b;
+    if (x->r != y->r) return x->r < y->r ? -1 : 1;
+    return (x->c > y->c) - (x->c < y->c);
+}
 
 typedef struct ReplayEntry {
     int64_t step, round, block, first, count;

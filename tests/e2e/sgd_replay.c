@@ -14,46 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
-
-typedef struct {
-    int64_t u, i;
-    float r;
-} Rating;
-
-static Rating *load(const char *path, int64_t *n, int64_t *nu, int64_t *ni)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    size_t cap = 1024;
-    Rating *v = malloc(cap * sizeof *v);
-    char line[512];
-    *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        long long u, i;
-        double r;
-        if (line[0] == '#' || sscanf(line, "%lld %lld %lf", &u, &i, &r) != 3) continue;
-        if ((size_t)*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
-        v[*n].u = u;
-        v[*n].i = i;
-        v[*n].r = (float)r;
-        if (u + 1 > *nu) *nu = u + 1;
-        if (i + 1 > *ni) *ni = i + 1;
-        (*n)++;
-    }
-    fclose(f);
-    return v;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    const Rating *x = a, *y = b;
-    if (x->u != y->u) return x->u < y->u ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
+#include "replay.h"
 
 static void save(const char *path, const float *a, int64_t rows, int64_t cols)
 {
@@ -72,11 +33,11 @@ int main(int argc, char **argv)
         return 2;
     }
     int64_t nt, ne, nu = 0, ni = 0, ntu = 0, nti = 0;
-    Rating *tr = load(argv[1], &nt, &nu, &ni);
-    free(load(argv[2], &ne, &ntu, &nti));
+    ReplayTrip *tr = replay_triplets(argv[1], &nt, &nu, &ni);
+    free(replay_triplets(argv[2], &ne, &ntu, &nti));
     if (ntu > nu) nu = ntu;
     if (nti > ni) ni = nti;
-    qsort(tr, (size_t)nt, sizeof *tr, by_key);
+    qsort(tr, (size_t)nt, sizeof *tr, replay_trip_order);
     int line = atoi(argv[4]), epochs = atoi(argv[5]), K = atoi(argv[6]);
     double step = atof(argv[7]), decay = atof(argv[8]), lam = atof(argv[9]), init = atof(argv[10]);
     uint64_t seed = (uint64_t)atoll(argv[11]);
@@ -98,7 +59,7 @@ int main(int argc, char **argv)
     char buf[1024];
     double lr = step;
     int runs = 0;
-    Rating **sel = malloc(sizeof *sel * (size_t)(nt ? nt : 1));
+    ReplayTrip **sel = malloc(sizeof *sel * (size_t)(nt ? nt : 1));
     while (fgets(buf, sizeof buf, tf)) {
         int lid, lline, ranks;
         long long run, entries;
@@ -118,7 +79,7 @@ int main(int argc, char **argv)
             if (lline != line) continue;
             int64_t m = 0;
             for (int64_t x = 0; x < nt; x++)
-                if (tr[x].u >= lo0 && tr[x].u < hi0 && tr[x].i >= lo1 && tr[x].i < hi1)
+                if (tr[x].r >= lo0 && tr[x].r < hi0 && tr[x].c >= lo1 && tr[x].c < hi1)
                     sel[m++] = &tr[x];
             if (first + count > m) {
                 fprintf(stderr, "sgd_replay: block has %lld elements, trace wants %lld..%lld\n",
@@ -126,13 +87,13 @@ int main(int argc, char **argv)
                 return 1;
             }
             for (int64_t x = first; x < first + count; x++) {
-                int64_t u = sel[x]->u, i = sel[x]->i;
+                int64_t u = sel[x]->r, i = sel[x]->c;
                 /* f32 arithmetic (docs/language.md): dot of two f32 views sums in f32,
                  * and the weak scalars lr and lam convert to f32 */
                 float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
                 for (int f = 0; f < K; f++) s[f & 7] += W[f * nu + u] * H[f * ni + i];
                 float dot = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-                float e = sel[x]->r - dot;
+                float e = sel[x]->v - dot;
                 float flr = (float)lr, flam = (float)lam;
                 for (int f = 0; f < K; f++)
                     W[f * nu + u] =

@@ -17,42 +17,7 @@
 
 #include "replay.h"
 
-typedef struct {
-    int64_t r, c;
-    float v;
-} Trip;
-
-static Trip *load(const char *path, int64_t *n, int64_t *nr, int64_t *nc)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    size_t cap = 1024;
-    Trip *v = malloc(cap * sizeof *v);
-    char line[512];
-    *n = *nr = *nc = 0;
-    while (fgets(line, sizeof line, f)) {
-        long long r, c;
-        double x;
-        if (line[0] == '#' || sscanf(line, "%lld %lld %lf", &r, &c, &x) != 3) continue;
-        if ((size_t)*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
-        v[*n] = (Trip){r, c, (float)x};
-        if (r + 1 > *nr) *nr = r + 1;
-        if (c + 1 > *nc) *nc = c + 1;
-        (*n)++;
-    }
-    fclose(f);
-    return v;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    const Trip *x = a, *y = b;
-    if (x->r != y->r) return x->r < y->r ? -1 : 1;
-    return (x->c > y->c) - (x->c < y->c);
-}
+typedef ReplayTrip Trip;
 
 /* Row offsets of a key-sorted triplet list with nr rows. */
 static int64_t *row_index(const Trip *t, int64_t n, int64_t nr)
@@ -97,12 +62,12 @@ int main(int argc, char **argv)
                         "LAM INIT SEED WOUT HOUT\n");
         return 2;
     }
-    int64_t nt, ng, nf, nu, ni, gr, gc, fr, fc;
-    Trip *tr = load(argv[1], &nt, &nu, &ni);
-    Trip *G = load(argv[2], &ng, &gr, &gc), *F = load(argv[3], &nf, &fr, &fc);
-    qsort(tr, (size_t)nt, sizeof *tr, by_key);
-    qsort(G, (size_t)ng, sizeof *G, by_key);
-    qsort(F, (size_t)nf, sizeof *F, by_key);
+    int64_t nt, ng, nf, nu = 0, ni = 0, gr = 0, gc = 0, fr = 0, fc = 0;
+    Trip *tr = replay_triplets(argv[1], &nt, &nu, &ni);
+    Trip *G = replay_triplets(argv[2], &ng, &gr, &gc), *F = replay_triplets(argv[3], &nf, &fr, &fc);
+    qsort(tr, (size_t)nt, sizeof *tr, replay_trip_order);
+    qsort(G, (size_t)ng, sizeof *G, replay_trip_order);
+    qsort(F, (size_t)nf, sizeof *F, replay_trip_order);
     if (gr > nu) nu = gr;
     if (fr > ni) ni = fr;
     int64_t *grp = row_index(G, ng, gr), *frp = row_index(F, nf, fr);

@@ -70,29 +70,13 @@ static bool ok_call(const OrnNode *e)
                 return false;
         return fs->type && (fs->type->kind == T_VOID || scalar(fs->type->kind));
     }
-    switch (e->u.call.builtin) {
+    int bi = e->u.call.builtin;
+    if (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST))
+        return true; /* scalar math and conversions */
+    switch (bi) {
     case ORN_BI_RAND:
     case ORN_BI_RANDN:
         return n == 0;
-    case ORN_BI_SQRT:
-    case ORN_BI_EXP:
-    case ORN_BI_LOG:
-    case ORN_BI_ABS:
-    case ORN_BI_POW:
-    case ORN_BI_SIN:
-    case ORN_BI_COS:
-    case ORN_BI_TANH:
-    case ORN_BI_FLOOR:
-    case ORN_BI_CEIL:
-    case ORN_BI_MIN:
-    case ORN_BI_MAX:
-    case ORN_BI_DIV:
-    case ORN_BI_MOD:
-    case ORN_BI_SIGMOID:
-    case ORN_BI_I32:
-    case ORN_BI_I64:
-    case ORN_BI_F32:
-    case ORN_BI_F64:
     case ORN_BI_RANDINT:
     case ORN_BI_WALL_TIME:
     case ORN_BI_PRINT:
@@ -557,23 +541,20 @@ static Val call_builtin(Ev *x, const OrnNode *e)
     }
     Val a = a0 ? ev(x, a0) : (Val){0}, b = a1 ? ev(x, a1) : (Val){0};
     bool f32 = k == T_F32;
+    /* one-argument libm functions, in the type of the call (f32 calls the f variant) */
+    static const struct {
+        int bi;
+        float (*f)(float);
+        double (*d)(double);
+    } unary[] = {{ORN_BI_SQRT, sqrtf, sqrt},    {ORN_BI_EXP, expf, exp},
+                 {ORN_BI_LOG, logf, log},       {ORN_BI_SIN, sinf, sin},
+                 {ORN_BI_COS, cosf, cos},       {ORN_BI_TANH, tanhf, tanh},
+                 {ORN_BI_FLOOR, floorf, floor}, {ORN_BI_CEIL, ceilf, ceil}};
+    for (size_t u = 0; u < sizeof unary / sizeof unary[0]; u++)
+        if (unary[u].bi == bi)
+            return f32 ? v_f32(unary[u].f(conv(a, T_F32).f32))
+                       : v_f64(unary[u].d(conv(a, T_F64).f));
     switch (bi) {
-    case ORN_BI_SQRT:
-        return f32 ? v_f32(sqrtf(conv(a, T_F32).f32)) : v_f64(sqrt(conv(a, T_F64).f));
-    case ORN_BI_EXP:
-        return f32 ? v_f32(expf(conv(a, T_F32).f32)) : v_f64(exp(conv(a, T_F64).f));
-    case ORN_BI_LOG:
-        return f32 ? v_f32(logf(conv(a, T_F32).f32)) : v_f64(log(conv(a, T_F64).f));
-    case ORN_BI_SIN:
-        return f32 ? v_f32(sinf(conv(a, T_F32).f32)) : v_f64(sin(conv(a, T_F64).f));
-    case ORN_BI_COS:
-        return f32 ? v_f32(cosf(conv(a, T_F32).f32)) : v_f64(cos(conv(a, T_F64).f));
-    case ORN_BI_TANH:
-        return f32 ? v_f32(tanhf(conv(a, T_F32).f32)) : v_f64(tanh(conv(a, T_F64).f));
-    case ORN_BI_FLOOR:
-        return f32 ? v_f32(floorf(conv(a, T_F32).f32)) : v_f64(floor(conv(a, T_F64).f));
-    case ORN_BI_CEIL:
-        return f32 ? v_f32(ceilf(conv(a, T_F32).f32)) : v_f64(ceil(conv(a, T_F64).f));
     case ORN_BI_SIGMOID:
         return f32 ? v_f32(1.0f / (1.0f + expf(-conv(a, T_F32).f32)))
                    : v_f64(1.0 / (1.0 + exp(-conv(a, T_F64).f)));
