@@ -124,19 +124,26 @@ static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key
 
 /* ---------------------------------------------------------------- view slow paths */
 
-/* The key in the store's coordinates and its linear index, or -1 outside the store. */
+/* The key in the store's coordinates and its linear index: -1 outside the array, -2 inside
+ * it but outside the store (unimodular: the transformed copy spans only the box of the
+ * stored elements' images, so such a key names no stored element). */
 static int64_t store_key(const ViewImpl *vi, const int64_t *key, int nd, int64_t *skey)
 {
     const OrnDsmArray *s = vi->store;
     if (vi->xform) {
+        const OrnDsmArray *a = vi->x->loop->args[vi->k].array;
+        for (int d = 0; d < nd; d++)
+            if (key[d] < 0 || key[d] >= a->dims[d]) return -1;
         for (int i = 0; i < s->ndim; i++) {
             int64_t y = -vi->off[i];
             for (int j = 0; j < nd; j++) y += (int64_t)vi->T[i][j] * key[j];
             skey[i] = y;
         }
-    } else {
-        for (int d = 0; d < nd; d++) skey[d] = key[d];
+        for (int d = 0; d < s->ndim; d++)
+            if (skey[d] < 0 || skey[d] >= s->dims[d]) return -2;
+        return orn_dsm_ravel(s, skey);
     }
+    for (int d = 0; d < nd; d++) skey[d] = key[d];
     for (int d = 0; d < s->ndim; d++)
         if (skey[d] < 0 || skey[d] >= s->dims[d]) return -1;
     return orn_dsm_ravel(s, skey);
@@ -172,6 +179,7 @@ static void op_read(OrnRtView *v, const int64_t *key, void *out)
         return;
     }
     int64_t lin = store_key(vi, key, v->ndim, skey);
+    if (lin == -2) return; /* no stored element: zero */
     if (lin < 0) {
         body_err(x, v, "read of", key, "outside the array");
         return;
@@ -230,7 +238,9 @@ static void *op_write(OrnRtView *v, const int64_t *key)
     }
     int64_t lin = store_key(vi, key, v->ndim, skey);
     if (lin < 0) {
-        body_err(x, v, "write of", key, "outside the array");
+        body_err(x, v, "write of", key,
+                 lin == -2 ? "no such stored element (sparse arrays keep their structure)"
+                           : "outside the array");
         return vi->scratch;
     }
     if (v->role == ORN_RT_REMOTE) {
