@@ -423,16 +423,23 @@ static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
 }
 
 /* The loop body over the user statements, emitted into buf (fast: accesses proven). */
-static void body_stmts(C *c, const OrnCgLoop *l, OrnBuf *buf, int indent, int fast)
+/* Statements of `blk` (the loop body when NULL) into buf. */
+static void stmts_of(C *c, const OrnCgLoop *l, const OrnNode *blk, OrnBuf *buf, int indent,
+                     int fast)
 {
     OrnBuf *saved = c->b;
     c->b = buf;
     c->ind = indent;
     c->fast += fast;
-    const OrnNode *blk = l->loop->node->u.parfor.body;
+    if (!blk) blk = l->loop->node->u.parfor.body;
     cg_st_list(c, blk ? blk->u.block.stmts : NULL);
     c->fast -= fast;
     c->b = saved;
+}
+
+static void body_stmts(C *c, const OrnCgLoop *l, OrnBuf *buf, int indent, int fast)
+{
+    stmts_of(c, l, NULL, buf, indent, fast);
 }
 
 static void put_buf(C *c, const OrnBuf *b)
@@ -645,6 +652,105 @@ static void body_csr(C *c, const OrnCgLoop *l)
     cg_o(c, "        return 0;\n    }\n");
 }
 
+/* One element loop over [from, to) of the innermost key at indentation level lvl: its
+ * key, its value pointer (into the row, or with `streamed` into the stack piece t_ of m_
+ * elements from c_), the statements of blk (the body when NULL). */
+static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
+                      const char *from, const char *to, const OrnNode *blk, int lvl, bool streamed,
+                      int fast)
+{
+    c->ind = lvl;
+    if (streamed) {
+        cg_ol(c, "for (int64_t q_ = 0; q_ < m_; q_++) {");
+        cg_ol(c, "    const int64_t %s __attribute__((unused)) = c_ + q_;", cg_nm(c, last));
+        cg_ol(c, "    %s *const vp_ = &t_[q_];", vt);
+    } else {
+        cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
+        cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
+        if (vt) cg_ol(c, "    %s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
+    }
+    OrnBuf body;
+    orn_buf_init(&body);
+    if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
+    stmts_of(c, l, blk, &body, lvl + 1, fast);
+    c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
+    put_buf(c, &body);
+    orn_buf_free(&body);
+    c->ind = lvl;
+    cg_ol(c, "}");
+}
+
+/* A bound of a split (version.h: OrnCgSplit): var = max (cmp "<") or min (">") of var and
+ * e, or of e + 1 (saturating) when plus1. */
+static void split_bound(C *c, const OrnNode *e, int plus1, const char *cmp, const char *var)
+{
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "int64_t bv_ = (int64_t)(");
+    cg_ex(c, e);
+    cg_o(c, ");\n");
+    if (plus1) cg_ol(c, "bv_ = bv_ < INT64_MAX ? bv_ + 1 : INT64_MAX;");
+    cg_ol(c, "if (%s %s bv_) %s = bv_;", var, cmp, var);
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+/* A row over [from, to) whose body is a split `if` (orn_cg_split_if), at indentation level
+ * lvl (fast: the accesses are proven in their boxes, version.h): the interval where the condition
+ * holds runs the `if`'s statements alone, the rest of the row as written, in key order. With
+ * b_->stream_stores the interval's values go to a piece of the row on the stack and out with
+ * streaming stores (no read for ownership of the row's lines). */
+static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnSym *last,
+                      const char *vt, const char *from, const char *to, int lvl, int fast)
+{
+    c->ind = lvl;
+    cg_ol(c, "int64_t sa_ = %s, sz_ = %s;", from, from);
+    cg_ind(c);
+    cg_o(c, "if (%s < %s", from, to);
+    for (int i = 0; i < sx->nrow; i++) {
+        cg_o(c, " && (");
+        cg_ex_cond(c, sx->row[i]);
+        cg_o(c, ")");
+    }
+    cg_o(c, ") {\n");
+    c->ind = lvl + 1;
+    cg_ol(c, "sz_ = %s;", to);
+    for (int i = 0; i < sx->nlo; i++) split_bound(c, sx->lo[i].e, sx->lo[i].plus1, "<", "sa_");
+    for (int i = 0; i < sx->nhi; i++) split_bound(c, sx->hi[i].e, sx->hi[i].plus1, ">", "sz_");
+    cg_ol(c, "if (sa_ > %s) sa_ = %s;", to, to);
+    cg_ol(c, "if (sz_ < sa_) sz_ = sa_;");
+    c->ind = lvl;
+    cg_ol(c, "}");
+    cg_ol(c, "const int64_t ss_[4] = {%s, sa_, sz_, %s};", from, to);
+    cg_ol(c, "for (int h_ = 0; h_ < 3; h_++) {");
+    c->ind = lvl + 1;
+    cg_ol(c, "if (h_ != 1) {");
+    elem_loop(c, l, last, vt, "ss_[h_]", "ss_[h_ + 1]", NULL, lvl + 2, false, fast);
+    c->ind = lvl + 1;
+    if (sx->stream) {
+        cg_ol(c, "} else if (b_->stream_stores) {");
+        c->ind = lvl + 2;
+        cg_ol(c, "for (int64_t c_ = ss_[1]; c_ < ss_[2]; c_ += ORN_STD_STREAM_LEN) {");
+        c->ind = lvl + 3;
+        cg_ol(c, "%s t_[ORN_STD_STREAM_LEN] __attribute__((aligned(64)));", vt);
+        cg_ol(c, "const int64_t m_ = ss_[2] - c_ < ORN_STD_STREAM_LEN ? ss_[2] - c_ : "
+                 "ORN_STD_STREAM_LEN;");
+        elem_loop(c, l, last, vt, NULL, NULL, sx->then, lvl + 3, true, fast);
+        c->ind = lvl + 3;
+        cg_ol(c, "orn_std_stream_%s(&row_[c_], t_, m_);", strcmp(vt, "double") ? "f32" : "f64");
+        c->ind = lvl + 2;
+        cg_ol(c, "}");
+        c->ind = lvl + 1;
+    }
+    cg_ol(c, "} else {");
+    elem_loop(c, l, last, vt, "ss_[1]", "ss_[2]", sx->then, lvl + 2, false, fast);
+    c->ind = lvl + 1;
+    cg_ol(c, "}");
+    c->ind = lvl;
+    cg_ol(c, "}");
+}
+
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
  * count) in row-major key order, as runs along the innermost key. Each run is a C loop
  * over that key, versioned like a `for` (version.h) when its accesses allow. */
@@ -660,6 +766,10 @@ static void body_dense(C *c, const OrnCgLoop *l)
     int nsp = 0;
     bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
+    OrnCgSplit sx;
+    bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
+    if (split && sx.stream && (!vt || (strcmp(vt, "double") && strcmp(vt, "float"))))
+        sx.stream = false;
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
             "dense loop\");\n");
     cg_o(c, "    int64_t kk_[%d];\n", nd);
@@ -688,6 +798,10 @@ static void body_dense(C *c, const OrnCgLoop *l)
             to = "sg0_[g_ + 1]";
         }
         const char *pad = ind == 4 ? "                " : "        ";
+        if (split && (fast || !versioned)) {
+            split_row(c, l, &sx, last, vt, from, to, ind, fast);
+            continue;
+        }
         cg_o(c, "%sfor (int64_t j_ = %s; j_ < %s; j_++) {\n", pad, from, to);
         if (last)
             cg_o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, cg_nm(c, last));
@@ -715,6 +829,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
     cg_o(c, "            kk_[d_ - 1]++;\n");
     cg_o(c, "        }\n");
     cg_o(c, "    }\n");
+    if (split && sx.stream) cg_o(c, "    if (b_->stream_stores) orn_std_stream_fence();\n");
 }
 
 static void body_fn(C *c, const OrnCgLoop *l)

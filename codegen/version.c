@@ -2,6 +2,7 @@
 #include "version.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sema.h"
 #include "types.h"
@@ -598,4 +599,109 @@ int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
             if (!f->bad[out[i].array] && out[i].written) out[n++] = out[i];
     free(f);
     return n;
+}
+
+/* ---------------------------------------------------------------- index-set splitting */
+
+/* Free of division (which could trap where the `and` would not have evaluated it). */
+static bool no_division(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_UNARY:
+        return no_division(e->u.unary.e);
+    case N_BINARY:
+        return e->u.binary.op != OP_DIV && no_division(e->u.binary.l) && no_division(e->u.binary.r);
+    case N_CALL:
+        if (e->u.call.builtin == ORN_BI_DIV || e->u.call.builtin == ORN_BI_MOD) return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (!no_division(a)) return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static bool int_typed(const OrnNode *e)
+{
+    return e->type && (e->type->kind == T_I64 || e->type->kind == T_I32);
+}
+
+static bool split_term(const Walk *w, const OrnNode *t, OrnCgSplit *s)
+{
+    if (t->kind == N_BINARY && t->u.binary.op == OP_AND)
+        return split_term(w, t->u.binary.l, s) && split_term(w, t->u.binary.r, s);
+    if (invariant(w, t) && no_division(t)) {
+        if (s->nrow == ORN_CG_MAXBOUND) return false;
+        s->row[s->nrow++] = t;
+        return true;
+    }
+    if (t->kind != N_BINARY) return false;
+    OrnOp op = t->u.binary.op;
+    const OrnNode *a = t->u.binary.l, *b = t->u.binary.r;
+    if (is_var(w, b)) { /* e OP var: var (mirrored OP) e */
+        const OrnNode *x = a;
+        a = b;
+        b = x;
+        op = op == OP_LT   ? OP_GT
+             : op == OP_LE ? OP_GE
+             : op == OP_GT ? OP_LT
+             : op == OP_GE ? OP_LE
+                           : op;
+    }
+    if (!is_var(w, a) || !int_typed(a) || !int_typed(b) || !invariant(w, b) || !no_division(b))
+        return false;
+    if (op == OP_GT || op == OP_GE) {
+        if (s->nlo == ORN_CG_MAXBOUND) return false;
+        s->lo[s->nlo].e = b;
+        s->lo[s->nlo++].plus1 = op == OP_GT;
+        return true;
+    }
+    if (op == OP_LT || op == OP_LE) {
+        if (s->nhi == ORN_CG_MAXBOUND) return false;
+        s->hi[s->nhi].e = b;
+        s->hi[s->nhi++].plus1 = op == OP_LE;
+        return true;
+    }
+    return false;
+}
+
+typedef struct Stream {
+    const OrnSym *value, *space;
+    const OrnNode *last; /* the final `value = expr`'s target */
+    bool ok;
+} Stream;
+
+static void stream_visit(const OrnNode *n, void *ud)
+{
+    Stream *st = ud;
+    if (n == st->last) return;
+    if (n->kind == N_NAME && n->u.name.sym &&
+        (n->u.name.sym == st->value || n->u.name.sym == st->space))
+        st->ok = false;
+    if (n->kind == N_CALL && n->u.call.sym) st->ok = false;
+    orn_ast_each_child(n, stream_visit, ud);
+}
+
+bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgSplit *out)
+{
+    memset(out, 0, sizeof *out);
+    const OrnNode *st = body && body->kind == N_BLOCK ? body->u.block.stmts : NULL;
+    if (!l || !var || !st || st->next || st->kind != N_IF || st->u.if_.els) return false;
+    Walk w = {.l = l, .var = var, .value_varies = true, .ok = true};
+    orn_ast_each_child(body, collect_assigned, &w);
+    if (!w.ok || is_assigned(&w, var)) return false;
+    if (!split_term(&w, st->u.if_.cond, out) || out->nlo + out->nhi == 0) return false;
+    out->then = st->u.if_.then;
+    /* streaming: the last statement stores the value, nothing else touches the space */
+    const OrnNode *last = out->then->u.block.stmts;
+    while (last && last->next) last = last->next;
+    const OrnSym *value = l->loop->value;
+    if (value && last && last->kind == N_ASSIGN && last->u.assign.op == OP_NONE &&
+        last->u.assign.target->kind == N_NAME && last->u.assign.target->u.name.sym == value) {
+        Stream s = {
+            .value = value, .space = l->arrays[0].sym, .last = last->u.assign.target, .ok = true};
+        orn_ast_each_child(out->then, stream_visit, &s);
+        out->stream = s.ok;
+    }
+    return true;
 }
