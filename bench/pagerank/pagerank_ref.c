@@ -5,9 +5,9 @@
  * GRAPH: "dst src weight" lines, weight = 1 / outdeg(src) (bench/pagerank/gen_graph.c).
  * The links are stored as CSR by destination (a pull formulation: no write conflicts, one
  * sequential pass over the edges, a gather from the rank vector), float ranks. Each
- * iteration first forms contrib[s] = weight(s) * pr[s] once per node (the same product
- * pagerank.orn forms per edge), then next[d] = (1 - damping)/n + damping * sum of contrib
- * over d's in-links, summed in src order as the .orn loop does. Prints
+ * iteration forms contrib[s] = weight(s) * pr[s] once per node (pagerank.orn forms it in
+ * its node loop, after pr changes), then next[d] = (1 - damping)/n + damping * sum of
+ * contrib over d's in-links, summed in src order as the .orn loop does. Prints
  * "bench: S s/iter  n_sum_sq X" where X = n * sum(pr^2). */
 #include "../common/bench.h"
 
