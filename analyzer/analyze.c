@@ -603,7 +603,7 @@ static void role_notes(Builder *b)
                     for (int d = 0; d < s->ndims; d++) part |= !s->transformed && s->dims[d] == key;
                     if (s->strategy == ORN_STRAT_SERIAL) part = key == 0;
                     if (!part && !s->transformed) continue;
-                    orn_buf_printf(&t, "%sdimension %d follows ", t.len ? ", " : "", m + 1);
+                    orn_buf_printf(&t, "%sdimension %d follows ", t.len ? ", " : "", m);
                     put_affine(&t, in->coef[m], p->keys[key], 0);
                 }
                 put_halo(&t, p, in);
@@ -623,7 +623,7 @@ static void role_notes(Builder *b)
             note(b, ORN_NOTE_ROLE, k,
                  "%s: rotated: its dimension %d follows %s, so its blocks %s with the blocks of "
                  "%s%s",
-                 name, m + 1, d1,
+                 name, m, d1,
                  wave ? "travel down the wavefront, from the rank of one row of blocks to the "
                         "next,"
                       : "move from rank to rank",

@@ -43,5 +43,7 @@ void orn_note_plain(OrnDiags *d, const char *fmt, ...) __attribute__((format(pri
  * counted as an error. Callers then unwind; the driver exits 3. */
 void orn_ice(OrnDiags *d, OrnSpan span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool orn_diags_failed(const OrnDiags *d); /* errors > 0, or warnings > 0 with werror */
+/* Levenshtein distance of two names ("did you mean" hints); 99 for names over 62 bytes. */
+int orn_edit_distance(const char *a, const char *b);
 
 #endif

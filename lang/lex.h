@@ -33,8 +33,12 @@ typedef struct OrnLexer {
     const unsigned char *base, *cur, *mar, *lim, *tok; /* lim: one past the last byte */
     OrnLexOpen brackets[ORN_LEX_MAX_NEST];
     int nbrackets;
-    int prev;                /* the token before the last one returned (for messages) */
-    int last;                /* the last token returned */
+    int prev;                      /* the token before the last one returned (for messages) */
+    int last;                      /* the last token returned */
+    OrnSpan prev_span, last_span;  /* their spans */
+    OrnSpan real_span;             /* the last token that is not a statement end */
+    bool prev_starts, last_starts; /* whether they began a statement */
+    int ntokens;                   /* tokens returned so far */
     bool cont;               /* the last token cannot end an expression: newlines continue it */
     const unsigned char *nl; /* a newline skipped (continued line) since the last token */
     /* A token held back while a statement end is returned before it (see lex.re). */

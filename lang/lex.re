@@ -408,8 +408,15 @@ static int emit(OrnLexer *lx, int t, OrnSpan span)
      * one even if the bytes followed an operator. */
     lx->cont = t != TK_ORN_PARSE_YYerror && continues_line(t);
     lx->nl = NULL;
+    lx->prev_starts = lx->last_starts;
+    lx->last_starts = lx->ntokens == 0 || lx->last == TK_SEP || lx->last == TK_ORDERED ||
+                      lx->last == TK_GPU;
     lx->prev = lx->last;
     lx->last = t;
+    lx->prev_span = lx->last_span;
+    lx->last_span = span;
+    if (t != TK_SEP) lx->real_span = span;
+    lx->ntokens++;
     return t;
 }
 

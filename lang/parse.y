@@ -41,6 +41,8 @@ typedef struct OrnParseAnnots { bool ordered, gpu; OrnSpan ordered_span, gpu_spa
 }
 
 %code {
+#include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -801,6 +803,139 @@ static void put_expected(OrnBuf *b, const yysymbol_kind_t *exp, int n)
     }
 }
 
+/* ---- hints for mistakes people make coming from other languages -------------------- */
+
+/* A statement keyword close to `w` (a misspelling), or NULL. */
+static const char *keyword_like(const char *w)
+{
+    static const char *const kw[] = {"parallel_for", "for", "while", "if", "elif", "else",
+                                     "fn", "return", "break", "continue", "const", "param",
+                                     "dist", "extern", "end"};
+    const char *best = NULL;
+    int bd = 3, bl = 99;
+    size_t lw = strlen(w);
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
+        int d = orn_edit_distance(w, kw[i]);
+        int l = abs((int)strlen(kw[i]) - (int)lw);
+        if (d > 0 && d <= 2 && (size_t)d < lw && (d < bd || (d == bd && l < bl))) {
+            best = kw[i];
+            bd = d;
+            bl = l;
+        }
+    }
+    return best;
+}
+
+/* The source line holding byte `at`: [*lo, *hi). */
+static void line_of(const OrnParser *p, uint32_t at, uint32_t *lo, uint32_t *hi)
+{
+    const char *t = p->u->src.text;
+    uint32_t a = at, b = at;
+    while (a > 0 && t[a - 1] != '\n') a--;
+    while (b < p->u->src.len && t[b] != '\n' && t[b] != '\r') b++;
+    *lo = a;
+    *hi = b;
+}
+
+static const char *skip_ws(const char *s, const char *e)
+{
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    return s;
+}
+
+/* A word (name) at s: its end, or s when none. */
+static const char *word_end(const char *s, const char *e)
+{
+    while (s < e && (isalnum((unsigned char)*s) || *s == '_')) s++;
+    return s;
+}
+
+/* `for NAME` then `in` (python) or `=` (julia) at the start of a line: the name's bounds and
+ * where the rest begins, or false. */
+static bool for_header(const char *s, const char *e, const char **n0, const char **n1,
+                       const char **rest, const char *sep)
+{
+    s = skip_ws(s, e);
+    if (e - s < 4 || strncmp(s, "for", 3) || (s[3] != ' ' && s[3] != '\t')) return false;
+    *n0 = skip_ws(s + 3, e);
+    *n1 = word_end(*n0, e);
+    if (*n1 == *n0) return false;
+    s = skip_ws(*n1, e);
+    size_t k = strlen(sep);
+    if ((size_t)(e - s) < k || strncmp(s, sep, k)) return false;
+    *rest = skip_ws(s + k, e);
+    return true;
+}
+
+/* Python's `for i in range(a[, b]):` on this line: the Orion form, else a general hint. */
+static void hint_python_for(OrnParser *p, OrnSpan loc)
+{
+    uint32_t lo, hi;
+    line_of(p, loc.lo, &lo, &hi);
+    const char *s = p->u->src.text + lo, *e = p->u->src.text + hi, *n0, *n1, *r;
+    if (for_header(s, e, &n0, &n1, &r, "in") && e - r > 6 && !strncmp(r, "range(", 6)) {
+        const char *a = r + 6, *c = NULL, *z = a;
+        int depth = 0;
+        for (; z < e && (depth > 0 || *z != ')'); z++) {
+            if (*z == '(' || *z == '[') depth++;
+            if (*z == ')' || *z == ']') depth--;
+            if (*z == ',' && depth == 0) {
+                if (c) return; /* a step: no Orion form */
+                c = z;
+            }
+        }
+        if (z < e) {
+            int ln = (int)(n1 - n0);
+            if (c)
+                orn_note_plain(&p->u->diags,
+                               "Orion writes this loop 'for %.*s in %.*s..%.*s', with no ':' "
+                               "(lo..hi excludes hi, as range does), and ends it with 'end'",
+                               ln, n0, (int)(c - a), a, (int)(z - skip_ws(c + 1, z)),
+                               skip_ws(c + 1, z));
+            else
+                orn_note_plain(&p->u->diags,
+                               "Orion writes this loop 'for %.*s in 0..%.*s', with no ':' (lo..hi "
+                               "excludes hi, as range does), and ends it with 'end'",
+                               ln, n0, (int)(z - a), a);
+            return;
+        }
+    }
+    orn_note_plain(&p->u->diags, "Orion blocks have no ':': the block ends with 'end'");
+}
+
+/* Julia's `for i = a:b` on this line: the Orion form. */
+static void hint_julia_for(OrnParser *p, OrnSpan loc)
+{
+    uint32_t lo, hi;
+    line_of(p, loc.lo, &lo, &hi);
+    const char *s = p->u->src.text + lo, *e = p->u->src.text + hi, *n0, *n1, *r;
+    if (!for_header(s, e, &n0, &n1, &r, "=")) return;
+    const char *colon = memchr(r, ':', (size_t)(e - r));
+    int ln = (int)(n1 - n0);
+    if (!colon) {
+        orn_note_plain(&p->u->diags, "Orion writes a counted loop 'for %.*s in lo..hi'", ln, n0);
+        return;
+    }
+    const char *b = skip_ws(colon + 1, e), *be = b;
+    while (be < e && *be != '#') be++;
+    while (be > b && (be[-1] == ' ' || be[-1] == '\t')) be--;
+    const char *ae = colon;
+    while (ae > r && (ae[-1] == ' ' || ae[-1] == '\t')) ae--;
+    char *end;
+    long long v = strtoll(b, &end, 10);
+    if (end == be && be > b && v < LLONG_MAX)
+        orn_note_plain(&p->u->diags,
+                       "Orion writes this loop 'for %.*s in %.*s..%lld' (Julia's %.*s:%.*s includes "
+                       "%.*s; Orion's lo..hi excludes hi)",
+                       ln, n0, (int)(ae - r), r, v + 1, (int)(ae - r), r, (int)(be - b), b,
+                       (int)(be - b), b);
+    else
+        orn_note_plain(&p->u->diags,
+                       "Orion writes this loop 'for %.*s in %.*s..%.*s + 1' (Julia's a:b includes "
+                       "b; Orion's lo..hi excludes hi)",
+                       ln, n0, (int)(ae - r), r, (int)(be - b), b);
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
 {
     OrnDiags *d = &p->u->diags;
@@ -811,11 +946,60 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
     int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
     if (n < 0) n = 0;
     bool expects_ident = false, expects_expr = false, expects_plus = false, expects_la = false;
+    bool expects_eq = false, expects_in = false, expects_dotdot = false;
     for (int i = 0; i < n; i++) {
         expects_ident |= exp[i] == YYSYMBOL_IDENT;
         expects_expr |= exp[i] == YYSYMBOL_INT;
         expects_plus |= exp[i] == YYSYMBOL_PLUS;
         expects_la |= exp[i] == la;
+        expects_eq |= exp[i] == YYSYMBOL_EQ;
+        expects_in |= exp[i] == YYSYMBOL_IN;
+        expects_dotdot |= exp[i] == YYSYMBOL_DOTDOT;
+    }
+    const OrnLexOpen *top = p->nblocks > 0 ? &p->blocks[p->nblocks - 1] : NULL;
+    /* The rest of a block whose keyword was misspelled (below): its 'end' closes it, and
+     * its 'else' belongs to it, without further messages. */
+    if (top && top->tok < 0) {
+        if (la == YYSYMBOL_END) {
+            close_block(p);
+            return 0;
+        }
+        if ((la == YYSYMBOL_ELSE || la == YYSYMBOL_ELIF) && top->tok == -TK_IF) return 0;
+    }
+    /* A misspelled statement keyword: a name that begins a statement, followed by a name. */
+    if (p->lx.prev == TK_IDENT && p->lx.prev_starts && la == YYSYMBOL_IDENT) {
+        OrnSpan w = p->lx.prev_span;
+        char word[64];
+        if (w.hi - w.lo < sizeof word) {
+            memcpy(word, p->u->src.text + w.lo, w.hi - w.lo);
+            word[w.hi - w.lo] = 0;
+            const char *kw = keyword_like(word);
+            if (kw) {
+                orn_diag(d, ORN_ERROR, w, "unknown statement '%s': did you mean '%s'?", word, kw);
+                static const struct { const char *kw; int tok; } opens[] = {
+                    {"parallel_for", TK_PARALLEL_FOR}, {"for", TK_FOR}, {"while", TK_WHILE},
+                    {"if", TK_IF}, {"fn", TK_FN}};
+                for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++)
+                    if (!strcmp(kw, opens[i].kw) && p->nblocks < ORN_LEX_MAX_NEST)
+                        p->blocks[p->nblocks++] = (OrnLexOpen){-opens[i].tok, w};
+                return 0;
+            }
+        }
+    }
+    if (la == YYSYMBOL_ASSIGN && expects_eq && !expects_la) {
+        orn_diag(d, ORN_ERROR, loc, "'=' assigns; to compare, write '=='");
+        return 0;
+    }
+    if (la == YYSYMBOL_ASSIGN && expects_in && p->lx.prev == TK_IDENT) {
+        orn_diag(d, ORN_ERROR, loc, "unexpected '=' in a 'for' loop, expecting 'in'");
+        hint_julia_for(p, loc);
+        return 0;
+    }
+    if (la == YYSYMBOL_COLON && !expects_la) {
+        orn_diag(d, ORN_ERROR, loc, "unexpected ':'%s",
+                 expects_dotdot ? ", expecting '..'" : " at the end of a statement");
+        hint_python_for(p, loc);
+        return 0;
     }
 
     if (la == YYSYMBOL_YYEOF && (p->nblocks > 0 || p->lx.nbrackets > 0 || p->lx.cont)) {
@@ -828,10 +1012,13 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
                               : p->nblocks > 0    ? &p->blocks[p->nblocks - 1]
                                                   : NULL;
         if (o) {
-            const char *what = orn_lex_token_text(o->tok);
+            /* at the end of the last line with a token, not on the empty one past it */
+            if (p->lx.ntokens > 0 && p->lx.real_span.hi > 0)
+                loc = orn_source_span(&p->u->src, p->lx.real_span.hi, p->lx.real_span.hi);
+            const char *what = orn_lex_token_text(abs(o->tok));
             orn_diag(d, ORN_ERROR, loc,
                      "unexpected end of file: '%s' opened at %u:%u is not closed (expected '%s')",
-                     what, o->span.line, o->span.col, orn_lex_closer_text(o->tok));
+                     what, o->span.line, o->span.col, orn_lex_closer_text(abs(o->tok)));
             orn_diag(d, ORN_NOTE, o->span, "'%s' opened here", what);
             return 0;
         }
@@ -841,7 +1028,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
         return 0;
     }
     if ((la == YYSYMBOL_ELSE || la == YYSYMBOL_ELIF) &&
-        (p->nblocks == 0 || p->blocks[p->nblocks - 1].tok != TK_IF)) {
+        (p->nblocks == 0 || abs(p->blocks[p->nblocks - 1].tok) != TK_IF)) {
         orn_diag(d, ORN_ERROR, loc, "'%s' without a matching 'if'",
                  la == YYSYMBOL_ELSE ? "else" : "elif");
         return 0;

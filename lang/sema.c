@@ -183,24 +183,6 @@ OrnSpan orn_sema_prefix(Sema *s, OrnSpan span, const char *word)
 
 /* ---- unknown names ------------------------------------------------------------------------ */
 
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 62 || lb > 62) return 99;
-    int row[64], prev[64];
-    for (size_t j = 0; j <= lb; j++) prev[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            int del = prev[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, row, (lb + 1) * sizeof *row);
-    }
-    return prev[lb];
-}
-
 typedef struct Suggest {
     const char *want;
     const char *best;
@@ -210,7 +192,7 @@ typedef struct Suggest {
 static void consider(Suggest *g, const char *cand)
 {
     if (!cand || strcmp(cand, g->want) == 0) return;
-    int d = edit_distance(g->want, cand);
+    int d = orn_edit_distance(g->want, cand);
     if (d < g->dist && d <= 2 && (size_t)d < strlen(g->want)) {
         g->dist = d;
         g->best = cand;
@@ -557,7 +539,14 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
             return;
         }
         if (op != OP_NONE) {
+            int seen = map_get(&s->unknown, id);
             orn_sema_unknown(s, id, tg->span, false);
+            if (s->loop && !(seen > 0 && (seen & 1)))
+                ORN_NOTE(s,
+                         "to accumulate '%s' over the loop's iterations, declare it before "
+                         "the parallel_for (e.g. '%s = 0.0'): it is then an accumulator, "
+                         "combined across ranks",
+                         id->s, id->s);
             return;
         }
         const OrnType *t = storable(s, val, vt);

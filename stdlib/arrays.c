@@ -359,7 +359,7 @@ static void check_key(OrnStdProg *p, const OrnDsmArray *a, const int64_t *key, i
             orn_std_die(p, line,
                         "index %" PRId64 " is out of range for dimension %d of %s "
                         "(extent %" PRId64 ")",
-                        key[d], d + 1, a->name, a->dims[d]);
+                        key[d], d, a->name, a->dims[d]);
 }
 
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)
@@ -393,7 +393,7 @@ void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, 
 {
     orn_std_die(p, line,
                 "view index %" PRId64 " is out of range for dimension %d (extent %" PRId64 ")",
-                fixed, d + 1, extent);
+                fixed, d, extent);
 }
 
 static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const int64_t *dims,

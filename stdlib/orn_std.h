@@ -291,7 +291,7 @@ static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int lin
             orn_std_die(p, line,
                         "index %" PRId64 " is out of range for dimension %d of a local "
                         "array (extent %" PRId64 ")",
-                        k[d], d + 1, a->dims[d]);
+                        k[d], d, a->dims[d]);
         off = off * a->dims[d] + k[d];
     }
     return off;

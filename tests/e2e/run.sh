@@ -422,7 +422,7 @@ bad_input)
     run "$B/errors" --which=3
   expect_fail 7 "" run "$B/errors" --which=4
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
-  expect_fail 1 "errors.orn:35: index 3 is out of range for dimension 1 of a local array" \
+  expect_fail 1 "errors.orn:35: index 3 is out of range for dimension 0 of a local array" \
     run "$B/errors" --which=6
   expect_fail 1 "errors.orn:45: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=7
