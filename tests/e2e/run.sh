@@ -287,7 +287,7 @@ edit_distance)
     mkdir "r$rmax"
     (cd "r$rmax" && if [ "$rmax" = default ]; then unset ORN_REPLICATE_MAX; else
       export ORN_REPLICATE_MAX=$rmax; fi &&
-      ORN_STATS=1 run "$B/edit_distance" --a="$D/seq_a.txt" --b="$D/seq_b.txt" >out.txt 2>stats.txt) ||
+      ORN_STATS=runs run "$B/edit_distance" --a="$D/seq_a.txt" --b="$D/seq_b.txt" >out.txt 2>stats.txt) ||
       { cat "r$rmax/out.txt" "r$rmax/stats.txt" >&2; fail "edit_distance (ORN_REPLICATE_MAX=$rmax)"; }
     cat "r$rmax/out.txt"
     diff -u ref/out.txt "r$rmax/out.txt" || fail "the output differs from the serial reference"
