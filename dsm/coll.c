@@ -160,14 +160,16 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     char *rbuf = NULL;
     char whatbuf[160];
     *recv = NULL;
-    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
-    orn_tl_str(ctx->tl, span, "peer", "all");
 
     for (int p = 0; p < P; p++) {
         sc[p] = scounts[p];
         soff[p + 1] = soff[p] + scounts[p];
     }
-    /* Sizes. */
+    /* Sizes: done when the last rank has arrived (a wait), then the data (a transfer). */
+    double t0 = orn_dsm_now();
+    snprintf(whatbuf, sizeof whatbuf, "%s: waiting for all ranks", what);
+    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_WAIT, whatbuf);
+    orn_tl_str(ctx->tl, span, "peer", "all");
     snprintf(whatbuf, sizeof whatbuf, "%s: exchange of sizes", what);
     for (int p = 0; p < P; p++) {
         if (p == me) continue;
@@ -183,6 +185,10 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     }
     rc[me] = sc[me];
     status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
+    orn_tl_end(ctx->tl, span);
+    ctx->sync += orn_dsm_now() - t0;
+    span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
+    orn_tl_str(ctx->tl, span, "peer", "all");
     if (status) goto fn_fail;
 
     /* Data. Every rank has reached this exchange (the sizes came from all of them), so a
@@ -317,6 +323,7 @@ int orn_dsm_barrier(OrnDsmCtx *ctx)
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
     char token = 0, in = 0;
     int64_t span = P > 1 ? orn_tl_begin(ctx->tl, ORN_TL_WAIT, "barrier") : -1;
+    double t0 = orn_dsm_now();
     for (int k = 1; k < P; k *= 2) {
         OrnDsmReq *reqs[2] = {NULL, NULL};
         int peers[2] = {(me - k + P) % P, (me + k) % P};
@@ -330,6 +337,7 @@ int orn_dsm_barrier(OrnDsmCtx *ctx)
         }
     }
     orn_tl_end(ctx->tl, span);
+    ctx->sync += orn_dsm_now() - t0;
     return status;
 }
 

@@ -30,9 +30,10 @@ struct OrnDsmCtx {
     SvcReply *svc;
     int nsvc, capsvc;
     int serving;
-    /* Bytes posted to and from other ranks (orn_dsm_traffic), and the timeline recorder
-     * (timeline.h), NULL when off. */
+    /* Bytes posted to and from other ranks, seconds of collectives waiting for every rank
+     * (orn_dsm_traffic), and the timeline recorder (timeline.h), NULL when off. */
     int64_t sent, recv;
+    double sync;
     OrnTl *tl;
 };
 

@@ -240,10 +240,11 @@ OrnTl *orn_dsm_timeline(const OrnDsmCtx *ctx)
     return ctx->tl;
 }
 
-void orn_dsm_traffic(const OrnDsmCtx *ctx, int64_t *sent, int64_t *received)
+void orn_dsm_traffic(const OrnDsmCtx *ctx, OrnDsmTraffic *out)
 {
-    *sent = ctx->sent;
-    *received = ctx->recv;
+    out->sent = ctx->sent;
+    out->received = ctx->recv;
+    out->sync = ctx->sync;
 }
 
 static void tl_free(OrnTl *tl)
@@ -409,30 +410,32 @@ static void put_args(OrnBuf *b, const OrnTl *tl, const TlEvent *e)
 }
 
 /* This rank's part of traceEvents: its process's metadata, then its spans (each element
- * preceded by ",\n" but rank 0's first). */
+ * preceded by ",\n" but rank 0's first). Rank r is process r + 1 and its main thread r + 1:
+ * Perfetto treats pid 0 as the kernel's idle process. */
 static void format_rank(const OrnTl *tl, const Clock *c, OrnBuf *b)
 {
-    int r = tl->ctx->rank;
+    int r = tl->ctx->rank, id = r + 1;
     char name[400];
     snprintf(name, sizeof name, "rank %d (%s, pid %ld)", r, tl->host, (long)getpid());
-    orn_buf_printf(
-        b, "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":",
-        r ? ",\n" : "", r);
+    orn_buf_printf(b,
+                   "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"process_name\",\"args\":{"
+                   "\"name\":",
+                   r ? ",\n" : "", id, id);
     json_str(b, name);
     orn_buf_puts(b, "}}");
     orn_buf_printf(b,
-                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\","
+                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"process_sort_index\","
                    "\"args\":{\"sort_index\":%d}}",
-                   r, r);
+                   id, id, r);
     orn_buf_printf(b,
-                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"thread_name\","
-                   "\"args\":{\"name\":\"main\"}}",
-                   r);
+                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\","
+                   "\"args\":{\"name\":\"rank %d\"}}",
+                   id, id, r);
     orn_buf_printf(b,
-                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\","
+                   ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"process_labels\","
                    "\"args\":{\"labels\":",
-                   r);
-    snprintf(name, sizeof name, "clock offset %.3f us (%s), dropped %lld", c->off0 * 1e6,
+                   id, id);
+    snprintf(name, sizeof name, "clock offset %.3f us (%s), %lld spans dropped", c->off0 * 1e6,
              tl->measured ? "measured" : "same host as rank 0", (long long)tl->dropped);
     json_str(b, name);
     orn_buf_puts(b, "}}");
@@ -442,9 +445,9 @@ static void format_rank(const OrnTl *tl, const Clock *c, OrnBuf *b)
         double a = ts_us(c, e->t0), z = ts_us(c, e->t1);
         orn_buf_puts(b, ",\n{\"name\":");
         json_str(b, tl->str + e->name);
-        orn_buf_printf(b,
-                       ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f",
-                       orn_tl_kind_name((OrnTlKind)e->kind), r, a, z - a);
+        orn_buf_printf(
+            b, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f",
+            orn_tl_kind_name((OrnTlKind)e->kind), id, id, a, z - a);
         put_args(b, tl, e);
         orn_buf_putc(b, '}');
     }

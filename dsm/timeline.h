@@ -6,6 +6,10 @@
  * branch), its spans, their arguments and names, the alignment of the ranks' clocks, the
  * gathering of every rank's spans to rank 0 and the JSON (docs/observability.md).
  *
+ * Collectives. An all-to-all exchange (every collective but broadcasts is one) is two spans:
+ * a wait while the ranks exchange their sizes -- the time until the last rank arrives, where
+ * a rank waits for slower ones -- then a transfer while the data moves.
+ *
  * Spans. A span is an interval of one rank's main thread with a kind (its JSON "cat"), a
  * name and arguments. Spans nest: one begun inside another ends before it. The recorder keeps
  * the stack of open spans; ending a span also ends any still open inside it (marked
@@ -15,8 +19,8 @@
  * records a block as one span around its body calls.
  *
  * Bytes. A span records the bytes this rank sent and received while it was open (from the
- * DSM's traffic counters, orn_dsm_traffic) as its "sent" and "received" arguments when they
- * are not zero.
+ * DSM's traffic counters, orn_dsm_traffic in dsm.h) as its "sent" and "received" arguments when
+ * they are not zero.
  *
  * Bounded memory: at most max_events spans (default 262144, $ORN_TIMELINE_MAX; about 32
  * bytes each plus 24 per argument, strings interned) per rank. Past that nothing more is
@@ -62,9 +66,6 @@ OrnTl *orn_dsm_timeline(const OrnDsmCtx *ctx);
 int orn_dsm_timeline_finish(OrnDsmCtx *ctx, int64_t *dropped);
 /* Local: free the recorder without writing (an error exit; orn_dsm_ctx_free calls it). */
 void orn_dsm_timeline_discard(OrnDsmCtx *ctx);
-/* Local: bytes sent to and received from other ranks through this context so far, counted
- * when messages are posted (a receive of unknown size counts the bound it is posted with). */
-void orn_dsm_traffic(const OrnDsmCtx *ctx, int64_t *sent, int64_t *received);
 
 /* Recording (local). A span id is >= 0, or negative when nothing is recorded (off, inside a
  * leaf, or full); every call below accepts a negative id and then does nothing. Names and
