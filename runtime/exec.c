@@ -741,10 +741,10 @@ static int exchange(Exec *x)
         }
     }
     OrnDsmFetch f = {n, ids, lins, vals, 8, found};
-    RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "prefetch exchange");
+    RtSpan sp = rt_xfer_begin(x, "prefetch exchange");
     orn_tl_int(x->tl, sp.id, "keys", n);
     int status = orn_dsm_fetch_bulk(x->dsm, &f);
-    rt_span_end(x, sp, &x->rt->stats.transfer);
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         m = 0;
         for (int k = 0; k < x->n; k++) {
@@ -820,14 +820,14 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
 static int flush_buffers(Exec *x)
 {
     int any = 0;
-    double t0 = rt_now();
+    RtSpan sp = rt_xfer_begin(x, NULL); /* each flush is a span (buffer.c) */
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
         int status = orn_rt_buffer_flush(x->vi[k].buf);
         if (status) return status;
         any = 1;
     }
-    x->rt->stats.flush += rt_now() - t0;
+    rt_xfer_end(x, sp, &x->rt->stats.flush);
     if (any && x->remote_reads && x->P > 1) return rt_barrier(x);
     return ORN_OK;
 }
@@ -841,10 +841,10 @@ static int cmp_lin(const void *a, const void *b)
 /* Collective: send the round's writes of remote arrays to their owners. */
 static int flush_remote(Exec *x)
 {
-    RtSpan sp = {0, -1};
+    RtSpan sp = {0, 0, -1};
     int any = 0;
     for (int k = 0; k < x->n; k++) any |= x->views[k].role == ORN_RT_REMOTE;
-    if (any) sp = rt_span_begin(x, ORN_TL_TRANSFER, "remote writes");
+    if (any) sp = rt_xfer_begin(x, "remote writes");
     int status = ORN_OK;
     for (int k = 0; k < x->n && !status; k++) {
         ViewImpl *vi = &x->vi[k];
@@ -865,7 +865,7 @@ static int flush_remote(Exec *x)
         free(vals);
         vi->ndirty = 0;
     }
-    if (any) rt_span_end(x, sp, &x->rt->stats.transfer);
+    if (any) rt_xfer_end(x, sp, &x->rt->stats.transfer);
     return status;
 }
 
@@ -999,10 +999,10 @@ static int reduce_accs(Exec *x)
         m++;
     }
     size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
-    RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "accumulators");
+    RtSpan sp = rt_xfer_begin(x, "accumulators");
     status =
         orn_dsm_allgatherv(x->dsm, mine, (size_t)used * rec, (void **)&all, counts, "accumulators");
-    rt_span_end(x, sp, &x->rt->stats.transfer);
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         size_t total = 0;
         for (int q = 0; q < x->P; q++) total += counts[q];
@@ -1048,10 +1048,10 @@ static int gather_trace(Exec *x)
     if (!rt->trace_on) return ORN_OK;
     void *all = NULL;
     size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
-    RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "trace");
+    RtSpan sp = rt_xfer_begin(x, "trace");
     int status = orn_dsm_allgatherv(x->dsm, x->tr ? (void *)x->tr : (void *)"",
                                     (size_t)x->ntr * sizeof *x->tr, &all, counts, "trace");
-    rt_span_end(x, sp, &x->rt->stats.transfer);
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         size_t total = 0;
         for (int q = 0; q < x->P; q++) total += counts[q];
@@ -1096,6 +1096,25 @@ static const OrnRtSched *pick(OrnRtStrategy s)
         return &orn_rt_sched_unimodular;
     }
     return NULL;
+}
+
+RtSpan rt_xfer_begin(const Exec *x, const char *name)
+{
+    OrnDsmTraffic t;
+    orn_dsm_traffic(x->dsm, &t);
+    RtSpan s = {rt_now(), t.sync, name ? orn_tl_begin(x->tl, ORN_TL_PHASE, name) : -1};
+    return s;
+}
+
+void rt_xfer_end(Exec *x, RtSpan s, double *stat)
+{
+    OrnDsmTraffic t;
+    orn_dsm_traffic(x->dsm, &t);
+    double all = rt_now() - s.t0, sync = t.sync - s.sync0;
+    if (sync > all) sync = all;
+    *stat += all - sync;
+    x->rt->stats.wait += sync;
+    orn_tl_end(x->tl, s.id);
 }
 
 int rt_barrier(Exec *x)
@@ -1184,9 +1203,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.P = orn_dsm_size(rt->dsm);
     x.me = orn_dsm_rank(rt->dsm);
     x.tl = orn_dsm_timeline(rt->dsm);
-    int64_t sent0, recv0, lspan = -1;
-    orn_dsm_traffic(rt->dsm, &sent0, &recv0);
-    RtSpan setup = {0, -1}, fin = {0, -1};
+    int64_t lspan = -1;
+    OrnDsmTraffic t0x;
+    orn_dsm_traffic(rt->dsm, &t0x);
+    RtSpan setup = {0, 0, -1}, fin = {0, 0, -1};
     orn_dsm_clear_error(rt->dsm);
     if (loop->plan && (int)loop->plan->strategy >= 0 && loop->plan->strategy <= ORN_RT_SERIAL)
         x.sched = pick(loop->plan->strategy); /* names the strategy in messages */
@@ -1199,7 +1219,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.iter = loop->args[0].array;
     x.stream = next_stream(rt, p->loop_id);
     /* Placing the arrays: partitions, repartitions, ghost cells, copies. */
-    setup = rt_span_begin(&x, ORN_TL_PHASE, "setup");
+    setup = rt_xfer_begin(&x, "setup");
     x.views = orn_xcalloc((size_t)x.n, sizeof *x.views);
     x.vi = orn_xcalloc((size_t)x.n, sizeof *x.vi);
     x.flush_every = p->flush_every;
@@ -1259,7 +1279,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
                 break;
             }
     }
-    rt_span_end(&x, setup, &rt->stats.transfer);
+    rt_xfer_end(&x, setup, &rt->stats.transfer);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
@@ -1327,9 +1347,10 @@ fn_exit:
     free(x.accused);
     free(x.tr);
     rt->stats.total = rt_now() - t0;
-    orn_dsm_traffic(rt->dsm, &rt->stats.sent, &rt->stats.received);
-    rt->stats.sent -= sent0;
-    rt->stats.received -= recv0;
+    OrnDsmTraffic t1x;
+    orn_dsm_traffic(rt->dsm, &t1x);
+    rt->stats.sent = t1x.sent - t0x.sent;
+    rt->stats.received = t1x.received - t0x.received;
     loop_span_end(&x, lspan, &rt->stats);
     if (rt->summary_on && !status && x.plan) add_to_summary(rt, x.plan, &rt->stats);
     return status;

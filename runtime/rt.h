@@ -234,11 +234,13 @@ const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n);
 typedef struct OrnRtStats {
     double total;   /* seconds in orn_rt_run */
     double compute; /* seconds in bodies */
-    double wait;    /* seconds blocked on peers: rotated blocks, barriers */
-    double flush;   /* seconds in buffer flushes (waiting for the slowest rank included) */
+    /* seconds blocked on peers: rotated blocks, barriers, collectives waiting for the last
+     * rank to arrive (orn_dsm_traffic's sync) */
+    double wait;
+    double flush; /* seconds in buffer flushes (waiting for the slowest rank: in wait) */
     /* seconds moving data outside flushes: placing the arrays before the steps (partitions,
      * repartitions, ghost cells, copies), posting rotated blocks, prefetch exchanges, remote
-     * writes, accumulators */
+     * writes, accumulators (their waits for the slowest rank: in wait) */
     double transfer;
     int64_t sent, received; /* bytes to and from other ranks during the loop */
     int64_t steps, rounds, blocks;

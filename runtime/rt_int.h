@@ -334,12 +334,12 @@ double rt_now(void);
  * timeline on, it is a span (dsm/timeline.h). Boundaries of blocks, rounds and steps only:
  * never inside bodies. */
 typedef struct RtSpan {
-    double t0;
+    double t0, sync0;
     int64_t id;
 } RtSpan;
 static inline RtSpan rt_span_begin(const Exec *x, OrnTlKind kind, const char *name)
 {
-    RtSpan s = {rt_now(), orn_tl_begin(x->tl, kind, name)};
+    RtSpan s = {rt_now(), 0, orn_tl_begin(x->tl, kind, name)};
     return s;
 }
 static inline void rt_span_end(const Exec *x, RtSpan s, double *stat)
@@ -347,6 +347,12 @@ static inline void rt_span_end(const Exec *x, RtSpan s, double *stat)
     if (stat) *stat += rt_now() - s.t0;
     orn_tl_end(x->tl, s.id);
 }
+/* A part of a loop that exchanges data through collectives: a phase on the timeline (the
+ * collectives' waits and transfers show inside it; name NULL: no span); its seconds go to
+ * *stat, except those its collectives spent waiting for every rank to arrive, which are
+ * waiting (stats.wait). */
+RtSpan rt_xfer_begin(const Exec *x, const char *name);
+void rt_xfer_end(Exec *x, RtSpan s, double *stat);
 /* Collective: a barrier, counted as waiting. */
 int rt_barrier(Exec *x);
 
