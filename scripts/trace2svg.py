@@ -191,7 +191,7 @@ def render(data, width, start_ms, end_ms, title):
         w('<text x="%.2f" y="%d" text-anchor="middle">%s</text>' % (xx, axis_y + 18, fmt_tick(t, step)))
         t += step
     w('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (label_w, axis_y, label_w + plot_w, axis_y))
-    w('<text x="%d" y="%d" text-anchor="end" fill="#555">time</text>' % (label_w - 8, axis_y + 18))
+    w('<text x="8" y="%d" fill="#555">time</text>' % (axis_y + 18))
     w('<clipPath id="plot"><rect x="%d" y="0" width="%d" height="%d"/></clipPath>' % (label_w, plot_w, height))
     for i, pid in enumerate(rows):
         y0 = top + i * row_h
