@@ -124,8 +124,8 @@ int main(int argc, char **argv)
         CHECK(&t, count(s, "\"name\":\"outer loop\"") == t.size);
         CHECK(&t, count(s, "\"name\":\"inside the leaf\"") == 0);
         CHECK(&t, count(s, "\"unfinished\":true") == t.size);
-        CHECK(&t, count(s, "\"name\":\"allreduce: waiting for all ranks\",\"cat\":\"wait\"") ==
-                      t.size);
+        CHECK(&t,
+              count(s, "\"name\":\"allreduce: waiting for all ranks\",\"cat\":\"wait\"") == t.size);
         CHECK(&t, count(s, "\"name\":\"allreduce\",\"cat\":\"transfer\"") == t.size);
         if (t.size > 1) CHECK(&t, count(s, "\"sent\":1000,\"received\":1000") >= t.size);
         if (t.size > 1) CHECK(&t, strstr(s, "(measured)") != NULL);
