@@ -1325,7 +1325,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status && x.remote_reads && x.P > 1) status = rt_barrier(&x);
     if (status) goto fn_fail;
 fn_exit:
-    /* spans an error left open end here (marked unfinished by the loop's end) */
+    /* the finish phase ends; after an error the loop's end closes what is still open
+     * (marked unfinished) */
     orn_tl_end(x.tl, fin.id);
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
