@@ -49,6 +49,7 @@ int orn_dsm_isend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag, 
 {
     int status = ctx->tp->ops->isend(ctx->tp, buf, n, peer, tag, req);
     if (status) return orn_dsm_tp_fail(ctx, status, "send");
+    if (peer != ctx->rank) ctx->sent += (int64_t)n;
     return ORN_OK;
 }
 
@@ -56,6 +57,7 @@ int orn_dsm_irecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, OrnDsm
 {
     int status = ctx->tp->ops->irecv(ctx->tp, buf, n, peer, tag, req);
     if (status) return orn_dsm_tp_fail(ctx, status, "receive");
+    if (peer != ctx->rank) ctx->recv += (int64_t)n;
     return ORN_OK;
 }
 
@@ -89,6 +91,15 @@ static void backoff(int polls)
 int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, const char *what)
 {
     int status = ORN_OK, polls = 0;
+    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_WAIT, what);
+    if (span >= 0 && peers && n > 0) {
+        int one = 1;
+        for (int i = 1; i < n; i++) one &= peers[i] == peers[0];
+        if (one)
+            orn_tl_int(ctx->tl, span, "peer", peers[0]);
+        else
+            orn_tl_str(ctx->tl, span, "peer", "several");
+    }
     double start = orn_dsm_now();
     OrnLiveWait outer = orn_live_enter(ctx->live, what, peers, n);
     for (;;) {
@@ -121,10 +132,21 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, c
     }
 fn_exit:
     orn_live_restore(ctx->live, outer);
+    orn_tl_end(ctx->tl, span);
     return status;
 fn_fail:
     for (int i = 0; i < n; i++) orn_dsm_drop(ctx, &reqs[i]);
     goto fn_exit;
+}
+
+/* Bytes of an MPI all-to-all to and from the other ranks (orn_dsm_traffic). */
+static void count_traffic(OrnDsmCtx *ctx, const int *scounts, const int *rcounts)
+{
+    for (int p = 0; p < ctx->size; p++)
+        if (p != ctx->rank) {
+            ctx->sent += scounts[p];
+            ctx->recv += rcounts[p];
+        }
 }
 
 int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, void **recv,
@@ -143,7 +165,11 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
         sc[p] = scounts[p];
         soff[p + 1] = soff[p] + scounts[p];
     }
-    /* Sizes. */
+    /* Sizes: done when the last rank has arrived (a wait), then the data (a transfer). */
+    double t0 = orn_dsm_now();
+    snprintf(whatbuf, sizeof whatbuf, "%s: waiting for all ranks", what);
+    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_WAIT, whatbuf);
+    orn_tl_str(ctx->tl, span, "peer", "all");
     snprintf(whatbuf, sizeof whatbuf, "%s: exchange of sizes", what);
     for (int p = 0; p < P; p++) {
         if (p == me) continue;
@@ -159,6 +185,10 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     }
     rc[me] = sc[me];
     status = orn_dsm_waitall(ctx, reqs, peers, nr, whatbuf);
+    orn_tl_end(ctx->tl, span);
+    ctx->sync += orn_dsm_now() - t0;
+    span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
+    orn_tl_str(ctx->tl, span, "peer", "all");
     if (status) goto fn_fail;
 
     /* Data. Every rank has reached this exchange (the sizes came from all of them), so a
@@ -184,10 +214,12 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
         OrnDsmReq *req = NULL;
         status = ctx->tp->ops->ialltoallv(ctx->tp, send ? send : (const void *)"", isc, isd, rbuf,
                                           irc, ird, &req);
-        if (status)
+        if (status) {
             status = orn_dsm_tp_fail(ctx, status, whatbuf);
-        else
+        } else {
+            count_traffic(ctx, isc, irc);
             status = orn_dsm_waitall(ctx, &req, NULL, 1, whatbuf);
+        }
         free(ic);
         if (status) goto fn_fail;
         *recv = rbuf;
@@ -218,6 +250,7 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     *recv = rbuf;
     rbuf = NULL;
 fn_exit:
+    orn_tl_end(ctx->tl, span);
     free(rbuf);
     free(reqs);
     free(peers);
@@ -270,12 +303,17 @@ int orn_dsm_allgather_into(OrnDsmCtx *ctx, const void *send, size_t n, void *rec
         ird[p] = (int)(n * (size_t)p);
     }
     OrnDsmReq *req = NULL;
+    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
+    orn_tl_str(ctx->tl, span, "peer", "all");
     int status = ctx->tp->ops->ialltoallv(ctx->tp, send ? send : (const void *)"", isc, isd, recv,
                                           irc, ird, &req);
-    if (status)
+    if (status) {
         status = orn_dsm_tp_fail(ctx, status, what);
-    else
+    } else {
+        count_traffic(ctx, isc, irc);
         status = orn_dsm_waitall(ctx, &req, NULL, 1, what);
+    }
+    orn_tl_end(ctx->tl, span);
     free(ic);
     return status;
 }
@@ -284,6 +322,8 @@ int orn_dsm_barrier(OrnDsmCtx *ctx)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
     char token = 0, in = 0;
+    int64_t span = P > 1 ? orn_tl_begin(ctx->tl, ORN_TL_WAIT, "barrier") : -1;
+    double t0 = orn_dsm_now();
     for (int k = 1; k < P; k *= 2) {
         OrnDsmReq *reqs[2] = {NULL, NULL};
         int peers[2] = {(me - k + P) % P, (me + k) % P};
@@ -293,10 +333,12 @@ int orn_dsm_barrier(OrnDsmCtx *ctx)
         if (status) {
             orn_dsm_drop(ctx, &reqs[0]);
             orn_dsm_drop(ctx, &reqs[1]);
-            return status;
+            break;
         }
     }
-    return ORN_OK;
+    orn_tl_end(ctx->tl, span);
+    ctx->sync += orn_dsm_now() - t0;
+    return status;
 }
 
 int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
@@ -305,6 +347,8 @@ int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
     if (P == 1 || n == 0) return ORN_OK;
     OrnDsmReq **reqs = orn_xcalloc((size_t)P, sizeof *reqs);
     int *peers = orn_xcalloc((size_t)P, sizeof *peers);
+    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, "broadcast");
+    orn_tl_int(ctx->tl, span, "root", root);
     if (me == root) {
         for (int p = 0; p < P; p++) {
             if (p == me) continue;
@@ -317,6 +361,7 @@ int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
         status = orn_dsm_irecv(ctx, buf, n, root, ORN_TAG_DATA, &reqs[nr++]);
     }
     if (!status) status = orn_dsm_waitall(ctx, reqs, peers, nr, "broadcast");
+    orn_tl_end(ctx->tl, span);
     for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
     free(reqs);
     free(peers);

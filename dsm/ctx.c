@@ -43,6 +43,7 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
 void orn_dsm_ctx_free(OrnDsmCtx *ctx)
 {
     if (!ctx) return;
+    orn_dsm_timeline_discard(ctx);
     orn_dsm_quiesce(ctx);
     orn_live_stop(ctx->live);
     ctx->live = NULL;

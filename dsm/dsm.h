@@ -145,6 +145,15 @@ void orn_dsm_ctx_free(OrnDsmCtx *ctx);
 int orn_dsm_rank(const OrnDsmCtx *ctx);
 int orn_dsm_size(const OrnDsmCtx *ctx);
 OrnDsmTransport *orn_dsm_transport(OrnDsmCtx *ctx);
+/* Local: what went through this context so far. Bytes sent to and received from other
+ * ranks are counted when messages are posted (a receive of unknown size counts the bound it
+ * is posted with); sync: seconds spent in collectives waiting for every rank to arrive
+ * (an exchange's sizes, barriers), not moving data. */
+typedef struct OrnDsmTraffic {
+    int64_t sent, received;
+    double sync;
+} OrnDsmTraffic;
+void orn_dsm_traffic(const OrnDsmCtx *ctx, OrnDsmTraffic *out);
 /* Seconds a rank waits on a peer before reporting it (default 60, or $ORN_TIMEOUT). */
 void orn_dsm_set_timeout(OrnDsmCtx *ctx, double seconds);
 double orn_dsm_timeout(const OrnDsmCtx *ctx);

@@ -8,6 +8,7 @@
 
 #include "dsm.h"
 #include "live.h"
+#include "timeline.h"
 #include "transport.h"
 
 typedef struct SvcReply {
@@ -29,6 +30,11 @@ struct OrnDsmCtx {
     SvcReply *svc;
     int nsvc, capsvc;
     int serving;
+    /* Bytes posted to and from other ranks, seconds of collectives waiting for every rank
+     * (orn_dsm_traffic), and the timeline recorder (timeline.h), NULL when off. */
+    int64_t sent, recv;
+    double sync;
+    OrnTl *tl;
 };
 
 /* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the

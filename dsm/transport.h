@@ -60,10 +60,12 @@ enum {
     ORN_TAG_COUNTS = 1, /* collectives: sizes */
     ORN_TAG_DATA,       /* collectives: payload */
     ORN_TAG_BARRIER,
-    ORN_TAG_SVC_REQ, /* on-demand fetch: request */
-    ORN_TAG_SVC_REP, /* on-demand fetch: reply */
-    ORN_TAG_RING,    /* 2-D rotation: rotated blocks */
-    ORN_TAG_STREAM,  /* save: rank-ordered streams to rank 0 */
+    ORN_TAG_SVC_REQ,  /* on-demand fetch: request */
+    ORN_TAG_SVC_REP,  /* on-demand fetch: reply */
+    ORN_TAG_RING,     /* 2-D rotation: rotated blocks */
+    ORN_TAG_STREAM,   /* save: rank-ordered streams to rank 0 */
+    ORN_TAG_CLOCK,    /* timeline: clock offsets against rank 0 */
+    ORN_TAG_TIMELINE, /* timeline: every rank's spans to rank 0 */
     ORN_TAG_TEST = 64
 };
 

@@ -20,6 +20,7 @@
  * flush; at one rank the loop is thus exactly the serial loop. A custom apply still sees
  * each element's summed delta at the flush (f(old, d1 + d2) is not f(f(old, d1), d2)).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -411,7 +412,8 @@ static int flush_snapshot(OrnRtBuffer *b)
     return ORN_OK;
 }
 
-int orn_rt_buffer_flush(OrnRtBuffer *b)
+/* The flush proper (orn_rt_buffer_flush records it on the timeline). */
+static int flush(OrnRtBuffer *b)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     OrnDsmArray *a = b->target;
@@ -534,5 +536,19 @@ fn_exit:
     free(pos);
     free(sbuf);
     free(rbuf);
+    return status;
+}
+
+int orn_rt_buffer_flush(OrnRtBuffer *b)
+{
+    OrnTl *tl = orn_dsm_timeline(b->rt->dsm);
+    if (!tl) return flush(b);
+    char name[64];
+    snprintf(name, sizeof name, "flush %s", b->target->name[0] ? b->target->name : "buffer");
+    int64_t sp = orn_tl_begin(tl, ORN_TL_FLUSH, name);
+    int64_t before = b->rt->stats.flushed;
+    int status = flush(b);
+    orn_tl_int(tl, sp, "deltas", b->rt->stats.flushed - before);
+    orn_tl_end(tl, sp);
     return status;
 }

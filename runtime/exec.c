@@ -675,6 +675,8 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
     }
     int64_t end = w->first + w->count, len = w->count;
     if (prefetch_pass) {
+        RtSpan sp = rt_span_begin(x, ORN_TL_COMPUTE, "prefetch pass");
+        orn_tl_int(x->tl, sp.id, "tile", w->tile);
         x->in_prefetch = 1;
         for (int64_t f = w->first; f < end; f += len) {
             if (decode) len = x->rt->slice;
@@ -687,10 +689,16 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
             }
         }
         x->in_prefetch = 0;
+        rt_span_end(x, sp, NULL);
         return x->status;
     }
     trace_push(x, w);
-    double t0 = rt_now();
+    RtSpan sp = rt_span_begin(x, ORN_TL_COMPUTE, "block");
+    if (sp.id >= 0) {
+        orn_tl_int(x->tl, sp.id, "tile", w->tile);
+        orn_tl_int(x->tl, sp.id, "elements", w->count);
+        orn_tl_int(x->tl, sp.id, "step", x->step);
+    }
     for (int64_t f = w->first; f < end; f += len) {
         if (x->need_progress || decode || x->rt->sliced) len = x->rt->slice;
         if (len > end - f) len = end - f;
@@ -703,7 +711,7 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
             if (status) return status;
         }
     }
-    x->rt->stats.compute += rt_now() - t0;
+    rt_span_end(x, sp, &x->rt->stats.compute);
     x->rt->stats.blocks++;
     return ORN_OK;
 }
@@ -734,7 +742,10 @@ static int exchange(Exec *x)
         }
     }
     OrnDsmFetch f = {n, ids, lins, vals, 8, found};
+    RtSpan sp = rt_xfer_begin(x, "prefetch exchange");
+    orn_tl_int(x->tl, sp.id, "keys", n);
     int status = orn_dsm_fetch_bulk(x->dsm, &f);
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         m = 0;
         for (int k = 0; k < x->n; k++) {
@@ -810,15 +821,15 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
 static int flush_buffers(Exec *x)
 {
     int any = 0;
-    double t0 = rt_now();
+    RtSpan sp = rt_xfer_begin(x, NULL); /* each flush is a span (buffer.c) */
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
         int status = orn_rt_buffer_flush(x->vi[k].buf);
         if (status) return status;
         any = 1;
     }
-    x->rt->stats.flush += rt_now() - t0;
-    if (any && x->remote_reads && x->P > 1) return orn_dsm_barrier(x->dsm);
+    rt_xfer_end(x, sp, &x->rt->stats.flush);
+    if (any && x->remote_reads && x->P > 1) return rt_barrier(x);
     return ORN_OK;
 }
 
@@ -831,7 +842,12 @@ static int cmp_lin(const void *a, const void *b)
 /* Collective: send the round's writes of remote arrays to their owners. */
 static int flush_remote(Exec *x)
 {
-    for (int k = 0; k < x->n; k++) {
+    RtSpan sp = {0, 0, -1};
+    int any = 0;
+    for (int k = 0; k < x->n; k++) any |= x->views[k].role == ORN_RT_REMOTE;
+    if (any) sp = rt_xfer_begin(x, "remote writes");
+    int status = ORN_OK;
+    for (int k = 0; k < x->n && !status; k++) {
         ViewImpl *vi = &x->vi[k];
         if (x->views[k].role != ORN_RT_REMOTE) continue;
         OrnDsmArray *s = vi->store;
@@ -845,13 +861,13 @@ static int flush_remote(Exec *x)
             orn_dsm_unravel(s, vi->dirty[i], keys + i * nd);
             memcpy(vals + (size_t)i * s->esize, c->val, s->esize);
         }
-        int status = orn_dsm_write_elements(s, n, keys, vals);
+        status = orn_dsm_write_elements(s, n, keys, vals);
         free(keys);
         free(vals);
         vi->ndirty = 0;
-        if (status) return status;
     }
-    return ORN_OK;
+    if (any) rt_xfer_end(x, sp, &x->rt->stats.transfer);
+    return status;
 }
 
 static void clear_caches(Exec *x)
@@ -870,7 +886,7 @@ static int run_step(Exec *x, int64_t s)
     x->sched->work(x, s, x->me, &mine);
     if (!x->rounds) {
         for (int64_t i = 0; i < mine.n && !status; i++) status = run_item(x, &mine.w[i], 0);
-        if (!status && x->sched->step_sync && x->P > 1) status = orn_dsm_barrier(x->dsm);
+        if (!status && x->sched->step_sync && x->P > 1) status = rt_barrier(x);
         /* Values fetched on demand are valid for this step only: in ordered schedules an
          * element read before its block ran is rewritten by a later step. */
         clear_caches(x);
@@ -996,8 +1012,10 @@ static int reduce_accs(Exec *x)
         m++;
     }
     size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
+    RtSpan sp = rt_xfer_begin(x, "accumulators");
     status =
         orn_dsm_allgatherv(x->dsm, mine, (size_t)used * rec, (void **)&all, counts, "accumulators");
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         size_t total = 0;
         for (int q = 0; q < x->P; q++) total += counts[q];
@@ -1043,8 +1061,10 @@ static int gather_trace(Exec *x)
     if (!rt->trace_on) return ORN_OK;
     void *all = NULL;
     size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
+    RtSpan sp = rt_xfer_begin(x, "trace");
     int status = orn_dsm_allgatherv(x->dsm, x->tr ? (void *)x->tr : (void *)"",
                                     (size_t)x->ntr * sizeof *x->tr, &all, counts, "trace");
+    rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
         size_t total = 0;
         for (int q = 0; q < x->P; q++) total += counts[q];
@@ -1091,6 +1111,97 @@ static const OrnRtSched *pick(OrnRtStrategy s)
     return NULL;
 }
 
+RtSpan rt_xfer_begin(const Exec *x, const char *name)
+{
+    OrnDsmTraffic t;
+    orn_dsm_traffic(x->dsm, &t);
+    RtSpan s = {rt_now(), t.sync, name ? orn_tl_begin(x->tl, ORN_TL_PHASE, name) : -1};
+    return s;
+}
+
+void rt_xfer_end(Exec *x, RtSpan s, double *stat)
+{
+    OrnDsmTraffic t;
+    orn_dsm_traffic(x->dsm, &t);
+    double all = rt_now() - s.t0, sync = t.sync - s.sync0;
+    if (sync > all) sync = all;
+    *stat += all - sync;
+    x->rt->stats.wait += sync;
+    orn_tl_end(x->tl, s.id);
+}
+
+int rt_barrier(Exec *x)
+{
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "barrier");
+    int status = orn_dsm_barrier(x->dsm);
+    rt_span_end(x, sp, &x->rt->stats.wait);
+    return status;
+}
+
+/* The loop's span: "file:line (strategy)" (the timeline on). */
+static int64_t loop_span(Exec *x)
+{
+    const OrnRtPlan *p = x->plan;
+    const char *file = p && p->file ? p->file : "?";
+    const char *strat = x->sched ? x->sched->name : "plan";
+    const char *base = strrchr(file, '/');
+    char name[320];
+    snprintf(name, sizeof name, "%s:%d (%s)", base ? base + 1 : file, p ? p->line : 0, strat);
+    int64_t id = orn_tl_begin(x->tl, ORN_TL_LOOP, name);
+    orn_tl_str(x->tl, id, "file", file);
+    orn_tl_int(x->tl, id, "line", p ? p->line : 0);
+    orn_tl_str(x->tl, id, "strategy", strat);
+    if (p) orn_tl_int(x->tl, id, "loop_id", p->loop_id);
+    return id;
+}
+
+/* The loop's statistics as arguments of its span. */
+static void loop_span_end(Exec *x, int64_t id, const OrnRtStats *st)
+{
+    if (id < 0) return;
+    orn_tl_int(x->tl, id, "run", (int64_t)(uint32_t)x->stream);
+    orn_tl_int(x->tl, id, "steps", st->steps);
+    orn_tl_int(x->tl, id, "blocks", st->blocks);
+    orn_tl_num(x->tl, id, "compute_s", st->compute);
+    orn_tl_num(x->tl, id, "wait_s", st->wait);
+    orn_tl_num(x->tl, id, "flush_s", st->flush);
+    orn_tl_num(x->tl, id, "transfer_s", st->transfer);
+    orn_tl_end(x->tl, id);
+}
+
+/* The per-loop summary: this run added to its source location's sums. */
+static void add_to_summary(OrnRtCtx *rt, const OrnRtPlan *p, const OrnRtStats *st)
+{
+    const char *file = p->file ? p->file : "?";
+    int i = 0;
+    for (; i < rt->nsums; i++) {
+        const RtLoopSum *e = &rt->sums[i];
+        if (e->line == p->line && e->loop_id == p->loop_id && strcmp(e->file, file) == 0) break;
+    }
+    if (i == rt->nsums) {
+        if (rt->nsums == rt->capsums) {
+            rt->capsums = rt->capsums ? 2 * rt->capsums : 16;
+            rt->sums = orn_xrealloc(rt->sums, (size_t)rt->capsums * sizeof *rt->sums);
+        }
+        RtLoopSum *e = &rt->sums[rt->nsums++];
+        memset(e, 0, sizeof *e);
+        size_t fl = strlen(file) + 1;
+        e->file = orn_xmalloc(fl);
+        memcpy(e->file, file, fl);
+        e->line = p->line;
+        e->loop_id = p->loop_id;
+        e->strategy = (int)p->strategy;
+    }
+    RtLoopSum *e = &rt->sums[i];
+    e->runs++;
+    e->total += st->total;
+    e->compute += st->compute;
+    e->wait += st->wait;
+    e->transfer += st->transfer + st->flush;
+    e->sent += st->sent;
+    e->received += st->received;
+}
+
 int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
 {
     Exec x;
@@ -1104,9 +1215,15 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.plan = loop->plan;
     x.P = orn_dsm_size(rt->dsm);
     x.me = orn_dsm_rank(rt->dsm);
+    x.tl = orn_dsm_timeline(rt->dsm);
+    int64_t lspan = -1;
+    OrnDsmTraffic t0x;
+    orn_dsm_traffic(rt->dsm, &t0x);
+    RtSpan setup = {0, 0, -1}, fin = {0, 0, -1};
     orn_dsm_clear_error(rt->dsm);
     if (loop->plan && (int)loop->plan->strategy >= 0 && loop->plan->strategy <= ORN_RT_SERIAL)
         x.sched = pick(loop->plan->strategy); /* names the strategy in messages */
+    if (x.tl) lspan = loop_span(&x);
     status = validate(&x);
     if (status) goto fn_fail;
     const OrnRtPlan *p = x.plan;
@@ -1114,6 +1231,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.n = p->narrays;
     x.iter = loop->args[0].array;
     x.stream = next_stream(rt, p->loop_id);
+    /* Placing the arrays: partitions, repartitions, ghost cells, copies. */
+    setup = rt_xfer_begin(&x, "setup");
     x.views = orn_xcalloc((size_t)x.n, sizeof *x.views);
     x.vi = orn_xcalloc((size_t)x.n, sizeof *x.vi);
     x.flush_every = p->flush_every;
@@ -1174,11 +1293,12 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
                 break;
             }
     }
+    rt_xfer_end(&x, setup, &rt->stats.transfer);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
     if (x.remote_reads && x.P > 1) {
-        status = orn_dsm_barrier(x.dsm);
+        status = rt_barrier(&x);
         if (status) goto fn_fail;
         /* Owners answer on-demand reads between slices of their own blocks too, so a
          * reader does not wait for a whole block. */
@@ -1203,6 +1323,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         rt->stats.cache_bytes = rt->cache_bytes;
         rt->stats.ws_bytes = x.ws_bytes;
     }
+    fin = rt_span_begin(&x, ORN_TL_PHASE, "finish");
     status = x.sched->finish(&x);
     /* Buffers' targets whose every rank read a copy: the flushes went to the copies. */
     for (int k = 0; k < x.n && !status && x.replica && x.P > 1; k++)
@@ -1215,9 +1336,12 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status) status = gather_trace(&x);
     /* Nobody leaves (and maybe frees or rewrites an array) while a peer may still read
      * from it on demand. */
-    if (!status && x.remote_reads && x.P > 1) status = orn_dsm_barrier(x.dsm);
+    if (!status && x.remote_reads && x.P > 1) status = rt_barrier(&x);
     if (status) goto fn_fail;
 fn_exit:
+    /* the finish phase ends; after an error the loop's end closes what is still open
+     * (marked unfinished) */
+    orn_tl_end(x.tl, fin.id);
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
     rt_replica_free(&x);
@@ -1238,6 +1362,12 @@ fn_exit:
     free(x.accused);
     free(x.tr);
     rt->stats.total = rt_now() - t0;
+    OrnDsmTraffic t1x;
+    orn_dsm_traffic(rt->dsm, &t1x);
+    rt->stats.sent = t1x.sent - t0x.sent;
+    rt->stats.received = t1x.received - t0x.received;
+    loop_span_end(&x, lspan, &rt->stats);
+    if (rt->summary_on && !status && x.plan) add_to_summary(rt, x.plan, &rt->stats);
     return status;
 fn_fail:
     orn_dsm_fail_ctx(rt->dsm, status, "parallel_for at %s:%d (%s)",

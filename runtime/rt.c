@@ -168,6 +168,8 @@ void orn_rt_finalize(OrnRtCtx *rt)
     free(rt->trace);
     free(rt->loops);
     free(rt->win_hints);
+    for (int i = 0; i < rt->nsums; i++) free(rt->sums[i].file);
+    free(rt->sums);
     orn_gpu_state_free(rt->gpu);
     orn_dsm_ctx_free(rt->dsm);
     free(rt);
@@ -333,6 +335,86 @@ const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n)
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out)
 {
     *out = rt->stats;
+}
+
+/* ---------------------------------------------------------------- per-loop summary */
+
+void orn_rt_set_loop_summary(OrnRtCtx *rt, int on)
+{
+    rt->summary_on = on != 0;
+}
+
+enum { SUM_FIELDS = 9 }; /* line, loop_id, runs, total, compute, wait, transfer, sent, received */
+
+int orn_rt_loop_summary(OrnRtCtx *rt, OrnRtLoopSummary **out, int *n)
+{
+    OrnDsmCtx *dsm = rt->dsm;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), m = rt->nsums;
+    *out = NULL;
+    *n = 0;
+    /* every rank's sums to rank 0, as doubles (byte counts stay exact below 2^53) */
+    size_t bytes = (size_t)m * SUM_FIELDS * sizeof(double);
+    double *mine = orn_xmalloc(bytes ? bytes : 1), *all = NULL;
+    for (int i = 0; i < m; i++) {
+        const RtLoopSum *e = &rt->sums[i];
+        double *v = mine + (size_t)i * SUM_FIELDS;
+        v[0] = e->line;
+        v[1] = e->loop_id;
+        v[2] = (double)e->runs;
+        v[3] = e->total;
+        v[4] = e->compute;
+        v[5] = e->wait;
+        v[6] = e->transfer;
+        v[7] = (double)e->sent;
+        v[8] = (double)e->received;
+    }
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    sc[0] = bytes;
+    int status = orn_dsm_alltoallv(dsm, mine, sc, (void **)&all, rc, "loop summary");
+    if (status || me != 0) goto fn_exit;
+    OrnRtLoopSummary *s = orn_xcalloc((size_t)(m ? m : 1), sizeof *s);
+    double *cmax = orn_xcalloc((size_t)(m ? m : 1), sizeof *cmax);
+    for (int i = 0; i < m; i++) {
+        s[i].file = rt->sums[i].file;
+        s[i].line = rt->sums[i].line;
+        s[i].loop_id = rt->sums[i].loop_id;
+        s[i].strategy = rt->sums[i].strategy;
+        s[i].runs = rt->sums[i].runs;
+    }
+    size_t off = 0;
+    for (int q = 0; q < P; q++) {
+        const double *v = (const double *)(void *)((char *)all + off);
+        int k = (int)(rc[q] / (SUM_FIELDS * sizeof(double)));
+        off += rc[q];
+        for (int j = 0; j < k; j++, v += SUM_FIELDS) {
+            /* the same locations in the same order everywhere (loops are collective);
+             * matched by line and loop id all the same */
+            int i = j < m && s[j].line == (int)v[0] && s[j].loop_id == (int)v[1] ? j : -1;
+            for (int t = 0; t < m && i < 0; t++)
+                if (s[t].line == (int)v[0] && s[t].loop_id == (int)v[1]) i = t;
+            if (i < 0) continue;
+            s[i].time += v[3] / P;
+            s[i].compute += v[4] / P;
+            s[i].wait += v[5] / P;
+            s[i].transfer += v[6] / P;
+            s[i].sent += (int64_t)v[7];
+            s[i].received += (int64_t)v[8];
+            if (v[4] > cmax[i]) cmax[i] = v[4];
+        }
+    }
+    for (int i = 0; i < m; i++) {
+        s[i].compute_max = cmax[i];
+        s[i].imbalance = s[i].compute > 0 ? cmax[i] / s[i].compute : 0;
+    }
+    free(cmax);
+    *out = s;
+    *n = m;
+fn_exit:
+    free(mine);
+    free(all);
+    free(sc);
+    free(rc);
+    return status;
 }
 
 int orn_rt_body_error(OrnRtCtx *rt, const char *fmt, ...)

@@ -232,12 +232,20 @@ typedef struct OrnRtTraceEntry {
 } OrnRtTraceEntry;
 const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n);
 
-/* Statistics of the last loop on this rank. */
+/* Statistics of the last loop on this rank. The seconds of compute, wait, flush and
+ * transfer are disjoint parts of total. */
 typedef struct OrnRtStats {
     double total;   /* seconds in orn_rt_run */
     double compute; /* seconds in bodies */
-    double wait;    /* seconds waiting for rotated blocks */
-    double flush;   /* seconds in buffer flushes (waiting for the slowest rank included) */
+    /* seconds blocked on peers: rotated blocks, barriers, collectives waiting for the last
+     * rank to arrive (orn_dsm_traffic's sync) */
+    double wait;
+    double flush; /* seconds in buffer flushes (waiting for the slowest rank: in wait) */
+    /* seconds moving data outside flushes: placing the arrays before the steps (partitions,
+     * repartitions, ghost cells, copies), posting rotated blocks, prefetch exchanges, remote
+     * writes, accumulators (their waits for the slowest rank: in wait) */
+    double transfer;
+    int64_t sent, received; /* bytes to and from other ranks during the loop */
     int64_t steps, rounds, blocks;
     int64_t prefetched;    /* keys fetched in bulk */
     int64_t misses;        /* keys fetched on demand */
@@ -253,6 +261,24 @@ typedef struct OrnRtStats {
     int64_t replica_bytes; /* their size */
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
+
+/* The per-loop summary ($ORN_STATS=1, a compiled program's --stats): while on, every rank
+ * sums the statistics of each parallel_for source location over its runs. */
+void orn_rt_set_loop_summary(OrnRtCtx *rt, int on);
+typedef struct OrnRtLoopSummary {
+    const char *file; /* valid until the context is finalized */
+    int line, loop_id;
+    int strategy; /* OrnRtStrategy */
+    int64_t runs;
+    /* seconds over all runs, the mean over ranks (OrnRtStats; transfer includes flush) */
+    double time, compute, wait, transfer;
+    double compute_max;     /* the busiest rank's compute seconds */
+    int64_t sent, received; /* bytes between ranks, all ranks together */
+    double imbalance;       /* compute_max / mean compute (1: balanced); 0 without compute */
+} OrnRtLoopSummary;
+/* Collective: every rank's sums gathered, one entry per location in the order of their
+ * first runs. Rank 0 gets them (*out, free() it; *n); the others get *out = NULL, *n = 0. */
+int orn_rt_loop_summary(OrnRtCtx *rt, OrnRtLoopSummary **out, int *n);
 
 /* ---------------------------------------------------------------- inside bodies */
 

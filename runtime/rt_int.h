@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "rt.h"
+#include "timeline.h"
 #include "transport.h"
 
 /* ---------------------------------------------------------------- int64 -> value map */
@@ -42,6 +43,15 @@ typedef struct RtWinHint {
     int64_t nnz;
 } RtWinHint;
 
+/* One parallel_for source location's runs, summed on this rank (orn_rt_loop_summary). */
+typedef struct RtLoopSum {
+    char *file;
+    int line, loop_id, strategy;
+    int64_t runs;
+    double total, compute, wait, transfer;
+    int64_t sent, received;
+} RtLoopSum;
+
 struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
@@ -63,7 +73,10 @@ struct OrnRtCtx {
     int nloops, caploops;
     RtWinHint *win_hints; /* window.c */
     int nwin_hints, capwin_hints;
-    void *gpu; /* @gpu loops' state (gpu.c), created at the first one */
+    void *gpu;      /* @gpu loops' state (gpu.c), created at the first one */
+    int summary_on; /* orn_rt_set_loop_summary: runs are summed per source location */
+    RtLoopSum *sums;
+    int nsums, capsums;
 };
 
 struct OrnRtBuffer {
@@ -200,6 +213,7 @@ struct Exec {
     int64_t capkeybuf;
     char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
     unsigned char *replica_borrowed; /* per plan array: the copy is the array's own tile */
+    OrnTl *tl;                       /* the timeline recorder (dsm/timeline.h), NULL when off */
 };
 
 struct OrnRtSched {
@@ -317,5 +331,31 @@ void rt_work_wavefront(Exec *x, int64_t s, int rank, WorkList *out);
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 double rt_now(void);
+
+/* A timed part of a loop: its seconds go to a statistic (stat, may be NULL) and, with the
+ * timeline on, it is a span (dsm/timeline.h). Boundaries of blocks, rounds and steps only:
+ * never inside bodies. */
+typedef struct RtSpan {
+    double t0, sync0;
+    int64_t id;
+} RtSpan;
+static inline RtSpan rt_span_begin(const Exec *x, OrnTlKind kind, const char *name)
+{
+    RtSpan s = {rt_now(), 0, orn_tl_begin(x->tl, kind, name)};
+    return s;
+}
+static inline void rt_span_end(const Exec *x, RtSpan s, double *stat)
+{
+    if (stat) *stat += rt_now() - s.t0;
+    orn_tl_end(x->tl, s.id);
+}
+/* A part of a loop that exchanges data through collectives: a phase on the timeline (the
+ * collectives' waits and transfers show inside it; name NULL: no span); its seconds go to
+ * *stat, except those its collectives spent waiting for every rank to arrive, which are
+ * waiting (stats.wait). */
+RtSpan rt_xfer_begin(const Exec *x, const char *name);
+void rt_xfer_end(Exec *x, RtSpan s, double *stat);
+/* Collective: a barrier, counted as waiting. */
+int rt_barrier(Exec *x);
 
 #endif

@@ -106,6 +106,13 @@ static size_t block_bytes(const OrnDsmArray *a, int64_t j)
     return orn_dsm_tile_wire_max(a, j);
 }
 
+/* The first rotated array's name (the timeline's arguments). */
+static const char *rot_name(const Exec *x, const Ring *R)
+{
+    const char *nm = x->plan->arrays[R->rot[0]].name;
+    return nm ? nm : x->loop->args[R->rot[0]].array->name;
+}
+
 /* Rotated array i moves at every step (not a nocomm stand-in). */
 static int travels(const Ring *R, int i)
 {
@@ -215,9 +222,14 @@ static int step_begin(Exec *x, int64_t s)
              (long long)s, (long long)j,
              x->plan->arrays[R->rot[0]].name ? x->plan->arrays[R->rot[0]].name
                                              : x->loop->args[R->rot[0]].array->name);
-    double t0 = rt_now();
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for a rotated block");
+    if (sp.id >= 0) {
+        orn_tl_str(x->tl, sp.id, "array", rot_name(x, R));
+        orn_tl_int(x->tl, sp.id, "block", j);
+        orn_tl_int(x->tl, sp.id, "peer", peers[0]);
+    }
     int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
-    x->rt->stats.wait += rt_now() - t0;
+    rt_span_end(x, sp, &x->rt->stats.wait);
     free(peers);
     for (int i = 0; i < R->nrot && !status; i++)
         if (travels(R, i)) status = install(x, R, i, j, (size_t)k * R->nrot + i);
@@ -246,10 +258,19 @@ static int step_end(Exec *x, int64_t s)
         /* The slot's previous send (L steps ago) must be done before its buffer goes. */
         int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
         for (int i = 0; i < R->nrot; i++) peers[i] = next;
+        RtSpan sw = rt_span_begin(x, ORN_TL_WAIT, "wait for a send to complete");
+        orn_tl_int(x->tl, sw.id, "peer", next);
         status = orn_dsm_waitall(x->dsm, &R->sreq[(size_t)k * R->nrot], peers, R->nrot,
                                  "2-D rotation: sending a rotated block to the next rank");
+        rt_span_end(x, sw, &x->rt->stats.wait);
         free(peers);
         if (status) return status;
+        RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "send a rotated block");
+        if (sp.id >= 0) {
+            orn_tl_str(x->tl, sp.id, "array", rot_name(x, R));
+            orn_tl_int(x->tl, sp.id, "block", j);
+            orn_tl_int(x->tl, sp.id, "peer", next);
+        }
         for (int i = 0; i < R->nrot; i++) {
             if (!travels(R, i)) continue;
             size_t at = (size_t)k * R->nrot + i;
@@ -260,11 +281,18 @@ static int step_end(Exec *x, int64_t s)
                                    next, ORN_TAG_RING, &R->sreq[at]);
             if (status) return status;
         }
+        rt_span_end(x, sp, &x->rt->stats.transfer);
     }
     /* What rank r-1 finished at this step arrives into this slot for the next cycle
      * (cycle P brings every block home). */
     int64_t jn = held_block(R, P, x->me, c + 1, k);
     if (jn >= 0) {
+        RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "post the receive of a rotated block");
+        if (sp.id >= 0) {
+            orn_tl_str(x->tl, sp.id, "array", rot_name(x, R));
+            orn_tl_int(x->tl, sp.id, "block", jn);
+            orn_tl_int(x->tl, sp.id, "peer", prev);
+        }
         for (int i = 0; i < R->nrot; i++) {
             if (!travels(R, i)) continue;
             size_t at = (size_t)k * R->nrot + i;
@@ -274,6 +302,7 @@ static int step_end(Exec *x, int64_t s)
             status = orn_dsm_irecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, &R->rreq[at]);
             if (status) return status;
         }
+        rt_span_end(x, sp, &x->rt->stats.transfer);
         R->rblock[k] = jn;
     }
     x->need_progress = 1;
@@ -288,14 +317,15 @@ static int finish(Exec *x)
     size_t ns = (size_t)R->L * (size_t)R->nrot;
     int *peers = orn_xmalloc((ns ? ns : 1) * sizeof *peers);
     for (size_t i = 0; i < ns; i++) peers[i] = (x->me + 1) % P;
-    double t0 = rt_now();
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for the rotated blocks to come home");
+    orn_tl_str(x->tl, sp.id, "peer", "previous and next");
     status = orn_dsm_waitall(x->dsm, R->sreq, peers, (int)ns,
                              "2-D rotation: sending rotated blocks home");
     for (size_t i = 0; i < ns; i++) peers[i] = (x->me - 1 + P) % P;
     if (!status)
         status = orn_dsm_waitall(x->dsm, R->rreq, peers, (int)ns,
                                  "2-D rotation: receiving this rank's rotated blocks back");
-    x->rt->stats.wait += rt_now() - t0;
+    rt_span_end(x, sp, &x->rt->stats.wait);
     free(peers);
     if (status) return status;
     for (int k = 0; k < R->L; k++) {

@@ -120,6 +120,8 @@ static int step_end(Exec *x, int64_t step)
     Pipe *F = x->sched_state;
     int status = ORN_OK;
     if (!F->nrot || x->P == 1) return ORN_OK;
+    RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "pass column blocks on");
+    orn_tl_int(x->tl, sp.id, "step", step);
     EACH_BLOCK(x, step, x->me, s, t)
     {
         int to = next_holder(x, s);
@@ -147,6 +149,7 @@ static int step_end(Exec *x, int64_t step)
             }
         }
     }
+    rt_span_end(x, sp, &x->rt->stats.transfer);
     x->need_progress = 1;
     return status;
 }
@@ -171,9 +174,15 @@ static int arrive(Exec *x, int64_t step)
     snprintf(what, sizeof what, "2d_ordered pipeline, step %lld: column blocks of %s",
              (long long)step,
              x->plan->arrays[F->rot[0]].name ? x->plan->arrays[F->rot[0]].name : "?");
-    double t0 = rt_now();
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for column blocks");
+    if (sp.id >= 0) {
+        orn_tl_str(x->tl, sp.id, "array",
+                   x->plan->arrays[F->rot[0]].name ? x->plan->arrays[F->rot[0]].name : "?");
+        orn_tl_int(x->tl, sp.id, "step", step);
+        if (F->recv.n) orn_tl_int(x->tl, sp.id, "peer", F->recv.m[0].peer);
+    }
     status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
-    x->rt->stats.wait += rt_now() - t0;
+    rt_span_end(x, sp, &x->rt->stats.wait);
     for (int i = 0; i < F->recv.n; i++) F->recv.m[i].req = reqs[i];
     for (int i = 0; i < F->send.n; i++) F->send.m[i].req = reqs[F->recv.n + i];
     free(reqs);

@@ -3,8 +3,27 @@
 #include <stdarg.h>
 
 #include "orn_std.h"
+#include "timeline.h"
 
 /* ---------------------------------------------------------------- helpers */
+
+/* A load or save on the timeline (dsm/timeline.h): its span, or negative when off. */
+static int64_t io_begin(OrnStdProg *p, const char *what, const char *path, int line)
+{
+    OrnTl *tl = orn_dsm_timeline(p->dsm);
+    if (!tl) return -1;
+    char name[96];
+    snprintf(name, sizeof name, "%s (%s:%d)", what, p->file, line);
+    int64_t sp = orn_tl_begin(tl, ORN_TL_IO, name);
+    orn_tl_str(tl, sp, "path", path);
+    orn_tl_int(tl, sp, "line", line);
+    return sp;
+}
+
+static void io_end(OrnStdProg *p, int64_t sp)
+{
+    orn_tl_end(orn_dsm_timeline(p->dsm), sp);
+}
 
 static size_t esize_of(int type)
 {
@@ -106,12 +125,14 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
         }
     }
     OrnDsmArray *tmp = NULL;
+    int64_t sp = io_begin(p, "save", path, line);
     int st = orn_dsm_from_elements(p->dsm, (OrnDsmType)a->type, a->ndim, a->dims, 0, n, keys,
                                    a->data, NULL, NULL, &tmp);
     free(keys);
     if (st) orn_std_fail(p, st, line, 1);
     st = orn_dsm_save(tmp, path);
     orn_dsm_free(tmp);
+    io_end(p, sp);
     if (st) orn_std_fail(p, st, line, 1);
 }
 
@@ -196,6 +217,7 @@ void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const cha
      * temporary array in declared order, which is saved as usual. */
     int nd = a->ndim, me = orn_dsm_rank(p->dsm);
     int64_t ldims[ORN_DSM_MAXDIM] = {1, 1, 1, 1}, n = 0;
+    int64_t sp = io_begin(p, "save", path, line);
     for (int s = 0; s < nd; s++) ldims[perm[s]] = a->dims[s];
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         int own = a->part.owner[t];
@@ -229,6 +251,7 @@ void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const cha
         st = orn_dsm_save(tmp, path);
     }
     orn_dsm_free(tmp);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "save");
         orn_std_fail(p, st, line, 1);
@@ -244,7 +267,9 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_n
                                    const char *name, int line)
 {
     OrnDsmArray *a = NULL;
+    int64_t sp = io_begin(p, "load_triplets", path, line);
     int st = orn_dsm_load_triplets(p->dsm, path, load_flags(allow_nonfinite), &a);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_triplets");
         orn_std_fail(p, st, line, 1);
@@ -256,7 +281,9 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_n
 void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, OrnDsmArray **X,
                          OrnDsmArray **y, const char *xname, const char *yname, int line)
 {
+    int64_t sp = io_begin(p, "load_libsvm", path, line);
     int st = orn_dsm_load_libsvm(p->dsm, path, load_flags(allow_nonfinite), X, y);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_libsvm");
         orn_std_fail(p, st, line, 1);
@@ -268,7 +295,9 @@ void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, 
 OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *name, int line)
 {
     OrnDsmArray *a = NULL;
+    int64_t sp = io_begin(p, "load_docword", path, line);
     int st = orn_dsm_load_docword(p->dsm, path, &a);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_docword");
         orn_std_fail(p, st, line, 1);
@@ -281,7 +310,9 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
                           bool allow_nonfinite, const char *name, int line)
 {
     OrnDsmArray *a = NULL;
+    int64_t sp = io_begin(p, "load", path, line);
     int st = orn_dsm_load(p->dsm, path, type, load_flags(allow_nonfinite), &a);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load");
         orn_std_fail(p, st, line, 1);
@@ -298,7 +329,9 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
 
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)
 {
+    int64_t sp = io_begin(p, "save", path, line);
     int st = orn_dsm_save(a, path);
+    io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "save");
         orn_std_fail(p, st, line, 1);

@@ -35,6 +35,7 @@
  * one multiply per 8 bytes, so checksumming costs little next to the disk. Only the
  * executable's, the rank files' and the manifest's bytes are hashed. */
 #include "ckpt_int.h"
+#include "timeline.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -547,7 +548,13 @@ void orn_std_ckpt_init(OrnStdProg *p, const OrnStdState *st)
     ck->binary = exe_hash();
     ck->every = p->ckpt_every;
     ck->stride = ck->countdown = 1;
-    if (p->resume_dir) do_resume(p);
+    if (p->resume_dir) {
+        OrnTl *tl = orn_dsm_timeline(p->dsm);
+        int64_t sp = orn_tl_begin(tl, ORN_TL_IO, "resume");
+        orn_tl_str(tl, sp, "dir", p->resume_dir);
+        do_resume(p);
+        orn_tl_end(tl, sp);
+    }
     if (p->ckpt_dir) {
         prepare_dir(p);
         ck->writing = st->npoints > 0;
@@ -681,7 +688,13 @@ void orn_std_ckpt_poll(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i)
     ck->stride = ck->countdown = v[2];
     if (!v[0] && !v[1]) return;
     int64_t seq = ck->next_seq++;
+    OrnTl *tl = orn_dsm_timeline(p->dsm);
+    int64_t sp = orn_tl_begin(tl, ORN_TL_IO, "checkpoint");
+    orn_tl_str(tl, sp, "dir", p->ckpt_dir);
+    orn_tl_int(tl, sp, "seq", seq);
+    orn_tl_int(tl, sp, "line", ck->st->lines[k]);
     int status = write_ckpt(p, seq, k, lo, hi, i);
+    orn_tl_end(tl, sp);
     if (p->rank == 0) ck->last = orn_std_wall_time();
     if (!status && ++ck->written == ck->signal_after && p->rank == p->size - 1) {
         fflush(stdout);

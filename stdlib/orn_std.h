@@ -61,13 +61,15 @@ typedef struct OrnStdProg {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
     int rank, size;
-    const char *file;  /* the .orn source, for messages */
-    const char *prog;  /* argv[0] */
-    OrnRtRng rng;      /* the program stream: replicated, same draws on every rank */
-    FILE *trace;       /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
-    int64_t runs;      /* loops run so far */
-    int stats;         /* $ORN_STATS: print every loop's statistics (orn_rt_stats) on stderr */
-    int64_t out_lines; /* lines printed on stdout so far (rank 0) */
+    const char *file;     /* the .orn source, for messages */
+    const char *prog;     /* argv[0] */
+    OrnRtRng rng;         /* the program stream: replicated, same draws on every rank */
+    FILE *trace;          /* $ORN_TRACE: block order of every loop run (rank 0 writes) */
+    int64_t runs;         /* loops run so far */
+    int stats;            /* $ORN_STATS=runs: print every loop run's statistics on stderr */
+    int summary;          /* --stats or $ORN_STATS: the per-loop summary at the end (rank 0) */
+    const char *timeline; /* --timeline=FILE or $ORN_TIMELINE: the timeline's file, or NULL */
+    int64_t out_lines;    /* lines printed on stdout so far (rank 0) */
     /* checkpoints (ckpt.c): the run-time flags, and the state behind them */
     const char *ckpt_dir;      /* --checkpoint=DIR, or NULL */
     const char *resume_dir;    /* --resume=DIR, or NULL */
@@ -89,10 +91,13 @@ typedef struct OrnStdProg {
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
  * (rank 0) and exits 0; a bad argument prints one message (rank 0) and exits 2 on every
  * rank. $ORN_TRACE=path turns on the runtime's trace and appends each loop's block order
- * to path; $ORN_STATS=1 prints each loop's statistics per rank on stderr. */
+ * to path. --timeline=FILE or $ORN_TIMELINE=FILE records the timeline (dsm/timeline.h), which
+ * orn_std_finish writes; --stats or $ORN_STATS=1 prints a summary per parallel_for at the
+ * end, $ORN_STATS=runs also each loop run's statistics per rank (docs/observability.md). */
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams);
-/* End the program normally (collective): returns the exit code for main. */
+/* End the program normally (collective): writes the timeline and prints the per-loop
+ * summary when they are on; returns the exit code for main. */
 int orn_std_finish(OrnStdProg *p);
 /* exit(code) in the language: every rank calls it (top-level code is replicated). */
 void orn_std_exit(OrnStdProg *p, int64_t code) ORN_STD_NORETURN;

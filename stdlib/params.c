@@ -57,7 +57,12 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
         "                            top-level loops; SIGTERM or SIGINT writes one and exits %d\n"
         "  --checkpoint-every=SECS   at most one checkpoint per SECS seconds (default 300;\n"
         "                            0: at every iteration)\n"
-        "  --resume=DIR              continue from the newest complete checkpoint in DIR\n",
+        "  --resume=DIR              continue from the newest complete checkpoint in DIR\n"
+        "  --timeline=FILE           write a timeline of every rank (Chrome trace-event JSON:\n"
+        "                            open it in ui.perfetto.dev or chrome://tracing); also\n"
+        "                            $ORN_TIMELINE=FILE\n"
+        "  --stats                   print a summary per parallel_for at the end (time, compute,\n"
+        "                            wait, bytes, imbalance) on stderr; also $ORN_STATS=1\n",
         ORN_STD_EXIT_CHECKPOINTED);
     if (n == 0) {
         printf("\nThis program has no params.\n");
@@ -185,8 +190,17 @@ static const char *expected(const OrnStdParam *q, int why)
  * bad value), 0 otherwise. */
 static int runtime_flag(OrnStdProg *p, const char *a, int *rc)
 {
-    static const char *const flags[] = {"--checkpoint", "--checkpoint-every", "--resume"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const flags[] = {"--checkpoint", "--checkpoint-every", "--resume",
+                                        "--timeline"};
+    if (strcmp(a, "--stats") == 0) {
+        p->summary = 1;
+        return 1;
+    }
+    if (strncmp(a, "--stats=", 8) == 0) {
+        *rc = bad(p, "--stats takes no value: %s%s", a, "");
+        return 1;
+    }
+    for (int k = 0; k < 4; k++) {
         size_t n = strlen(flags[k]);
         if (strncmp(a, flags[k], n) != 0 || (a[n] != '=' && a[n] != '\0')) continue;
         const char *v = a[n] == '=' ? a + n + 1 : NULL;
@@ -194,11 +208,13 @@ static int runtime_flag(OrnStdProg *p, const char *a, int *rc)
             *rc = bad(p, "%s needs a value: %s", flags[k],
                       k == 1   ? "--checkpoint-every=SECONDS"
                       : k == 0 ? "--checkpoint=DIR"
-                               : "--resume=DIR");
+                      : k == 2 ? "--resume=DIR"
+                               : "--timeline=FILE");
             return 1;
         }
         if (k == 0) p->ckpt_dir = v;
         if (k == 2) p->resume_dir = v;
+        if (k == 3) p->timeline = v;
         if (k == 1 && (parse_f64(v, &p->ckpt_every) != V_OK || !(p->ckpt_every >= 0)))
             *rc = bad(p,
                       "invalid value '%.80s' for --checkpoint-every: expected a number of "

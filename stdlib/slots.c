@@ -99,5 +99,6 @@ const char *orn_std_slot_at(const OrnStdSlots *s, int i, const char **type)
 
 int orn_std_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params, int nparams)
 {
-    return orn_std_parse_params(p, argc, argv, params, nparams);
+    int rc = orn_std_parse_params(p, argc, argv, params, nparams);
+    return rc < 0 ? orn_std_observe(p) : rc;
 }

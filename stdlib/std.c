@@ -1,6 +1,7 @@
 /* std.c: the program context of generated programs: start and end, errors, exit(), the
- * program random stream, externs from shared libraries, running loops and the ORN_TRACE
- * dump. */
+ * program random stream, externs from shared libraries, running loops, the ORN_TRACE
+ * dump, and the timeline and statistics switched on from the command line or the
+ * environment (printed and written at the end). */
 #include "orn_std.h"
 
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "params.h"
+#include "timeline.h"
 
 /* The program stream is stream 2^64-1: loops use (loop_id << 32 | run), which never
  * reaches it. */
@@ -49,6 +51,7 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     p->rank = orn_rt_rank(p->rt);
     p->size = orn_rt_size(p->rt);
     int rc = orn_std_parse_params(p, *argc, *argv, params, nparams);
+    if (rc < 0) rc = orn_std_observe(p);
     if (rc >= 0) {
         fflush(stdout);
         fflush(stderr);
@@ -59,13 +62,122 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     init_rng(p);
     open_trace(p);
     if (orn_std_blas_init) orn_std_blas_init();
+}
+
+int orn_std_observe(OrnStdProg *p)
+{
     const char *st = getenv("ORN_STATS");
-    p->stats = st && *st && strcmp(st, "0") != 0;
+    if (st && *st && strcmp(st, "0") != 0) {
+        p->summary = 1;
+        p->stats = strcmp(st, "runs") == 0;
+    }
+    if (p->summary) orn_rt_set_loop_summary(p->rt, 1);
+    if (!p->timeline) {
+        const char *path = getenv("ORN_TIMELINE");
+        if (path && *path) p->timeline = path;
+    }
+    if (!p->timeline || orn_dsm_timeline(p->dsm)) return -1;
+    const char *max = getenv("ORN_TIMELINE_MAX");
+    if (orn_dsm_timeline_start(p->dsm, p->timeline, max && *max ? atoll(max) : 0)) {
+        if (p->rank == 0) fprintf(stderr, "%s: error: %s\n", p->prog, orn_dsm_error(p->dsm));
+        fflush(stderr);
+        orn_dsm_clear_error(p->dsm);
+        p->timeline = NULL;
+        return 2;
+    }
+    return -1;
+}
+
+/* "12.3 MiB" */
+static void fmt_bytes(char *buf, size_t n, int64_t b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024 && u < 4) v /= 1024, u++;
+    if (u == 0)
+        snprintf(buf, n, "%" PRId64 " B", b);
+    else
+        snprintf(buf, n, "%.1f %s", v, unit[u]);
+}
+
+static const char *strategy_name(int s)
+{
+    static const char *const strat[] = {"1d", "2d", "2d_ordered", "unimodular", "serial"};
+    return s >= 0 && s <= ORN_RT_SERIAL ? strat[s] : "?";
+}
+
+/* --stats / $ORN_STATS: one line per parallel_for source location (rank 0). */
+static void print_summary(OrnStdProg *p)
+{
+    OrnRtLoopSummary *s = NULL;
+    int n = 0;
+    if (orn_rt_loop_summary(p->rt, &s, &n)) {
+        if (p->rank == 0)
+            fprintf(stderr, "orion: stats: cannot gather the summary: %s\n", orn_rt_error(p->rt));
+        orn_dsm_clear_error(p->dsm);
+        return;
+    }
+    if (p->rank != 0) return;
+    char lab[300], sent[32], recv[32];
+    int w = 4;
+    for (int i = 0; i < n; i++) {
+        const char *base = strrchr(s[i].file, '/');
+        int l = snprintf(lab, sizeof lab, "%s:%d", base ? base + 1 : s[i].file, s[i].line);
+        if (l > w) w = l < 60 ? l : 60;
+    }
+    fprintf(stderr, "orion: stats: %d parallel_for location%s, %d rank%s\n", n, n == 1 ? "" : "s",
+            p->size, p->size == 1 ? "" : "s");
+    fprintf(stderr, "  %-*s  %-10s %6s %11s %11s %11s %11s %11s %10s %10s %9s\n", w, "loop",
+            "strategy", "runs", "time s", "compute s", "wait s", "transfer s", "other s", "sent",
+            "received", "imbalance");
+    for (int i = 0; i < n; i++) {
+        const OrnRtLoopSummary *e = &s[i];
+        const char *base = strrchr(e->file, '/');
+        snprintf(lab, sizeof lab, "%s:%d", base ? base + 1 : e->file, e->line);
+        fmt_bytes(sent, sizeof sent, e->sent);
+        fmt_bytes(recv, sizeof recv, e->received);
+        double other = e->time - e->compute - e->wait - e->transfer;
+        char imb[16] = "-";
+        if (e->imbalance > 0) snprintf(imb, sizeof imb, "%.2f", e->imbalance);
+        fprintf(stderr,
+                "  %-*s  %-10s %6" PRId64 " %11.6f %11.6f %11.6f %11.6f %11.6f %10s %10s %9s\n", w,
+                lab, strategy_name(e->strategy), e->runs, e->time, e->compute, e->wait, e->transfer,
+                other > 0 ? other : 0.0, sent, recv, imb);
+    }
+    fprintf(stderr, "  (seconds summed over runs, mean over ranks; bytes between ranks, all "
+                    "ranks together; imbalance: the busiest rank's compute over the mean)\n");
+    fflush(stderr);
+    free(s);
+}
+
+/* Collective: the timeline written and the summary printed, when they are on. */
+static void finish_observers(OrnStdProg *p)
+{
+    if (p->timeline) {
+        int64_t dropped = 0;
+        int st = orn_dsm_timeline_finish(p->dsm, &dropped);
+        if (p->rank == 0) {
+            if (st)
+                fprintf(stderr, "orion: %s\n", orn_dsm_error(p->dsm));
+            else if (dropped)
+                fprintf(stderr,
+                        "orion: timeline: %s written without %" PRId64
+                        " spans that did not fit (raise ORN_TIMELINE_MAX)\n",
+                        p->timeline, dropped);
+            fflush(stderr);
+        }
+        orn_dsm_clear_error(p->dsm);
+        p->timeline = NULL;
+    }
+    if (p->summary) print_summary(p);
+    p->summary = 0;
 }
 
 int orn_std_finish(OrnStdProg *p)
 {
     fflush(stdout);
+    finish_observers(p);
     if (p->trace) fclose(p->trace);
     p->trace = NULL;
     orn_std_ckpt_free(p);
@@ -191,10 +303,9 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     fflush(p->trace);
 }
 
-/* $ORN_STATS: one line per loop run and rank. */
+/* $ORN_STATS=runs: one line per loop run and rank. */
 static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
 {
-    static const char *const strat[] = {"1d", "2d", "2d_ordered", "unimodular", "serial"};
     const OrnRtPlan *pl = loop->plan;
     OrnRtStats s;
     orn_rt_stats(p->rt, &s);
@@ -207,17 +318,17 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
     }
     fprintf(stderr,
             "orion: stats: rank %d: %s:%d (%s) run %" PRId64
-            ": %.6f s (bodies %.6f, wait %.6f, flush %.6f)"
+            ": %.6f s (bodies %.6f, wait %.6f, flush %.6f, transfer %.6f)"
             ", steps %" PRId64 ", rounds %" PRId64 ", blocks %" PRId64 ", tiles %s"
             ", sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
-            " B)\n",
-            p->rank, pl->file ? pl->file : "?", pl->line,
-            (int)pl->strategy >= 0 && pl->strategy <= ORN_RT_SERIAL ? strat[pl->strategy] : "?",
-            p->runs, s.total, s.compute, s.wait, s.flush, s.steps, s.rounds, s.blocks,
+            " B), sent %" PRId64 " B, received %" PRId64 " B\n",
+            p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
+            s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses,
-            s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes);
+            s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent,
+            s.received);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the

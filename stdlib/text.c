@@ -12,6 +12,7 @@
  * room for one pointer, set to "" for an empty file, because the prefetch pass reads
  * element 0 of an out-of-range subscript (orn_std_arr_off_soft). */
 #include "orn_std.h"
+#include "timeline.h"
 
 /* Rank 0: the file's bytes in *buf (NUL-terminated) and their count, or -1 with the dsm
  * error set. The DSM reads it as the loaders read theirs: a file that changes while it is
@@ -30,6 +31,10 @@ static int64_t read_file(OrnStdProg *p, const char *path, char **buf)
 OrnStdArr *orn_std_load_text(OrnStdProg *p, const char *path, int line)
 {
     char *text = NULL;
+    OrnTl *tl = orn_dsm_timeline(p->dsm);
+    int64_t sp = orn_tl_begin(tl, ORN_TL_IO, "load_text");
+    orn_tl_str(tl, sp, "path", path);
+    orn_tl_int(tl, sp, "line", line);
     int64_t len = p->rank == 0 ? read_file(p, path, &text) : 0;
     int st = orn_dsm_bcast(p->dsm, &len, sizeof len, 0);
     if (st) orn_std_fail(p, st, line, 0);
@@ -41,6 +46,7 @@ OrnStdArr *orn_std_load_text(OrnStdProg *p, const char *path, int line)
     }
     st = orn_dsm_bcast(p->dsm, text, (size_t)len, 0);
     if (st) orn_std_fail(p, st, line, 0);
+    orn_tl_end(tl, sp);
 
     /* lines end at '\n'; a last line without one counts; an empty file has none */
     int64_t n = 0;

@@ -54,6 +54,16 @@
 #                  a `for`; checkpoints in both); and a never-ending job: stopped by SIGTERM
 #                  to one of its ranks (exit 75), resumed and killed with kill -9 of every
 #                  rank, resumed from what is left and stopped again 2 iterations on
+#   timeline NP    the timeline (--timeline=FILE, $ORN_TIMELINE) of sgd_mf and slr passes
+#                  scripts/trace_check.py (every rank, nesting, loops' parts within the loop,
+#                  the kinds expected); the output is the same without it; a trace with a
+#                  rank's events removed fails the validator; an agreed error still writes
+#                  it; a file that cannot be written is refused (exit 2);
+#                  scripts/trace2svg.py renders it as well-formed SVG
+#   stats NP       $ORN_STATS=1 and --stats: one line per parallel_for of sgd_mf, numbers
+#                  that make sense (runs, compute <= time, bytes 0 at one rank and > 0 for
+#                  the 2d loop at several, imbalance >= 1); $ORN_STATS=runs: a line per run
+#                  and rank too
 #   ckpt_bad NP    refused checkpoints: a flipped byte in a rank file or in the manifest, a
 #                  missing rank file, another rank count, another program, a param that
 #                  differs, no checkpoint, --checkpoint into a directory that holds one
@@ -301,7 +311,7 @@ edit_distance)
     mkdir "r$rmax"
     (cd "r$rmax" && if [ "$rmax" = default ]; then unset ORN_REPLICATE_MAX; else
       export ORN_REPLICATE_MAX=$rmax; fi &&
-      ORN_STATS=1 run "$B/edit_distance" --a="$D/seq_a.txt" --b="$D/seq_b.txt" >out.txt 2>stats.txt) ||
+      ORN_STATS=runs run "$B/edit_distance" --a="$D/seq_a.txt" --b="$D/seq_b.txt" >out.txt 2>stats.txt) ||
       { cat "r$rmax/out.txt" "r$rmax/stats.txt" >&2; fail "edit_distance (ORN_REPLICATE_MAX=$rmax)"; }
     cat "r$rmax/out.txt"
     diff -u ref/out.txt "r$rmax/out.txt" || fail "the output differs from the serial reference"
@@ -313,6 +323,106 @@ edit_distance)
   # B's column blocks travelled with their ghost cells (more than one rank only)
   [ "$np" -eq 1 ] || grep -q 'edit_distance.orn:[0-9]* (2d_ordered).* ghosts [1-9]' r0/stats.txt ||
     { cat r0/stats.txt >&2; fail "B did not travel with ghost cells at ORN_REPLICATE_MAX=0"; }
+  ;;
+timeline)
+  PY=${PYTHON:-python3}
+  args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args --timeline=trace.json >out.txt 2>err.txt ||
+    { cat out.txt err.txt >&2; fail "sgd_mf --timeline exited non-zero"; }
+  req=loop,phase,compute,transfer,io
+  [ "$np" -eq 1 ] || req=$req,wait
+  "$PY" "$ROOT/scripts/trace_check.py" trace.json --ranks "$np" --require "$req" ||
+    fail "the timeline of sgd_mf does not pass the validator"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args >plain.txt 2>&1 || fail "sgd_mf exited non-zero"
+  notime out.txt >a.txt
+  notime plain.txt >b.txt
+  diff -u b.txt a.txt || fail "the output with the timeline differs"
+  # from the environment, with a buffer: flushes
+  ORN_TIMELINE=slr.json run "$B/slr" --train="$D/tiny.libsvm" --test="$D/tiny.libsvm" \
+    --epochs=2 >slr.txt 2>&1 || { cat slr.txt >&2; fail "slr with ORN_TIMELINE exited non-zero"; }
+  "$PY" "$ROOT/scripts/trace_check.py" slr.json --ranks "$np" --require loop,compute,flush ||
+    fail "the timeline of slr does not pass the validator"
+  # a small recorder drops spans and says so; clocks measured on one host as across hosts
+  # shellcheck disable=SC2086
+  ORN_TIMELINE_MAX=30 ORN_TIMELINE_CLOCK=measure run "$B/sgd_mf" $args --timeline=small.json \
+    >small.txt 2>&1 || { cat small.txt >&2; fail "sgd_mf with ORN_TIMELINE_MAX=30 exited non-zero"; }
+  grep -q "timeline: small.json written without [0-9]* spans that did not fit" small.txt ||
+    { cat small.txt >&2; fail "no note of the spans dropped"; }
+  "$PY" "$ROOT/scripts/trace_check.py" small.json --ranks "$np" ||
+    fail "the timeline that dropped spans does not pass the validator"
+  # the validator fails a trace that lacks a rank's events
+  "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("pid") != int(sys.argv[2])]
+json.dump(d, open(sys.argv[3], "w"))' trace.json "$np" broken.json
+  ! "$PY" "$ROOT/scripts/trace_check.py" broken.json --ranks "$np" 2>check.txt ||
+    fail "the validator passed a trace without rank $((np - 1))"
+  grep -q "no process for rank $((np - 1))" check.txt || { cat check.txt >&2; fail "no reason given"; }
+  # an agreed error (a missing file) ends the run cleanly: the timeline is written
+  expect_fail 1 "cannot open" run "$B/sgd_mf" --train="$D/ratings.train" --test=missing.txt \
+    --timeline=err.json
+  "$PY" "$ROOT/scripts/trace_check.py" err.json --ranks "$np" --require io ||
+    fail "the timeline of a run that failed cleanly does not pass the validator"
+  expect_fail 2 "timeline: no/such/dir/t.json: cannot write" run "$B/sgd_mf" $args \
+    --timeline=no/such/dir/t.json
+  "$PY" "$ROOT/scripts/trace2svg.py" trace.json -o trace.svg || fail "trace2svg failed"
+  "$PY" -c 'import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+fills = {r.getAttribute("fill") for r in d.getElementsByTagName("rect")}
+def own(e):
+    return "".join(c.data for c in e.childNodes if c.nodeType == c.TEXT_NODE)
+titles = [own(t) for t in d.getElementsByTagName("title")]
+text = " ".join(own(t) for t in d.getElementsByTagName("text"))
+need = ["#2e9e44", "#2f6fce"] + (["#d9412b"] if int(sys.argv[2]) > 1 else [])
+assert all(f in fills for f in need), ("colours missing", need, fills)
+assert any(t.startswith("block") for t in titles), "no tooltip names a block"
+assert all("rank %d" % r in text for r in range(int(sys.argv[2]))), "a rank has no row"
+assert "compute" in text and "wait" in text and "transfer" in text, "no legend"' trace.svg "$np" ||
+    fail "the SVG lacks rows, colours, tooltips or the legend"
+  ;;
+stats)
+  args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3"
+  # shellcheck disable=SC2086
+  ORN_STATS=1 run "$B/sgd_mf" $args >out.txt 2>stats.txt ||
+    { cat stats.txt >&2; fail "sgd_mf with ORN_STATS=1 exited non-zero"; }
+  cat stats.txt
+  loops=$(grep -c 'parallel_for' "$ROOT/examples/sgd_mf.orn")
+  train=$(grep -n 'parallel_for (u, i), r in ratings' "$ROOT/examples/sgd_mf.orn" | cut -d: -f1)
+  grep -q "^orion: stats: $loops parallel_for locations, $np rank" stats.txt ||
+    fail "no summary header for $loops loops at $np ranks"
+  grep -q '^  loop  *strategy  *runs  *time s  *compute s  *wait s  *transfer s  *other s  *sent  *received  *imbalance$' \
+    stats.txt || fail "no column header"
+  [ "$(grep -c '^  sgd_mf\.orn:[0-9]' stats.txt)" -eq "$loops" ] || fail "not one line per loop"
+  # label strategy runs time compute wait transfer other sent unit received unit imbalance
+  awk -v np="$np" -v train="sgd_mf.orn:$train" '
+    $1 ~ /^sgd_mf\.orn:/ {
+      if (NF != 13) { print "bad line: " $0; bad = 1; next }
+      if ($4 + 0 < 0 || $5 > $4 + 1e-6 || $6 + $7 > $4 + 1e-6) { print "times do not add up: " $0; bad = 1 }
+      if ($3 < 1) { print "no runs: " $0; bad = 1 }
+      if (np == 1 && ($9 != 0 || $11 != 0)) { print "bytes at one rank: " $0; bad = 1 }
+      if ($13 != "-" && $13 + 0 < 0.999) { print "imbalance below 1: " $0; bad = 1 }
+      if ($1 == train) {
+        seen = 1
+        if ($2 != "2d" || $3 != 3) { print "the training loop is not 2d with 3 runs: " $0; bad = 1 }
+        if (np > 1 && !($9 > 0 && $11 > 0)) { print "no bytes for the 2d loop: " $0; bad = 1 }
+        if ($5 <= 0) { print "no compute in the training loop: " $0; bad = 1 }
+      }
+    }
+    END { if (!seen) print "no line for " train; exit bad || !seen }' stats.txt ||
+    fail "the summary's numbers do not make sense"
+  # --stats: the same lines
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args --stats >out2.txt 2>stats2.txt || fail "sgd_mf --stats exited non-zero"
+  [ "$(grep -c '^  sgd_mf\.orn:' stats2.txt)" -eq "$loops" ] || fail "--stats: not one line per loop"
+  # ORN_STATS=runs: also a line per loop run and rank
+  # shellcheck disable=SC2086
+  ORN_STATS=runs run "$B/sgd_mf" $args >out3.txt 2>stats3.txt || fail "ORN_STATS=runs exited non-zero"
+  runs=$(awk '$1 ~ /^sgd_mf\.orn:/ { n += $3 } END { print n }' stats.txt)
+  [ "$(grep -c '^orion: stats: rank [0-9]*: .*sgd_mf.orn:[0-9]* (.*) run [0-9]*: ' stats3.txt)" -eq $((runs * np)) ] ||
+    fail "ORN_STATS=runs: not one line per run and rank"
+  grep -q '^  sgd_mf\.orn:' stats3.txt || fail "ORN_STATS=runs: no summary"
   ;;
 sgd_side)
   line=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_side.orn" | cut -d: -f1)
