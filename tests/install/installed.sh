@@ -2,9 +2,10 @@
 # installed.sh: what a user does with an installed Orion (run by install.sh from a copy in
 # the scratch folder, while the source and build trees are hidden where that is allowed).
 # Environment: P (the moved prefix), LIBDIR (its lib folder, relative), W (a scratch folder
-# holding sgd_mf.orn, ratings.train, ratings.test), MPIEXEC.
+# holding sgd_mf.orn, ratings.train, ratings.test), MPIEXEC; CC, the C compiler Orion was
+# built with (a sanitizer build's runtime wants its own compiler's sanitizers).
 set -eu
-: "${P:?}" "${LIBDIR:?}" "${W:?}" "${MPIEXEC:?}"
+: "${P:?}" "${LIBDIR:?}" "${W:?}" "${MPIEXEC:?}" "${CC:=cc}"
 fail() {
   echo "install: FAIL: $*" >&2
   exit 1
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
 }
 C
 # shellcheck disable=SC2086
-cc tiny.c -o tiny $flags || fail "cc tiny.c \$(pkg-config --cflags --libs orion)"
+"$CC" tiny.c -o tiny $flags || fail "$CC tiny.c \$(pkg-config --cflags --libs orion)"
 "$MPIEXEC" -n 2 ./tiny >tiny.txt 2>&1 || { cat tiny.txt >&2; fail "tiny"; }
 [ "$(cat tiny.txt)" = "ranks 2 sum 150" ] || fail "tiny printed $(cat tiny.txt)"
 
@@ -75,7 +76,7 @@ target_link_libraries(tiny PRIVATE Orion::runtime)
 orion_add_executable(s SOURCE s.orn OPTIONS -O2)
 message(STATUS "orionc: ${ORION_ORIONC}")
 CM
-cmake -S proj -B proj/build -DCMAKE_PREFIX_PATH="$P" >cmake.txt 2>&1 ||
+cmake -S proj -B proj/build -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$CC" >cmake.txt 2>&1 ||
   { cat cmake.txt >&2; fail "a project with find_package(Orion) does not configure"; }
 grep -q "orionc: $P/bin/orionc" cmake.txt || { cat cmake.txt >&2; fail "ORION_ORIONC"; }
 cmake --build proj/build >>cmake.txt 2>&1 || { cat cmake.txt >&2; fail "the CMake project"; }
