@@ -2,8 +2,9 @@
  *
  * The runtime's headers and static libraries are found relative to the folder of the
  * running executable (ORN_REL_INCDIR, ORN_REL_LIBDIR from orn_config.h; /proc/self/exe):
- * bin/ -> include/orion and lib/orion installed, tools/ -> the same folders of the build
- * tree. So the binary holds no path of the tree it was built in and a prefix moves whole.
+ * bin/ -> include/orion and LIBDIR/orion installed (LIBDIR: lib or lib/<triplet>), tools/
+ * -> the same folders of the build tree. So the binary holds no path of the tree it was
+ * built in, and an installation can be moved whole.
  *
  * The C file goes to OUT.c with --keep-c, else to a temporary file that is removed after
  * a successful compile. $ORN_CC replaces the compiler and $ORN_CFLAGS (split at spaces)
