@@ -7,8 +7,8 @@
 #     runtime, the headers, orion.pc, the CMake package, the manual pages;
 #   - apt-get -s install: apt can install it here (its dependencies resolve);
 #   - dpkg-deb -x into a scratch root: nothing in it names the source or build tree, its
-#     executables are stripped, and its orionc compiles a program that runs at -n 2 from
-#     there (the prefix is relocatable);
+#     executables are stripped, its orionc compiles a program that runs at -n 2 from
+#     there (the prefix is relocatable), and its orion runs the same script;
 #   - lintian, where it is installed: no error or warning but the two the repository
 #     cannot answer yet (no-copyright-file: no license is chosen; no-changelog).
 # Environment: BUILD, SRC, LIBDIR, MPIEXEC; SANITIZE=1 in a sanitizer build, which is
@@ -81,7 +81,10 @@ printf 'param n = 1000\ndist A = fill(f64, 0.5, n)\ntotal = 0.0\nparallel_for i,
 "$R/usr/bin/orionc" p.orn -o p || fail "the extracted orionc cannot compile"
 "$MPIEXEC" -n 2 ./p --n=100 >out.txt 2>&1 || { cat out.txt >&2; fail "the program at -n 2"; }
 [ "$(cat out.txt)" = "2475.0" ] || fail "the program printed $(cat out.txt)"
-echo "deb: the extracted orionc compiles, its program runs at -n 2"
+XDG_CACHE_HOME="$T/cache" "$MPIEXEC" -n 2 "$R/usr/bin/orion" run p.orn --n=100 >out.txt 2>&1 ||
+  { cat out.txt >&2; fail "the extracted orion"; }
+[ "$(cat out.txt)" = "2475.0" ] || fail "orion run printed $(cat out.txt)"
+echo "deb: the extracted orionc compiles, its program runs at -n 2; so does orion run (stripped)"
 
 if command -v lintian >/dev/null; then
   lintian --tag-display-limit 0 "$deb" >"$T/lintian.txt" 2>&1 || true
