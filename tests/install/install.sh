@@ -49,6 +49,7 @@ cp "$SRC/tests/install/installed.sh" "$SRC/examples/sgd_mf.orn" "$SRC/tests/e2e/
 LSAN_OPTIONS=$(printf '%s' "${LSAN_OPTIONS:-}" | sed "s|suppressions=[^:]*|suppressions=$W/lsan.supp|")
 export P W LIBDIR MPIEXEC LSAN_OPTIONS CC
 
+# shellcheck disable=SC2016 # expanded by the shell in the namespace
 hide='mount -t tmpfs -o size=64k,mode=0 orn-hidden "$SRC" &&
       case "$BUILD/" in "$SRC"/*) ;; *) mount -t tmpfs -o size=64k,mode=0 orn-hidden "$BUILD" ;; esac &&
       [ ! -e "$SRC/CMakeLists.txt" ] && [ ! -e "$BUILD/CMakeCache.txt" ] && cd "$W" && exec sh installed.sh'

@@ -40,7 +40,8 @@ grep -q "the Orion runtime is missing" lone.txt || { cat lone.txt >&2; fail "lon
 export PKG_CONFIG_PATH="$P/$LIBDIR/pkgconfig"
 flags=$(pkg-config --cflags --libs orion) || fail "pkg-config --cflags --libs orion"
 echo "pkg-config: $flags"
-[ "$(pkg-config --variable=orionc orion)" -ef "$P/bin/orionc" ] || fail "pkg-config orionc"
+[ "$(readlink -f "$(pkg-config --variable=orionc orion)")" = "$(readlink -f "$P/bin/orionc")" ] ||
+  fail "pkg-config --variable=orionc orion: $(pkg-config --variable=orionc orion)"
 cat >tiny.c <<'C'
 #include <stdio.h>
 
