@@ -2,8 +2,12 @@
 # Install everything Orion needs to build and test, on Debian 12 / Ubuntu, with apt.
 # Idempotent: installs only what is missing. Run as root (or it uses sudo).
 set -eu
+# The second line is for the install and package tests (tests/install): man renders the
+# manual pages; cpack's Debian package asks dpkg-shlibdeps (dpkg-dev) and file for the
+# shared libraries it needs; lintian checks the package (the test runs it when present).
 PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
-      libopenblas-dev libedit-dev python3 time tmux"
+      libopenblas-dev libedit-dev python3 time tmux
+      man-db dpkg-dev file lintian"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

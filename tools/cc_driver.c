@@ -1,5 +1,11 @@
 /* cc_driver.c: compile generated C with the system C compiler (see cc_driver.h).
  *
+ * The runtime's headers and static libraries are found relative to the folder of the
+ * running executable (ORN_REL_INCDIR, ORN_REL_LIBDIR from orn_config.h; /proc/self/exe):
+ * bin/ -> include/orion and LIBDIR/orion installed (LIBDIR: lib or lib/<triplet>), tools/
+ * -> the same folders of the build tree. So the binary holds no path of the tree it was
+ * built in, and an installation can be moved whole.
+ *
  * The C file goes to OUT.c with --keep-c, else to a temporary file that is removed after
  * a successful compile. $ORN_CC replaces the compiler and $ORN_CFLAGS (split at spaces)
  * adds flags, for tests and experiments. If the compiler fails on generated code, that is
@@ -10,6 +16,7 @@
 #include "cc_driver.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +112,38 @@ static int report_undefined(const char *log, const OrnCcOptions *o)
     return reported;
 }
 
+/* The runtime's folder `rel` (relative to the running executable's folder), resolved into
+ * out. False, after saying what is missing, when `probe` is not in it: an installation
+ * moved in part, or an orionc copied without its runtime. */
+static bool runtime_dir(const char *rel, const char *probe, char *out, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0 || (size_t)k >= sizeof exe - 1) {
+        fprintf(stderr, "orionc: error: cannot find the running executable (/proc/self/exe): %s\n",
+                k < 0 ? strerror(errno) : "path too long");
+        return false;
+    }
+    exe[k] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    char dir[2 * PATH_MAX], file[3 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s", exe, rel);
+    char *real = realpath(dir, NULL);
+    snprintf(file, sizeof file, "%s/%s", real ? real : dir, probe);
+    bool ok = real && strlen(real) < n && access(file, R_OK) == 0;
+    if (ok)
+        snprintf(out, n, "%s", real);
+    else
+        fprintf(stderr,
+                "orionc: error: the Orion runtime is missing: cannot read '%s'\n"
+                "  (it is found relative to the executable, in %s; install Orion whole with\n"
+                "  'cmake --install' or its .deb package, and move an installation whole)\n",
+                file, exe);
+    free(real);
+    return ok;
+}
+
 static bool executable(const char *p)
 {
     return p && *p && access(p, X_OK) == 0;
@@ -135,7 +174,7 @@ bool orn_cc_find_nvcc(char *buf, size_t n)
 /* Compile the --gpu kernels into obj: native code for sm_80 and sm_90 and PTX for later
  * GPUs ($ORN_NVCC_ARCH replaces that list, e.g. "-arch=sm_80"), arithmetic as the host C's
  * (no contraction). Returns the command's status (127: could not run). */
-static int nvcc_compile(const OrnCcOptions *o, const char *cu, const char *obj)
+static int nvcc_compile(const OrnCcOptions *o, const char *rtinc, const char *cu, const char *obj)
 {
     static const char *const inc[] = {ORN_INCLUDE_FLAGS NULL};
     const char *argv[MAXARGS];
@@ -162,6 +201,7 @@ static int nvcc_compile(const OrnCcOptions *o, const char *cu, const char *obj)
         push(argv, &argc, "-ccbin");
         push(argv, &argc, ccbin);
     }
+    push(argv, &argc, rtinc);
     for (int i = 0; inc[i]; i++) push(argv, &argc, inc[i]);
     push(argv, &argc, "-x");
     push(argv, &argc, "cu");
@@ -177,6 +217,17 @@ static int nvcc_compile(const OrnCcOptions *o, const char *cu, const char *obj)
 
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o)
 {
+    /* the runtime: -I of its headers; its libraries' paths (not for a shared object) */
+    static const char *const libnames[] = {ORN_LIBS NULL};
+    char rtinc[PATH_MAX + 2], rtdir[PATH_MAX], rtlibs[ORN_NLIBS][2 * PATH_MAX];
+    if (!runtime_dir(ORN_REL_INCDIR, "orn_std.h", rtdir, sizeof rtdir)) return 2;
+    snprintf(rtinc, sizeof rtinc, "-I%s", rtdir);
+    if (!o->shared) {
+        if (!runtime_dir(ORN_REL_LIBDIR, libnames[0], rtdir, sizeof rtdir)) return 2;
+        for (int i = 0; i < ORN_NLIBS; i++)
+            snprintf(rtlibs[i], sizeof rtlibs[i], "%s/%s", rtdir, libnames[i]);
+    }
+
     char path[4096];
     bool temp = !o->keep_c;
     if (temp) {
@@ -196,9 +247,9 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
         return 2;
     }
 
-    static const char *const base[] = {
-        ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS ORN_INCLUDE_FLAGS NULL};
-    static const char *const libs[] = {ORN_LIBS ORN_LINK_FLAGS NULL};
+    static const char *const base[] = {ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS NULL};
+    static const char *const inc[] = {ORN_INCLUDE_FLAGS NULL};
+    static const char *const libs[] = {ORN_LINK_FLAGS NULL};
     char obj[4200];
     snprintf(obj, sizeof obj, "%s.o", temp ? path : out);
     const char *argv[MAXARGS];
@@ -212,6 +263,8 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     push(argv, &argc, o->opt ? o->opt : "-O3");
     if (o->debug) push(argv, &argc, "-g");
     for (int i = 0; base[i]; i++) push(argv, &argc, base[i]);
+    push(argv, &argc, rtinc);
+    for (int i = 0; inc[i]; i++) push(argv, &argc, inc[i]);
     bool march = false;
     for (int i = 0; i < o->ncflags; i++) march |= strncmp(o->cflags[i], "-march=", 7) == 0;
     if (!march) push(argv, &argc, "-march=native");
@@ -264,7 +317,7 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
             if (temp) unlink(path);
             return 2;
         }
-        rc = nvcc_compile(o, cupath, cuobj);
+        rc = nvcc_compile(o, rtinc, cupath, cuobj);
         if (rc != 0) {
             unlink(obj);
             unlink(cuobj);
@@ -288,6 +341,7 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     if (o->cu) push(argv, &argc, cuobj);
     push(argv, &argc, "-o");
     push(argv, &argc, out);
+    for (int i = 0; i < ORN_NLIBS; i++) push(argv, &argc, rtlibs[i]);
     for (int i = 0; libs[i]; i++) push(argv, &argc, libs[i]);
     if (o->cu) {
         push(argv, &argc, cudalib);
@@ -296,11 +350,25 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
         push(argv, &argc, "-ldl");
         push(argv, &argc, "-lstdc++");
     }
-    for (int i = 0; i < o->nextra; i++) push(argv, &argc, o->extra[i]);
+    /* the user's -l, -L and -Wl, in order; each -L folder that exists also an rpath, so
+     * that the program finds a shared library there without LD_LIBRARY_PATH */
+    char **rpath = calloc((size_t)o->nextra + 1, sizeof *rpath);
+    for (int i = 0; i < o->nextra; i++) {
+        push(argv, &argc, o->extra[i]);
+        if (o->no_rpath || !rpath || strncmp(o->extra[i], "-L", 2) != 0) continue;
+        rpath[i] = realpath(o->extra[i] + 2, NULL);
+        if (!rpath[i]) continue;
+        push(argv, &argc, "-Xlinker");
+        push(argv, &argc, "-rpath");
+        push(argv, &argc, "-Xlinker");
+        push(argv, &argc, rpath[i]);
+    }
     argv[argc] = NULL;
     OrnBuf log;
     orn_buf_init(&log);
     rc = run(argv, &log);
+    for (int i = 0; rpath && i < o->nextra; i++) free(rpath[i]);
+    free(rpath);
     unlink(obj);
     if (o->cu) {
         unlink(cuobj);

@@ -1,5 +1,6 @@
 /* cc_driver.h: orionc's back half: write the generated C and run the system C compiler on
- * it (flags and library paths from the configured orn_config.h). */
+ * it (flags from the configured orn_config.h; the runtime's headers and libraries found
+ * relative to the running executable, so an installed prefix can be moved). */
 #ifndef ORN_CC_DRIVER_H
 #define ORN_CC_DRIVER_H
 
@@ -10,8 +11,9 @@ typedef struct OrnCcOptions {
     const char *opt;    /* "-O2" (default), "-O0", ... */
     bool debug;         /* -g */
     bool keep_c;        /* keep the C file next to the output (OUT.c) */
-    const char **extra; /* -l / -L arguments passed to the linker, in order */
+    const char **extra; /* -l, -L and -Wl, arguments passed to the linker, in order */
     int nextra;
+    bool no_rpath;       /* --no-rpath: -L directories are not added to the run-time search path */
     const char **cflags; /* -march= / -mtune= passed to the compiler */
     int ncflags;
     /* Called for each symbol the linker reports undefined; returns true when it reported
@@ -33,7 +35,9 @@ bool orn_cc_find_nvcc(char *buf, size_t n);
 /* Compile C text `c` (n bytes) into the executable `out`. Returns 0 on success; 3 (an
  * internal compiler error, reported) when the C compiler rejects the code, which is then
  * kept and its path printed; 1 when linking fails (an extern no library defines); 2 when
- * a file cannot be written or the compiler cannot run. */
+ * a file cannot be written, the compiler cannot run or the runtime is not where the
+ * executable expects it (all reported). Each -LDIR of o->extra that exists also becomes
+ * an rpath (its absolute path) unless o->no_rpath. */
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o);
 
 #endif

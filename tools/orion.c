@@ -277,7 +277,7 @@ static int usage(FILE *out, const char *prog)
             "usage: %s [-i]       the REPL: statements from stdin, prompts and line editing on\n"
             "                     a terminal (-i: prompts anyway, e.g. under mpirun)\n"
             "       %s run prog.orn [--param=value ...]   run a script\n"
-            "docs/repl.md describes both; :help inside the REPL lists its commands.\n",
+            "orion(1) and docs/repl.md describe both; :help in the REPL lists its commands.\n",
             prog, prog);
     return 2;
 }

@@ -61,12 +61,19 @@ static const char usage_text[] =
     "                  of the order chosen from its accesses (--layout=auto, the default)\n"
     "  -march=CPU      target CPU of the generated code (default: native, this machine)\n"
     "  --keep-c        keep the generated C next to the executable, as OUT.c\n"
-    "  -lNAME -LDIR    libraries for extern fns, passed to the linker\n"
+    "  -lNAME -LDIR    libraries for extern fns, passed to the linker; the program finds\n"
+    "                  shared libraries in each -L directory at run time (an rpath)\n"
+    "  --no-rpath      do not add the -L directories to the program's run-time path\n"
+    "  -Wl,ARG[,ARG]   pass the ARGs to the linker (as cc does)\n"
     "  -Werror         treat warnings as errors\n"
     "  --help          show this help\n"
     "  --version       show the version\n"
     "\n"
     "FILE may be '-' for standard input. Run a program with: mpirun -n N ./prog\n"
+    "\n"
+    "Environment: ORN_CC (the C compiler), ORN_CFLAGS (more C flags), ORN_NVCC,\n"
+    "ORN_NVCC_ARCH, ORN_NVCC_CCBIN (--gpu), TMPDIR. orionc finds the runtime relative\n"
+    "to itself, in the lib/ and include/ folders beside its bin/. See orionc(1).\n"
     "\n"
     "Exit codes: 0 success, 1 compile errors, 2 bad usage, 3 internal compiler error.\n";
 
@@ -226,6 +233,10 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
             cc.keep_c = true;
         } else if ((strncmp(a, "-l", 2) == 0 || strncmp(a, "-L", 2) == 0) && a[2]) {
             extra[cc.nextra++] = a;
+        } else if (strncmp(a, "-Wl,", 4) == 0 && a[4]) {
+            extra[cc.nextra++] = a;
+        } else if (strcmp(a, "--no-rpath") == 0) {
+            cc.no_rpath = true;
         } else if ((strncmp(a, "-march=", 7) == 0 || strncmp(a, "-mtune=", 7) == 0) && a[7]) {
             cflags[cc.ncflags++] = a;
         } else if (strcmp(a, "--gpu") == 0) {

@@ -25,7 +25,8 @@
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
 #   lda NP, slr NP the examples train on tiny data: the objective improves
 #   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
-#                  error (exit 1)
+#                  error (exit 1); -L. -lmylib runs without LD_LIBRARY_PATH (rpath), not
+#                  with --no-rpath (exit 127); -Wl, options reach the linker
 #   text NP        load_text (text.orn): lines with CRLF, an empty one and a last one without
 #                  newline, a line used as a path, reads inside parallel_for: text.expected at
 #                  every rank count; a missing file and an out-of-range index: message, exit 1
@@ -788,6 +789,25 @@ orionc)
   rm -f "$kept"
   printf 'extern fn orn_no_such_function(x: f64) -> f64\nprint(orn_no_such_function(1.0))\n' >l.orn
   expect_fail 1 "l.orn:1:11: error: extern fn 'orn_no_such_function' is not defined" "$ORIONC" l.orn -o l
+  # -L. -lmylib: the program finds ./libmylib.so without LD_LIBRARY_PATH (an rpath), also
+  # run from elsewhere; --no-rpath leaves it out (the loader fails: 127); -Wl, reaches the
+  # linker (a map file, an rpath of its own)
+  mkdir -p lib elsewhere
+  printf 'double orn_e2e_twice(double x) { return 2 * x; }\n' >lib/mylib.c
+  ${CC:-cc} -shared -fPIC lib/mylib.c -o lib/libmylib.so || fail "cc -shared"
+  printf 'extern fn orn_e2e_twice(x: f64) -> f64\nprint(orn_e2e_twice(21.0))\n' >m.orn
+  (cd lib && "$ORIONC" ../m.orn -L. -lmylib -o ../m) || fail "orionc -L. -lmylib"
+  unset LD_LIBRARY_PATH
+  (cd elsewhere && run ../m >../out.txt 2>&1) && [ "$(cat out.txt)" = "42.0" ] ||
+    fail "-L. -lmylib: the program printed $(cat out.txt)"
+  (cd lib && "$ORIONC" ../m.orn -L. -lmylib --no-rpath -o ../m2) || fail "orionc --no-rpath"
+  rc=0
+  ./m2 >out.txt 2>&1 || rc=$?
+  [ "$rc" -eq 127 ] && grep -q 'libmylib.so' out.txt || fail "--no-rpath: exit $rc: $(cat out.txt)"
+  "$ORIONC" m.orn -Llib -lmylib --no-rpath "-Wl,-rpath,$PWD/lib" -Wl,-Map=m3.map -o m3 ||
+    fail "orionc -Wl,..."
+  [ -s m3.map ] || fail "-Wl,-Map=m3.map wrote no map"
+  run ./m3 >out.txt 2>&1 && [ "$(cat out.txt)" = "42.0" ] || fail "-Wl,-rpath: $(cat out.txt)"
   ;;
 *)
   fail "unknown check"
