@@ -280,7 +280,10 @@ static void st_assign_elem(C *c, const OrnNode *s)
     if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, tg, ts);
         int nd = orn_list_len(tg->u.index.subs);
-        if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
+        if (cg_is_buffer(ts) && c->cuda) { /* recorded, applied on the host (c_gpu.c) */
+            cg_ol(c, "orn_gpu_badd_%s(a_, &lc_, %d, %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd,
+                  id, T, neg, id);
+        } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
             cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, k,
                   nd, id, T, neg, id);
         } else if (cg_is_buffer(ts)) {
@@ -727,10 +730,11 @@ static void st_parfor(C *c, const OrnNode *s)
     }
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
+    bool gpu = cg_gpu_loop(c, l); /* whole pieces of blocks: rt.h, OrnRtLoop.whole */
     cg_ol(c,
           "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_%sbody_%d, "
-          ".prefetch = %s, .env = NULL, .acc = %s};",
-          l->id, cg_gpu_loop(c, l) ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL");
+          ".prefetch = %s, .env = NULL, .acc = %s%s};",
+          l->id, gpu ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL", gpu ? ", .whole = 1" : "");
     cg_ol(c, "orn_std_run(P_, &loop_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;

@@ -165,6 +165,9 @@ void cg_gpu_env_locals(C *c, const OrnCgLoop *l);
 void cg_gpu_host(C *c, const OrnCgLoop *l);
 
 /* c_loop.c */
+/* Seed the iteration's random stream rng_ from its logical key (runtime keys in kk_, the
+ * block in b_). */
+void cg_rng_iter(C *c, const OrnCgLoop *l, const char *pad);
 void cg_fn_params(C *c, const OrnNode *fn, bool first);
 OrnTypeKind cg_fn_ret(const OrnNode *fn);
 void cg_c_function(void *st_, const OrnNode *fn);

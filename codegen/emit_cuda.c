@@ -45,10 +45,21 @@ static void cu_function(void *st_, const OrnNode *fn)
     (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
 }
 
+/* The start of an iteration's contribution: x op identity == x for every x (-0.0 for float
+ * sums: -0.0 + x is x, also for x = -0.0). */
 static const char *acc_identity(OrnTypeKind k, OrnAccKind a)
 {
-    if (a == ACC_PROD) return "1";
-    return k == T_F32 ? "-0.0f" : k == T_F64 ? "-0.0" : "0";
+    bool f = k == T_F32 || k == T_F64;
+    switch (a) {
+    case ACC_PROD:
+        return "1";
+    case ACC_MIN:
+        return f ? "INFINITY" : k == T_I32 ? "INT32_MAX" : "INT64_MAX";
+    case ACC_MAX:
+        return f ? "-INFINITY" : k == T_I32 ? "INT32_MIN" : "INT64_MIN";
+    default:
+        return k == T_F32 ? "-0.0f" : k == T_F64 ? "-0.0" : "0";
+    }
 }
 
 static int rt_type(OrnTypeKind k)
@@ -85,16 +96,36 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
              cg_nm(c, a->sym), k);
         cg_o(c, "    const OrnRtBox X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
     }
-    if (lp->value) {
-        const char *T = cg_ctype(cg_elem_of(lp->space->type));
-        cg_o(c, "    %s *const vals_ = (%s *)(void *)a_->vals;\n", T, T);
-        cg_o(c, "    %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", T);
-    }
     cg_o(c, "    const int64_t *const kk_ = a_->keys + e_ * %d;\n", nk);
+    if (lp->value) {
+        /* the element's value: in the iteration space's box when the host's values are that
+         * box's storage (a dense space: reads of its neighbours see what the loop wrote),
+         * else a copy of the block's values */
+        OrnTypeKind ek = cg_elem_of(lp->space->type);
+        const char *T = cg_ctype(ek);
+        cg_o(c, "    %s *const vals_ = (%s *)(void *)a_->vals;\n", T, T);
+        cg_o(c,
+             "    %s *const vp_ __attribute__((unused)) = vals_ ? &vals_[e_] : "
+             "orn_rt_wp_%s(&X0_, %d, kk_);\n",
+             T, cg_sfx(ek), nk);
+    }
     for (int r = 0; r < nk; r++) {
         int j = l->kperm[r] < nk ? l->kperm[r] : r;
         cg_o(c, "    const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, lp->keys[j]),
              r);
+    }
+    /* what the body's runtime calls name: the views (rows of sparse arrays), the block
+     * (random streams), the element's buffer updates (orn_gpu_badd_) */
+    cg_o(c, "    const OrnGpuView *const V_ __attribute__((unused)) = a_->view;\n");
+    cg_o(c, "    const OrnGpuArgs *const b_ __attribute__((unused)) = a_;\n");
+    for (int k = 0; k < l->narrays; k++)
+        if (l->arrays[k].role == ORN_ROLE_BUFFERED) {
+            cg_o(c, "    OrnGpuCur lc_ = {e_, 0};\n");
+            break;
+        }
+    if (l->uses_rng) {
+        cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+        cg_rng_iter(c, l, "    ");
     }
     for (int i = 0; i < lp->naccums; i++) {
         OrnTypeKind k = lp->accums[i].sym->type->kind;
@@ -121,19 +152,20 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
          "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
          id, id, id);
     cg_o(c,
-         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs a_, const OrnGpuEnv_%d env_)\n{\n"
+         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t "
+         "nt_, const OrnGpuEnv_%d env_)\n{\n"
          "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "    if (i_ < a_.ntiles) orn_gpu_tile_%d(&a_, &env_, a_.tiles[i_]);\n}\n",
+         "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
          id, id, id);
     cg_o(c,
-         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const void *env_, int emulate_)\n{\n"
+         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "const void *env_, int emulate_)\n{\n"
          "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
          "    if (emulate_) {\n"
-         "        for (int64_t i_ = 0; i_ < a_->ntiles; i_++) orn_gpu_tile_%d(a_, e_, "
-         "a_->host_tiles[i_]);\n"
+         "        for (int64_t i_ = 0; i_ < nt_; i_++) orn_gpu_tile_%d(a_, e_, tiles_[i_]);\n"
          "        return 0;\n    }\n"
-         "    const unsigned nb_ = (unsigned)((a_->ntiles + 127) / 128);\n"
-         "    orn_gpu_kern_%d<<<nb_, 128>>>(*a_, *e_);\n"
+         "    const unsigned nb_ = (unsigned)((nt_ + 127) / 128);\n"
+         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
          "    return orn_gpu_cuda_wait(%d);\n}\n",
          id, id, id, id, id, id);
     cg_o(c, "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, {", id, id, nk,

@@ -46,18 +46,48 @@ typedef struct OrnGpuDims {
     int64_t dims[ORN_GPU_MAXKEY];
 } OrnGpuDims;
 
-/* One launch: one step of a GPU schedule. Every pointer is device memory. */
+/* What a body reads of plan array k besides its box (V_[k] in generated code): the view's
+ * key range, and for a 2-D sparse array its rows in CSR form -- rows [rlo, rlo + rn), row
+ * r's elements at rowptr[r - rlo] .. rowptr[r - rlo + 1], columns clo + cols[e], values
+ * rvals[e] (cols NULL: no rows on the device) -- as rt.h's OrnRtView has them. */
+typedef struct OrnGpuView {
+    int64_t lo[ORN_GPU_MAXKEY], hi[ORN_GPU_MAXKEY];
+    const int64_t *rowptr;
+    const int32_t *cols;
+    const char *rvals;
+    int64_t rlo, rn, clo;
+    size_t esize;
+    int *err; /* the block's error flag (OrnGpuArgs.err) */
+} OrnGpuView;
+
+/* One buffer update made on the device (`dw[f] -= ...`), recorded instead of applied:
+ * element elem's seq-th update of plan array arr (a buffer) at key by delta d (the buffer's
+ * element type, bytes). The host applies the records after the launch, in element order and
+ * each element's in its order, through the buffer calls the CPU body makes (gpu.c). */
+typedef struct OrnGpuRec {
+    int64_t elem;
+    int32_t seq, arr;
+    int64_t key[ORN_GPU_MAXKEY];
+    unsigned char d[8];
+} OrnGpuRec;
+
+/* The arguments of a block's launches, in device memory (one copy per block; every pointer
+ * is device memory). */
 typedef struct OrnGpuArgs {
     OrnGpuBox box[ORN_GPU_MAXARR]; /* plan array k's local box */
     OrnGpuDims dims[ORN_GPU_MAXARR];
-    const int64_t *keys;           /* element i's keys at keys[i * nkeys], runtime key order */
+    OrnGpuView view[ORN_GPU_MAXARR];
+    const int64_t *keys; /* element i's keys at keys[i * nkeys], runtime key order */
+    int nkeys;
     char *vals;                    /* element i's value */
     char *contrib[ORN_GPU_MAXACC]; /* element i's contribution to accumulator a */
     const int64_t *order;          /* elements grouped by tile */
     const int64_t *start;          /* tile t: order[start[t] .. start[t + 1]) */
-    const int64_t *tiles;          /* this step's tiles (device: tiles[0 .. ntiles)) */
-    int64_t ntiles;
-    const int64_t *host_tiles; /* emulation: the same tiles, in the order to run them */
+    uint64_t seed, stream;         /* the block's random streams (rt.h, orn_rng.h) */
+    int *err;       /* set to 1 by whatever the device cannot do: the block then runs on the CPU */
+    OrnGpuRec *log; /* buffer updates: caplog records, *nlog used (or wanted) */
+    unsigned long long *nlog;
+    int64_t caplog;
 } OrnGpuArgs;
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
@@ -80,9 +110,11 @@ typedef struct OrnGpuKernel {
     size_t acc_size[ORN_GPU_MAXACC]; /* element size of each accumulator */
     int acc_kind[ORN_GPU_MAXACC];    /* OrnRtType of each (its combine on the host) */
     size_t env_size;
-    /* Run the tiles of one step: on the device (emulate 0) or on the host in host_tiles
-     * order (emulate 1). Returns 0, or non-zero when the launch failed. */
-    int (*launch)(const OrnGpuArgs *a, const void *env, int emulate);
+    /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
+     * tiles in device memory (emulate 0), or on the host in the order of tiles, host memory
+     * (emulate 1). Returns 0, or non-zero when the launch failed. */
+    int (*launch)(const OrnGpuArgs *a, const int64_t *tiles, int64_t ntiles, const void *env,
+                  int emulate);
     const OrnGpuOps *dev; /* the CUDA runtime */
 } OrnGpuKernel;
 

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -22,7 +23,15 @@
 
 #define ORN_HD __host__ __device__ static inline
 
+/* The runtime's random numbers and the scalar built-ins: the host's definitions, compiled
+ * for both sides. */
+#define ORN_RNG_FN ORN_HD
+#include "orn_rng.h"
+#define ORN_STD_SCALAR_FN ORN_HD
+#include "orn_std_scalar.h"
+
 typedef OrnGpuBox OrnRtBox;
+typedef OrnGpuView OrnRtView;
 
 /* A key as an argument: generated C passes (const int64_t[n]){...}, CUDA (C++) a temporary
  * that lives to the end of the full expression. */
@@ -33,7 +42,8 @@ ORN_HD const int64_t *orn_gpu_key(const OrnGpuKey &key)
 {
     return key.k;
 }
-#define P_ ((const void *)0)
+/* The program context of generated calls (P_) is the element function's arguments. */
+#define P_ a_
 
 ORN_HD int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
 {
@@ -56,6 +66,20 @@ ORN_HD int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
 {
     return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
            (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
+}
+
+ORN_HD int orn_rt_box_full(const OrnRtBox *x, int d, int64_t ext)
+{
+    return ext <= 0 || ((uint64_t)0 - (uint64_t)x->lo[d] < x->n[d] &&
+                        (uint64_t)ext - (uint64_t)x->lo[d] <= x->n[d]);
+}
+
+ORN_HD void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)
+{
+    int64_t a = x->lo[d] - off, b = x->lo[d] + (int64_t)x->n[d] - off;
+    if (*lo < a) *lo = a;
+    if (*hi > b) *hi = b;
+    if (*hi < *lo) *hi = *lo;
 }
 
 /* An access outside the box: flag it, hand out scratch space. */
@@ -88,6 +112,120 @@ ORN_GPU_TYPED(int64_t, i64)
 ORN_GPU_TYPED(float, f32)
 ORN_GPU_TYPED(double, f64)
 #undef ORN_GPU_TYPED
+
+/* ---------------------------------------------------------------- rows of sparse arrays */
+
+/* Row i of 2-D sparse view v: its CSR form on the device (gpu.c uploads the rows a block
+ * reads); a row the device does not hold flags the block, which then runs on the CPU. */
+ORN_HD void orn_rt_row_csr(const OrnRtView *v, int64_t i, const int32_t **cols, int64_t *coff,
+                           const int64_t **keys, const void **vals, int64_t *n)
+{
+    uint64_t r = (uint64_t)i - (uint64_t)v->rlo;
+    *keys = NULL;
+    if (v->cols && r < (uint64_t)v->rn) {
+        int64_t b = v->rowptr[r];
+        *cols = v->cols + b;
+        *coff = v->clo;
+        *vals = v->rvals + (size_t)b * v->esize;
+        *n = v->rowptr[r + 1] - b;
+        return;
+    }
+    *cols = NULL;
+    *coff = 0;
+    *vals = NULL;
+    *n = 0;
+    *v->err = 1;
+}
+
+/* Rows in decoded-key form (sparse arrays of three or more dimensions): not on the device. */
+ORN_HD void orn_rt_row(const OrnRtView *v, int64_t i, const int64_t **keys, const void **vals,
+                       int64_t *n)
+{
+    (void)i;
+    *keys = NULL;
+    *vals = NULL;
+    *n = 0;
+    *v->err = 1;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+/* The element being run and how many buffer updates it has made. */
+typedef struct OrnGpuCur {
+    int64_t elem;
+    int32_t seq;
+} OrnGpuCur;
+
+/* `buf[key] += d` on the device: a record (orn_gpu.h, OrnGpuRec) in the block's log, applied
+ * on the host after the launch. Slots are taken with an integer atomic (no float atomics:
+ * the host orders records by element and sequence); past the log's capacity the count still
+ * grows, and the host runs the block again with a log that large. */
+#define ORN_GPU_BADD(T, name)                                                                      \
+    ORN_HD void orn_gpu_badd_##name(const OrnGpuArgs *a, OrnGpuCur *c, int k, int nd,             \
+                                    const int64_t *key, T d)                                       \
+    {                                                                                              \
+        unsigned long long slot = orn_gpu_slot(a->nlog);                                           \
+        if (slot < (unsigned long long)a->caplog) {                                                \
+            OrnGpuRec *r = &a->log[slot];                                                          \
+            r->elem = c->elem;                                                                     \
+            r->seq = c->seq;                                                                       \
+            r->arr = k;                                                                            \
+            for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;             \
+            memcpy(r->d, &d, sizeof d);                                                            \
+        }                                                                                          \
+        c->seq++;                                                                                  \
+    }
+ORN_HD unsigned long long orn_gpu_slot(unsigned long long *n)
+{
+#ifdef __CUDA_ARCH__
+    return atomicAdd(n, 1ULL);
+#else
+    return (*n)++; /* emulation: one thread */
+#endif
+}
+ORN_GPU_BADD(int32_t, i32)
+ORN_GPU_BADD(int64_t, i64)
+ORN_GPU_BADD(float, f32)
+ORN_GPU_BADD(double, f64)
+#undef ORN_GPU_BADD
+
+/* ---------------------------------------------------------------- random numbers, div, mod */
+
+/* The iteration's stream, as rt.h's orn_rt_rng_iter (b: the block's arguments). */
+ORN_HD void orn_rt_rng_iter(OrnRtRng *g, const OrnGpuArgs *b, const int64_t *key)
+{
+    orn_rng_init(g, b->seed, b->stream, key, b->nkeys);
+}
+ORN_HD double orn_rt_rng_uniform(OrnRtRng *g)
+{
+    return orn_rng_uniform(g);
+}
+ORN_HD double orn_rt_rng_normal(OrnRtRng *g)
+{
+    return orn_rng_normal(g);
+}
+/* A bound below 1 is an error the CPU body reports (with its line): flag the block. */
+ORN_HD int64_t orn_std_rng_int(const OrnGpuArgs *p, OrnRtRng *g, int64_t n, int line)
+{
+    (void)line;
+    if (n <= 0) {
+        *p->err = 1;
+        return 0;
+    }
+    return orn_rng_int(g, n);
+}
+ORN_HD int64_t orn_std_div(const OrnGpuArgs *p, int64_t a, int64_t b, int line)
+{
+    (void)line;
+    if (b == 0) *p->err = 1;
+    return orn_std_div_soft(a, b);
+}
+ORN_HD int64_t orn_std_mod(const OrnGpuArgs *p, int64_t a, int64_t b, int line)
+{
+    (void)line;
+    if (b == 0) *p->err = 1;
+    return orn_std_mod_soft(a, b);
+}
 
 /* ---------------------------------------------------------------- views */
 

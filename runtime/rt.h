@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "orn_rng.h"
 #include "plan.h"
 
 typedef struct OrnRtCtx OrnRtCtx;
@@ -210,6 +211,10 @@ typedef struct OrnRtLoop {
     orn_rt_prefetch_fn prefetch; /* may be NULL */
     void *env;
     OrnRtScalar *acc; /* plan->naccs: the values before the loop in, reduced values out */
+    /* Call the body once per piece of a block that the trace records (a block, or its share
+     * of a round), never in slices: the GPU path of @gpu loops (rt_gpu.h), whose calls are
+     * its launches and whose buffer updates apply at the end of each call. */
+    int whole;
 } OrnRtLoop;
 
 /* Collective: run a parallel_for. */
@@ -538,12 +543,7 @@ ORN_RT_TYPED(double, f64)
  * draw number), never on ranks or scheduling. Inside a loop use the block's seed and
  * stream (the stream is derived from the plan's loop_id and how many times the loop ran)
  * and the iteration's key. */
-typedef struct OrnRtRng {
-    uint32_t key[2];
-    uint32_t ctr[4];
-    uint32_t out[4];
-    int avail;
-} OrnRtRng;
+/* OrnRtRng: orn_rng.h (shared with the kernels of @gpu loops). */
 
 void orn_rt_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 void orn_rt_rng_init(OrnRtRng *g, uint64_t seed, uint64_t stream, const int64_t *key, int nkey);
