@@ -5,10 +5,12 @@
  * a loop body is written by the same code, with the same element addressing, views and
  * fused view assignments, into a `__host__ __device__` element function whose prologue
  * binds the names that code uses: the outer scalars from the loop's env struct, each
- * array's extents and device box (runtime/orn_gpu_dev.cuh gives its access calls their
- * device meaning), the element's keys and value. Accumulators start from their identity
- * (-0.0 for float sums) per element and the element's contribution is stored; the host
- * adds the contributions in element order, as the CPU body does (runtime/gpu.c). Per loop:
+ * array's extents, device box and view (rows of sparse arrays), the element's keys and value,
+ * its random stream and buffer-update cursor (runtime/orn_gpu_dev.cuh gives the runtime
+ * calls of that code their device meaning). The one statement written differently is a
+ * buffer update, recorded for the host (orn_gpu_badd_, c_stmt.c). Accumulators start from
+ * their identity per element and the element's contribution is stored; the host combines
+ * the contributions in element order, as the CPU body does (runtime/gpu.c). Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
  *     orn_gpu_elem_N     one iteration

@@ -3,17 +3,22 @@
  * orionc --gpu compiles each @gpu loop body twice: into the host C as usual (the CPU
  * path), and into a CUDA file as a `__host__ __device__` element function with a kernel and
  * a launcher (codegen/emit_cuda.c). The runtime's schedules hand blocks to the body as
- * always; the host C's body of a @gpu loop calls orn_gpu_block(), which
+ * always (whole pieces of blocks, never slices: rt.h, OrnRtLoop.whole); the host C's body of
+ * a @gpu loop calls orn_gpu_block(), which
  *   - picks the mode once per run: ORN_GPU=off (CPU path), ORN_GPU=emulate (the kernels run
  *     on the host), else the device when one is present (the CPU path otherwise, said once);
- *   - copies the block's element keys and values and each array's local box to device
- *     memory (in emulation: separate host memory behind the same copies);
+ *   - copies the block's element keys and values, each array's local box (with its halo
+ *     where the view lacks it) and the rows of sparse arrays the body walks to device memory
+ *     (in emulation: separate host memory behind the same copies);
  *   - splits the block into tiles with the loop's GPU schedule (gpu_sched_2d.c,
  *     gpu_sched_1d.c) and launches them step by step: the tiles of one step share no key
  *     any iteration depends on, so they run at once; in emulation they run in a seeded
  *     shuffled order;
- *   - copies back what the loop writes and reduces accumulator contributions on the host,
- *     in element order (no float atomics).
+ *   - copies back what the loop writes, reduces accumulator contributions on the host in
+ *     element order (no float atomics), and applies the buffer updates the device recorded
+ *     (OrnGpuRec) in element order: a call's buffer updates take effect at its end;
+ *   - runs the block on the CPU body instead when the device flagged something it cannot do
+ *     (nothing on the host has changed by then).
  *
  * This header is plain C that nvcc also compiles: the generated .cu and the host C share
  * the argument block (OrnGpuArgs) and the kernel descriptor (OrnGpuKernel). */

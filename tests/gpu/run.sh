@@ -13,10 +13,14 @@
 #                                         no block fell back to the CPU path
 #   run.sh broken BIN NAME                the deliberately wrong 2-D GPU schedule
 #                                         (ORN_GPU_TEST_BROKEN) breaks the equality at every -n
+#   run.sh fallback BIN NAME              features_gpu with a randint bound of 0: the device
+#                                         flags it, the block runs on the CPU body, which
+#                                         reports the error with its line (exit 1), and the
+#                                         program says a block fell back
 #   run.sh device BIN NAME                on a GPU (nvidia-smi works) the real run against the
 #                                         oracle; exit 77 (skipped: no GPU) otherwise
 #
-# Oracles: sgd_mf_gpu and gauss_seidel_gpu equal the CPU build bit for bit (ordered loops,
+# Oracles: sgd_mf_gpu, gauss_seidel_gpu and features_gpu equal the CPU build bit for bit (ordered loops,
 # and unordered 2-D loops whose GPU wavefront keeps key order between dependent iterations).
 # lda_gpu and slr_gpu read a buffer's target that they update: on the GPU path a call's
 # updates apply at its end (docs/runtime.md section 16), so they equal the serial replay of
@@ -78,6 +82,10 @@ gauss_seidel_gpu)
     ARGS="--n=40 --sweeps=6 --out=grid.txt"
     CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3"
     OUTS="grid.txt" ORACLE=cpu ;;
+features_gpu)
+    ARGS=""
+    CONF1="ORN_GPU_TILES=4" CONF2="ORN_BLOCKS_PER_RANK=3"
+    OUTS="" ORACLE=cpu ;;
 lda_gpu)
     ARGS="--data=$D/tokens.docword --topics=4 --iters=3 --alpha=0.1 --beta=0.01 --seed=7"
     CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x3"
@@ -97,6 +105,7 @@ run() {
     shift 4
     mkdir -p "$dir"
     extra=""
+    # shellcheck disable=SC2086
     case $conf in --*) extra=$conf ;; *) set -- "$@" $conf ;; esac
     # shellcheck disable=SC2086
     (cd "$dir" && env "$@" ORN_TRACE=trace.txt "$MPIEXEC" -n "$n" "$BIN/$bin" $ARGS $extra \
@@ -152,6 +161,21 @@ ref() {
     if [ "$ORACLE" = cpu ]; then echo "$2"; else oracle "$1"; echo "$1/replay"; fi
 }
 
+if [ "$MODE" = fallback ]; then
+    for n in 1 2; do
+        # shellcheck disable=SC2086
+        (cd "$W" && ORN_GPU=emulate "$MPIEXEC" -n "$n" "$BIN/$NAME.gpu" $ARGS --bound=0 \
+            >out 2>err)
+        rc=$?
+        [ $rc -eq 1 ] || { cat "$W/err"; fail "-n $n: exit $rc, expected 1"; }
+        grep -q "ran on the CPU path" "$W/err" || { cat "$W/err"; fail "-n $n: no fallback said"; }
+        grep -q "$NAME.orn:[0-9]*: randint(0): the bound must be positive" "$W/err" ||
+            { cat "$W/err"; fail "-n $n: the CPU body did not report the error"; }
+        echo "ok: -n $n: the block fell back to the CPU body, which reported the error"
+    done
+    exit 0
+fi
+
 for n in 1 2 3; do
     case $MODE in
     emulate)
@@ -167,7 +191,8 @@ for n in 1 2 3; do
             same "$e" "$r" 0 || fail "-n $n ($conf): the emulation differs from its oracle"
             o=$W/off.$n.$i
             run "$o" "$n" "$NAME.gpu" "$conf" ORN_GPU=off
-            same "$o" "$c" 0 && cmp -s "$o/out" "$c/out" || fail "-n $n ($conf): ORN_GPU=off differs from the CPU build"
+            { same "$o" "$c" 0 && cmp -s "$o/out" "$c/out"; } ||
+                fail "-n $n ($conf): ORN_GPU=off differs from the CPU build"
             ! grep -q "no GPU found" "$o/err" || fail "ORN_GPU=off said no GPU"
         done
         echo "ok: -n $n: the emulation (2 configurations) equals the $ORACLE oracle, ORN_GPU=off the CPU build" ;;
