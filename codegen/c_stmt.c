@@ -54,6 +54,38 @@ static void assign_into(C *c, const char *lhs, OrnTypeKind k, OrnOp op, const Or
     cg_o(c, opn ? "));\n" : ");\n");
 }
 
+/* CUDA: an update of accumulator i (`x += e`, `x *= e`, `x = min(x, e)`, ...) is recorded
+ * for the host, which applies it in element order (runtime/gpu_data.c): its operand e,
+ * converted as the CPU body's `x op e` converts it (decltype of the operation) and widened
+ * exactly to double or int64_t; the host's operation in the wider type, rounded to x's type,
+ * is the CPU body's. */
+static void acc_record(C *c, int i, const OrnSym *acc, OrnOp op, const OrnNode *rhs)
+{
+    OrnTypeKind k = acc->type->kind;
+    bool fl = k == T_F32 || k == T_F64;
+    const OrnNode *e = rhs;
+    int second = 0;
+    char conv[64];
+    snprintf(conv, sizeof conv, "(%s)0", cg_ctype(k));
+    if (op == OP_NONE) { /* min / max: the other argument, as the call converts it */
+        const OrnNode *a0 = cg_arg_n(rhs, 0);
+        second = !(a0 && a0->kind == N_NAME && a0->u.name.sym == acc);
+        e = cg_arg_n(rhs, second ? 0 : 1);
+        snprintf(conv, sizeof conv, "(%s)0", cg_ctype(cg_kind_of(rhs))); /* the call's type */
+    }
+    int id = c->tmp++;
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const auto r%d_ = (", id);
+    cg_ex(c, e);
+    cg_o(c, ");\n");
+    cg_ol(c, "orn_gpu_acc_%s(a_, &lc_, %d, %d, (%s)(decltype(%s + r%d_))r%d_);", fl ? "f" : "i", i,
+          second, fl ? "double" : "int64_t", conv, id, id);
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 /* A view assignment whose target and views are all proven in their boxes (version.h): the
  * storage addressed as pointers and strides, one length test per view, and the fused loop
  * (unit strides: a loop the compiler vectorizes). */
@@ -344,6 +376,10 @@ void cg_st_assign(C *c, const OrnNode *s)
     }
     if (c->cx == CX_BODY && c->loop) {
         int i = orn_cg_acc_index(c->loop, sym);
+        if (i >= 0 && c->cuda) {
+            acc_record(c, i, sym, op, rhs);
+            return;
+        }
         if (i >= 0) {
             char lhs[48];
             snprintf(lhs, sizeof lhs, "acc%d_", i);

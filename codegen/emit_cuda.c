@@ -7,10 +7,10 @@
  * binds the names that code uses: the outer scalars from the loop's env struct, each
  * array's extents, device box and view (rows of sparse arrays), the element's keys and value,
  * its random stream and buffer-update cursor (runtime/orn_gpu_dev.cuh gives the runtime
- * calls of that code their device meaning). The one statement written differently is a
- * buffer update, recorded for the host (orn_gpu_badd_, c_stmt.c). Accumulators start from
- * their identity per element and the element's contribution is stored; the host combines
- * the contributions in element order, as the CPU body does (runtime/gpu.c). Per loop:
+ * calls of that code their device meaning). The statements written differently are the
+ * updates of buffers and accumulators: recorded for the host, which applies them in element
+ * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu.c).
+ * Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
  *     orn_gpu_elem_N     one iteration
@@ -45,28 +45,6 @@ static void cu_function(void *st_, const OrnNode *fn)
 {
     (void)st_;
     (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
-}
-
-/* The start of an iteration's contribution: x op identity == x for every x (-0.0 for float
- * sums: -0.0 + x is x, also for x = -0.0). */
-static const char *acc_identity(OrnTypeKind k, OrnAccKind a)
-{
-    bool f = k == T_F32 || k == T_F64;
-    switch (a) {
-    case ACC_PROD:
-        return "1";
-    case ACC_MIN:
-        return f ? "INFINITY" : k == T_I32 ? "INT32_MAX" : "INT64_MAX";
-    case ACC_MAX:
-        return f ? "-INFINITY" : k == T_I32 ? "INT32_MIN" : "INT64_MIN";
-    default:
-        return k == T_F32 ? "-0.0f" : k == T_F64 ? "-0.0" : "0";
-    }
-}
-
-static int rt_type(OrnTypeKind k)
-{
-    return k == T_I32 ? 0 : k == T_I64 ? 1 : k == T_F32 ? 2 : 3; /* OrnRtType */
 }
 
 static void cu_loop(void *st_, const OrnCgLoop *l)
@@ -120,18 +98,12 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
      * (random streams), the element's buffer updates (orn_gpu_badd_) */
     cg_o(c, "    const OrnGpuView *const V_ __attribute__((unused)) = a_->view;\n");
     cg_o(c, "    const OrnGpuArgs *const b_ __attribute__((unused)) = a_;\n");
-    for (int k = 0; k < l->narrays; k++)
-        if (l->arrays[k].role == ORN_ROLE_BUFFERED) {
-            cg_o(c, "    OrnGpuCur lc_ = {e_, 0};\n");
-            break;
-        }
+    bool log = lp->naccums > 0;
+    for (int k = 0; k < l->narrays; k++) log |= l->arrays[k].role == ORN_ROLE_BUFFERED;
+    if (log) cg_o(c, "    OrnGpuCur lc_ = {e_, 0};\n");
     if (l->uses_rng) {
         cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
         cg_rng_iter(c, l, "    ");
-    }
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "    %s acc%d_ = %s;\n", cg_ctype(k), i, acc_identity(k, lp->accums[i].kind));
     }
     c->cx = CX_BODY;
     c->loop = l;
@@ -142,10 +114,6 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     c->ind = 1;
     cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
     c->ind = 0;
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "    ((%s *)(void *)a_->contrib[%d])[e_] = acc%d_;\n", cg_ctype(k), i, i);
-    }
     cg_o(c, "}\n");
     cg_o(c,
          "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const "
@@ -170,16 +138,10 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
          "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
          "    return orn_gpu_cuda_wait(%d);\n}\n",
          id, id, id, id, id, id);
-    cg_o(c, "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, {", id, id, nk,
-         lp->naccums);
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "%s%d", i ? ", " : "", k == T_I32 || k == T_F32 ? 4 : 8);
-    }
-    cg_o(c, "}, {");
-    for (int i = 0; i < lp->naccums; i++)
-        cg_o(c, "%s%d", i ? ", " : "", rt_type(lp->accums[i].sym->type->kind));
-    cg_o(c, "}, sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n", id, id);
+    cg_o(c,
+         "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, sizeof(OrnGpuEnv_%d), "
+         "orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
+         id, id, nk, lp->naccums, id, id);
     c->loop = NULL;
 }
 

@@ -11,8 +11,8 @@
  *     (said once per run);
  *   - a block whose buffer updates overflowed the log runs again with a log that large
  *     (remembered per loop).
- * Otherwise what the loop wrote comes back, accumulator contributions are combined on the
- * host in element order, and the buffer updates are applied in element order. Emulation
+ * Otherwise what the loop wrote comes back, and the buffer and accumulator updates the device
+ * recorded are applied in element order, as the CPU body makes them. Emulation
  * uses the same path with host memory as the "device", so a missing copy gives a wrong
  * result there too. */
 #define _POSIX_C_SOURCE 200809L
@@ -149,42 +149,6 @@ int orn_gpu_sched(const OrnRtPlan *plan, const int64_t *keys, int64_t n, int nke
 
 /* ---------------------------------------------------------------- one block */
 
-static void combine(OrnRtScalar *acc, int kind, int type, const char *c, int64_t i)
-{
-    /* sums and products as the CPU body adds each iteration's term; min and max as its
-     * min(acc, x) / max(acc, x) (orn_std_scalar.h) */
-#define COMBINE(T, f, wrap)                                                                        \
-    {                                                                                              \
-        T v;                                                                                       \
-        memcpy(&v, c + i * (int64_t)sizeof v, sizeof v);                                           \
-        switch (kind) {                                                                            \
-        case ORN_RT_ACC_PROD:                                                                      \
-            acc->f = (T)((wrap)acc->f * (wrap)v);                                                  \
-            return;                                                                                \
-        case ORN_RT_ACC_MIN:                                                                       \
-            acc->f = acc->f <= v ? acc->f : v;                                                     \
-            return;                                                                                \
-        case ORN_RT_ACC_MAX:                                                                       \
-            acc->f = acc->f >= v ? acc->f : v;                                                     \
-            return;                                                                                \
-        default:                                                                                   \
-            acc->f = (T)((wrap)acc->f + (wrap)v);                                                  \
-            return;                                                                                \
-        }                                                                                          \
-    }
-    switch (type) {
-    case ORN_RT_F64:
-        COMBINE(double, f64, double)
-    case ORN_RT_F32:
-        COMBINE(float, f32, float)
-    case ORN_RT_I64:
-        COMBINE(int64_t, i64, uint64_t)
-    default:
-        COMBINE(int32_t, i32, uint32_t)
-    }
-#undef COMBINE
-}
-
 static uint64_t next_rand(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -228,7 +192,6 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     memset(&s, 0, sizeof s);
     int64_t *keys = malloc(sizeof *keys * (size_t)n * (size_t)nk);
     int64_t *host_tiles = NULL;
-    char *contrib[ORN_GPU_MAXACC] = {NULL};
     OrnGpuRec *rec = NULL;
     int err = 0;
     unsigned long long nlog = 0;
@@ -259,11 +222,6 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         a.vals =
             orn_gpu_put(&m, (const char *)b->vals + b->first * (int64_t)vsize, vsize * (size_t)n);
         if (!a.vals) goto fn_oom;
-    }
-    for (int i = 0; i < plan->naccs; i++) {
-        a.contrib[i] = orn_gpu_put(&m, NULL, k->acc_size[i] * (size_t)n);
-        contrib[i] = malloc(k->acc_size[i] * (size_t)n);
-        if (!a.contrib[i] || !contrib[i]) goto fn_oom;
     }
     OrnGpuArgs *da = orn_gpu_put(&m, &a, sizeof a);
     if (!da) goto fn_oom;
@@ -307,18 +265,12 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     if (a.vals && !plan->arrays[0].read_only &&
         g->ops->get((char *)b->vals + b->first * (int64_t)vsize, a.vals, vsize * (size_t)n) != 0)
         goto fn_copy;
-    for (int i = 0; i < plan->naccs; i++) {
-        if (g->ops->get(contrib[i], a.contrib[i], k->acc_size[i] * (size_t)n) != 0) goto fn_copy;
-        /* in element order, as the CPU body combines them */
-        for (int64_t e = 0; e < n; e++)
-            combine(&b->acc[i], plan->accs[i].kind, k->acc_kind[i], contrib[i], e);
-    }
     if (nlog) {
         rec = malloc(sizeof *rec * (size_t)nlog);
         if (!rec) goto fn_oom;
         if (g->ops->get(rec, a.log, sizeof *rec * (size_t)nlog) != 0) goto fn_copy;
         if (orn_gpu_log_apply(b, plan, rec, (int64_t)nlog, n) != 0) {
-            orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad buffer-update records",
+            orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records",
                               plan->file, plan->line);
             goto fn_exit;
         }
@@ -334,7 +286,6 @@ fn_oom:
 fn_exit:
     orn_gpu_mem_free(&m);
     orn_gpu_data_free(&gd);
-    for (int i = 0; i < ORN_GPU_MAXACC; i++) free(contrib[i]);
     free(rec);
     free(host_tiles);
     free(keys);
@@ -354,9 +305,9 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
                                  plan->file, plan->line);
     int64_t *cap = caplog_of(g, plan->loop_id);
     if (!cap) return orn_rt_body_error(rt, "out of memory");
-    int has_buffer = 0;
-    for (int j = 0; j < plan->narrays; j++) has_buffer |= plan->arrays[j].role == ORN_RT_BUFFERED;
-    if (*cap == 0) *cap = has_buffer ? 2 * b->count + 64 : 0;
+    int logged = plan->naccs > 0; /* buffer and accumulator updates are recorded */
+    for (int j = 0; j < plan->narrays; j++) logged |= plan->arrays[j].role == ORN_RT_BUFFERED;
+    if (*cap == 0) *cap = logged ? 2 * b->count + 64 : 0;
     for (;;) {
         int64_t need = 0;
         int rc = run_block(rt, g, b, plan, k, dims, env, *cap, &need);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gpu_int.h"
+#include "orn_std_scalar.h"
 
 void *orn_gpu_put(GpuMem *m, const void *src, size_t n)
 {
@@ -279,6 +280,57 @@ static void badd(const OrnRtBox *x, OrnRtView *v, int nd, const OrnGpuRec *r)
     }
 }
 
+/* An accumulator update as the CPU body makes it: `acc = (T)(acc op v)` with v the operand
+ * as the body converts it, widened exactly (double, int64_t), and acc widened exactly: the
+ * operation in the wider type rounds once to T as the body's does (float + and * computed in
+ * double and rounded to float are float's; integers wrap alike); min and max pick an operand
+ * in the body's argument order (orn_std_scalar.h). */
+static void acc_apply(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const OrnGpuRec *r)
+{
+    int second = r->key[0] != 0;
+    if (pa->type == ORN_RT_F32 || pa->type == ORN_RT_F64) {
+        double v, x = pa->type == ORN_RT_F32 ? (double)acc->f32 : acc->f64;
+        memcpy(&v, r->d, sizeof v);
+        switch (pa->kind) {
+        case ORN_RT_ACC_PROD:
+            x = x * v;
+            break;
+        case ORN_RT_ACC_MIN:
+            x = second ? orn_std_min_f64(v, x) : orn_std_min_f64(x, v);
+            break;
+        case ORN_RT_ACC_MAX:
+            x = second ? orn_std_max_f64(v, x) : orn_std_max_f64(x, v);
+            break;
+        default:
+            x = x + v;
+        }
+        if (pa->type == ORN_RT_F32)
+            acc->f32 = (float)x;
+        else
+            acc->f64 = x;
+        return;
+    }
+    int64_t v, x = pa->type == ORN_RT_I32 ? (int64_t)acc->i32 : acc->i64;
+    memcpy(&v, r->d, sizeof v);
+    switch (pa->kind) {
+    case ORN_RT_ACC_PROD:
+        x = (int64_t)((uint64_t)x * (uint64_t)v);
+        break;
+    case ORN_RT_ACC_MIN:
+        x = second ? orn_std_min_i64(v, x) : orn_std_min_i64(x, v);
+        break;
+    case ORN_RT_ACC_MAX:
+        x = second ? orn_std_max_i64(v, x) : orn_std_max_i64(x, v);
+        break;
+    default:
+        x = (int64_t)((uint64_t)x + (uint64_t)v);
+    }
+    if (pa->type == ORN_RT_I32)
+        acc->i32 = (int32_t)(uint32_t)(uint64_t)x;
+    else
+        acc->i64 = x;
+}
+
 int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
                       int64_t nelem)
 {
@@ -289,8 +341,10 @@ int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRe
     int rc = -1;
     if (!start || !order) goto fn_exit;
     for (int64_t i = 0; i < n; i++) {
-        if (rec[i].elem < 0 || rec[i].elem >= nelem || rec[i].arr < 0 ||
-            rec[i].arr >= plan->narrays || plan->arrays[rec[i].arr].role != ORN_RT_BUFFERED)
+        int arr = rec[i].arr;
+        if (rec[i].elem < 0 || rec[i].elem >= nelem ||
+            (arr < 0 ? -1 - arr >= plan->naccs
+                     : arr >= plan->narrays || plan->arrays[arr].role != ORN_RT_BUFFERED))
             goto fn_exit;
         start[rec[i].elem + 1]++;
     }
@@ -309,7 +363,10 @@ int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRe
             if (plan->arrays[j].role == ORN_RT_BUFFERED) bx[j] = orn_rt_bbox(&b->views[j]);
         for (int64_t i = 0; i < n; i++) {
             const OrnGpuRec *r = &rec[order[i]];
-            badd(&bx[r->arr], &b->views[r->arr], plan->arrays[r->arr].ndim, r);
+            if (r->arr < 0)
+                acc_apply(&b->acc[-1 - r->arr], &plan->accs[-1 - r->arr], r);
+            else
+                badd(&bx[r->arr], &b->views[r->arr], plan->arrays[r->arr].ndim, r);
         }
     }
     rc = 0;

@@ -52,9 +52,10 @@ int orn_gpu_vals_in_box(const OrnRtBlock *b, const GpuData *gd);
 int orn_gpu_data_out(const GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan,
                      const OrnGpuArgs *a, const GpuData *gd);
 void orn_gpu_data_free(GpuData *gd);
-/* Apply the n buffer-update records of a block (host memory) in element order, each
- * element's in its order, through the buffer calls the CPU body makes. 0, or -1 (out of
- * memory, or records that do not fit the block: an internal error). */
+/* Apply the n update records of a block (host memory) in element order, each element's in
+ * its order, as the CPU body makes them: buffers through its buffer calls, accumulators into
+ * the block's partials. 0, or -1 (out of memory, or records that do not fit the block: an
+ * internal error). */
 int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
                       int64_t nelem);
 

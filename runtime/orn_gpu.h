@@ -14,9 +14,9 @@
  *     gpu_sched_1d.c) and launches them step by step: the tiles of one step share no key
  *     any iteration depends on, so they run at once; in emulation they run in a seeded
  *     shuffled order;
- *   - copies back what the loop writes, reduces accumulator contributions on the host in
- *     element order (no float atomics), and applies the buffer updates the device recorded
- *     (OrnGpuRec) in element order: a call's buffer updates take effect at its end;
+ *   - copies back what the loop writes and applies the buffer and accumulator updates the
+ *     device recorded (OrnGpuRec) in element order (no float atomics): a call's buffer
+ *     updates take effect at its end, its accumulator updates are the CPU body's;
  *   - runs the block on the CPU body instead when the device flagged something it cannot do
  *     (nothing on the host has changed by then).
  *
@@ -65,10 +65,14 @@ typedef struct OrnGpuView {
     int *err; /* the block's error flag (OrnGpuArgs.err) */
 } OrnGpuView;
 
-/* One buffer update made on the device (`dw[f] -= ...`), recorded instead of applied:
- * element elem's seq-th update of plan array arr (a buffer) at key by delta d (the buffer's
- * element type, bytes). The host applies the records after the launch, in element order and
- * each element's in its order, through the buffer calls the CPU body makes (gpu.c). */
+/* One update made on the device, recorded instead of applied: element elem's seq-th update
+ *   - of plan array arr >= 0 (a buffer: `dw[f] -= ...`) at key by delta d (the buffer's
+ *     element type, bytes), or
+ *   - of accumulator -1 - arr by operand d: a double for float accumulators, an int64_t for
+ *     integer ones, already converted as the CPU body's `acc op e` converts e; for min and
+ *     max key[0] is 1 when the accumulator is the second argument (`x = min(e, x)`).
+ * The host applies the records after the launch, in element order and each element's in its
+ * order, as the CPU body makes them (gpu_data.c): the same operations in the same order. */
 typedef struct OrnGpuRec {
     int64_t elem;
     int32_t seq, arr;
@@ -84,11 +88,10 @@ typedef struct OrnGpuArgs {
     OrnGpuView view[ORN_GPU_MAXARR];
     const int64_t *keys; /* element i's keys at keys[i * nkeys], runtime key order */
     int nkeys;
-    char *vals;                    /* element i's value */
-    char *contrib[ORN_GPU_MAXACC]; /* element i's contribution to accumulator a */
-    const int64_t *order;          /* elements grouped by tile */
-    const int64_t *start;          /* tile t: order[start[t] .. start[t + 1]) */
-    uint64_t seed, stream;         /* the block's random streams (rt.h, orn_rng.h) */
+    char *vals;            /* element i's value */
+    const int64_t *order;  /* elements grouped by tile */
+    const int64_t *start;  /* tile t: order[start[t] .. start[t + 1]) */
+    uint64_t seed, stream; /* the block's random streams (rt.h, orn_rng.h) */
     int *err;       /* set to 1 by whatever the device cannot do: the block then runs on the CPU */
     OrnGpuRec *log; /* buffer updates: caplog records, *nlog used (or wanted) */
     unsigned long long *nlog;
@@ -112,8 +115,6 @@ typedef struct OrnGpuKernel {
     int loop_id;
     int nkeys;
     int naccs;
-    size_t acc_size[ORN_GPU_MAXACC]; /* element size of each accumulator */
-    int acc_kind[ORN_GPU_MAXACC];    /* OrnRtType of each (its combine on the host) */
     size_t env_size;
     /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
      * tiles in device memory (emulate 0), or on the host in the order of tiles, host memory

@@ -150,44 +150,64 @@ ORN_HD void orn_rt_row(const OrnRtView *v, int64_t i, const int64_t **keys, cons
 
 /* ---------------------------------------------------------------- buffers */
 
-/* The element being run and how many buffer updates it has made. */
+/* The element being run and how many updates it has recorded. */
 typedef struct OrnGpuCur {
     int64_t elem;
     int32_t seq;
 } OrnGpuCur;
 
-/* `buf[key] += d` on the device: a record (orn_gpu.h, OrnGpuRec) in the block's log, applied
- * on the host after the launch. Slots are taken with an integer atomic (no float atomics:
- * the host orders records by element and sequence); past the log's capacity the count still
- * grows, and the host runs the block again with a log that large. */
+/* The element's next record (orn_gpu.h, OrnGpuRec) in the block's log, or NULL past the
+ * log's capacity. Slots are taken with an integer atomic (no float atomics: the host orders
+ * records by element and sequence); past the capacity the count still grows, and the host
+ * runs the block again with a log that large. */
+ORN_HD OrnGpuRec *orn_gpu_rec(const OrnGpuArgs *a, OrnGpuCur *c, int arr)
+{
+#ifdef __CUDA_ARCH__
+    unsigned long long slot = atomicAdd(a->nlog, 1ULL);
+#else
+    unsigned long long slot = (*a->nlog)++; /* emulation: one thread */
+#endif
+    int32_t seq = c->seq++;
+    if (slot >= (unsigned long long)a->caplog) return NULL;
+    OrnGpuRec *r = &a->log[slot];
+    r->elem = c->elem;
+    r->seq = seq;
+    r->arr = arr;
+    return r;
+}
+
+/* `buf[key] += d` on the device: recorded, applied on the host after the launch. */
 #define ORN_GPU_BADD(T, name)                                                                      \
     ORN_HD void orn_gpu_badd_##name(const OrnGpuArgs *a, OrnGpuCur *c, int k, int nd,             \
                                     const int64_t *key, T d)                                       \
     {                                                                                              \
-        unsigned long long slot = orn_gpu_slot(a->nlog);                                           \
-        if (slot < (unsigned long long)a->caplog) {                                                \
-            OrnGpuRec *r = &a->log[slot];                                                          \
-            r->elem = c->elem;                                                                     \
-            r->seq = c->seq;                                                                       \
-            r->arr = k;                                                                            \
-            for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;             \
-            memcpy(r->d, &d, sizeof d);                                                            \
-        }                                                                                          \
-        c->seq++;                                                                                  \
+        OrnGpuRec *r = orn_gpu_rec(a, c, k);                                                       \
+        if (!r) return;                                                                            \
+        for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;                 \
+        memcpy(r->d, &d, sizeof d);                                                                \
     }
-ORN_HD unsigned long long orn_gpu_slot(unsigned long long *n)
-{
-#ifdef __CUDA_ARCH__
-    return atomicAdd(n, 1ULL);
-#else
-    return (*n)++; /* emulation: one thread */
-#endif
-}
 ORN_GPU_BADD(int32_t, i32)
 ORN_GPU_BADD(int64_t, i64)
 ORN_GPU_BADD(float, f32)
 ORN_GPU_BADD(double, f64)
 #undef ORN_GPU_BADD
+
+/* An update of accumulator i by operand v (second: the accumulator is min's or max's second
+ * argument): recorded, applied on the host in element order (float and integer operands). */
+ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, double v)
+{
+    OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
+    if (!r) return;
+    r->key[0] = second;
+    memcpy(r->d, &v, sizeof v);
+}
+ORN_HD void orn_gpu_acc_i(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, int64_t v)
+{
+    OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
+    if (!r) return;
+    r->key[0] = second;
+    memcpy(r->d, &v, sizeof v);
+}
 
 /* ---------------------------------------------------------------- random numbers, div, mod */
 

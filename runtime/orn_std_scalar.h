@@ -1,7 +1,9 @@
 /* orn_std_scalar.h: the scalar built-ins that generated code calls as functions (min, max,
- * abs of integers, div and mod), shared by the host C (orn_std.h) and the kernels of @gpu loops
- * (orn_gpu_dev.cuh defines ORN_STD_SCALAR_FN as __host__ __device__): one definition, the
- * same results on both. */
+ * abs of integers, div and mod), shared by the host C (stdlib/orn_std.h), the kernels of @gpu
+ * loops (orn_gpu_dev.cuh defines ORN_STD_SCALAR_FN as __host__ __device__) and the GPU path's
+ * host side, which applies accumulator updates as the body makes them (gpu_data.c): one
+ * definition, the same results on all. In runtime/ because the runtime uses it too (stdlib
+ * sits on top of the runtime). */
 #ifndef ORN_STD_SCALAR_H
 #define ORN_STD_SCALAR_H
 
