@@ -93,7 +93,7 @@ typedef struct OrnGpuArgs {
     const int64_t *start;  /* tile t: order[start[t] .. start[t + 1]) */
     uint64_t seed, stream; /* the block's random streams (rt.h, orn_rng.h) */
     int *err;       /* set to 1 by whatever the device cannot do: the block then runs on the CPU */
-    OrnGpuRec *log; /* buffer updates: caplog records, *nlog used (or wanted) */
+    OrnGpuRec *log; /* buffer and accumulator updates: caplog records, *nlog used (or wanted) */
     unsigned long long *nlog;
     int64_t caplog;
 } OrnGpuArgs;
