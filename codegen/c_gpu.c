@@ -116,6 +116,32 @@ bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const cha
     return k.why == NULL;
 }
 
+/* The plan arrays whose rows the body walks (for (k, v) in X[i, :] over a sparse array): the
+ * ones whose CSR rows the runtime sends to the device, a bit per plan array. */
+typedef struct Rows {
+    const OrnCgLoop *l;
+    uint32_t mask;
+} Rows;
+
+static void rows_node(const OrnNode *n, void *ud)
+{
+    Rows *r = ud;
+    if (!n) return;
+    if (n->kind == N_FOREACH) {
+        const OrnSym *as = orn_cg_base_sym(n->u.foreach.iter);
+        int k = as && as->type && as->type->sparse ? orn_cg_array_index(r->l, as) : -1;
+        if (k >= 0 && k < 32) r->mask |= 1u << k;
+    }
+    orn_ast_each_child(n, rows_node, ud);
+}
+
+uint32_t cg_gpu_rows(const OrnCgLoop *l)
+{
+    Rows r = {l, 0};
+    rows_node(l->loop->node->u.parfor.body, &r);
+    return r.mask;
+}
+
 bool cg_gpu_loop(const C *c, const OrnCgLoop *l)
 {
     return c->p->gpu && l->loop->node->u.parfor.gpu && cg_gpu_check(c, l, NULL, NULL);

@@ -139,9 +139,9 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
          "    return orn_gpu_cuda_wait(%d);\n}\n",
          id, id, id, id, id, id);
     cg_o(c,
-         "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, sizeof(OrnGpuEnv_%d), "
-         "orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
-         id, id, nk, lp->naccums, id, id);
+         "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, 0x%xu, "
+         "sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
+         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, id);
     c->loop = NULL;
 }
 

@@ -215,7 +215,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     int64_t *dtiles = orn_gpu_put(&m, s.tiles, sizeof *s.tiles * (size_t)(s.ntiles ? s.ntiles : 1));
     if (!a.err || !a.nlog || !a.log || !a.keys || !a.order || !a.start || !dtiles) goto fn_oom;
     size_t vsize = b->views[0].esize;
-    if (orn_gpu_data_in(&m, b, plan, dims, &a, &gd) != 0) goto fn_oom;
+    if (orn_gpu_data_in(&m, b, plan, dims, k->rows, &a, &gd) != 0) goto fn_oom;
     /* the values of a dense space live in its box when the host's do (gpu_data.c) */
     int vals_in_box = orn_gpu_vals_in_box(b, &gd);
     if (b->vals && !vals_in_box) {

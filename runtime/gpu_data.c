@@ -149,7 +149,7 @@ static int rows_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlanArray *pa, con
 }
 
 int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuDims *dims,
-                    OrnGpuArgs *a, GpuData *gd)
+                    uint32_t rows, OrnGpuArgs *a, GpuData *gd)
 {
     for (int j = 0; j < plan->narrays; j++) {
         OrnRtView *v = &b->views[j];
@@ -165,7 +165,8 @@ int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const
             gv->hi[q] = v->hi[q];
         }
         if (pa->role == ORN_RT_BUFFERED) continue;
-        if (v->cols && v->ndim == 2 && rows_in(m, b, pa, v, gv) != 0) return -1;
+        if (j < 32 && (rows >> j & 1u) && v->cols && v->ndim == 2 && rows_in(m, b, pa, v, gv) != 0)
+            return -1;
         OrnRtBox x = orn_rt_box(v);
         gd->span[j] = box_span(&x, nd);
         if (!gd->span[j]) continue;

@@ -42,9 +42,10 @@ typedef struct GpuData {
     int64_t elo[ORN_GPU_MAXARR][ORN_GPU_MAXKEY], en[ORN_GPU_MAXARR][ORN_GPU_MAXKEY];
 } GpuData;
 
-/* Fill a->box, a->dims and a->view for block b; 0, or -1 out of memory. */
+/* Fill a->box, a->dims and a->view for block b (rows: the arrays whose CSR rows the body
+ * walks, OrnGpuKernel.rows); 0, or -1 out of memory. */
 int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuDims *dims,
-                    OrnGpuArgs *a, GpuData *gd);
+                    uint32_t rows, OrnGpuArgs *a, GpuData *gd);
 /* Whether block b's values are the storage of the iteration space's view, which the device
  * then holds as its box (a dense space bound in place): its values are addressed there. */
 int orn_gpu_vals_in_box(const OrnRtBlock *b, const GpuData *gd);

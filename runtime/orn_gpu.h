@@ -115,6 +115,7 @@ typedef struct OrnGpuKernel {
     int loop_id;
     int nkeys;
     int naccs;
+    uint32_t rows; /* bit k: the body walks rows of plan array k (their CSR form goes along) */
     size_t env_size;
     /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
      * tiles in device memory (emulate 0), or on the host in the order of tiles, host memory
