@@ -6,6 +6,10 @@
 #                                         @gpu loop runs on the GPU path); the tests below share
 #                                         these binaries (one nvcc compile per program)
 #   run.sh nonvcc ORIONC PROG.orn         --gpu without nvcc is a clear error (exit 2)
+#   run.sh examples ORIONC EXAMPLE.orn... each example with @gpu on every parallel_for: the
+#                                         CUDA back end runs every loop (--emit=cuda, which
+#                                         needs no nvcc, writes a kernel per loop and warns
+#                                         about none)
 #   run.sh emulate BIN NAME               under ORN_GPU=emulate at -n 1, 2, 3, in two
 #                                         configurations (shuffle seed, tiles per block,
 #                                         sub-blocks or flush interval), the program's results
@@ -60,6 +64,23 @@ if [ "$MODE" = nonvcc ]; then
     grep -q "ORN_NVCC" "$W/err" || fail "the message does not say how to point at nvcc"
     [ ! -e "$W/p" ] || fail "an executable was written"
     echo "ok: --gpu without nvcc is refused"
+    exit 0
+fi
+
+if [ "$MODE" = examples ]; then
+    ORIONC=$2
+    shift 2
+    for ex in "$@"; do
+        name=$(basename "$ex" .orn)
+        sed -E 's/^([[:space:]]*)(@ordered )?parallel_for/\1\2@gpu parallel_for/' "$ex" >"$W/$name.orn"
+        loops=$(grep -c '@gpu parallel_for' "$W/$name.orn")
+        [ "$loops" -gt 0 ] || fail "$name: no loop"
+        "$ORIONC" --emit=cuda "$W/$name.orn" -o "$W/$name.cu" 2>"$W/err" || { cat "$W/err"; fail "$name: --emit=cuda"; }
+        [ ! -s "$W/err" ] || { cat "$W/err"; fail "$name: a @gpu loop does not run on the GPU path"; }
+        kernels=$(grep -c '^__global__ void orn_gpu_kern_' "$W/$name.cu")
+        [ "$kernels" -eq "$loops" ] || fail "$name: $kernels kernels for $loops @gpu loops"
+        echo "ok: $name: $loops loops, $kernels kernels"
+    done
     exit 0
 fi
 
