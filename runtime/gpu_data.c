@@ -139,8 +139,10 @@ static int rows_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlanArray *pa, con
     for (int64_t r = 0; r <= nr; r++) rp[r] = v->rowptr[r0 - v->rlo + r] - e0;
     gv->rowptr = orn_gpu_put(m, rp, sizeof *rp * (size_t)(nr + 1));
     free(rp);
-    gv->cols = orn_gpu_put(m, v->cols + e0, sizeof *v->cols * (size_t)(ne ? ne : 1));
-    gv->rvals = orn_gpu_put(m, v->rvals + e0 * (int64_t)v->esize, v->esize * (size_t)(ne ? ne : 1));
+    /* no rows' elements: an allocation of one, nothing copied (e0 may be the end of cols) */
+    gv->cols = orn_gpu_put(m, ne ? v->cols + e0 : NULL, sizeof *v->cols * (size_t)(ne ? ne : 1));
+    gv->rvals = orn_gpu_put(m, ne ? v->rvals + e0 * (int64_t)v->esize : NULL,
+                            v->esize * (size_t)(ne ? ne : 1));
     if (!gv->rowptr || !gv->cols || !gv->rvals) return -1;
     gv->rlo = r0;
     gv->rn = nr;
