@@ -8,9 +8,9 @@
  * element access to the plan's dense dist arrays, views (dot, element-wise view
  * assignments, `for (k, v) in` a view or a row of a 2-D sparse array), buffer updates
  * (recorded on the device, applied on the host), random draws, if/for/while, and
- * accumulators of every kind, at top level. Anything else (user fns, local arrays, sparse
- * arrays read element by element, printing) is reported with a warning and the loop runs on
- * the CPU path. */
+ * accumulators of every kind, at top level, under any strategy but unimodular. Anything
+ * else (user fns, local arrays, sparse arrays read element by element, printing, a skewed
+ * schedule) is reported with a warning and the loop runs on the CPU path. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -45,7 +45,7 @@ static void check_node(const OrnNode *n, void *ud)
     case N_FOREACH: {
         bool sparse = false;
         if (!foreach_ok(k, n, &sparse)) {
-            k->why = "'for (k, v) in' anything but a view of a dist array";
+            k->why = "'for (k, v) in' anything but a view of a dist array in a loop body";
             break;
         }
         if (!sparse) break;
@@ -59,11 +59,11 @@ static void check_node(const OrnNode *n, void *ud)
         return;
     }
     case N_RETURN:
-        k->why = "'return'";
+        k->why = "'return' in a loop body";
         break;
     case N_CALL:
         if (n->u.call.sym) {
-            k->why = "a call of a fn";
+            k->why = "a call of a fn in a loop body";
             break;
         }
         {
@@ -73,7 +73,7 @@ static void check_node(const OrnNode *n, void *ud)
             bool draw = (bi == ORN_BI_RAND || bi == ORN_BI_RANDN) && !n->u.call.args;
             bool ok = bi == ORN_BI_DOT || bi == ORN_BI_RANDINT || draw ||
                       (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST));
-            if (!ok) k->why = "this built-in";
+            if (!ok) k->why = "this built-in in a loop body";
         }
         break;
     case N_NAME: {
@@ -83,14 +83,15 @@ static void check_node(const OrnNode *n, void *ud)
             k->why = "an array outside the loop's plan";
         else if (s->kind == SYM_DIST && !cg_is_buffer(s) &&
                  !orn_cg_boxable(k->l, orn_cg_array_index(k->l, s)))
-            k->why = "a sparse array read element by element";
+            k->why = "a sparse array read element by element in a loop body";
         else if (s->type && s->type->kind == T_ARRAY && !s->type->dist)
-            k->why = "a local array";
+            k->why = "a local array in a loop body";
         else if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->parfor == NULL &&
                  orn_cg_acc_index(k->l, s) < 0 &&
                  (!(s->kind == SYM_PARAM || orn_cg_is_static(s)) || !s->type ||
                   s->type->kind < T_BOOL || s->type->kind > T_F64))
-            k->why = "a variable of the enclosing code that is not a top-level scalar";
+            k->why =
+                "a variable of the enclosing code that is not a top-level scalar in a loop body";
         break;
     }
     default:
@@ -109,7 +110,10 @@ bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const cha
     Check k = {c, l, NULL, NULL};
     if (l->narrays > ORN_GPU_MAXARR_CG || lp->naccums > ORN_GPU_MAXACC_CG ||
         lp->nkeys > ORN_RT_MAXDIM_CG)
-        k.why = "this many arrays, accumulators or keys", k.bad = lp->node;
+        k.why = "loops with this many arrays, accumulators or keys", k.bad = lp->node;
+    /* a skewed loop's body reads its space through the transform: no box to send */
+    if (!k.why && l->strategy == ORN_STRAT_UNIMODULAR)
+        k.why = "loops with a skewed (unimodular) schedule", k.bad = lp->node;
     if (!k.why) check_node(lp->node->u.parfor.body, &k);
     if (bad) *bad = k.bad;
     if (why) *why = k.why;

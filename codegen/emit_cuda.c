@@ -55,9 +55,7 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         const char *why = NULL;
         if (l->loop->node->u.parfor.gpu && !cg_gpu_check(c, l, &bad, &why))
             orn_diag(&c->u->diags, ORN_WARNING, bad->span,
-                     "this @gpu loop runs on the CPU: the CUDA back end does not run %s in a "
-                     "loop body yet",
-                     why);
+                     "this @gpu loop runs on the CPU: the CUDA back end does not run %s yet", why);
         return;
     }
     const OrnLoop *lp = l->loop;
