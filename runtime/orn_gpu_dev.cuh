@@ -45,42 +45,10 @@ ORN_HD const int64_t *orn_gpu_key(const OrnGpuKey &key)
 /* The program context of generated calls (P_) is the element function's arguments. */
 #define P_ a_
 
-ORN_HD int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
-{
-    uint64_t off = 0;
-    int in = 1;
-    for (int d = 0; d < nd; d++) {
-        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
-        in &= r < x->n[d];
-        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
-    }
-    return in ? (int64_t)off : -1;
-}
-
-ORN_HD int64_t orn_rt_box_at(const OrnRtBox *x, int nd, const int64_t *key)
-{
-    return orn_rt_box_off(x, nd, key);
-}
-
-ORN_HD int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
-{
-    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
-           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
-}
-
-ORN_HD int orn_rt_box_full(const OrnRtBox *x, int d, int64_t ext)
-{
-    return ext <= 0 || ((uint64_t)0 - (uint64_t)x->lo[d] < x->n[d] &&
-                        (uint64_t)ext - (uint64_t)x->lo[d] <= x->n[d]);
-}
-
-ORN_HD void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)
-{
-    int64_t a = x->lo[d] - off, b = x->lo[d] + (int64_t)x->n[d] - off;
-    if (*lo < a) *lo = a;
-    if (*hi > b) *hi = b;
-    if (*hi < *lo) *hi = *lo;
-}
+/* Addressing in a box: the host's (orn_box.h). */
+#define ORN_BOX_FN        ORN_HD
+#define ORN_BOX_LIKELY(c) (c)
+#include "orn_box.h"
 
 /* An access outside the box: flag it, hand out scratch space. */
 ORN_HD char *orn_gpu_miss(const OrnRtBox *x)
@@ -178,12 +146,12 @@ ORN_HD OrnGpuRec *orn_gpu_rec(const OrnGpuArgs *a, OrnGpuCur *c, int arr)
 
 /* `buf[key] += d` on the device: recorded, applied on the host after the launch. */
 #define ORN_GPU_BADD(T, name)                                                                      \
-    ORN_HD void orn_gpu_badd_##name(const OrnGpuArgs *a, OrnGpuCur *c, int k, int nd,             \
+    ORN_HD void orn_gpu_badd_##name(const OrnGpuArgs *a, OrnGpuCur *c, int k, int nd,              \
                                     const int64_t *key, T d)                                       \
     {                                                                                              \
         OrnGpuRec *r = orn_gpu_rec(a, c, k);                                                       \
         if (!r) return;                                                                            \
-        for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;                 \
+        for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;                  \
         memcpy(r->d, &d, sizeof d);                                                                \
     }
 ORN_GPU_BADD(int32_t, i32)
@@ -257,8 +225,8 @@ typedef struct OrnStdVec {
     const OrnRtBox *box;
 } OrnStdVec;
 
-ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims,
-                                 int dim, int64_t fixed, int line)
+ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims, int dim,
+                                 int64_t fixed, int line)
 {
     (void)prog;
     (void)line;
@@ -391,10 +359,9 @@ static int orn_gpu_cuda_get(void *dst, const void *src, size_t n)
 {
     return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
 }
-static const OrnGpuOps orn_gpu_cuda_ops = {orn_gpu_cuda_count, orn_gpu_cuda_select,
-                                           orn_gpu_cuda_sms,   orn_gpu_cuda_alloc,
-                                           orn_gpu_cuda_release, orn_gpu_cuda_put,
-                                           orn_gpu_cuda_get};
+static const OrnGpuOps orn_gpu_cuda_ops = {
+    orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms, orn_gpu_cuda_alloc,
+    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get};
 
 /* After a launch: wait for it; 0 or the CUDA error, said. */
 static int orn_gpu_cuda_wait(int loop_id)
