@@ -117,7 +117,7 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
     for (int e = -1; e < o->epochs; e++) {
         for (int mode = 0; mode < 2; mode++) {
             OrnRtScalar acc[1] = {{.f64 = 0}};
-            OrnRtLoop loop = {&plan, args, mf_body, NULL, &env, acc};
+            OrnRtLoop loop = {&plan, args, mf_body, NULL, &env, acc, 0};
             orn_rt_set_nocomm(rt, mode == 1);
             die(rt, orn_dsm_barrier(orn_rt_dsm(rt)));
             die(rt, orn_rt_run(rt, &loop));

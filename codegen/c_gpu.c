@@ -4,11 +4,13 @@
  * in the C file (cg_gpu_host): a body with the CPU body's signature that gives the block
  * to the runtime's GPU path (runtime/rt_gpu.h), the CPU body its fallback.
  *
- * The CUDA back end runs loop bodies made of scalar arithmetic, element access to the
- * plan's dist arrays, views (dot, element-wise view assignments), if/for/while, and sum or
- * product accumulators, at top level. Anything else (user fns, buffers, local arrays,
- * random numbers, printing, `for (k, v) in view`) is reported with a warning and the loop
- * runs on the CPU path. */
+ * The CUDA back end runs loop bodies made of scalar arithmetic and the math built-ins,
+ * element access to the plan's dense dist arrays, views (dot, element-wise view
+ * assignments, `for (k, v) in` a view or a row of a 2-D sparse array), buffer updates
+ * (recorded on the device, applied on the host), random draws, if/for/while, and
+ * accumulators of every kind, at top level, under any strategy but unimodular. Anything
+ * else (user fns, local arrays, sparse arrays read element by element, printing, a skewed
+ * schedule) is reported with a warning and the loop runs on the CPU path. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -20,48 +22,76 @@ typedef struct Check {
     const char *why;
 } Check;
 
+/* for (k, v) in X[i, :]: a row of a 2-D sparse array of the plan (its CSR rows go to the
+ * device), or a view of a dense one (checked as any other view). */
+static bool foreach_ok(const Check *k, const OrnNode *n, bool *sparse)
+{
+    const OrnNode *it = n->u.foreach.iter, *fixed = NULL;
+    const OrnSym *as = orn_cg_base_sym(it);
+    int dim = 0;
+    if (!as || !as->type || as->type->kind != T_ARRAY || !as->type->dist ||
+        !orn_cg_view_parts(it, &dim, &fixed))
+        return false;
+    *sparse = as->type->sparse;
+    if (!*sparse) return true;
+    return dim == 1 && as->type->ndims == 2 && orn_cg_array_index(k->l, as) >= 0;
+}
+
 static void check_node(const OrnNode *n, void *ud)
 {
     Check *k = ud;
     if (k->bad || !n) return;
     switch (n->kind) {
-    case N_FOREACH:
-        k->why = "'for (k, v) in view'";
-        break;
+    case N_FOREACH: {
+        bool sparse = false;
+        if (!foreach_ok(k, n, &sparse)) {
+            k->why = "'for (k, v) in' anything but a view of a dist array in a loop body";
+            break;
+        }
+        if (!sparse) break;
+        /* the row's subscript and the body; the sparse array itself is read as rows only */
+        const OrnNode *fixed = NULL;
+        int dim = 0;
+        orn_cg_view_parts(n->u.foreach.iter, &dim, &fixed);
+        check_node(fixed, ud);
+        check_node(n->u.foreach.body, ud);
+        if (k->why && !k->bad) k->bad = n;
+        return;
+    }
     case N_RETURN:
-        k->why = "'return'";
+        k->why = "'return' in a loop body";
         break;
     case N_CALL:
         if (n->u.call.sym) {
-            k->why = "a call of a fn";
+            k->why = "a call of a fn in a loop body";
             break;
         }
         {
-            /* scalar math and conversions (the const-foldable built-ins) but div and mod,
-             * and dot */
+            /* scalar math and conversions (the const-foldable built-ins), dot, and scalar
+             * random draws (rand(), randn(), randint(n): not the array constructors) */
             int bi = n->u.call.builtin;
-            bool ok = bi == ORN_BI_DOT ||
-                      (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST) &&
-                       bi != ORN_BI_DIV && bi != ORN_BI_MOD);
-            if (!ok) k->why = "this built-in";
+            bool draw = (bi == ORN_BI_RAND || bi == ORN_BI_RANDN) && !n->u.call.args;
+            bool ok = bi == ORN_BI_DOT || bi == ORN_BI_RANDINT || draw ||
+                      (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST));
+            if (!ok) k->why = "this built-in in a loop body";
         }
         break;
     case N_NAME: {
         const OrnSym *s = n->u.name.sym;
         if (!s) break;
-        if (s->kind == SYM_DIST && cg_is_buffer(s))
-            k->why = "a buffer";
-        else if (s->kind == SYM_DIST && orn_cg_array_index(k->l, s) < 0)
+        if (s->kind == SYM_DIST && orn_cg_array_index(k->l, s) < 0)
             k->why = "an array outside the loop's plan";
-        else if (s->kind == SYM_DIST && !orn_cg_boxable(k->l, orn_cg_array_index(k->l, s)))
-            k->why = "an array read from other ranks' parts (prefetched or remote)";
+        else if (s->kind == SYM_DIST && !cg_is_buffer(s) &&
+                 !orn_cg_boxable(k->l, orn_cg_array_index(k->l, s)))
+            k->why = "a sparse array read element by element in a loop body";
         else if (s->type && s->type->kind == T_ARRAY && !s->type->dist)
-            k->why = "a local array";
+            k->why = "a local array in a loop body";
         else if ((s->kind == SYM_VAR || s->kind == SYM_PARAM) && s->parfor == NULL &&
                  orn_cg_acc_index(k->l, s) < 0 &&
                  (!(s->kind == SYM_PARAM || orn_cg_is_static(s)) || !s->type ||
                   s->type->kind < T_BOOL || s->type->kind > T_F64))
-            k->why = "a variable of the enclosing code that is not a top-level scalar";
+            k->why =
+                "a variable of the enclosing code that is not a top-level scalar in a loop body";
         break;
     }
     default:
@@ -78,16 +108,42 @@ bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const cha
 {
     const OrnLoop *lp = l->loop;
     Check k = {c, l, NULL, NULL};
-    if (l->uses_rng) k.why = "random numbers", k.bad = lp->node;
-    for (int i = 0; !k.why && i < lp->naccums; i++)
-        if (lp->accums[i].kind != ACC_SUM && lp->accums[i].kind != ACC_PROD)
-            k.why = "a min or max accumulator", k.bad = lp->node;
-    if (!k.why && (l->narrays > ORN_GPU_MAXARR_CG || lp->naccums > ORN_GPU_MAXACC_CG))
-        k.why = "this many arrays or accumulators", k.bad = lp->node;
+    if (l->narrays > ORN_GPU_MAXARR_CG || lp->naccums > ORN_GPU_MAXACC_CG ||
+        lp->nkeys > ORN_RT_MAXDIM_CG)
+        k.why = "loops with this many arrays, accumulators or keys", k.bad = lp->node;
+    /* a skewed loop's body reads its space through the transform: no box to send */
+    if (!k.why && l->strategy == ORN_STRAT_UNIMODULAR)
+        k.why = "loops with a skewed (unimodular) schedule", k.bad = lp->node;
     if (!k.why) check_node(lp->node->u.parfor.body, &k);
     if (bad) *bad = k.bad;
     if (why) *why = k.why;
     return k.why == NULL;
+}
+
+/* The plan arrays whose rows the body walks (for (k, v) in X[i, :] over a sparse array): the
+ * ones whose CSR rows the runtime sends to the device, a bit per plan array. */
+typedef struct Rows {
+    const OrnCgLoop *l;
+    uint32_t mask;
+} Rows;
+
+static void rows_node(const OrnNode *n, void *ud)
+{
+    Rows *r = ud;
+    if (!n) return;
+    if (n->kind == N_FOREACH) {
+        const OrnSym *as = orn_cg_base_sym(n->u.foreach.iter);
+        int k = as && as->type && as->type->sparse ? orn_cg_array_index(r->l, as) : -1;
+        if (k >= 0 && k < 32) r->mask |= 1u << k;
+    }
+    orn_ast_each_child(n, rows_node, ud);
+}
+
+uint32_t cg_gpu_rows(const OrnCgLoop *l)
+{
+    Rows r = {l, 0};
+    rows_node(l->loop->node->u.parfor.body, &r);
+    return r.mask;
 }
 
 bool cg_gpu_loop(const C *c, const OrnCgLoop *l)

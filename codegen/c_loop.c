@@ -466,7 +466,7 @@ static bool keys_permuted(const OrnCgLoop *l)
 }
 
 /* Seed the iteration's random stream from its logical key (runtime keys are in kk_). */
-static void rng_iter(C *c, const OrnCgLoop *l, const char *pad)
+void cg_rng_iter(C *c, const OrnCgLoop *l, const char *pad)
 {
     int nd = l->loop->nkeys;
     if (!keys_permuted(l)) {
@@ -500,7 +500,7 @@ static void body_sparse(C *c, const OrnCgLoop *l)
     if (lp->value)
         cg_o(c, "        %s *const vp_ __attribute__((unused)) = &vals_[e_];\n",
              cg_ctype(cg_elem_of(lp->space->type)));
-    if (l->uses_rng) rng_iter(c, l, "        ");
+    if (l->uses_rng) cg_rng_iter(c, l, "        ");
     put_buf(c, &body);
     cg_o(c, "    }\n");
     orn_buf_free(&body);
@@ -541,7 +541,7 @@ static void csr_elems(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const 
              rks[1] ? cg_nm(c, rks[1]) : "c0_ + cols_[e_]");
         char p2[40];
         snprintf(p2, sizeof p2, "%s    ", pad);
-        rng_iter(c, l, p2);
+        cg_rng_iter(c, l, p2);
     }
     put_buf(c, stmts);
     cg_o(c, "%s}\n", pad);
@@ -810,7 +810,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
             cg_o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
             char p2[40];
             snprintf(p2, sizeof p2, "%s    ", pad);
-            rng_iter(c, l, p2);
+            cg_rng_iter(c, l, p2);
         }
         OrnBuf body;
         orn_buf_init(&body);
@@ -934,7 +934,7 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
                  cg_nm(c, rks[d]), d);
     if (lp->value)
         cg_o(c, "            %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", cg_ctype(vk));
-    if (!prefetch && l->uses_rng) rng_iter(c, l, "            ");
+    if (!prefetch && l->uses_rng) cg_rng_iter(c, l, "            ");
     orn_buf_put(c->b, body.data ? body.data : "", body.len);
     cg_o(c, "        }\n");
     if (c->next_used) cg_o(c, "    next_:;\n");

@@ -54,6 +54,38 @@ static void assign_into(C *c, const char *lhs, OrnTypeKind k, OrnOp op, const Or
     cg_o(c, opn ? "));\n" : ");\n");
 }
 
+/* CUDA: an update of accumulator i (`x += e`, `x *= e`, `x = min(x, e)`, ...) is recorded
+ * for the host, which applies it in element order (runtime/gpu_data.c): its operand e,
+ * converted as the CPU body's `x op e` converts it (decltype of the operation) and widened
+ * exactly to double or int64_t; the host's operation in the wider type, rounded to x's type,
+ * is the CPU body's. */
+static void acc_record(C *c, int i, const OrnSym *acc, OrnOp op, const OrnNode *rhs)
+{
+    OrnTypeKind k = acc->type->kind;
+    bool fl = k == T_F32 || k == T_F64;
+    const OrnNode *e = rhs;
+    int second = 0;
+    char conv[64];
+    snprintf(conv, sizeof conv, "(%s)0", cg_ctype(k));
+    if (op == OP_NONE) { /* min / max: the other argument, as the call converts it */
+        const OrnNode *a0 = cg_arg_n(rhs, 0);
+        second = !(a0 && a0->kind == N_NAME && a0->u.name.sym == acc);
+        e = cg_arg_n(rhs, second ? 0 : 1);
+        snprintf(conv, sizeof conv, "(%s)0", cg_ctype(cg_kind_of(rhs))); /* the call's type */
+    }
+    int id = c->tmp++;
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const auto r%d_ = (", id);
+    cg_ex(c, e);
+    cg_o(c, ");\n");
+    cg_ol(c, "orn_gpu_acc_%s(a_, &lc_, %d, %d, (%s)(decltype(%s + r%d_))r%d_);", fl ? "f" : "i", i,
+          second, fl ? "double" : "int64_t", conv, id, id);
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 /* A view assignment whose target and views are all proven in their boxes (version.h): the
  * storage addressed as pointers and strides, one length test per view, and the fused loop
  * (unit strides: a loop the compiler vectorizes). */
@@ -280,7 +312,10 @@ static void st_assign_elem(C *c, const OrnNode *s)
     if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, tg, ts);
         int nd = orn_list_len(tg->u.index.subs);
-        if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
+        if (cg_is_buffer(ts) && c->cuda) { /* recorded, applied on the host (c_gpu.c) */
+            cg_ol(c, "orn_gpu_badd_%s(a_, &lc_, %d, %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd,
+                  id, T, neg, id);
+        } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
             cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, k,
                   nd, id, T, neg, id);
         } else if (cg_is_buffer(ts)) {
@@ -341,6 +376,10 @@ void cg_st_assign(C *c, const OrnNode *s)
     }
     if (c->cx == CX_BODY && c->loop) {
         int i = orn_cg_acc_index(c->loop, sym);
+        if (i >= 0 && c->cuda) {
+            acc_record(c, i, sym, op, rhs);
+            return;
+        }
         if (i >= 0) {
             char lhs[48];
             snprintf(lhs, sizeof lhs, "acc%d_", i);
@@ -727,10 +766,11 @@ static void st_parfor(C *c, const OrnNode *s)
     }
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
+    bool gpu = cg_gpu_loop(c, l); /* whole pieces of blocks: rt.h, OrnRtLoop.whole */
     cg_ol(c,
           "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_%sbody_%d, "
-          ".prefetch = %s, .env = NULL, .acc = %s};",
-          l->id, cg_gpu_loop(c, l) ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL");
+          ".prefetch = %s, .env = NULL, .acc = %s%s};",
+          l->id, gpu ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL", gpu ? ", .whole = 1" : "");
     cg_ol(c, "orn_std_run(P_, &loop_);");
     for (int i = 0; i < na; i++) {
         const OrnSym *as = lp->accums[i].sym;

@@ -158,6 +158,8 @@ enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/orn_gpu.h's l
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run
  * and a description of it. */
 bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const char **why);
+/* The plan arrays whose rows the body walks, a bit each (OrnGpuKernel.rows). */
+uint32_t cg_gpu_rows(const OrnCgLoop *l);
 /* A @gpu loop of a --gpu build that the CUDA back end runs. */
 bool cg_gpu_loop(const C *c, const OrnCgLoop *l);
 void cg_gpu_env(C *c, const OrnCgLoop *l);
@@ -165,6 +167,9 @@ void cg_gpu_env_locals(C *c, const OrnCgLoop *l);
 void cg_gpu_host(C *c, const OrnCgLoop *l);
 
 /* c_loop.c */
+/* Seed the iteration's random stream rng_ from its logical key (runtime keys in kk_, the
+ * block in b_). */
+void cg_rng_iter(C *c, const OrnCgLoop *l, const char *pad);
 void cg_fn_params(C *c, const OrnNode *fn, bool first);
 OrnTypeKind cg_fn_ret(const OrnNode *fn);
 void cg_c_function(void *st_, const OrnNode *fn);

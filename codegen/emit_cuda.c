@@ -5,10 +5,12 @@
  * a loop body is written by the same code, with the same element addressing, views and
  * fused view assignments, into a `__host__ __device__` element function whose prologue
  * binds the names that code uses: the outer scalars from the loop's env struct, each
- * array's extents and device box (runtime/orn_gpu_dev.cuh gives its access calls their
- * device meaning), the element's keys and value. Accumulators start from their identity
- * (-0.0 for float sums) per element and the element's contribution is stored; the host
- * adds the contributions in element order, as the CPU body does (runtime/gpu.c). Per loop:
+ * array's extents, device box and view (rows of sparse arrays), the element's keys and value,
+ * its random stream and buffer-update cursor (runtime/orn_gpu_dev.cuh gives the runtime
+ * calls of that code their device meaning). The statements written differently are the
+ * updates of buffers and accumulators: recorded for the host, which applies them in element
+ * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu.c).
+ * Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
  *     orn_gpu_elem_N     one iteration
@@ -45,17 +47,6 @@ static void cu_function(void *st_, const OrnNode *fn)
     (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
 }
 
-static const char *acc_identity(OrnTypeKind k, OrnAccKind a)
-{
-    if (a == ACC_PROD) return "1";
-    return k == T_F32 ? "-0.0f" : k == T_F64 ? "-0.0" : "0";
-}
-
-static int rt_type(OrnTypeKind k)
-{
-    return k == T_I32 ? 0 : k == T_I64 ? 1 : k == T_F32 ? 2 : 3; /* OrnRtType */
-}
-
 static void cu_loop(void *st_, const OrnCgLoop *l)
 {
     C *c = st_;
@@ -64,9 +55,7 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         const char *why = NULL;
         if (l->loop->node->u.parfor.gpu && !cg_gpu_check(c, l, &bad, &why))
             orn_diag(&c->u->diags, ORN_WARNING, bad->span,
-                     "this @gpu loop runs on the CPU: the CUDA back end does not run %s in a "
-                     "loop body yet",
-                     why);
+                     "this @gpu loop runs on the CPU: the CUDA back end does not run %s yet", why);
         return;
     }
     const OrnLoop *lp = l->loop;
@@ -85,20 +74,34 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
              cg_nm(c, a->sym), k);
         cg_o(c, "    const OrnRtBox X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
     }
-    if (lp->value) {
-        const char *T = cg_ctype(cg_elem_of(lp->space->type));
-        cg_o(c, "    %s *const vals_ = (%s *)(void *)a_->vals;\n", T, T);
-        cg_o(c, "    %s *const vp_ __attribute__((unused)) = &vals_[e_];\n", T);
-    }
     cg_o(c, "    const int64_t *const kk_ = a_->keys + e_ * %d;\n", nk);
+    if (lp->value) {
+        /* the element's value: in the iteration space's box when the host's values are that
+         * box's storage (a dense space: reads of its neighbours see what the loop wrote),
+         * else a copy of the block's values */
+        OrnTypeKind ek = cg_elem_of(lp->space->type);
+        const char *T = cg_ctype(ek);
+        cg_o(c, "    %s *const vals_ = (%s *)(void *)a_->vals;\n", T, T);
+        cg_o(c,
+             "    %s *const vp_ __attribute__((unused)) = vals_ ? &vals_[e_] : "
+             "orn_rt_wp_%s(&X0_, %d, kk_);\n",
+             T, cg_sfx(ek), nk);
+    }
     for (int r = 0; r < nk; r++) {
         int j = l->kperm[r] < nk ? l->kperm[r] : r;
         cg_o(c, "    const int64_t %s __attribute__((unused)) = kk_[%d];\n", cg_nm(c, lp->keys[j]),
              r);
     }
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "    %s acc%d_ = %s;\n", cg_ctype(k), i, acc_identity(k, lp->accums[i].kind));
+    /* what the body's runtime calls name: the views (rows of sparse arrays), the block
+     * (random streams), the element's buffer updates (orn_gpu_badd_) */
+    cg_o(c, "    const OrnGpuView *const V_ __attribute__((unused)) = a_->view;\n");
+    cg_o(c, "    const OrnGpuArgs *const b_ __attribute__((unused)) = a_;\n");
+    bool log = lp->naccums > 0;
+    for (int k = 0; k < l->narrays; k++) log |= l->arrays[k].role == ORN_ROLE_BUFFERED;
+    if (log) cg_o(c, "    OrnGpuCur lc_ = {e_, 0};\n");
+    if (l->uses_rng) {
+        cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+        cg_rng_iter(c, l, "    ");
     }
     c->cx = CX_BODY;
     c->loop = l;
@@ -109,10 +112,6 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     c->ind = 1;
     cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
     c->ind = 0;
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "    ((%s *)(void *)a_->contrib[%d])[e_] = acc%d_;\n", cg_ctype(k), i, i);
-    }
     cg_o(c, "}\n");
     cg_o(c,
          "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const "
@@ -121,31 +120,26 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
          "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
          id, id, id);
     cg_o(c,
-         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs a_, const OrnGpuEnv_%d env_)\n{\n"
+         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t "
+         "nt_, const OrnGpuEnv_%d env_)\n{\n"
          "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "    if (i_ < a_.ntiles) orn_gpu_tile_%d(&a_, &env_, a_.tiles[i_]);\n}\n",
+         "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
          id, id, id);
     cg_o(c,
-         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const void *env_, int emulate_)\n{\n"
+         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "const void *env_, int emulate_)\n{\n"
          "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
          "    if (emulate_) {\n"
-         "        for (int64_t i_ = 0; i_ < a_->ntiles; i_++) orn_gpu_tile_%d(a_, e_, "
-         "a_->host_tiles[i_]);\n"
+         "        for (int64_t i_ = 0; i_ < nt_; i_++) orn_gpu_tile_%d(a_, e_, tiles_[i_]);\n"
          "        return 0;\n    }\n"
-         "    const unsigned nb_ = (unsigned)((a_->ntiles + 127) / 128);\n"
-         "    orn_gpu_kern_%d<<<nb_, 128>>>(*a_, *e_);\n"
+         "    const unsigned nb_ = (unsigned)((nt_ + 127) / 128);\n"
+         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
          "    return orn_gpu_cuda_wait(%d);\n}\n",
          id, id, id, id, id, id);
-    cg_o(c, "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, {", id, id, nk,
-         lp->naccums);
-    for (int i = 0; i < lp->naccums; i++) {
-        OrnTypeKind k = lp->accums[i].sym->type->kind;
-        cg_o(c, "%s%d", i ? ", " : "", k == T_I32 || k == T_F32 ? 4 : 8);
-    }
-    cg_o(c, "}, {");
-    for (int i = 0; i < lp->naccums; i++)
-        cg_o(c, "%s%d", i ? ", " : "", rt_type(lp->accums[i].sym->type->kind));
-    cg_o(c, "}, sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n", id, id);
+    cg_o(c,
+         "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, 0x%xu, "
+         "sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
+         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, id);
     c->loop = NULL;
 }
 

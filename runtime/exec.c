@@ -700,7 +700,7 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
         orn_tl_int(x->tl, sp.id, "step", x->step);
     }
     for (int64_t f = w->first; f < end; f += len) {
-        if (x->need_progress || decode || x->rt->sliced) len = x->rt->slice;
+        if (!L->whole && (x->need_progress || decode || x->rt->sliced)) len = x->rt->slice;
         if (len > end - f) len = end - f;
         set_range(x, &b, t, decode, f, len);
         int rc = L->body(x->rt, &b, L->env);

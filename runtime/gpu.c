@@ -1,29 +1,27 @@
 /* gpu.c: the host side of @gpu loops (orn_gpu.h, rt_gpu.h): the mode, device selection,
- * transfers, the launch of each schedule step, accumulator reduction.
+ * the launches of a block's schedule steps, accumulator reduction, and the fallback to the
+ * CPU body (gpu_data.c has the block's data on the device and back).
  *
- * Transfers: per block, the element keys and values and each plan array's local box go to
- * device memory and what the loop writes comes back (the box's contiguous span: its rows
- * at their strides). Emulation uses the same path with host memory as the "device", so a
- * missing copy shows up as a wrong result there too. */
+ * A block runs as: its keys and schedule (gpu_sched_*.c), its data in (gpu_data.c), one
+ * launch per step, then the error flag and the buffer-update count come back. Nothing of the
+ * host's arrays has changed yet, so
+ *   - a block whose launches flagged something the device cannot do (an access outside the
+ *     boxes it holds, a row it does not hold, a run-time error such as randint(0)) is run
+ *     again by the CPU body, which serves the access or reports the error with its line
+ *     (said once per run);
+ *   - a block whose buffer updates overflowed the log runs again with a log that large
+ *     (remembered per loop).
+ * Otherwise what the loop wrote comes back, and the buffer and accumulator updates the device
+ * recorded are applied in element order, as the CPU body makes them. Emulation
+ * uses the same path with host memory as the "device", so a missing copy gives a wrong
+ * result there too. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_gpu.h"
-#include "rt_int.h"
-
-typedef enum { MODE_CPU, MODE_EMULATE, MODE_DEVICE } Mode;
-
-typedef struct GpuState {
-    Mode mode;
-    const OrnGpuOps *ops;
-    int sms;
-    int tiles_hint;
-    int broken;
-    uint64_t shuffle; /* emulation: the shuffle's state (seeded by $ORN_GPU_SEED) */
-} GpuState;
+#include "gpu_int.h"
 
 /* ---------------------------------------------------------------- emulation memory */
 
@@ -73,7 +71,9 @@ static int local_rank(const OrnRtCtx *rt)
 
 void orn_gpu_state_free(void *state)
 {
-    free(state);
+    GpuState *g = state;
+    if (g) free(g->caplog);
+    free(g);
 }
 
 static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
@@ -91,9 +91,9 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     g->shuffle = (seed && *seed ? strtoull(seed, NULL, 0) : 0x5eedULL) * 0x9e3779b97f4a7c15ULL + 1;
     int rank0 = orn_rt_rank(rt) == 0;
     if (m && strcmp(m, "off") == 0) {
-        g->mode = MODE_CPU;
+        g->mode = GPU_MODE_CPU;
     } else if (m && strcmp(m, "emulate") == 0) {
-        g->mode = MODE_EMULATE;
+        g->mode = GPU_MODE_EMULATE;
         g->ops = &emu_ops;
         if (rank0)
             fprintf(stderr, "orion: ORN_GPU=emulate: @gpu loops run their kernels on the host, "
@@ -101,7 +101,7 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     } else {
         int n = k->dev ? k->dev->count() : 0;
         if (n <= 0) {
-            g->mode = MODE_CPU;
+            g->mode = GPU_MODE_CPU;
             if (rank0)
                 fprintf(stderr, "orion: no GPU found: @gpu loops run on the CPU "
                                 "(ORN_GPU=emulate runs their kernels on the host)\n");
@@ -111,9 +111,9 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
             if (k->dev->select(dev) != 0) {
                 fprintf(stderr, "orion: rank %d: cannot use GPU %d; @gpu loops run on the CPU\n",
                         orn_rt_rank(rt), dev);
-                g->mode = MODE_CPU;
+                g->mode = GPU_MODE_CPU;
             } else {
-                g->mode = MODE_DEVICE;
+                g->mode = GPU_MODE_DEVICE;
                 g->ops = k->dev;
             }
         }
@@ -149,64 +149,6 @@ int orn_gpu_sched(const OrnRtPlan *plan, const int64_t *keys, int64_t n, int nke
 
 /* ---------------------------------------------------------------- one block */
 
-typedef struct Dev {
-    const OrnGpuOps *ops;
-    void *p[ORN_GPU_MAXARR + ORN_GPU_MAXACC + 8];
-    int n;
-} Dev;
-
-static void *dev_put(Dev *d, const void *src, size_t n)
-{
-    void *p = d->ops->alloc(n);
-    if (!p) return NULL;
-    d->p[d->n++] = p;
-    if (src && d->ops->put(p, src, n) != 0) return NULL;
-    return p;
-}
-
-/* Elements of a box's contiguous span (0 without a dense box). */
-static int64_t box_span(const OrnRtBox *x, int nd)
-{
-    int64_t span = 1;
-    for (int d = 0; d < nd; d++) {
-        if (x->n[d] == 0) return 0;
-        span += (int64_t)(x->n[d] - 1) * (d == nd - 1 ? 1 : x->s[d]);
-    }
-    return x->base ? span : 0;
-}
-
-static void combine(OrnRtScalar *acc, int kind, int type, const char *c, int64_t i)
-{
-    switch (type) {
-    case ORN_RT_F64: {
-        double v;
-        memcpy(&v, c + i * 8, 8);
-        acc->f64 = kind == ORN_RT_ACC_PROD ? acc->f64 * v : acc->f64 + v;
-        return;
-    }
-    case ORN_RT_F32: {
-        float v;
-        memcpy(&v, c + i * 4, 4);
-        acc->f32 = kind == ORN_RT_ACC_PROD ? acc->f32 * v : acc->f32 + v;
-        return;
-    }
-    case ORN_RT_I64: {
-        int64_t v;
-        memcpy(&v, c + i * 8, 8);
-        acc->i64 = (int64_t)(kind == ORN_RT_ACC_PROD ? (uint64_t)acc->i64 * (uint64_t)v
-                                                     : (uint64_t)acc->i64 + (uint64_t)v);
-        return;
-    }
-    default: {
-        int32_t v;
-        memcpy(&v, c + i * 4, 4);
-        acc->i32 = (int32_t)(kind == ORN_RT_ACC_PROD ? (uint32_t)acc->i32 * (uint32_t)v
-                                                     : (uint32_t)acc->i32 + (uint32_t)v);
-        return;
-    }
-    }
-}
-
 static uint64_t next_rand(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -215,27 +157,44 @@ static uint64_t next_rand(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuKernel *k,
-                  const OrnGpuDims *dims, const void *env, orn_rt_body_fn cpu, void *cpu_env)
+/* The log capacity remembered for loop id (0: none yet). */
+static int64_t *caplog_of(GpuState *g, int id)
 {
-    GpuState *g = gpu_state(rt, k);
-    if (!g) return orn_rt_body_error(rt, "out of memory");
-    if (g->mode == MODE_CPU) return cpu(rt, b, cpu_env);
+    if (id < 0) return NULL;
+    if (id >= g->ncaplog) {
+        int n = id + 16;
+        int64_t *c = realloc(g->caplog, sizeof *c * (size_t)n);
+        if (!c) return NULL;
+        memset(c + g->ncaplog, 0, sizeof *c * (size_t)(n - g->ncaplog));
+        g->caplog = c;
+        g->ncaplog = n;
+    }
+    return &g->caplog[id];
+}
+
+enum { RUN_OK = 0, RUN_FAIL = -1, RUN_CPU = 1, RUN_AGAIN = 2 };
+
+/* One try at block b with a log of caplog records: RUN_OK, RUN_FAIL (reported), RUN_CPU
+ * (the device flagged something: nothing changed on the host), RUN_AGAIN (*need records
+ * wanted: nothing changed on the host). */
+static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
+                     const OrnGpuKernel *k, const OrnGpuDims *dims, const void *env, int64_t caplog,
+                     int64_t *need)
+{
     int64_t n = b->count;
-    if (n <= 0) return 0;
-    int nk = b->ndim, rc = -1;
-    if (plan->narrays > ORN_GPU_MAXARR || plan->naccs > ORN_GPU_MAXACC || nk > ORN_GPU_MAXKEY)
-        return orn_rt_body_error(rt, "@gpu loop at %s:%d: too many arrays for the GPU path",
-                                 plan->file, plan->line);
-    Dev d = {.ops = g->ops};
+    int nk = b->ndim, rc = RUN_FAIL;
+    GpuMem m = {.ops = g->ops};
+    GpuData gd;
+    memset(&gd, 0, sizeof gd);
     OrnGpuArgs a;
     memset(&a, 0, sizeof a);
     OrnGpuSched s;
     memset(&s, 0, sizeof s);
     int64_t *keys = malloc(sizeof *keys * (size_t)n * (size_t)nk);
     int64_t *host_tiles = NULL;
-    char *contrib[ORN_GPU_MAXACC] = {NULL};
+    OrnGpuRec *rec = NULL;
     int err = 0;
+    unsigned long long nlog = 0;
     if (!keys) goto fn_oom;
     for (int64_t i = 0; i < n; i++) {
         int64_t kk[ORN_RT_MAXDIM];
@@ -243,53 +202,37 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
         memcpy(keys + i * nk, kk, sizeof *keys * (size_t)nk);
     }
     if (orn_gpu_sched(plan, keys, n, nk, g->sms, g->tiles_hint, g->broken, &s) != 0) goto fn_oom;
-    int *derr = dev_put(&d, &err, sizeof err);
-    char *scratch = dev_put(&d, NULL, 64);
-    a.keys = dev_put(&d, keys, sizeof *keys * (size_t)n * (size_t)nk);
-    a.order = dev_put(&d, s.order, sizeof *s.order * (size_t)n);
-    a.start = dev_put(&d, s.start, sizeof *s.start * (size_t)(s.ntiles + 1));
-    int64_t *dtiles = dev_put(&d, s.tiles, sizeof *s.tiles * (size_t)(s.ntiles ? s.ntiles : 1));
-    if (!derr || !scratch || !a.keys || !a.order || !a.start || !dtiles) goto fn_oom;
+    a.nkeys = nk;
+    a.seed = b->seed;
+    a.stream = b->stream;
+    a.caplog = caplog;
+    a.err = orn_gpu_put(&m, &err, sizeof err);
+    a.nlog = orn_gpu_put(&m, &nlog, sizeof nlog);
+    a.log = orn_gpu_put(&m, NULL, sizeof *a.log * (size_t)(caplog ? caplog : 1));
+    a.keys = orn_gpu_put(&m, keys, sizeof *keys * (size_t)n * (size_t)nk);
+    a.order = orn_gpu_put(&m, s.order, sizeof *s.order * (size_t)n);
+    a.start = orn_gpu_put(&m, s.start, sizeof *s.start * (size_t)(s.ntiles + 1));
+    int64_t *dtiles = orn_gpu_put(&m, s.tiles, sizeof *s.tiles * (size_t)(s.ntiles ? s.ntiles : 1));
+    if (!a.err || !a.nlog || !a.log || !a.keys || !a.order || !a.start || !dtiles) goto fn_oom;
     size_t vsize = b->views[0].esize;
-    if (b->vals) {
-        a.vals = dev_put(&d, (const char *)b->vals + b->first * (int64_t)vsize, vsize * (size_t)n);
+    if (orn_gpu_data_in(&m, b, plan, dims, k->rows, &a, &gd) != 0) goto fn_oom;
+    /* the values of a dense space live in its box when the host's do (gpu_data.c) */
+    int vals_in_box = orn_gpu_vals_in_box(b, &gd);
+    if (b->vals && !vals_in_box) {
+        a.vals =
+            orn_gpu_put(&m, (const char *)b->vals + b->first * (int64_t)vsize, vsize * (size_t)n);
         if (!a.vals) goto fn_oom;
     }
-    for (int i = 0; i < plan->naccs; i++) {
-        a.contrib[i] = dev_put(&d, NULL, k->acc_size[i] * (size_t)n);
-        contrib[i] = malloc(k->acc_size[i] * (size_t)n);
-        if (!a.contrib[i] || !contrib[i]) goto fn_oom;
-    }
-    int64_t span[ORN_GPU_MAXARR] = {0};
-    for (int j = 0; j < plan->narrays; j++) {
-        OrnRtView *v = &b->views[j];
-        OrnRtBox x = orn_rt_box(v);
-        OrnGpuBox *gb = &a.box[j];
-        int nd = v->ndim > 0 ? v->ndim : 1;
-        span[j] = plan->arrays[j].role == ORN_RT_BUFFERED ? 0 : box_span(&x, nd);
-        for (int q = 0; q < ORN_GPU_MAXKEY; q++) {
-            gb->lo[q] = x.lo[q];
-            gb->n[q] = span[j] ? x.n[q] : 0;
-            gb->s[q] = x.s[q];
-        }
-        gb->esize = v->esize;
-        gb->err = derr;
-        gb->scratch = scratch;
-        a.dims[j] = dims[j];
-        if (span[j]) {
-            gb->base = dev_put(&d, x.base, v->esize * (size_t)span[j]);
-            if (!gb->base) goto fn_oom;
-        }
-    }
-    if (g->mode == MODE_EMULATE) {
+    OrnGpuArgs *da = orn_gpu_put(&m, &a, sizeof a);
+    if (!da) goto fn_oom;
+    if (g->mode == GPU_MODE_EMULATE) {
         host_tiles = malloc(sizeof *host_tiles * (size_t)(s.ntiles ? s.ntiles : 1));
         if (!host_tiles) goto fn_oom;
     }
     for (int st = 0; st < s.nsteps; st++) {
         int64_t t0 = s.step_start[st], nt = s.step_start[st + 1] - t0;
         if (nt == 0) continue;
-        a.tiles = dtiles + t0;
-        a.ntiles = nt;
+        const int64_t *tiles = dtiles + t0;
         if (host_tiles) {
             /* the step's thread blocks in a seeded random order (Fisher-Yates) */
             memcpy(host_tiles, s.tiles + t0, sizeof *host_tiles * (size_t)nt);
@@ -299,52 +242,88 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
                 host_tiles[i] = host_tiles[r];
                 host_tiles[r] = t;
             }
-            a.host_tiles = host_tiles;
+            tiles = host_tiles;
         }
-        if (k->launch(&a, env, g->mode == MODE_EMULATE) != 0) {
+        if (k->launch(da, tiles, nt, env, g->mode == GPU_MODE_EMULATE) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
                               plan->line);
             goto fn_exit;
         }
     }
-    if (g->ops->get(&err, derr, sizeof err) != 0) goto fn_copy;
+    if (g->ops->get(&err, a.err, sizeof err) != 0 || g->ops->get(&nlog, a.nlog, sizeof nlog) != 0)
+        goto fn_copy;
     if (err) {
-        orn_rt_body_error(rt,
-                          "@gpu loop at %s:%d: an access outside this rank's part of an array "
-                          "(an index out of range, or one the GPU path cannot serve)",
-                          plan->file, plan->line);
+        rc = RUN_CPU;
         goto fn_exit;
     }
-    for (int j = 0; j < plan->narrays; j++) {
-        const OrnRtPlanArray *pa = &plan->arrays[j];
-        if (!span[j] || pa->read_only || pa->role == ORN_RT_REPLICATED ||
-            pa->role == ORN_RT_PREFETCHED)
-            continue;
-        if (g->ops->get(b->views[j].base, a.box[j].base, b->views[j].esize * (size_t)span[j]) != 0)
-            goto fn_copy;
+    if ((int64_t)nlog > caplog) {
+        *need = (int64_t)nlog;
+        rc = RUN_AGAIN;
+        goto fn_exit;
     }
-    if (b->vals && !plan->arrays[0].read_only &&
+    if (orn_gpu_data_out(&m, b, plan, &a, &gd) != 0) goto fn_copy;
+    if (a.vals && !plan->arrays[0].read_only &&
         g->ops->get((char *)b->vals + b->first * (int64_t)vsize, a.vals, vsize * (size_t)n) != 0)
         goto fn_copy;
-    for (int i = 0; i < plan->naccs; i++) {
-        if (g->ops->get(contrib[i], a.contrib[i], k->acc_size[i] * (size_t)n) != 0) goto fn_copy;
-        /* in element order, as the CPU body adds them */
-        for (int64_t e = 0; e < n; e++)
-            combine(&b->acc[i], plan->accs[i].kind, k->acc_kind[i], contrib[i], e);
+    if (nlog) {
+        rec = malloc(sizeof *rec * (size_t)nlog);
+        if (!rec) goto fn_oom;
+        if (g->ops->get(rec, a.log, sizeof *rec * (size_t)nlog) != 0) goto fn_copy;
+        if (orn_gpu_log_apply(b, plan, rec, (int64_t)nlog, n) != 0) {
+            orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records",
+                              plan->file, plan->line);
+            goto fn_exit;
+        }
     }
-    rc = 0;
+    rc = RUN_OK;
     goto fn_exit;
 fn_copy:
     orn_rt_body_error(rt, "@gpu loop at %s:%d: a copy from the GPU failed", plan->file, plan->line);
     goto fn_exit;
 fn_oom:
     orn_rt_body_error(rt, "@gpu loop at %s:%d: out of %s memory", plan->file, plan->line,
-                      g->mode == MODE_DEVICE ? "GPU" : "host");
+                      g->mode == GPU_MODE_DEVICE ? "GPU" : "host");
 fn_exit:
-    for (int i = 0; i < d.n; i++) d.ops->release(d.p[i]);
-    for (int i = 0; i < ORN_GPU_MAXACC; i++) free(contrib[i]);
+    orn_gpu_mem_free(&m);
+    orn_gpu_data_free(&gd);
+    free(rec);
     free(host_tiles);
     free(keys);
     orn_gpu_sched_free(&s);
     return rc;
+}
+
+int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuKernel *k,
+                  const OrnGpuDims *dims, const void *env, orn_rt_body_fn cpu, void *cpu_env)
+{
+    GpuState *g = gpu_state(rt, k);
+    if (!g) return orn_rt_body_error(rt, "out of memory");
+    if (g->mode == GPU_MODE_CPU) return cpu(rt, b, cpu_env);
+    if (b->count <= 0) return 0;
+    if (plan->narrays > ORN_GPU_MAXARR || plan->naccs > ORN_GPU_MAXACC || b->ndim > ORN_GPU_MAXKEY)
+        return orn_rt_body_error(rt, "@gpu loop at %s:%d: too many arrays for the GPU path",
+                                 plan->file, plan->line);
+    int64_t *cap = caplog_of(g, plan->loop_id);
+    if (!cap) return orn_rt_body_error(rt, "out of memory");
+    int logged = plan->naccs > 0; /* buffer and accumulator updates are recorded */
+    for (int j = 0; j < plan->narrays; j++) logged |= plan->arrays[j].role == ORN_RT_BUFFERED;
+    if (*cap == 0) *cap = logged ? 2 * b->count + 64 : 0;
+    for (;;) {
+        int64_t need = 0;
+        int rc = run_block(rt, g, b, plan, k, dims, env, *cap, &need);
+        if (rc == RUN_AGAIN) {
+            *cap = need + need / 4;
+            continue;
+        }
+        if (rc == RUN_CPU) {
+            if (!g->said_cpu)
+                fprintf(stderr,
+                        "orion: rank %d: @gpu loop at %s:%d: a block ran on the CPU path (an "
+                        "access or operation the GPU path cannot serve; said once)\n",
+                        orn_rt_rank(rt), plan->file, plan->line);
+            g->said_cpu = 1;
+            return cpu(rt, b, cpu_env);
+        }
+        return rc == RUN_OK ? 0 : -1;
+    }
 }

@@ -3,17 +3,22 @@
  * orionc --gpu compiles each @gpu loop body twice: into the host C as usual (the CPU
  * path), and into a CUDA file as a `__host__ __device__` element function with a kernel and
  * a launcher (codegen/emit_cuda.c). The runtime's schedules hand blocks to the body as
- * always; the host C's body of a @gpu loop calls orn_gpu_block(), which
+ * always (whole pieces of blocks, never slices: rt.h, OrnRtLoop.whole); the host C's body of
+ * a @gpu loop calls orn_gpu_block(), which
  *   - picks the mode once per run: ORN_GPU=off (CPU path), ORN_GPU=emulate (the kernels run
  *     on the host), else the device when one is present (the CPU path otherwise, said once);
- *   - copies the block's element keys and values and each array's local box to device
- *     memory (in emulation: separate host memory behind the same copies);
+ *   - copies the block's element keys and values, each array's local box (with its halo
+ *     where the view lacks it) and the rows of sparse arrays the body walks to device memory
+ *     (in emulation: separate host memory behind the same copies);
  *   - splits the block into tiles with the loop's GPU schedule (gpu_sched_2d.c,
  *     gpu_sched_1d.c) and launches them step by step: the tiles of one step share no key
  *     any iteration depends on, so they run at once; in emulation they run in a seeded
  *     shuffled order;
- *   - copies back what the loop writes and reduces accumulator contributions on the host,
- *     in element order (no float atomics).
+ *   - copies back what the loop writes and applies the buffer and accumulator updates the
+ *     device recorded (OrnGpuRec) in element order (no float atomics): a call's buffer
+ *     updates take effect at its end, its accumulator updates are the CPU body's;
+ *   - runs the block on the CPU body instead when the device flagged something it cannot do
+ *     (nothing on the host has changed by then).
  *
  * This header is plain C that nvcc also compiles: the generated .cu and the host C share
  * the argument block (OrnGpuArgs) and the kernel descriptor (OrnGpuKernel). */
@@ -46,18 +51,51 @@ typedef struct OrnGpuDims {
     int64_t dims[ORN_GPU_MAXKEY];
 } OrnGpuDims;
 
-/* One launch: one step of a GPU schedule. Every pointer is device memory. */
+/* What a body reads of plan array k besides its box (V_[k] in generated code): the view's
+ * key range, and for a 2-D sparse array its rows in CSR form -- rows [rlo, rlo + rn), row
+ * r's elements at rowptr[r - rlo] .. rowptr[r - rlo + 1], columns clo + cols[e], values
+ * rvals[e] (cols NULL: no rows on the device) -- as rt.h's OrnRtView has them. */
+typedef struct OrnGpuView {
+    int64_t lo[ORN_GPU_MAXKEY], hi[ORN_GPU_MAXKEY];
+    const int64_t *rowptr;
+    const int32_t *cols;
+    const char *rvals;
+    int64_t rlo, rn, clo;
+    size_t esize;
+    int *err; /* the block's error flag (OrnGpuArgs.err) */
+} OrnGpuView;
+
+/* One update made on the device, recorded instead of applied: element elem's seq-th update
+ *   - of plan array arr >= 0 (a buffer: `dw[f] -= ...`) at key by delta d (the buffer's
+ *     element type, bytes), or
+ *   - of accumulator -1 - arr by operand d: a double for float accumulators, an int64_t for
+ *     integer ones, already converted as the CPU body's `acc op e` converts e; for min and
+ *     max key[0] is 1 when the accumulator is the second argument (`x = min(e, x)`).
+ * The host applies the records after the launch, in element order and each element's in its
+ * order, as the CPU body makes them (gpu_data.c): the same operations in the same order. */
+typedef struct OrnGpuRec {
+    int64_t elem;
+    int32_t seq, arr;
+    int64_t key[ORN_GPU_MAXKEY];
+    unsigned char d[8];
+} OrnGpuRec;
+
+/* The arguments of a block's launches, in device memory (one copy per block; every pointer
+ * is device memory). */
 typedef struct OrnGpuArgs {
     OrnGpuBox box[ORN_GPU_MAXARR]; /* plan array k's local box */
     OrnGpuDims dims[ORN_GPU_MAXARR];
-    const int64_t *keys;           /* element i's keys at keys[i * nkeys], runtime key order */
-    char *vals;                    /* element i's value */
-    char *contrib[ORN_GPU_MAXACC]; /* element i's contribution to accumulator a */
-    const int64_t *order;          /* elements grouped by tile */
-    const int64_t *start;          /* tile t: order[start[t] .. start[t + 1]) */
-    const int64_t *tiles;          /* this step's tiles (device: tiles[0 .. ntiles)) */
-    int64_t ntiles;
-    const int64_t *host_tiles; /* emulation: the same tiles, in the order to run them */
+    OrnGpuView view[ORN_GPU_MAXARR];
+    const int64_t *keys; /* element i's keys at keys[i * nkeys], runtime key order */
+    int nkeys;
+    char *vals;            /* element i's value */
+    const int64_t *order;  /* elements grouped by tile */
+    const int64_t *start;  /* tile t: order[start[t] .. start[t + 1]) */
+    uint64_t seed, stream; /* the block's random streams (rt.h, orn_rng.h) */
+    int *err;       /* set to 1 by whatever the device cannot do: the block then runs on the CPU */
+    OrnGpuRec *log; /* buffer and accumulator updates: caplog records, *nlog used (or wanted) */
+    unsigned long long *nlog;
+    int64_t caplog;
 } OrnGpuArgs;
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
@@ -77,12 +115,13 @@ typedef struct OrnGpuKernel {
     int loop_id;
     int nkeys;
     int naccs;
-    size_t acc_size[ORN_GPU_MAXACC]; /* element size of each accumulator */
-    int acc_kind[ORN_GPU_MAXACC];    /* OrnRtType of each (its combine on the host) */
+    uint32_t rows; /* bit k: the body walks rows of plan array k (their CSR form goes along) */
     size_t env_size;
-    /* Run the tiles of one step: on the device (emulate 0) or on the host in host_tiles
-     * order (emulate 1). Returns 0, or non-zero when the launch failed. */
-    int (*launch)(const OrnGpuArgs *a, const void *env, int emulate);
+    /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
+     * tiles in device memory (emulate 0), or on the host in the order of tiles, host memory
+     * (emulate 1). Returns 0, or non-zero when the launch failed. */
+    int (*launch)(const OrnGpuArgs *a, const int64_t *tiles, int64_t ntiles, const void *env,
+                  int emulate);
     const OrnGpuOps *dev; /* the CUDA runtime */
 } OrnGpuKernel;
 

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 
@@ -22,7 +23,15 @@
 
 #define ORN_HD __host__ __device__ static inline
 
+/* The runtime's random numbers and the scalar built-ins: the host's definitions, compiled
+ * for both sides. */
+#define ORN_RNG_FN ORN_HD
+#include "orn_rng.h"
+#define ORN_STD_SCALAR_FN ORN_HD
+#include "orn_std_scalar.h"
+
 typedef OrnGpuBox OrnRtBox;
+typedef OrnGpuView OrnRtView;
 
 /* A key as an argument: generated C passes (const int64_t[n]){...}, CUDA (C++) a temporary
  * that lives to the end of the full expression. */
@@ -33,30 +42,13 @@ ORN_HD const int64_t *orn_gpu_key(const OrnGpuKey &key)
 {
     return key.k;
 }
-#define P_ ((const void *)0)
+/* The program context of generated calls (P_) is the element function's arguments. */
+#define P_ a_
 
-ORN_HD int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
-{
-    uint64_t off = 0;
-    int in = 1;
-    for (int d = 0; d < nd; d++) {
-        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
-        in &= r < x->n[d];
-        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
-    }
-    return in ? (int64_t)off : -1;
-}
-
-ORN_HD int64_t orn_rt_box_at(const OrnRtBox *x, int nd, const int64_t *key)
-{
-    return orn_rt_box_off(x, nd, key);
-}
-
-ORN_HD int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
-{
-    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
-           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
-}
+/* Addressing in a box: the host's (orn_box.h). */
+#define ORN_BOX_FN        ORN_HD
+#define ORN_BOX_LIKELY(c) (c)
+#include "orn_box.h"
 
 /* An access outside the box: flag it, hand out scratch space. */
 ORN_HD char *orn_gpu_miss(const OrnRtBox *x)
@@ -89,6 +81,140 @@ ORN_GPU_TYPED(float, f32)
 ORN_GPU_TYPED(double, f64)
 #undef ORN_GPU_TYPED
 
+/* ---------------------------------------------------------------- rows of sparse arrays */
+
+/* Row i of 2-D sparse view v: its CSR form on the device (gpu.c uploads the rows a block
+ * reads); a row the device does not hold flags the block, which then runs on the CPU. */
+ORN_HD void orn_rt_row_csr(const OrnRtView *v, int64_t i, const int32_t **cols, int64_t *coff,
+                           const int64_t **keys, const void **vals, int64_t *n)
+{
+    uint64_t r = (uint64_t)i - (uint64_t)v->rlo;
+    *keys = NULL;
+    if (v->cols && r < (uint64_t)v->rn) {
+        int64_t b = v->rowptr[r];
+        *cols = v->cols + b;
+        *coff = v->clo;
+        *vals = v->rvals + (size_t)b * v->esize;
+        *n = v->rowptr[r + 1] - b;
+        return;
+    }
+    *cols = NULL;
+    *coff = 0;
+    *vals = NULL;
+    *n = 0;
+    *v->err = 1;
+}
+
+/* Rows in decoded-key form (sparse arrays of three or more dimensions): not on the device. */
+ORN_HD void orn_rt_row(const OrnRtView *v, int64_t i, const int64_t **keys, const void **vals,
+                       int64_t *n)
+{
+    (void)i;
+    *keys = NULL;
+    *vals = NULL;
+    *n = 0;
+    *v->err = 1;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+/* The element being run and how many updates it has recorded. */
+typedef struct OrnGpuCur {
+    int64_t elem;
+    int32_t seq;
+} OrnGpuCur;
+
+/* The element's next record (orn_gpu.h, OrnGpuRec) in the block's log, or NULL past the
+ * log's capacity. Slots are taken with an integer atomic (no float atomics: the host orders
+ * records by element and sequence); past the capacity the count still grows, and the host
+ * runs the block again with a log that large. */
+ORN_HD OrnGpuRec *orn_gpu_rec(const OrnGpuArgs *a, OrnGpuCur *c, int arr)
+{
+#ifdef __CUDA_ARCH__
+    unsigned long long slot = atomicAdd(a->nlog, 1ULL);
+#else
+    unsigned long long slot = (*a->nlog)++; /* emulation: one thread */
+#endif
+    int32_t seq = c->seq++;
+    if (slot >= (unsigned long long)a->caplog) return NULL;
+    OrnGpuRec *r = &a->log[slot];
+    r->elem = c->elem;
+    r->seq = seq;
+    r->arr = arr;
+    return r;
+}
+
+/* `buf[key] += d` on the device: recorded, applied on the host after the launch. */
+#define ORN_GPU_BADD(T, name)                                                                      \
+    ORN_HD void orn_gpu_badd_##name(const OrnGpuArgs *a, OrnGpuCur *c, int k, int nd,              \
+                                    const int64_t *key, T d)                                       \
+    {                                                                                              \
+        OrnGpuRec *r = orn_gpu_rec(a, c, k);                                                       \
+        if (!r) return;                                                                            \
+        for (int q = 0; q < ORN_GPU_MAXKEY; q++) r->key[q] = q < nd ? key[q] : 0;                  \
+        memcpy(r->d, &d, sizeof d);                                                                \
+    }
+ORN_GPU_BADD(int32_t, i32)
+ORN_GPU_BADD(int64_t, i64)
+ORN_GPU_BADD(float, f32)
+ORN_GPU_BADD(double, f64)
+#undef ORN_GPU_BADD
+
+/* An update of accumulator i by operand v (second: the accumulator is min's or max's second
+ * argument): recorded, applied on the host in element order (float and integer operands). */
+ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, double v)
+{
+    OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
+    if (!r) return;
+    r->key[0] = second;
+    memcpy(r->d, &v, sizeof v);
+}
+ORN_HD void orn_gpu_acc_i(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, int64_t v)
+{
+    OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
+    if (!r) return;
+    r->key[0] = second;
+    memcpy(r->d, &v, sizeof v);
+}
+
+/* ---------------------------------------------------------------- random numbers, div, mod */
+
+/* The iteration's stream, as rt.h's orn_rt_rng_iter (b: the block's arguments). */
+ORN_HD void orn_rt_rng_iter(OrnRtRng *g, const OrnGpuArgs *b, const int64_t *key)
+{
+    orn_rng_init(g, b->seed, b->stream, key, b->nkeys);
+}
+ORN_HD double orn_rt_rng_uniform(OrnRtRng *g)
+{
+    return orn_rng_uniform(g);
+}
+ORN_HD double orn_rt_rng_normal(OrnRtRng *g)
+{
+    return orn_rng_normal(g);
+}
+/* A bound below 1 is an error the CPU body reports (with its line): flag the block. */
+ORN_HD int64_t orn_std_rng_int(const OrnGpuArgs *p, OrnRtRng *g, int64_t n, int line)
+{
+    (void)line;
+    if (n <= 0) {
+        *p->err = 1;
+        return 0;
+    }
+    return orn_rng_int(g, n);
+}
+ORN_HD int64_t orn_std_div(const OrnGpuArgs *p, int64_t a, int64_t b, int line)
+{
+    (void)line;
+    if (b == 0) *p->err = 1;
+    return orn_std_div_soft(a, b);
+}
+ORN_HD int64_t orn_std_mod(const OrnGpuArgs *p, int64_t a, int64_t b, int line)
+{
+    (void)line;
+    if (b == 0) *p->err = 1;
+    return orn_std_mod_soft(a, b);
+}
+
 /* ---------------------------------------------------------------- views */
 
 /* orn_std.h's OrnStdVec, reduced to its fast path (a pointer and a stride). */
@@ -99,8 +225,8 @@ typedef struct OrnStdVec {
     const OrnRtBox *box;
 } OrnStdVec;
 
-ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims,
-                                 int dim, int64_t fixed, int line)
+ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims, int dim,
+                                 int64_t fixed, int line)
 {
     (void)prog;
     (void)line;
@@ -233,10 +359,9 @@ static int orn_gpu_cuda_get(void *dst, const void *src, size_t n)
 {
     return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
 }
-static const OrnGpuOps orn_gpu_cuda_ops = {orn_gpu_cuda_count, orn_gpu_cuda_select,
-                                           orn_gpu_cuda_sms,   orn_gpu_cuda_alloc,
-                                           orn_gpu_cuda_release, orn_gpu_cuda_put,
-                                           orn_gpu_cuda_get};
+static const OrnGpuOps orn_gpu_cuda_ops = {
+    orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms, orn_gpu_cuda_alloc,
+    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get};
 
 /* After a launch: wait for it; 0 or the CUDA error, said. */
 static int orn_gpu_cuda_wait(int loop_id)

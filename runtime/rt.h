@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "orn_rng.h"
 #include "plan.h"
 
 typedef struct OrnRtCtx OrnRtCtx;
@@ -213,6 +214,10 @@ typedef struct OrnRtLoop {
     orn_rt_prefetch_fn prefetch; /* may be NULL */
     void *env;
     OrnRtScalar *acc; /* plan->naccs: the values before the loop in, reduced values out */
+    /* Call the body once per piece of a block that the trace records (a block, or its share
+     * of a round), never in slices: the GPU path of @gpu loops (rt_gpu.h), whose calls are
+     * its launches and whose buffer updates apply at the end of each call. */
+    int whole;
 } OrnRtLoop;
 
 /* Collective: run a parallel_for. */
@@ -415,58 +420,11 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
     return x;
 }
 
-/* The element offset of key in the box, or -1 when it lies outside (nd is a constant at
- * every call site, so the loop unrolls). */
-static inline __attribute__((always_inline)) int64_t orn_rt_box_off(const OrnRtBox *x, int nd,
-                                                                    const int64_t *key)
-{
-    uint64_t off = 0;
-    int in = 1;
-    for (int d = 0; d < nd; d++) {
-        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
-        in &= r < x->n[d];
-        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
-    }
-    return __builtin_expect(in, 1) ? (int64_t)off : -1;
-}
-
-/* Same without the bounds test: the caller has proven the key inside the box. */
-static inline __attribute__((always_inline)) int64_t orn_rt_box_at(const OrnRtBox *x, int nd,
-                                                                   const int64_t *key)
-{
-    uint64_t off = 0;
-    for (int d = 0; d < nd; d++) {
-        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
-        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
-    }
-    return (int64_t)off;
-}
-
-/* key[d] in [lo, hi] (inclusive) lies in the box along d: the once-per-loop-range check of
- * generated code (loop versioning). */
-static inline int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
-{
-    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
-           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
-}
-
-/* The whole extent [0, ext) along d lies in the box (a view's ':' dimension; an empty
- * extent always does). */
-static inline int orn_rt_box_full(const OrnRtBox *x, int d, int64_t ext)
-{
-    return ext <= 0 || ((uint64_t)0 - (uint64_t)x->lo[d] < x->n[d] &&
-                        (uint64_t)ext - (uint64_t)x->lo[d] <= x->n[d]);
-}
-
-/* Narrow [*lo, *hi) to the values v for which v + off lies in the box along d (index-set
- * splitting: generated code runs that part of a loop without per-access tests). */
-static inline void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)
-{
-    int64_t a = x->lo[d] - off, b = x->lo[d] + (int64_t)x->n[d] - off;
-    if (*lo < a) *lo = a;
-    if (*hi > b) *hi = b;
-    if (*hi < *lo) *hi = *lo;
-}
+/* Addressing in a box (orn_rt_box_off, _at, _span, _full, _clip): orn_box.h, which the
+ * kernels of @gpu loops compile too. */
+#define ORN_BOX_FN        static inline __attribute__((always_inline))
+#define ORN_BOX_LIKELY(c) __builtin_expect((c), 1)
+#include "orn_box.h"
 
 /* The views' slow paths with the key passed by value (out of line, cold): an inline fast
  * path that passed a key array would make the compiler store the key to memory at every
@@ -567,12 +525,7 @@ ORN_RT_TYPED(double, f64)
  * draw number), never on ranks or scheduling. Inside a loop use the block's seed and
  * stream (the stream is derived from the plan's loop_id and how many times the loop ran)
  * and the iteration's key. */
-typedef struct OrnRtRng {
-    uint32_t key[2];
-    uint32_t ctr[4];
-    uint32_t out[4];
-    int avail;
-} OrnRtRng;
+/* OrnRtRng: orn_rng.h (shared with the kernels of @gpu loops). */
 
 void orn_rt_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 void orn_rt_rng_init(OrnRtRng *g, uint64_t seed, uint64_t stream, const int64_t *key, int nkey);

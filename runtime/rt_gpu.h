@@ -9,8 +9,9 @@
 
 /* Run block b of a @gpu loop: with its kernels k (env: the body's outer scalars, dims: the
  * global extents of the plan's arrays), or through the CPU body `cpu` when the GPU path is
- * off (ORN_GPU=off, or no device and no emulation). Returns the body's convention: 0, or
- * non-zero after orn_rt_body_error(). */
+ * off (ORN_GPU=off, or no device and no emulation) or when the device flagged something it
+ * cannot do in this block (said once). Returns the body's convention: 0, or non-zero after
+ * orn_rt_body_error(). */
 int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuKernel *k,
                   const OrnGpuDims *dims, const void *env, orn_rt_body_fn cpu, void *cpu_env);
 

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orn_std_scalar.h"
 #include "rt.h"
 
 #define ORN_STD_NORETURN     __attribute__((noreturn))
@@ -216,50 +217,17 @@ void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line);
 
 /* ---------------------------------------------------------------- integer helpers */
 
+/* (min, max, abs and the prefetch pass's div and mod: orn_std_scalar.h) */
+
 static inline int64_t orn_std_div(OrnStdProg *p, int64_t a, int64_t b, int line)
 {
     if (b == 0) orn_std_die(p, line, "division by zero in div()");
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);
-    return a / b;
+    return orn_std_div_soft(a, b);
 }
 static inline int64_t orn_std_mod(OrnStdProg *p, int64_t a, int64_t b, int line)
 {
     if (b == 0) orn_std_die(p, line, "division by zero in mod()");
-    if (b == -1) return 0;
-    return a % b;
-}
-#define ORN_STD_MINMAX(T, name)                                                                    \
-    static inline T orn_std_min_##name(T a, T b)                                                   \
-    {                                                                                              \
-        return a <= b ? a : b;                                                                     \
-    }                                                                                              \
-    static inline T orn_std_max_##name(T a, T b)                                                   \
-    {                                                                                              \
-        return a >= b ? a : b;                                                                     \
-    }
-ORN_STD_MINMAX(int32_t, i32)
-ORN_STD_MINMAX(int64_t, i64)
-ORN_STD_MINMAX(float, f32)
-ORN_STD_MINMAX(double, f64)
-#undef ORN_STD_MINMAX
-/* abs of integers wraps like the rest of integer arithmetic (abs(INT64_MIN) == INT64_MIN) */
-static inline int32_t orn_std_abs_i32(int32_t x)
-{
-    return x < 0 ? (int32_t)(0 - (uint32_t)x) : x;
-}
-static inline int64_t orn_std_abs_i64(int64_t x)
-{
-    return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-}
-
-/* The prefetch pass never fails: it may evaluate what the body would not. */
-static inline int64_t orn_std_div_soft(int64_t a, int64_t b)
-{
-    return b == 0 ? 0 : b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
-}
-static inline int64_t orn_std_mod_soft(int64_t a, int64_t b)
-{
-    return b == 0 || b == -1 ? 0 : a % b;
+    return orn_std_mod_soft(a, b);
 }
 
 /* ---------------------------------------------------------------- local arrays */

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     }
     OrnRtArg args[2] = {{A, NULL}, {H, NULL}};
     OrnRtScalar acc[1] = {{.f64 = 0}};
-    OrnRtLoop loop = {&plan, args, body, NULL, (void *)mode, acc};
+    OrnRtLoop loop = {&plan, args, body, NULL, (void *)mode, acc, 0};
     if (orn_rt_run(rt, &loop) != ORN_OK) orn_rt_die(rt);
     orn_dsm_free(A);
     orn_dsm_free(H);

@@ -169,7 +169,7 @@ static void stencil_1d(TestEnv *t, int bpr, int ordered, int u_space)
     for (int run = 0; run < 2; run++) {
         OrnRtArg args[2] = {{u_space ? U : R, NULL}, {u_space ? R : U, NULL}};
         OrnRtScalar acc[2] = {{.f64 = 0}, {.i64 = 0}};
-        OrnRtLoop loop = {&plan, args, u_space ? u_space_body : r_space_body, NULL, NULL, acc};
+        OrnRtLoop loop = {&plan, args, u_space ? u_space_body : r_space_body, NULL, NULL, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         int64_t got[3];
         loop_stats(t, got);
@@ -277,7 +277,7 @@ static void stencil_2d(TestEnv *t, int bpr)
     for (int run = 0; run < 2; run++) {
         OrnRtArg args[4] = {{U, NULL}, {R, NULL}, {G, NULL}, {H, NULL}};
         OrnRtScalar acc[2] = {{.f64 = 0}, {.i64 = 0}};
-        OrnRtLoop loop = {&plan, args, body_2d, NULL, NULL, acc};
+        OrnRtLoop loop = {&plan, args, body_2d, NULL, NULL, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         int64_t got[3];
         loop_stats(t, got);
@@ -359,7 +359,8 @@ static void anywhere(TestEnv *t, int with_prefetch)
         }
     OrnRtArg args[2] = {{U, NULL}, {R, NULL}};
     OrnRtScalar acc[2] = {{.f64 = 0}, {.i64 = 0}};
-    OrnRtLoop loop = {&plan, args, mirror_body, with_prefetch ? mirror_prefetch : NULL, NULL, acc};
+    OrnRtLoop loop = {&plan, args, mirror_body, with_prefetch ? mirror_prefetch : NULL, NULL,
+                      acc,   0};
     OK(t, orn_rt_run(t->rt, &loop));
     int64_t got[3];
     loop_stats(t, got);
@@ -427,7 +428,7 @@ static void sparse_halo(TestEnv *t)
     OrnRtPlan plan = plan_of(ORN_RT_1D, 0, 2, arrays, 1, ACCS, 2);
     OrnRtArg args[1] = {{S, NULL}};
     OrnRtScalar acc[2] = {{.f64 = 0}, {.i64 = 0}};
-    OrnRtLoop loop = {&plan, args, sparse_body, NULL, NULL, acc};
+    OrnRtLoop loop = {&plan, args, sparse_body, NULL, NULL, acc, 0};
     OK(t, orn_rt_run(t->rt, &loop));
     CHECK(t, acc[0].f64 == big);
     CHECK(t, acc[1].i64 == found);
@@ -498,7 +499,8 @@ static void buffered_target(TestEnv *t, int64_t flush_every, int with_prefetch)
     OArr *oarrs[3] = {&oS, &ow, &ow};
     for (int run = 0; run < 2; run++) {
         OrnRtArg args[3] = {{S, NULL}, {w, NULL}, {NULL, dw}};
-        OrnRtLoop loop = {&plan, args, buf_body, with_prefetch ? buf_prefetch : NULL, NULL, NULL};
+        OrnRtLoop loop = {&plan, args, buf_body, with_prefetch ? buf_prefetch : NULL,
+                          NULL,  NULL, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         int64_t got[3], ntr;
         loop_stats(t, got);
@@ -540,7 +542,7 @@ static void plan_errors(TestEnv *t)
                                 arr("H", ORN_RT_ROTATED, 1, 1, -1, 1, 0, 0, 0, 0)};
     OrnRtPlan plan = plan_of(ORN_RT_2D, 0, 2, arrays, 2, NULL, 0);
     OrnRtArg args[2] = {{U, NULL}, {H, NULL}};
-    OrnRtLoop loop = {&plan, args, nop_body, NULL, NULL, NULL};
+    OrnRtLoop loop = {&plan, args, nop_body, NULL, NULL, NULL, 0};
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);
     CHECK(t, !strcmp(orn_rt_error(t->rt),
                      "parallel_for at halo.orn:3 (2d): array U: negative halo width along "

@@ -176,7 +176,7 @@ static void test_loops(TestEnv *t)
         plan.arrays = a2;
         OrnRtArg args[2] = {{R, NULL}, {H, NULL}};
         OrnRtScalar acc[1] = {{.f64 = 0}};
-        OrnRtLoop loop = {&plan, args, sum_body, NULL, NULL, acc};
+        OrnRtLoop loop = {&plan, args, sum_body, NULL, NULL, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         CHECK(t, acc[0].f64 == 7.75);
         int64_t n, *k;

@@ -64,7 +64,7 @@ static void test_accumulators(TestEnv *t)
     OrnRtScalar oacc[7];
     memcpy(oacc, acc, sizeof acc);
     OrnRtArg args[1] = {{a, NULL}};
-    OrnRtLoop loop = {&plan, args, acc_body, NULL, NULL, acc};
+    OrnRtLoop loop = {&plan, args, acc_body, NULL, NULL, acc, 0};
     OK(t, orn_rt_run(t->rt, &loop));
     int64_t ntr;
     const OrnRtTraceEntry *tr = orn_rt_trace(t->rt, &ntr);
@@ -151,7 +151,7 @@ static void test_rng(TestEnv *t)
         OrnDsmArray *A = NULL;
         OK(t, orn_dsm_dense(t->dsm, ORN_DSM_F64, 2, dims, &A));
         OrnRtArg args[1] = {{A, NULL}};
-        OrnRtLoop loop = {run ? &p2 : &p1, args, rng_body, NULL, NULL, NULL};
+        OrnRtLoop loop = {run ? &p2 : &p1, args, rng_body, NULL, NULL, NULL, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         OArr g;
         oarr_gather(t, A, &g);
@@ -239,7 +239,7 @@ static void test_serial_remote(TestEnv *t)
         oarr_gather(t, T, &oT);
         OArr *oarrs[4] = {&oI, &oA, &oB, &oT};
         OrnRtArg args[4] = {{I, NULL}, {A, NULL}, {B, NULL}, {T, NULL}};
-        OrnRtLoop loop = {plan, args, perm_body, NULL, &n, NULL};
+        OrnRtLoop loop = {plan, args, perm_body, NULL, &n, NULL, 0};
         for (int rep = 0; rep < 2; rep++) {
             OK(t, orn_rt_run(t->rt, &loop));
             int64_t ntr;
@@ -340,7 +340,7 @@ static void test_tokens(TestEnv *t)
         oarr_gather(t, W, &oW);
         OArr *oarrs[3] = {&oZ, &oD, &oW};
         OrnRtArg args[3] = {{Z, NULL}, {D, NULL}, {NULL, dW}};
-        OrnRtLoop loop = {&plan, args, tok_body, NULL, NULL, NULL};
+        OrnRtLoop loop = {&plan, args, tok_body, NULL, NULL, NULL, 0};
         orn_rt_set_seed(t->rt, 99);
         OK(t, orn_rt_run(t->rt, &loop));
         int64_t ntr;
@@ -421,7 +421,7 @@ static void test_determinism(TestEnv *t)
         OrnRtBuffer *dw = NULL;
         OK(t, orn_rt_buffer_new(t->rt, w, NULL, NULL, 0, &dw));
         OrnRtArg args[3] = {{v, NULL}, {w, NULL}, {NULL, dw}};
-        OrnRtLoop loop = {&plan, args, det_body, NULL, NULL, NULL};
+        OrnRtLoop loop = {&plan, args, det_body, NULL, NULL, NULL, 0};
         for (int epoch = 0; epoch < 4; epoch++) OK(t, orn_rt_run(t->rt, &loop));
         int64_t n, *k;
         void *vals;
@@ -485,7 +485,7 @@ static void test_errors(TestEnv *t)
                       NULL,
                       0};
     OrnRtArg args[2] = {{a, NULL}, {m, NULL}};
-    OrnRtLoop loop = {&plan, args, failing_body, NULL, NULL, NULL};
+    OrnRtLoop loop = {&plan, args, failing_body, NULL, NULL, NULL, 0};
     CHECK(t, orn_rt_run(t->rt, &loop) == ORN_E_PLAN);
     CHECK(t, !strcmp(orn_rt_error(t->rt), "parallel_for at prog.orn:9 (1d): array m: only the 2d "
                                           "and 2d_ordered strategies rotate "

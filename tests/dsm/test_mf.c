@@ -154,7 +154,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
     for (int epoch = 0; epoch < 3; epoch++) {
         OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
         OrnRtScalar acc[1] = {{.f64 = 0.0}};
-        OrnRtLoop loop = {&plan, args, mf_body, NULL, &env, acc};
+        OrnRtLoop loop = {&plan, args, mf_body, NULL, &env, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         int64_t ntr;
         const OrnRtTraceEntry *tr = orn_rt_trace(t->rt, &ntr);
@@ -193,7 +193,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
         /* Held-out loss: another iteration space, same strategy: W is repartitioned. */
         OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
         OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
-        OrnRtLoop eloop = {&eplan, eargs, eval_body, NULL, NULL, eacc};
+        OrnRtLoop eloop = {&eplan, eargs, eval_body, NULL, NULL, eacc, 0};
         OK(t, orn_rt_run(t->rt, &eloop));
         CHECK(t, eacc[1].i64 == Rt->nnz);
         tr = orn_rt_trace(t->rt, &ntr);
@@ -214,7 +214,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
     for (int rep = 0; rep < 2; rep++) {
         OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
         OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
-        OrnRtLoop eloop = {&eplan, eargs, eval_body, NULL, NULL, eacc};
+        OrnRtLoop eloop = {&eplan, eargs, eval_body, NULL, NULL, eacc, 0};
         OK(t, orn_rt_run(t->rt, &eloop));
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
@@ -227,7 +227,7 @@ static void run_mf(TestEnv *t, int blocks_per_rank, int c0, int c1, int s0, int 
         cplan.keys_unused = 1;
         OrnRtArg eargs[3] = {{Rt, NULL}, {W, NULL}, {H, NULL}};
         OrnRtScalar eacc[2] = {{.f64 = 0.0}, {.i64 = 0}};
-        OrnRtLoop eloop = {&cplan, eargs, eval_body, NULL, NULL, eacc};
+        OrnRtLoop eloop = {&cplan, eargs, eval_body, NULL, NULL, eacc, 0};
         OK(t, orn_rt_run(t->rt, &eloop));
         CHECK(t, !memcmp(&first, &eacc[0].f64, 8) && eacc[1].i64 == Rt->nnz);
     }
@@ -283,7 +283,7 @@ static void run_nocomm(TestEnv *t)
     orn_rt_set_nocomm(t->rt, 1);
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     OrnRtScalar acc[1] = {{.i64 = 0}};
-    OrnRtLoop loop = {&plan, args, eval_body, NULL, NULL, acc};
+    OrnRtLoop loop = {&plan, args, eval_body, NULL, NULL, acc, 0};
     /* eval_body's second accumulator is the count: use a plan with both. */
     static const OrnRtPlanAcc accs2[2] = {{"l", ORN_RT_ACC_SUM, ORN_RT_F64},
                                           {"n", ORN_RT_ACC_SUM, ORN_RT_I64}};

@@ -158,7 +158,7 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
     for (int epoch = 0; epoch < 3; epoch++) {
         OrnRtArg args[4] = {{y, NULL}, {X, NULL}, {w, NULL}, {NULL, dw}};
         OrnRtScalar acc[1] = {{.f64 = 0}};
-        OrnRtLoop loop = {&plan, args, slr_body, with_prefetch ? slr_prefetch : NULL, &env, acc};
+        OrnRtLoop loop = {&plan, args, slr_body, with_prefetch ? slr_prefetch : NULL, &env, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
@@ -242,7 +242,7 @@ static void run_stale(TestEnv *t, int64_t flush_every)
                       NULL,
                       0};
     OrnRtArg args[3] = {{seen, NULL}, {c, NULL}, {NULL, dc}};
-    OrnRtLoop loop = {&plan, args, stale_body, NULL, NULL, NULL};
+    OrnRtLoop loop = {&plan, args, stale_body, NULL, NULL, NULL, 0};
     OK(t, orn_rt_run(t->rt, &loop));
     int64_t ntr;
     const OrnRtTraceEntry *tr = orn_rt_trace(t->rt, &ntr);

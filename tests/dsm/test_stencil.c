@@ -123,7 +123,7 @@ static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body, orn_rt
     for (int sweep = 0; sweep < 3; sweep++) {
         OrnRtArg args[1] = {{U, NULL}};
         OrnRtScalar acc[1] = {{.f64 = 0}};
-        OrnRtLoop loop = {&plan, args, body, pf, NULL, acc};
+        OrnRtLoop loop = {&plan, args, body, pf, NULL, acc, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         Oracle o;
         oracle_init(&o, t, &plan, oarrs, NULL, NULL);
@@ -202,7 +202,7 @@ static void sparse_ordered(TestEnv *t)
     oarr_gather(t, S, &oS);
     OArr *oarrs[1] = {&oS};
     OrnRtArg args[1] = {{S, NULL}};
-    OrnRtLoop loop = {&plan, args, colsum_body, NULL, NULL, NULL};
+    OrnRtLoop loop = {&plan, args, colsum_body, NULL, NULL, NULL, 0};
     OK(t, orn_rt_run(t->rt, &loop));
     Oracle o;
     oracle_init(&o, t, &plan, oarrs, NULL, NULL);
@@ -254,7 +254,7 @@ static void interchange(TestEnv *t)
     oarr_gather(t, U, &oU);
     OArr *oarrs[1] = {&oU};
     OrnRtArg args[1] = {{U, NULL}};
-    OrnRtLoop loop = {&plan, args, col_body, NULL, NULL, NULL};
+    OrnRtLoop loop = {&plan, args, col_body, NULL, NULL, NULL, 0};
     OK(t, orn_rt_run(t->rt, &loop));
     OrnRtStats st;
     orn_rt_stats(t->rt, &st);
@@ -353,7 +353,7 @@ static void pipeline(TestEnv *t, int c0, int c1, int64_t replicate_max)
     }
     for (int sweep = 0; sweep < 2; sweep++) {
         OrnRtArg args[6] = {{U, NULL}, {A, NULL}, {B, NULL}, {CS, NULL}, {RS, NULL}, {SP, NULL}};
-        OrnRtLoop loop = {&plan, args, pipe_body, NULL, NULL, NULL};
+        OrnRtLoop loop = {&plan, args, pipe_body, NULL, NULL, NULL, 0};
         OK(t, orn_rt_run(t->rt, &loop));
         Oracle or ;
         oracle_init(& or, t, &plan, oarrs, NULL, NULL);

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         OK(&t, orn_rt_rand_array(t.rt, ORN_DSM_F32, 1, da, 10 + (uint64_t)rep, 0, &A));
         OK(&t, orn_rt_rand_array(t.rt, ORN_DSM_F64, 2, dw, 20 + (uint64_t)rep, 1, &W));
         OrnRtArg args[3] = {{I, NULL}, {A, NULL}, {W, NULL}};
-        OrnRtLoop loop = {&plan, args, body, mode == 4 ? NULL : prefetch, NULL, NULL};
+        OrnRtLoop loop = {&plan, args, body, mode == 4 ? NULL : prefetch, NULL, NULL, 0};
         for (int again = 0; again < 2; again++) {
             if (again) { /* new values: nothing may be served from the previous loop */
                 OrnDsmArray *A2 = NULL;

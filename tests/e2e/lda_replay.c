@@ -2,6 +2,7 @@
  * unordered-loop check.
  *
  *   lda_replay DOCWORD TRACE INIT_LINE SAMPLE_LINE LL_LINE TOPICS ITERS ALPHA BETA SEED OUTDIR
+ *              [gpu]
  *
  * Reads the tokens as load_docword does (one element (doc, word, j) per occurrence, key
  * order) and replays every loop run of the trace one block after another, elements
@@ -15,6 +16,9 @@
  *   - the log-likelihood accumulator keeps one partial per block, summed in the order that
  *     block ran its tokens, and the partials are added in block order to the value before
  *     the loop (0.0): the runtime's reduction, so ll is compared bit for bit too.
+ * With `gpu` (the GPU path of @gpu loops, docs/runtime.md section 16) a piece's updates of
+ * topic_delta are made at the end of the piece, in the order its tokens made them: at one
+ * rank its tokens read topic_count as of the piece's start.
  * The arithmetic is the generated code's (i32 counts, i64 totals, f64 scalars in source
  * order). Writes z.txt (the tokens' topics), doc_topic.txt, word_topic.txt,
  * topic_count.txt and ll.txt (one value per iteration) in save()'s text format into
@@ -42,6 +46,9 @@ typedef struct Lda {
     int64_t nranks;
     int direct; /* the current loop runs at one rank: topic_delta's updates apply at once */
     Token **sel;
+    int gpu; /* updates wait for the end of their piece (pend: rank, topic, delta) */
+    int64_t (*pend)[3];
+    int64_t npend, cappend;
 } Lda;
 
 static int by_key(const void *a, const void *b)
@@ -93,7 +100,7 @@ static void select_block(Lda *L, const ReplayEntry *e)
                    e->block, m, e->first, e->first + e->count);
 }
 
-static void buffer_add(Lda *L, int rank, int64_t t, int64_t d)
+static void buffer_apply(Lda *L, int rank, int64_t t, int64_t d)
 {
     if (L->direct) {
         L->tc[t] = (int64_t)((uint64_t)L->tc[t] + (uint64_t)d);
@@ -102,6 +109,29 @@ static void buffer_add(Lda *L, int rank, int64_t t, int64_t d)
     int64_t *p = &L->delta[rank * L->K + t];
     *p = (int64_t)((uint64_t)*p + (uint64_t)d);
     L->touched[rank * L->K + t] = 1;
+}
+
+static void buffer_add(Lda *L, int rank, int64_t t, int64_t d)
+{
+    if (!L->gpu) {
+        buffer_apply(L, rank, t, d);
+        return;
+    }
+    if (L->npend == L->cappend) {
+        L->cappend = L->cappend ? 2 * L->cappend : 256;
+        L->pend = realloc(L->pend, (size_t)L->cappend * sizeof *L->pend);
+    }
+    L->pend[L->npend][0] = rank;
+    L->pend[L->npend][1] = t;
+    L->pend[L->npend++][2] = d;
+}
+
+/* The end of a piece under `gpu`: its updates, in order. */
+static void piece_end(Lda *L)
+{
+    for (int64_t i = 0; i < L->npend; i++)
+        buffer_apply(L, (int)L->pend[i][0], L->pend[i][1], L->pend[i][2]);
+    L->npend = 0;
 }
 
 /* End of a round: every rank's deltas, rank 0 first (integers: the order cannot matter,
@@ -215,6 +245,7 @@ static double run_loop(Lda *L, const ReplayLoop *l, int kind)
                 part[e->block] = part[e->block] + token_ll(L, tk);
         }
         used[e->block] = 1;
+        piece_end(L);
         if (replay_round_ends(l, k)) flush(L);
     }
     double ll = 0.0;
@@ -237,13 +268,14 @@ static void save_counts(const Lda *L, const char *dir, const char *name, const i
 
 int main(int argc, char **argv)
 {
-    if (argc != 12) {
+    if (argc != 12 && !(argc == 13 && strcmp(argv[12], "gpu") == 0)) {
         fprintf(stderr, "usage: lda_replay DOCWORD TRACE INIT_LINE SAMPLE_LINE LL_LINE TOPICS "
-                        "ITERS ALPHA BETA SEED OUTDIR\n");
+                        "ITERS ALPHA BETA SEED OUTDIR [gpu]\n");
         return 2;
     }
     Lda L;
     memset(&L, 0, sizeof L);
+    L.gpu = argc == 13;
     L.r.prog = "lda_replay";
     load(&L, argv[1]);
     int lines[3] = {atoi(argv[3]), atoi(argv[4]), atoi(argv[5])};
@@ -308,5 +340,6 @@ int main(int argc, char **argv)
     free(L.tc);
     free(L.delta);
     free(L.touched);
+    free(L.pend);
     return 0;
 }

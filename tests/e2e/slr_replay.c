@@ -1,7 +1,7 @@
 /* slr_replay.c: the serial oracle of sparse logistic regression (slr_trace.orn,
  * examples/slr.orn's loops) for the unordered-loop check.
  *
- *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR
+ *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR [gpu]
  *
  * Reads both libsvm files as load_libsvm does (sample n = the n-th data line, feature
  * idx in column idx - 1, f32 values and labels) and replays every loop run of the trace
@@ -16,6 +16,9 @@
  *   - the accumulators (loss, f64; correct, i64) keep one partial per block, summed in
  *     the order the block ran its samples, added in block order to the value before the
  *     loop: the runtime's reduction, so they are compared bit for bit too.
+ * With `gpu` (the GPU path of @gpu loops, docs/runtime.md section 16) a piece's updates of
+ * dw are made at the end of the piece, in the order its samples made them: until then its
+ * samples read w (or the rank's copy) as of the piece's start.
  * The arithmetic is the generated code's: x * w[f] is an f32 product, everything else f64
  * in source order, the delta rounded to f32. Writes w.txt, loss.txt and correct.txt (one
  * value per epoch) in save()'s text format into OUTDIR, to be compared byte for byte with
@@ -99,6 +102,13 @@ typedef struct Slr {
     int direct;  /* the current loop runs at one rank: dw's updates apply at once */
     float *copy; /* several ranks: each rank's copy of w (nranks * nf), which takes its own
                     updates at once and is reset to w at every flush */
+    int gpu;     /* updates wait for the end of their piece (pend, npend) */
+    struct {
+        int rank;
+        int64_t f;
+        float d;
+    } * pend;
+    int64_t npend, cappend;
 } Slr;
 
 /* z = sum over the row of x * w[f], in f32: `z = 0.0` then `z += x * w[f]` with x and w[f]
@@ -108,6 +118,23 @@ static float margin(const float *w, const Data *D, int64_t n)
     float z = 0.0f;
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) z = z + D->val[k] * w[D->col[k]];
     return z;
+}
+
+/* Update f of dw by d as rank makes it: into what the rank reads, and its delta store. */
+static void update(Slr *S, int rank, int64_t f, float d)
+{
+    float *wr = S->direct ? S->w : S->copy + rank * S->nf;
+    wr[f] += d;
+    if (S->direct) return;
+    S->delta[rank * S->nf + f] += d;
+    S->touched[rank * S->nf + f] = 1;
+}
+
+/* The end of a piece under `gpu`: its updates, in order. */
+static void piece_end(Slr *S)
+{
+    for (int64_t i = 0; i < S->npend; i++) update(S, S->pend[i].rank, S->pend[i].f, S->pend[i].d);
+    S->npend = 0;
 }
 
 /* One training sample; returns its loss term. */
@@ -126,10 +153,17 @@ static double train_sample(Slr *S, int rank, int64_t n)
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) {
         int64_t f = D->col[k];
         double r = S->step * ((g * D->val[k]) + (S->lam * wr[f]));
-        wr[f] += (float)(-r);
-        if (S->direct) continue;
-        S->delta[rank * S->nf + f] += (float)(-r);
-        S->touched[rank * S->nf + f] = 1;
+        if (!S->gpu) {
+            update(S, rank, f, (float)(-r));
+            continue;
+        }
+        if (S->npend == S->cappend) {
+            S->cappend = S->cappend ? 2 * S->cappend : 256;
+            S->pend = realloc(S->pend, (size_t)S->cappend * sizeof *S->pend);
+        }
+        S->pend[S->npend].rank = rank;
+        S->pend[S->npend].f = f;
+        S->pend[S->npend++].d = (float)(-r);
     }
     return loss;
 }
@@ -202,6 +236,7 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
             }
         }
         used[e->block] = 1;
+        piece_end(S);
         if (replay_round_ends(l, k)) flush(S);
     }
     double sum = 0.0;
@@ -219,13 +254,14 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
 
 int main(int argc, char **argv)
 {
-    if (argc != 10) {
+    if (argc != 10 && !(argc == 11 && strcmp(argv[10], "gpu") == 0)) {
         fprintf(stderr, "usage: slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP "
-                        "LAM OUTDIR\n");
+                        "LAM OUTDIR [gpu]\n");
         return 2;
     }
     Slr S;
     memset(&S, 0, sizeof S);
+    S.gpu = argc == 11;
     S.r.prog = "slr_replay";
     load(&S.r, argv[1], &S.tr);
     load(&S.r, argv[2], &S.te);
@@ -279,6 +315,7 @@ int main(int argc, char **argv)
     free(S.delta);
     free(S.copy);
     free(S.touched);
+    free(S.pend);
     data_free(&S.tr);
     data_free(&S.te);
     return 0;

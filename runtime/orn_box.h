@@ -1,0 +1,62 @@
+/* orn_box.h: addressing in a box (OrnRtBox: base, lo, n, s per dimension, the last stride
+ * 1), as generated loop bodies do it: the host's (rt.h) and the kernels' of @gpu loops
+ * (orn_gpu_dev.cuh, where OrnRtBox is the device box OrnGpuBox) -- one definition.
+ * The includer defines OrnRtBox, ORN_BOX_FN (the functions' qualifiers) and
+ * ORN_BOX_LIKELY(c) (a branch hint, or just c). */
+#ifndef ORN_BOX_H
+#define ORN_BOX_H
+
+#include <stdint.h>
+
+/* The element offset of key in the box, or -1 when it lies outside (nd is a constant at
+ * every call site, so the loop unrolls). */
+ORN_BOX_FN int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
+{
+    uint64_t off = 0;
+    int in = 1;
+    for (int d = 0; d < nd; d++) {
+        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
+        in &= r < x->n[d];
+        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+    }
+    return ORN_BOX_LIKELY(in) ? (int64_t)off : -1;
+}
+
+/* Same without the bounds test: the caller has proven the key inside the box. */
+ORN_BOX_FN int64_t orn_rt_box_at(const OrnRtBox *x, int nd, const int64_t *key)
+{
+    uint64_t off = 0;
+    for (int d = 0; d < nd; d++) {
+        uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
+        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+    }
+    return (int64_t)off;
+}
+
+/* key[d] in [lo, hi] (inclusive) lies in the box along d: the once-per-loop-range check of
+ * generated code (loop versioning). */
+ORN_BOX_FN int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
+{
+    return (uint64_t)lo - (uint64_t)x->lo[d] < x->n[d] &&
+           (uint64_t)hi - (uint64_t)x->lo[d] < x->n[d];
+}
+
+/* The whole extent [0, ext) along d lies in the box (a view's ':' dimension; an empty
+ * extent always does). */
+ORN_BOX_FN int orn_rt_box_full(const OrnRtBox *x, int d, int64_t ext)
+{
+    return ext <= 0 || ((uint64_t)0 - (uint64_t)x->lo[d] < x->n[d] &&
+                        (uint64_t)ext - (uint64_t)x->lo[d] <= x->n[d]);
+}
+
+/* Narrow [*lo, *hi) to the values v for which v + off lies in the box along d (index-set
+ * splitting: generated code runs that part of a loop without per-access tests). */
+ORN_BOX_FN void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *lo, int64_t *hi)
+{
+    int64_t a = x->lo[d] - off, b = x->lo[d] + (int64_t)x->n[d] - off;
+    if (*lo < a) *lo = a;
+    if (*hi > b) *hi = b;
+    if (*hi < *lo) *hi = *lo;
+}
+
+#endif
