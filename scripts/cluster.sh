@@ -203,6 +203,27 @@ create() {
     echo "$ns" >>"$dir/hosts"
     i=$((i + 1))
   done
+  # every address resolved once and for all (permanent neighbour entries): no ARP on the
+  # links, and a link taken down and up again carries at once
+  i=1
+  while [ "$i" -le "$h" ]; do
+    ip -n "${name}h$i" -o link show eth0 | sed 's|.*link/ether \([^ ]*\).*|\1|' >"$dir/mac$i"
+    echo "neigh replace $NET.$k.$i lladdr $(cat "$dir/mac$i") dev $br nud permanent" >>"$dir/neigh0"
+    i=$((i + 1))
+  done
+  ip -batch "$dir/neigh0" 2>"$dir/err" || fail_create "cannot set neighbour entries"
+  i=1
+  while [ "$i" -le "$h" ]; do
+    j=1
+    while [ "$j" -le "$h" ]; do
+      [ "$i" -eq "$j" ] || echo "neigh replace $NET.$k.$j lladdr $(cat "$dir/mac$j") dev eth0 nud permanent"
+      j=$((j + 1))
+    done >"$dir/neigh$i"
+    echo "neigh replace $NET.$k.254 lladdr $(cat "/sys/class/net/$br/address") dev eth0 nud permanent" \
+      >>"$dir/neigh$i"
+    ip -n "${name}h$i" -batch "$dir/neigh$i" 2>"$dir/err" || fail_create "cannot set neighbour entries"
+    i=$((i + 1))
+  done
   shaping="rate ${rate:-unlimited}${rate:+ (tc tbf)}, latency"
   case $lat in
   none) shaping="$shaping not emulated${why:+ ($why)}" ;;
@@ -353,6 +374,15 @@ link)
   host "$2" >/dev/null
   case $3 in up | down) ;; *) usage "link: up or down" ;; esac
   ip link set "${name}v$2" "$3"
+  if [ "$3" = up ]; then
+    # until both ends carry again
+    n=0
+    until { [ "$(cat "/sys/class/net/${name}v$2/operstate")" = up ] &&
+      ip -n "${name}h$2" -o link show eth0 | grep -q 'state UP'; } || [ "$n" -ge 100 ]; do
+      sleep 0.02
+      n=$((n + 1))
+    done
+  fi
   ;;
 stats)
   # the root's end of a link transmits what its host receives, and receives what it sends
