@@ -1,9 +1,11 @@
 #!/bin/sh
 # Install everything Orion needs to build and test, on Debian 12 / Ubuntu, with apt.
-# Idempotent: installs only what is missing. Run as root (or it uses sudo).
+# Idempotent: installs only what is missing. Run as root (or it uses sudo). iproute2 and
+# iptables are for the multi-host test bed (docs/testbed.md; iptables feeds its delay line
+# where the kernel has no tc netem).
 set -eu
 PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
-      libopenblas-dev libedit-dev python3 time tmux"
+      libopenblas-dev libedit-dev python3 time tmux iproute2 iptables"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
