@@ -72,19 +72,28 @@ preflight() {
   done
 }
 
+# reap: tear down the clusters whose creator is gone (killed before it could: a test's
+# timeout, say); `up` clusters are kept until `down`
+reap() {
+  for o in "$STATE"/*/owner; do
+    [ -f "$o" ] || continue
+    pid=$(cat "$o")
+    r=${o%/owner}
+    r=${r##*/}
+    if [ "$pid" != up ] && ! kill -0 "$pid" 2>/dev/null; then
+      say "cluster orn$r was left behind by process $pid, which is gone: tearing it down"
+      teardown "$r"
+    fi
+  done
+}
+
 # alloc: take a free cluster number (a lock directory $STATE/k); sets k, dir, name
 alloc() {
   mkdir -p "$STATE"
+  reap
   k=1
   while [ "$k" -le 250 ]; do
     dir=$STATE/$k
-    if [ -f "$dir/owner" ]; then
-      o=$(cat "$dir/owner")
-      if [ "$o" != up ] && ! kill -0 "$o" 2>/dev/null; then
-        say "cluster orn$k was left behind by process $o, which is gone: tearing it down"
-        teardown "$k"
-      fi
-    fi
     if ! ip -o addr show | grep -q " inet $NET\.$k\." && mkdir "$dir" 2>/dev/null; then
       name=orn$k
       return 0

@@ -110,6 +110,12 @@ int main(int argc, char **argv)
     }
     free(buf);
     free(rtt);
+    /* MPICH 4.0 over UCX's tcp transport can hang in MPI_Finalize: a rank that arrives
+     * while UCX traffic is still in flight waits in its endpoints' flush for peers that have
+     * left for the process manager's barrier (docs/testbed.md). Let the traffic settle. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    struct timespec settle = {0, 200 * 1000 * 1000};
+    nanosleep(&settle, NULL);
     MPI_Finalize();
     return 0;
 }
