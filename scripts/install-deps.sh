@@ -1,12 +1,14 @@
 #!/bin/sh
 # Install everything Orion needs to build and test, on Debian 12 / Ubuntu, with apt.
-# Idempotent: installs only what is missing. Run as root (or it uses sudo).
+# Idempotent: installs only what is missing. Run as root (or it uses sudo). iproute2 and
+# iptables are for the multi-host test bed (docs/testbed.md; iptables feeds its delay line
+# where the kernel has no tc netem).
 set -eu
 # The second line is for the install and package tests (tests/install): man renders the
 # manual pages; cpack's Debian package asks dpkg-shlibdeps (dpkg-dev) and file for the
 # shared libraries it needs; lintian checks the package (the test runs it when present).
 PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
-      libopenblas-dev libedit-dev python3 time tmux
+      libopenblas-dev libedit-dev python3 time tmux iproute2 iptables
       man-db dpkg-dev file lintian"
 missing=""
 for p in $PKGS; do

@@ -2,7 +2,9 @@
 # run.sh CHECK [NP]: one end-to-end check (registered by tests/e2e/CMakeLists.txt).
 #
 # Environment (set by CTest): ORIONC, MPIEXEC, E2E_SRC (this folder), E2E_WORK (scratch
-# in the build tree), ROOT (the source tree), GS_REF, ED_REF, SGD_REPLAY, SGD_SIDE_REPLAY,
+# in the build tree), E2E_BIN (the compiled programs; default $E2E_WORK/bin: tests/net runs
+# these checks on the test bed with programs the e2e tests compiled), ROOT (the source
+# tree), GS_REF, ED_REF, SGD_REPLAY, SGD_SIDE_REPLAY,
 # LDA_REPLAY, SLR_REPLAY, GEN_RATINGS (helpers).
 #
 #   compile        orionc builds every program (generated C must compile with -Wall -Wextra
@@ -74,7 +76,7 @@ check=$1
 np=${2:-1}
 S=$E2E_SRC
 D=$S/data
-B=$E2E_WORK/bin
+B=${E2E_BIN:-$E2E_WORK/bin}
 
 fail() {
   echo "e2e $check -n $np: FAIL: $*" >&2
