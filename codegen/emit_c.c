@@ -264,6 +264,26 @@ void cg_put_const(C *c, const OrnConstVal *v, OrnTypeKind k)
 
 /* ---------------------------------------------------------------- unit */
 
+/* The comment on a param's line after its declaration ("param step = 0.05  # learning
+ * rate"), trimmed, for the program's --help; NULL when there is none. */
+static const char *param_doc(const C *c, const OrnSym *s, size_t *n)
+{
+    const OrnNode *d = s->decl;
+    const OrnSource *src = &c->u->src;
+    if (!d || d->kind != N_PARAM || !d->u.decl.value) return NULL;
+    size_t at = d->u.decl.value->span.hi;
+    const char *t = src->text;
+    while (at < src->len && (t[at] == ' ' || t[at] == '\t')) at++;
+    if (at >= src->len || t[at] != '#') return NULL;
+    at++;
+    while (at < src->len && (t[at] == ' ' || t[at] == '\t')) at++;
+    size_t end = at;
+    while (end < src->len && t[end] != '\n' && t[end] != '\r') end++;
+    while (end > at && (t[end - 1] == ' ' || t[end - 1] == '\t')) end--;
+    *n = end - at;
+    return end > at ? t + at : NULL;
+}
+
 static void preamble(C *c)
 {
     const OrnCgProgram *p = c->p;
@@ -296,7 +316,14 @@ static void preamble(C *c)
                              : k == T_I64 ? "ORN_STD_PI64"
                              : k == T_F64 ? "ORN_STD_PF64"
                                           : "ORN_STD_PSTR";
-            cg_o(c, "    {\"%s\", %s, (void *)&%s},\n", s->name->s, pt, cg_nm(c, s));
+            cg_o(c, "    {\"%s\", %s, (void *)&%s, ", s->name->s, pt, cg_nm(c, s));
+            size_t dn = 0;
+            const char *doc = param_doc(c, s, &dn);
+            if (doc)
+                cg_put_str(c, doc, dn);
+            else
+                cg_o(c, "NULL");
+            cg_o(c, "},\n");
         }
         cg_o(c, "};\n");
     }

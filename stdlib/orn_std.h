@@ -53,7 +53,8 @@ typedef enum OrnStdParamType {
 typedef struct OrnStdParam {
     const char *name;
     OrnStdParamType type;
-    void *addr; /* bool *, int64_t *, double *, const char ** */
+    void *addr;      /* bool *, int64_t *, double *, const char ** */
+    const char *doc; /* the comment on the param's line in the source, or NULL (--help) */
 } OrnStdParam;
 
 typedef struct OrnStdCkpt OrnStdCkpt;

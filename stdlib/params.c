@@ -62,7 +62,18 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
         "                            open it in ui.perfetto.dev or chrome://tracing); also\n"
         "                            $ORN_TIMELINE=FILE\n"
         "  --stats                   print a summary per parallel_for at the end (time, compute,\n"
-        "                            wait, bytes, imbalance) on stderr; also $ORN_STATS=1\n",
+        "                            wait, bytes, imbalance) on stderr; also $ORN_STATS=1\n"
+        "\nenvironment (every rank must see the same values; docs/runtime.md, settings):\n"
+        "  ORN_TIMELINE, ORN_STATS   as --timeline and --stats\n"
+        "  ORN_LIVENESS=SECS|off     silence before a peer counts as lost (default 10)\n"
+        "  ORN_TIMEOUT=SECS          hard limit on one wait (debugging; default none)\n"
+        "  ORN_BLOCKS_PER_RANK=K     blocks per rank and partitioned dimension (default 2)\n"
+        "  ORN_SUBBLOCK=RxC|off      cache sub-blocks per block (default: from the L2 size)\n"
+        "  ORN_CACHE_BYTES=N         the L2 size sub-blocks are cut for\n"
+        "  ORN_REPLICATE_MAX=BYTES   prefetched arrays up to this size are copied whole (64 MiB)\n"
+        "  ORN_STREAM_MIN=BYTES|off  streaming stores from this many bytes per rank (32 MiB)\n"
+        "  ORN_TRACE=FILE            record the block order (serial replays)\n"
+        "  ORN_GPU=off|emulate       @gpu loops on the CPU, or emulated on the host (--gpu)\n",
         ORN_STD_EXIT_CHECKPOINTED);
     if (n == 0) {
         printf("\nThis program has no params.\n");
@@ -75,9 +86,30 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
         int l = (int)strlen(params[i].name);
         if (l > w) w = l;
     }
+    int vw = 0; /* the defaults' column, so the comments line up */
+    for (int i = 0; i < n; i++) {
+        char buf[64];
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        if (!f) continue;
+        print_value(f, &params[i]);
+        long l = ftell(f);
+        fclose(f);
+        if (l > vw && l < 40) vw = (int)l;
+    }
     for (int i = 0; i < n; i++) {
         printf("  --%-*s  %-5s  ", w, params[i].name, type_name(params[i].type));
-        print_value(stdout, &params[i]);
+        char buf[64] = "";
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        long l = 0;
+        if (f) {
+            print_value(f, &params[i]);
+            l = ftell(f);
+            fclose(f);
+        }
+        if (params[i].doc && f && l < (long)sizeof buf)
+            printf("%-*s  %s", vw, buf, params[i].doc);
+        else
+            print_value(stdout, &params[i]);
         putchar('\n');
     }
     fflush(stdout);

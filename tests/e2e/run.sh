@@ -544,6 +544,9 @@ bad_input)
   expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
+  grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
+    fail "--help does not show the comment on step's line"
+  grep -q -- "ORN_LIVENESS" help.txt || fail "--help does not list the ORN_* variables"
   ;;
 bad_data)
   # good inputs, each replaced by a bad one in turn
