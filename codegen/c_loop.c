@@ -653,22 +653,14 @@ static void body_csr(C *c, const OrnCgLoop *l)
 }
 
 /* One element loop over [from, to) of the innermost key at indentation level lvl: its
- * key, its value pointer (into the row, or with `streamed` into the stack piece t_ of m_
- * elements from c_), the statements of blk (the body when NULL). */
+ * key, its value pointer, the statements of blk (the body when NULL). */
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
-                      const char *from, const char *to, const OrnNode *blk, int lvl, bool streamed,
-                      int fast)
+                      const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
     c->ind = lvl;
-    if (streamed) {
-        cg_ol(c, "for (int64_t q_ = 0; q_ < m_; q_++) {");
-        cg_ol(c, "    const int64_t %s __attribute__((unused)) = c_ + q_;", cg_nm(c, last));
-        cg_ol(c, "    %s *const vp_ = &t_[q_];", vt);
-    } else {
-        cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
-        cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
-        if (vt) cg_ol(c, "    %s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
-    }
+    cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
+    cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
+    if (vt) cg_ol(c, "    %s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
     OrnBuf body;
     orn_buf_init(&body);
     if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
@@ -698,9 +690,7 @@ static void split_bound(C *c, const OrnNode *e, int plus1, const char *cmp, cons
 
 /* A row over [from, to) whose body is a split `if` (orn_cg_split_if), at indentation level
  * lvl (fast: the accesses are proven in their boxes, version.h): the interval where the condition
- * holds runs the `if`'s statements alone, the rest of the row as written, in key order. With
- * b_->stream_stores the interval's values go to a piece of the row on the stack and out with
- * streaming stores (no read for ownership of the row's lines). */
+ * holds runs the `if`'s statements alone, the rest of the row as written, in key order. */
 static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnSym *last,
                       const char *vt, const char *from, const char *to, int lvl, int fast)
 {
@@ -726,25 +716,10 @@ static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnS
     cg_ol(c, "for (int h_ = 0; h_ < 3; h_++) {");
     c->ind = lvl + 1;
     cg_ol(c, "if (h_ != 1) {");
-    elem_loop(c, l, last, vt, "ss_[h_]", "ss_[h_ + 1]", NULL, lvl + 2, false, fast);
+    elem_loop(c, l, last, vt, "ss_[h_]", "ss_[h_ + 1]", NULL, lvl + 2, fast);
     c->ind = lvl + 1;
-    if (sx->stream) {
-        cg_ol(c, "} else if (b_->stream_stores) {");
-        c->ind = lvl + 2;
-        cg_ol(c, "for (int64_t c_ = ss_[1]; c_ < ss_[2]; c_ += ORN_STD_STREAM_LEN) {");
-        c->ind = lvl + 3;
-        cg_ol(c, "%s t_[ORN_STD_STREAM_LEN] __attribute__((aligned(64)));", vt);
-        cg_ol(c, "const int64_t m_ = ss_[2] - c_ < ORN_STD_STREAM_LEN ? ss_[2] - c_ : "
-                 "ORN_STD_STREAM_LEN;");
-        elem_loop(c, l, last, vt, NULL, NULL, sx->then, lvl + 3, true, fast);
-        c->ind = lvl + 3;
-        cg_ol(c, "orn_std_stream_%s(&row_[c_], t_, m_);", strcmp(vt, "double") ? "f32" : "f64");
-        c->ind = lvl + 2;
-        cg_ol(c, "}");
-        c->ind = lvl + 1;
-    }
     cg_ol(c, "} else {");
-    elem_loop(c, l, last, vt, "ss_[1]", "ss_[2]", sx->then, lvl + 2, false, fast);
+    elem_loop(c, l, last, vt, "ss_[1]", "ss_[2]", sx->then, lvl + 2, fast);
     c->ind = lvl + 1;
     cg_ol(c, "}");
     c->ind = lvl;
@@ -768,8 +743,6 @@ static void body_dense(C *c, const OrnCgLoop *l)
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
     OrnCgSplit sx;
     bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
-    if (split && sx.stream && (!vt || (strcmp(vt, "double") && strcmp(vt, "float"))))
-        sx.stream = false;
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
             "dense loop\");\n");
     cg_o(c, "    int64_t kk_[%d];\n", nd);
@@ -829,7 +802,6 @@ static void body_dense(C *c, const OrnCgLoop *l)
     cg_o(c, "            kk_[d_ - 1]++;\n");
     cg_o(c, "        }\n");
     cg_o(c, "    }\n");
-    if (split && sx.stream) cg_o(c, "    if (b_->stream_stores) orn_std_stream_fence();\n");
 }
 
 static void body_fn(C *c, const OrnCgLoop *l)

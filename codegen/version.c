@@ -665,23 +665,6 @@ static bool split_term(const Walk *w, const OrnNode *t, OrnCgSplit *s)
     return false;
 }
 
-typedef struct Stream {
-    const OrnSym *value, *space;
-    const OrnNode *last; /* the final `value = expr`'s target */
-    bool ok;
-} Stream;
-
-static void stream_visit(const OrnNode *n, void *ud)
-{
-    Stream *st = ud;
-    if (n == st->last) return;
-    if (n->kind == N_NAME && n->u.name.sym &&
-        (n->u.name.sym == st->value || n->u.name.sym == st->space))
-        st->ok = false;
-    if (n->kind == N_CALL && n->u.call.sym) st->ok = false;
-    orn_ast_each_child(n, stream_visit, ud);
-}
-
 bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgSplit *out)
 {
     memset(out, 0, sizeof *out);
@@ -692,16 +675,5 @@ bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
     if (!w.ok || is_assigned(&w, var)) return false;
     if (!split_term(&w, st->u.if_.cond, out) || out->nlo + out->nhi == 0) return false;
     out->then = st->u.if_.then;
-    /* streaming: the last statement stores the value, nothing else touches the space */
-    const OrnNode *last = out->then->u.block.stmts;
-    while (last && last->next) last = last->next;
-    const OrnSym *value = l->loop->value;
-    if (value && last && last->kind == N_ASSIGN && last->u.assign.op == OP_NONE &&
-        last->u.assign.target->kind == N_NAME && last->u.assign.target->u.name.sym == value) {
-        Stream s = {
-            .value = value, .space = l->arrays[0].sym, .last = last->u.assign.target, .ok = true};
-        orn_ast_each_child(out->then, stream_visit, &s);
-        out->stream = s.ok;
-    }
     return true;
 }

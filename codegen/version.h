@@ -105,12 +105,7 @@ int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
  * runs that interval with the `if`'s statements alone (no per-element test, no masked
  * stores) and the rest of the row as written. Every term is free of side effects and of
  * division, so evaluating it once, even where the `and` would not have reached it, can
- * neither trap nor differ.
- *
- * stream: the statements write the iteration element only, as their last statement
- * `value = expr`, and read neither it nor any other element of the iteration space (nor
- * call user fns, which might): the element's store may then go to a temporary row piece
- * copied out with streaming stores (runtime: OrnRtBlock.stream_stores). */
+ * neither trap nor differ. */
 enum { ORN_CG_MAXBOUND = 8 };
 typedef struct OrnCgSplit {
     const OrnNode *then; /* the if's N_BLOCK */
@@ -121,7 +116,6 @@ typedef struct OrnCgSplit {
         int plus1; /* the bound is e + 1 (var > e, var <= e) */
     } lo[ORN_CG_MAXBOUND], hi[ORN_CG_MAXBOUND];
     int nlo, nhi;
-    bool stream;
 } OrnCgSplit;
 bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgSplit *out);
 

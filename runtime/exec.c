@@ -551,7 +551,6 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
     }
     b->seed = x->rt->seed;
     b->stream = x->stream;
-    b->stream_stores = x->stream_stores;
     b->block = tile;
     for (int k = 0; k < x->n; k++) {
         OrnRtView *v = &x->views[k];
@@ -934,18 +933,6 @@ fn_exit:
     return status;
 }
 
-/* Whether this rank's part of a dense iteration space outgrows the cache: its stores may
- * stream (OrnRtBlock.stream_stores). */
-static int stream_worthy(const Exec *x)
-{
-    const OrnDsmArray *it = x->iter;
-    if (x->rt->stream_min <= 0 || it->sparse || x->iter_keys || x->vi[0].xform) return 0;
-    int64_t bytes = 0;
-    for (int64_t t = 0; t < it->part.ntiles; t++)
-        if (it->tiles[t].held) bytes += it->tiles[t].n * (int64_t)it->esize;
-    return bytes >= x->rt->stream_min;
-}
-
 /* ---------------------------------------------------------------- validation */
 
 /* The shared plan check (plan_check.c, the analyzer's too), then what only the runtime
@@ -1283,7 +1270,6 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status) status = rt_halo_setup(&x);
     if (status) goto fn_fail;
     rt_window_setup(&x);
-    x.stream_stores = stream_worthy(&x);
     for (int k = 0; k < x.n; k++) { /* after the schedule placed the arrays */
         if (!x.vi[k].buf) continue;
         rt_buffer_loop_begin(x.vi[k].buf, x.P);

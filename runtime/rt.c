@@ -116,14 +116,6 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     rt->replicate_max = (int64_t)64 << 20;
     env = getenv("ORN_REPLICATE_MAX");
     if (env && *env) rt->replicate_max = atoll(env);
-    /* Streaming stores (OrnRtBlock.stream_stores): an iteration space that outgrows the
-     * last-level cache a core can count on (32 MiB: one L3 slice of a current server part;
-     * what sysconf reports is often the whole socket's, or a VM's fiction) is written back to
-     * memory anyway before the next sweep reads it, so reading its lines for ownership
-     * first only doubles its traffic. $ORN_STREAM_MIN=bytes, or off. */
-    rt->stream_min = (int64_t)32 << 20;
-    env = getenv("ORN_STREAM_MIN");
-    if (env && *env) rt->stream_min = !strcmp(env, "off") ? 0 : atoll(env);
     env = getenv("ORN_SUBBLOCK");
     if (env && *env) {
         int r = 0, c = 0;

@@ -191,9 +191,6 @@ struct OrnRtBlock {
     const int64_t *rowptr;
     const int32_t *cols;
     int64_t row_first;
-    /* Dense iteration spaces larger than the cache ($ORN_STREAM_MIN): the body may write
-     * its elements with streaming (non-temporal) stores, then orn_std_stream_fence(). */
-    int stream_stores;
 };
 
 typedef int (*orn_rt_body_fn)(OrnRtCtx *rt, const OrnRtBlock *b, void *env);

@@ -61,7 +61,6 @@ struct OrnRtCtx {
     int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
-    int64_t stream_min;    /* stream a dense loop's stores from this many local bytes on */
     int64_t slice;
     int sliced; /* orn_rt_set_sliced: bodies always run a slice at a time */
     int trace_on;
@@ -204,7 +203,6 @@ struct Exec {
     int64_t ntr, captr, seq;
     int64_t step, round;
     uint64_t stream;
-    int stream_stores; /* dense iteration space larger than rt->stream_min here */
     OrnRtStats stats;
     void *sched_state;
     char *ghost_recv, *ghost_local; /* ghost regions from other ranks / from tiles held here */

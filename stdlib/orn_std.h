@@ -591,55 +591,6 @@ void orn_std_blas_solve(OrnStdProg *p, const OrnStdVec *x, const OrnStdArr *A, c
  * (the program uses one of the built-ins above; a weak reference otherwise). */
 void orn_std_blas_init(void);
 
-/* Streaming stores (OrnRtBlock.stream_stores): m values from t (a piece of a row computed
- * on the stack) to d with non-temporal stores where d is aligned, plain stores at the
- * ends; the values are the same, only the cache is bypassed. A block that streamed ends
- * with orn_std_stream_fence (the stores are weakly ordered). */
-#define ORN_STD_STREAM_LEN 512
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
-static inline void orn_std_stream_f64(double *d, const double *t, int64_t m)
-{
-    int64_t q = 0;
-#if defined(__AVX512F__)
-    for (; q < m && ((uintptr_t)(d + q) & 63); q++) d[q] = t[q];
-    for (; q + 8 <= m; q += 8) _mm512_stream_pd(d + q, _mm512_loadu_pd(t + q));
-#elif defined(__AVX__)
-    for (; q < m && ((uintptr_t)(d + q) & 31); q++) d[q] = t[q];
-    for (; q + 4 <= m; q += 4) _mm256_stream_pd(d + q, _mm256_loadu_pd(t + q));
-#elif defined(__SSE2__)
-    for (; q < m && ((uintptr_t)(d + q) & 15); q++) d[q] = t[q];
-    for (; q + 2 <= m; q += 2) _mm_stream_pd(d + q, _mm_loadu_pd(t + q));
-#endif
-    for (; q < m; q++) d[q] = t[q];
-}
-
-static inline void orn_std_stream_f32(float *d, const float *t, int64_t m)
-{
-    int64_t q = 0;
-#if defined(__AVX512F__)
-    for (; q < m && ((uintptr_t)(d + q) & 63); q++) d[q] = t[q];
-    for (; q + 16 <= m; q += 16) _mm512_stream_ps(d + q, _mm512_loadu_ps(t + q));
-#elif defined(__AVX__)
-    for (; q < m && ((uintptr_t)(d + q) & 31); q++) d[q] = t[q];
-    for (; q + 8 <= m; q += 8) _mm256_stream_ps(d + q, _mm256_loadu_ps(t + q));
-#elif defined(__SSE2__)
-    for (; q < m && ((uintptr_t)(d + q) & 15); q++) d[q] = t[q];
-    for (; q + 4 <= m; q += 4) _mm_stream_ps(d + q, _mm_loadu_ps(t + q));
-#endif
-    for (; q < m; q++) d[q] = t[q];
-}
-
-static inline void orn_std_stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 /* The combination of the eight partial sums (see the top of this file). */
 static inline double orn_std_lanes(const double *s)
 {

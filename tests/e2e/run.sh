@@ -45,8 +45,6 @@
 #                  definite: message naming the line, exit 1
 #   als NP         examples/als.orn on the synthetic ratings, twice: identical output; the
 #                  test RMSE improves on the global mean's and is below 1.0
-#   stream NP      stream.orn with streaming stores (ORN_STREAM_MIN=1) and without: the same
-#                  saved bytes, f32 and f64; the generated C streams both
 #   ckpt NP        checkpoint and resume of examples/sgd_mf.orn and examples/lda.orn, and of
 #                  sgd_trace.orn and lda_trace.orn (which save their arrays): killed with
 #                  SIGKILL, or stopped by SIGTERM (exit 75), just after a checkpoint in mid-run,
@@ -220,25 +218,13 @@ compile)
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/stream.orn; do
+           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
   "$ORIONC" --layout=declared "$S/layout.orn" -o "$B/layout_declared" || fail "orionc layout.orn"
   "$GEN_RATINGS" 3000 600 90000 5 7 "$B/syn.train" "$B/syn.test"
   awk '{ print $2, $1, $3 }' "$B/syn.train" >"$B/syn.train_by_item"
-  ;;
-stream)
-  # streaming stores against plain ones: the same saved bytes
-  "$ORIONC" --emit=c "$S/stream.orn" >stream.c || fail "orionc --emit=c stream.orn"
-  grep -q 'orn_std_stream_f64(' stream.c || fail "stream.orn: no f64 loop streams"
-  grep -q 'orn_std_stream_f32(' stream.c || fail "stream.orn: no f32 loop streams"
-  for v in off 1; do
-    mkdir -p "s$v"
-    (cd "s$v" && ORN_STREAM_MIN=$v run "$B/stream" >out.txt 2>&1) ||
-      { cat "s$v/out.txt" >&2; fail "stream (ORN_STREAM_MIN=$v) exited non-zero"; }
-  done
-  for f in A.txt G.bin F.txt; do cmp soff/$f s1/$f || fail "$f differs when streamed"; done
   ;;
 layout)
   # the chosen storage order against the declared one: same output, same saved arrays
