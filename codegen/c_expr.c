@@ -157,7 +157,8 @@ void cg_ex_index(C *c, const OrnNode *e)
                 cg_o(c, "((const %s *)(const void *)X%d_.base)[orn_rt_box_at(&X%d_, %d, ",
                      cg_ctype(ek), k, k, nd);
             else
-                cg_o(c, "orn_rt_ld_%s(&X%d_, %d, ", cg_sfx(ek), k, nd);
+                cg_o(c, "orn_rt_ld_%s(&X%d_, ORN_RT_NDL(%d, %u), ", cg_sfx(ek), k, nd,
+                     e->span.line);
             cg_ex_key(c, e->u.index.subs, s);
             cg_o(c, c->fast ? ")]" : ")");
             return;

@@ -316,19 +316,19 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_ol(c, "orn_gpu_badd_%s(a_, &lc_, %d, %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd,
                   id, T, neg, id);
         } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
-            cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, k,
-                  nd, id, T, neg, id);
+            cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
+                  cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
         } else if (cg_is_buffer(ts)) {
-            cg_ol(c, "orn_rt_badd_%s(&V_[%d], %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd, id, T,
-                  neg, id);
+            cg_ol(c, "orn_rt_badd_%s(&V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
+                  cg_sfx(tk), k, nd, tg->span.line, id, T, neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {
             if (c->fast)
                 cg_ol(c,
                       "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
                       T, id, T, k, k, nd, id);
             else
-                cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, %d, kk%d_);", T, id,
-                      opn ? "rw" : "wp", cg_sfx(tk), k, nd, id);
+                cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, ORN_RT_NDL(%d, %u), kk%d_);", T, id,
+                      opn ? "rw" : "wp", cg_sfx(tk), k, nd, tg->span.line, id);
             if (opn)
                 cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
             else

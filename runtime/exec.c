@@ -117,8 +117,11 @@ static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key
     char ks[160];
     const ViewImpl *vi = v->impl;
     key_text(ks, sizeof ks, key, v->ndim);
-    x->status = rt_fail(x, ORN_E_RANGE, "%s %s[%s] (%s): %s", what,
-                        x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks,
+    char at[300] = "";
+    if (v->line > 0)
+        snprintf(at, sizeof at, " at %s:%d", x->plan->file ? x->plan->file : "?", v->line);
+    x->status = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s", what,
+                        x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks, at,
                         role_name(v->role), why);
 }
 
@@ -390,20 +393,26 @@ void orn_rt_slow_read(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, 
                       void *out)
 {
     const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
-    (void)nd;
+    v->line = ORN_RT_LINE(nd);
     v->ops->read(v, key, out);
+    v->line = 0;
 }
 
 void *orn_rt_slow_write(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
                         int keep)
 {
     const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
-    (void)nd;
-    if (!keep) return v->ops->write(v, key);
-    char cur[16]; /* read-modify-write: the current value into the write slot */
-    v->ops->read(v, key, cur);
-    void *q = v->ops->write(v, key);
-    memcpy(q, cur, v->esize);
+    v->line = ORN_RT_LINE(nd);
+    void *q;
+    if (keep) {
+        char cur[16]; /* read-modify-write: the current value into the write slot */
+        v->ops->read(v, key, cur);
+        q = v->ops->write(v, key);
+        memcpy(q, cur, v->esize);
+    } else {
+        q = v->ops->write(v, key);
+    }
+    v->line = 0;
     return q;
 }
 
@@ -411,8 +420,9 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
                      const void *delta)
 {
     const int64_t key[ORN_RT_MAXDIM] = {k0, k1, k2, k3};
-    (void)nd;
+    v->line = ORN_RT_LINE(nd);
     v->ops->add(v, key, delta);
+    v->line = 0;
 }
 
 static const OrnRtViewOps rt_ops = {

@@ -8,10 +8,18 @@
 
 #include <stdint.h>
 
-/* The element offset of key in the box, or -1 when it lies outside (nd is a constant at
- * every call site, so the loop unrolls). */
+/* The number of dimensions of an access with the source line it is written on above it
+ * (bits 3 and up; 0: unknown), for the views' slow paths, which name the line in errors:
+ * generated code passes ORN_RT_NDL(nd, line) where an accessor takes nd. */
+#define ORN_RT_NDL(nd, line) ((nd) | ((line) < (1 << 27) ? (line) : 0) << 3)
+#define ORN_RT_ND(ndl)       ((ndl)&7)
+#define ORN_RT_LINE(ndl)     ((ndl) >> 3)
+
+/* The element offset of key in the box, or -1 when it lies outside (nd, or ORN_RT_NDL, is a
+ * constant at every call site, so the loop unrolls). */
 ORN_BOX_FN int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
 {
+    nd = ORN_RT_ND(nd);
     uint64_t off = 0;
     int in = 1;
     for (int d = 0; d < nd; d++) {

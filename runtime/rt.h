@@ -165,6 +165,7 @@ struct OrnRtView {
     const int32_t *cols;
     const char *rvals;
     int64_t rlo, rn, clo;
+    int line; /* source line of the access the slow path serves (messages), 0 unknown */
 };
 
 /* One call of a body: run elements [first, first + count) of a block, in key order. */
@@ -425,7 +426,8 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
 
 /* The views' slow paths with the key passed by value (out of line, cold): an inline fast
  * path that passed a key array would make the compiler store the key to memory at every
- * access, slow path taken or not. nd <= 4; unused components are ignored. */
+ * access, slow path taken or not. nd <= 4, or ORN_RT_NDL(nd, line) (orn_box.h): the line
+ * goes to the view (OrnRtView.line) for messages. Unused components are ignored. */
 void orn_rt_slow_read(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
                       void *out) __attribute__((cold));
 void *orn_rt_slow_write(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
@@ -433,7 +435,8 @@ void *orn_rt_slow_write(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2
 void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, int64_t k3,
                      const void *delta) __attribute__((cold));
 #define ORN_RT_KEY4(nd, key)                                                                       \
-    (key)[0], (nd) > 1 ? (key)[1] : 0, (nd) > 2 ? (key)[2] : 0, (nd) > 3 ? (key)[3] : 0
+    (key)[0], ORN_RT_ND(nd) > 1 ? (key)[1] : 0, ORN_RT_ND(nd) > 2 ? (key)[2] : 0,                  \
+        ORN_RT_ND(nd) > 3 ? (key)[3] : 0
 
 #define ORN_RT_TYPED(T, name)                                                                      \
     static inline __attribute__((always_inline))                                                   \
@@ -467,7 +470,7 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
         if (__builtin_expect(q != NULL, 1)) {                                                      \
             uint64_t lin = 0;                                                                      \
             int in = 1;                                                                            \
-            for (int i = 0; i < nd; i++) {                                                         \
+            for (int i = 0; i < ORN_RT_ND(nd); i++) {                                              \
                 in &= (uint64_t)key[i] < (uint64_t)q->dims[i];                                     \
                 lin = lin * (uint64_t)q->dims[i] + (uint64_t)key[i];                               \
             }                                                                                      \

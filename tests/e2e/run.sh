@@ -528,6 +528,8 @@ bad_input)
   expect_fail 1 "errors.orn:49: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=8
   expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
+  l=$(grep -n 'x = B\[0, i + 2\] \* y' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l (partitioned): outside the array" run "$B/errors" --which=10
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
