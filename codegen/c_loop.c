@@ -653,14 +653,21 @@ static void body_csr(C *c, const OrnCgLoop *l)
 }
 
 /* One element loop over [from, to) of the innermost key at indentation level lvl: its
- * key, its value pointer, the statements of blk (the body when NULL). */
+ * key, its value pointer, its random stream, the statements of blk (the body when NULL);
+ * fast: the accesses are proven in their boxes (version.h). */
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
     c->ind = lvl;
     cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
-    cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
+    if (last) cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
     if (vt) cg_ol(c, "    %s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
+    if (l->uses_rng) {
+        cg_ol(c, "    kk_[%d] = j_;", l->loop->nkeys - 1);
+        char pad[64];
+        snprintf(pad, sizeof pad, "%*s", 4 * (lvl + 1), "");
+        cg_rng_iter(c, l, pad);
+    }
     OrnBuf body;
     orn_buf_init(&body);
     if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
@@ -770,29 +777,10 @@ static void body_dense(C *c, const OrnCgLoop *l)
             from = "sg0_[g_]";
             to = "sg0_[g_ + 1]";
         }
-        const char *pad = ind == 4 ? "                " : "        ";
-        if (split && (fast || !versioned)) {
+        if (split && (fast || !versioned))
             split_row(c, l, &sx, last, vt, from, to, ind, fast);
-            continue;
-        }
-        cg_o(c, "%sfor (int64_t j_ = %s; j_ < %s; j_++) {\n", pad, from, to);
-        if (last)
-            cg_o(c, "%s    const int64_t %s __attribute__((unused)) = j_;\n", pad, cg_nm(c, last));
-        if (vt) cg_o(c, "%s    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", pad, vt);
-        if (l->uses_rng) {
-            cg_o(c, "%s    kk_[%d] = j_;\n", pad, nd - 1);
-            char p2[40];
-            snprintf(p2, sizeof p2, "%s    ", pad);
-            cg_rng_iter(c, l, p2);
-        }
-        OrnBuf body;
-        orn_buf_init(&body);
-        if (fast) c->vfast_var = last, c->vfast_body = lp->node->u.parfor.body, c->vfast_vv = true;
-        body_stmts(c, l, &body, ind + 1, fast);
-        c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
-        put_buf(c, &body);
-        orn_buf_free(&body);
-        cg_o(c, "%s}\n", pad);
+        else
+            elem_loop(c, l, last, vt, from, to, NULL, ind, fast);
     }
     if (versioned) cg_o(c, "            }\n        }\n");
     cg_o(c, "        e_ += j1_ - j0_;\n");
