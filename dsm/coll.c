@@ -283,38 +283,33 @@ int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, 
     return status;
 }
 
-int orn_dsm_allgather_into(OrnDsmCtx *ctx, const void *send, size_t n, void *recv, const char *what)
+int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what)
 {
-    int P = ctx->size;
-    if (n * (size_t)P > INT_MAX) { /* beyond MPI's int counts: the general path */
-        size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
-        void *all = NULL;
-        int status = orn_dsm_allgatherv(ctx, send, n, &all, counts, what);
-        if (!status) memcpy(recv, all, n * (size_t)P);
-        free(all);
-        free(counts);
-        return status;
-    }
-    int *ic = orn_xmalloc(4 * (size_t)P * sizeof *ic);
-    int *isc = ic, *isd = ic + P, *irc = ic + 2 * P, *ird = ic + 3 * P;
-    for (int p = 0; p < P; p++) { /* the same bytes to everyone: one send region, read P times */
-        isc[p] = irc[p] = (int)n;
-        isd[p] = 0;
-        ird[p] = (int)(n * (size_t)p);
-    }
-    OrnDsmReq *req = NULL;
+    int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;
+    OrnDsmReq **reqs = orn_xcalloc(2 * (size_t)P, sizeof *reqs);
+    int *peers = orn_xcalloc(2 * (size_t)P, sizeof *peers);
+    char *b = buf;
     int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
     orn_tl_str(ctx->tl, span, "peer", "all");
-    int status = ctx->tp->ops->ialltoallv(ctx->tp, send ? send : (const void *)"", isc, isd, recv,
-                                          irc, ird, &req);
-    if (status) {
-        status = orn_dsm_tp_fail(ctx, status, what);
-    } else {
-        count_traffic(ctx, isc, irc);
-        status = orn_dsm_waitall(ctx, &req, NULL, 1, what);
+    /* receives first; each rank starts with its next neighbour up, so no rank is every
+     * rank's first peer */
+    for (int k = 1; k < P && !status; k++) {
+        int p = (me + k) % P;
+        peers[nr] = p;
+        status = orn_dsm_irecv(ctx, b + (size_t)p * n, n, p, ORN_TAG_DATA, &reqs[nr++]);
     }
+    for (int k = 1; k < P && !status; k++) {
+        int p = (me + P - k) % P;
+        peers[nr] = p;
+        status = orn_dsm_isend(ctx, b + (size_t)me * n, n, p, ORN_TAG_DATA, &reqs[nr++]);
+    }
+    if (!status)
+        status = orn_dsm_waitall(ctx, reqs, peers, nr, what);
+    else
+        for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
     orn_tl_end(ctx->tl, span);
-    free(ic);
+    free(reqs);
+    free(peers);
     return status;
 }
 

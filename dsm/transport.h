@@ -90,10 +90,11 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
  * rank order, in a new buffer (*recv), with counts[p]. */
 int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
                        const char *what);
-/* Collective: every rank contributes n bytes, the same n on every rank (the caller knows
- * it: no exchange of sizes), received in rank order into recv (P * n bytes, the caller's:
- * no allocation per call). */
-int orn_dsm_allgather_into(OrnDsmCtx *ctx, const void *send, size_t n, void *recv,
-                           const char *what);
+/* Collective, in place: every rank contributes the n bytes at buf + rank * n (the same n on
+ * every rank: no exchange of sizes) and receives every other rank's into its place in buf
+ * (P * n bytes, the caller's: no allocation, no copy of its own block). Point to point with
+ * each peer, so a missing one is named; over shared memory about half the time of MPI's
+ * all-to-all, which also copies the rank's own block. */
+int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what);
 
 #endif

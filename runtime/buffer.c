@@ -29,6 +29,8 @@
  * than list touched keys: an allgather of P times this much against a flag, a list entry
  * and a saved value per first touch (40 % of SLR's updates with 10000 samples a round). */
 #define RT_SNAPSHOT_MAX ((size_t)4 << 20)
+/* elements a flush of such a copy adds up at a time (16 KiB of f64: fits L1 with the rest) */
+#define RT_SNAP_BLOCK 2048
 
 #include "arena.h"
 #include "rt_int.h"
@@ -222,7 +224,7 @@ void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
         b->dd.collect = 0;
         b->snap = orn_xmalloc(bytes ? bytes : 1);
         memcpy(b->snap, copy, bytes);
-        b->xbuf = orn_xmalloc((size_t)(P + 1) * bytes + 1); /* this rank's changes, everyone's */
+        b->xbuf = orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
         return;
     }
     if (!b->dense) return;
@@ -391,7 +393,7 @@ static int flush_snapshot(OrnRtBuffer *b)
     int P = orn_dsm_size(b->rt->dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
-    char *mine = b->xbuf, *all = b->xbuf + bytes;
+    char *all = b->xbuf, *mine = all + (size_t)orn_dsm_rank(b->rt->dsm) * bytes;
     if (a->type == ORN_DSM_F32) {
         const float *c = (const float *)(const void *)b->replica,
                     *o = (const float *)(const void *)b->snap;
@@ -402,12 +404,17 @@ static int flush_snapshot(OrnRtBuffer *b)
             sub_typed(a->type, mine + (size_t)i * es, b->replica + (size_t)i * es,
                       b->snap + (size_t)i * es);
     }
-    status = orn_dsm_allgather_into(b->rt->dsm, mine, bytes, all, "buffer flush");
+    status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
+    /* a block at a time, so that the snapshot, the P changes and the copy pass through the
+     * cache once */
+    for (int64_t lo = 0; lo < vol && !status; lo += RT_SNAP_BLOCK) {
+        int64_t n = vol - lo < RT_SNAP_BLOCK ? vol - lo : RT_SNAP_BLOCK;
+        size_t at = (size_t)lo * es;
+        for (int q = 0; q < P && !status; q++)
+            status = add_changes(b, b->snap + at, all + (size_t)q * bytes + at, n);
+        memcpy(b->replica + at, b->snap + at, (size_t)n * es);
+    }
     if (status) return status;
-    for (int q = 0; q < P && !status; q++)
-        status = add_changes(b, b->snap, all + (size_t)q * bytes, vol);
-    if (status) return status;
-    memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;
     return ORN_OK;
 }
