@@ -270,6 +270,70 @@ int64_t rt_tile_group(const Exec *x, int64_t tile)
 
 /* ---------------------------------------------------------------- replicas */
 
+/* Whether a tile's box is one run of the row-major array: extent 1 in the leading
+ * dimensions, everything in the trailing ones (every 1-D tile). */
+static int tile_is_run(const OrnDsmArray *a, const OrnDsmTile *tl)
+{
+    int d = a->ndim - 1;
+    while (d > 0 && tl->lo[d] == 0 && tl->hi[d] == a->dims[d]) d--;
+    for (int e = 0; e < d; e++)
+        if (tl->hi[e] - tl->lo[e] != 1) return 0;
+    return 1;
+}
+
+/* The whole of a into copy, when every tile is a run of it and there are few: each owner
+ * sends its tiles straight from their storage to the other ranks, which receive them
+ * straight into place (no packing, no receive buffer, no unpacking: PageRank's 4 MB
+ * contrib at -n 2 moved 14 MB through memory the other way). Returns -1 when the tiles do
+ * not allow it, else a status. Matching: both sides enumerate the tiles in tile order, one
+ * tag, and MPI keeps a pair's messages in order. */
+static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
+{
+    int P = x->P, me = x->me, nr = 0, status = ORN_OK;
+    int64_t nt = a->part.ntiles, nmsg = 0;
+    for (int64_t t = 0; t < nt; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        if (tl->n > 0 && !tile_is_run(a, tl)) return -1;
+        if (tl->n > 0 && a->part.owner[t] != ORN_DSM_ALL)
+            nmsg += a->part.owner[t] == me ? P - 1 : 1;
+    }
+    if (nt > 16 * (int64_t)P) return -1; /* many small tiles: one packed exchange is cheaper */
+    OrnDsmReq **reqs = orn_xcalloc((size_t)nmsg + 1, sizeof *reqs);
+    int *peers = orn_xcalloc((size_t)nmsg + 1, sizeof *peers);
+    int64_t at[ORN_DSM_MAXDIM];
+    RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "replica");
+    for (int64_t t = 0; t < nt && !status; t++) { /* receives first */
+        const OrnDsmTile *tl = &a->tiles[t];
+        int o = a->part.owner[t];
+        if (tl->n == 0 || o == ORN_DSM_ALL || o == me) continue;
+        for (int d = 0; d < a->ndim; d++) at[d] = tl->lo[d];
+        peers[nr] = o;
+        status = orn_dsm_irecv(x->dsm, copy + (size_t)orn_dsm_ravel(a, at) * a->esize,
+                               (size_t)tl->n * a->esize, o, ORN_TAG_DATA, &reqs[nr++]);
+    }
+    for (int64_t t = 0; t < nt && !status; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        int o = a->part.owner[t];
+        if (tl->n == 0 || !(o == ORN_DSM_ALL || o == me) || !tl->held) continue;
+        for (int d = 0; d < a->ndim; d++) at[d] = tl->lo[d];
+        memcpy(copy + (size_t)orn_dsm_ravel(a, at) * a->esize, tl->vals, (size_t)tl->n * a->esize);
+        for (int k = 1; k < P && o == me && !status; k++) {
+            int q = (me + k) % P;
+            peers[nr] = q;
+            status = orn_dsm_isend(x->dsm, tl->vals, (size_t)tl->n * a->esize, q, ORN_TAG_DATA,
+                                   &reqs[nr++]);
+        }
+    }
+    if (!status)
+        status = orn_dsm_waitall(x->dsm, reqs, peers, nr, "replica");
+    else
+        for (int i = 0; i < nr; i++) orn_dsm_drop(x->dsm, &reqs[i]);
+    rt_span_end(x, sp, NULL);
+    free(reqs);
+    free(peers);
+    return status;
+}
+
 int rt_replicate_prefetched(Exec *x)
 {
     const OrnRtPlan *p = x->plan;
@@ -325,6 +389,17 @@ int rt_replicate_prefetched(Exec *x)
             continue;
         }
         char *copy = orn_xmalloc((size_t)(vol ? vol : 1) * a->esize);
+        if (x->P > 1) {
+            status = replicate_direct(x, a, copy);
+            if (status >= 0) {
+                x->replica[k] = copy;
+                x->rt->stats.replicated++;
+                x->rt->stats.replica_bytes += vol * (int64_t)a->esize;
+                if (status) return status;
+                continue;
+            }
+            status = ORN_OK;
+        }
         /* Tiles held here, then the others' in one allgather; tiles are enumerated in tile
          * order on every rank, each packed as its box row-major. */
         size_t mine = 0;
