@@ -292,6 +292,30 @@ void orn_dsm_set_name(OrnDsmArray *a, const char *name)
     snprintf(a->name, sizeof a->name, "%s", name);
 }
 
+void orn_dsm_set_perm(OrnDsmArray *a, const int *perm)
+{
+    a->permuted = 0;
+    for (int s = 0; s < a->ndim; s++) {
+        a->perm[s] = perm[s];
+        a->permuted |= perm[s] != s;
+    }
+}
+
+int orn_dsm_decl_dim(const OrnDsmArray *a, int s)
+{
+    return a->permuted ? a->perm[s] : s;
+}
+
+void orn_dsm_key_text(const OrnDsmArray *a, const int64_t *key, char *buf, size_t n)
+{
+    int64_t decl[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+    for (int s = 0; s < a->ndim; s++) decl[orn_dsm_decl_dim(a, s)] = key[s];
+    size_t len = 0;
+    if (n) buf[0] = 0;
+    for (int d = 0; d < a->ndim && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%lld", d ? ", " : "", (long long)decl[d]);
+}
+
 void orn_dsm_tile_box(const OrnDsmArray *a, int64_t t, int64_t *lo, int64_t *hi)
 {
     int grid[ORN_DSM_MAXDIM];

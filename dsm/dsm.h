@@ -114,6 +114,12 @@ struct OrnDsmArray {
      * occurrences), so any box holds each such run from its lo[2] on, and tiles store
      * runs instead of keys (4 bytes an element instead of 24; see OrnDsmTile). */
     int runs;
+    /* Stored in another order than declared (the compiler's layout pass): storage dimension
+     * s holds declared dimension perm[s]. Dimensions and keys here are storage ones;
+     * messages show them as the program writes them (orn_dsm_key_text). permuted == 0: as
+     * declared. */
+    int permuted;
+    int perm[ORN_DSM_MAXDIM];
 };
 
 int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);
@@ -218,6 +224,12 @@ int orn_dsm_copy(OrnDsmArray *a, OrnDsmArray **out);
 /* Collective (arrays are freed in the same order on every rank). NULL is allowed. */
 void orn_dsm_free(OrnDsmArray *a);
 void orn_dsm_set_name(OrnDsmArray *a, const char *name);
+/* Record that storage dimension s holds declared dimension perm[s] (a permutation). */
+void orn_dsm_set_perm(OrnDsmArray *a, const int *perm);
+/* The declared dimension of storage dimension s. */
+int orn_dsm_decl_dim(const OrnDsmArray *a, int s);
+/* A key in storage order as the program writes it ("1, 12": declared order) into buf. */
+void orn_dsm_key_text(const OrnDsmArray *a, const int64_t *key, char *buf, size_t n);
 OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id);
 
 /* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when

@@ -103,20 +103,13 @@ static const char *role_name(int r)
     return r >= 0 && r <= 5 ? names[r] : "?";
 }
 
-static void key_text(char *buf, size_t n, const int64_t *key, int nd)
-{
-    size_t len = 0;
-    for (int d = 0; d < nd && len < n; d++)
-        len += (size_t)snprintf(buf + len, n - len, "%s%lld", d ? ", " : "", (long long)key[d]);
-}
-
 /* First error inside a body's slow path wins; the body carries on with zeros. */
 static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
 {
     if (x->status) return;
     char ks[160];
     const ViewImpl *vi = v->impl;
-    key_text(ks, sizeof ks, key, v->ndim);
+    orn_dsm_key_text(vi->store, key, ks, sizeof ks); /* as the program writes it */
     char at[300] = "";
     if (v->line > 0)
         snprintf(at, sizeof at, " at %s:%d", x->plan->file ? x->plan->file : "?", v->line);

@@ -201,13 +201,16 @@ OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int6
         r.sdims[s] = dims[perm[s]];
         r.ldims[s] = dims[s];
     }
-    if (init != ORN_STD_RAND && init != ORN_STD_RANDN)
-        return orn_std_dist_new(p, type, ndim, r.sdims, init, value, seed, name, line);
     OrnDsmArray *a = NULL;
-    int st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, r.sdims, &a);
-    if (!st) st = orn_dsm_init(a, perm_rand_elem, &r);
-    if (st) orn_std_fail(p, st, line, 0);
-    orn_dsm_set_name(a, name);
+    if (init != ORN_STD_RAND && init != ORN_STD_RANDN) {
+        a = orn_std_dist_new(p, type, ndim, r.sdims, init, value, seed, name, line);
+    } else {
+        int st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, r.sdims, &a);
+        if (!st) st = orn_dsm_init(a, perm_rand_elem, &r);
+        if (st) orn_std_fail(p, st, line, 0);
+        orn_dsm_set_name(a, name);
+    }
+    orn_dsm_set_perm(a, perm);
     return a;
 }
 
@@ -392,7 +395,7 @@ static void check_key(OrnStdProg *p, const OrnDsmArray *a, const int64_t *key, i
             orn_std_die(p, line,
                         "index %" PRId64 " is out of range for dimension %d of %s "
                         "(extent %" PRId64 ")",
-                        key[d], d, a->name, a->dims[d]);
+                        key[d], orn_dsm_decl_dim(a, d), a->name, a->dims[d]);
 }
 
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)

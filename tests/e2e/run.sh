@@ -530,6 +530,14 @@ bad_input)
   expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
   l=$(grep -n 'x = B\[0, i + 2\] \* y' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l (partitioned): outside the array" run "$B/errors" --which=10
+  "$ORIONC" --explain "$S/errors.orn" | grep -q '^  W  *dimension 0 is unit stride' ||
+    fail "errors.orn: W is no longer stored transposed (the next two checks test nothing)"
+  l=$(grep -n 'x += W\[1, i + 10\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l (partitioned): outside the array" run "$B/errors" --which=11
+  grep -F -q "read of W[1, 12] at " out.txt || { cat out.txt >&2; fail "the key is not W[1, 12]"; }
+  l=$(grep -n 'y = W\[1, n + 4\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l: index 12 is out of range for dimension 1 of W (extent 8)" \
+    run "$B/errors" --which=12
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
