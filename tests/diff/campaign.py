@@ -102,6 +102,8 @@ def main():
                         base = os.path.join(a.out, '%s_%s' % (kind, name))
                         with open(base + '.orn', 'w') as f:
                             f.write(text)
+                        with open(base + '.txt', 'w') as f:  # the whole message (MPI's stack)
+                            f.write(detail + '\n')
                         if a.reduce and kind in ('mismatch', 'crash', 'ice', 'known'):
                             want = check.Result(orig, detail, rk)
                             red = reducer.Reducer(a.orionc, a.mpiexec, os.path.join(tmp, 'r'))
