@@ -161,6 +161,12 @@ void orn_sema_note_decl(Sema *s, const OrnSym *sym)
  * and printf are refused there, and what to write instead. */
 void orn_sema_note_rank0(Sema *s, const char *name)
 {
+    if (strcmp(name, "log_metric") == 0) {
+        ORN_NOTE(s, "'log_metric' writes on rank 0 only, so inside parallel_for it would drop "
+                    "the values of iterations that run on other ranks; accumulate a value in "
+                    "the loop and log it after the loop");
+        return;
+    }
     if (strcmp(name, "print") != 0 && strcmp(name, "printf") != 0) return;
     ORN_NOTE(s,
              "'%s' writes on rank 0 only, so inside parallel_for it would drop the lines of "

@@ -58,6 +58,8 @@ typedef struct OrnStdParam {
 } OrnStdParam;
 
 typedef struct OrnStdCkpt OrnStdCkpt;
+typedef struct OrnMetrics OrnMetrics;   /* metrics.h */
+typedef struct OrnProgress OrnProgress; /* support/progress.h */
 
 typedef struct OrnStdProg {
     OrnRtCtx *rt;
@@ -72,6 +74,11 @@ typedef struct OrnStdProg {
     int summary;          /* --stats or $ORN_STATS: the per-loop summary at the end (rank 0) */
     const char *timeline; /* --timeline=FILE or $ORN_TIMELINE: the timeline's file, or NULL */
     int64_t out_lines;    /* lines printed on stdout so far (rank 0) */
+    /* what a user watches (monitor.c, docs/observability.md) */
+    const char *logdir;    /* --logdir=DIR or $ORN_LOGDIR: where log_metric writes, or NULL */
+    OrnMetrics *metrics;   /* log_metric's writer (rank 0, with a logdir), or NULL */
+    int quiet;             /* --quiet: no progress line */
+    OrnProgress *progress; /* the progress line (rank 0, on a terminal), or NULL */
     /* checkpoints (ckpt.c): the run-time flags, and the state behind them */
     const char *ckpt_dir;      /* --checkpoint=DIR, or NULL */
     const char *resume_dir;    /* --resume=DIR, or NULL */
@@ -98,6 +105,12 @@ typedef struct OrnStdProg {
  * end, $ORN_STATS=runs also each loop run's statistics per rank (docs/observability.md). */
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams);
+/* log_metric(name, step, value): rank 0 appends the value to the log directory's CSV and
+ * TensorBoard event files (metrics.h); without --logdir or $ORN_LOGDIR, and on other ranks,
+ * nothing is written. An empty name ends the job (every rank). A write that fails is
+ * reported once on stderr, naming the file and the cause, and the program goes on without
+ * writing metrics. */
+void orn_std_log_metric(OrnStdProg *p, const char *name, int64_t step, double value, int line);
 /* End the program normally (collective): writes the timeline and prints the per-loop
  * summary when they are on; returns the exit code for main. */
 int orn_std_finish(OrnStdProg *p);
