@@ -86,8 +86,8 @@ void orn_metrics_event(OrnBuf *b, double wall, int64_t step, const char *tag, fl
     memcpy(&f, &value, sizeof f);
     put_key(&val, 2, FIXED32); /* Summary.Value.simple_value */
     put_le(&val, f, 4);
-    put_bytes(&sum, 1, val.data, val.len);      /* Summary.value */
-    put_bytes(b, 5, sum.data, sum.len);         /* Event.summary */
+    put_bytes(&sum, 1, val.data, val.len); /* Summary.value */
+    put_bytes(b, 5, sum.data, sum.len);    /* Event.summary */
     orn_buf_free(&val);
     orn_buf_free(&sum);
 }

@@ -95,8 +95,8 @@ static double env_seconds(const char *name, double dflt)
 static void progress_setup(OrnStdProg *p)
 {
     const char *mode = getenv("ORN_PROGRESS");
-    int off = p->quiet || p->rank != 0 ||
-              (mode && (strcmp(mode, "0") == 0 || strcmp(mode, "off") == 0));
+    int off =
+        p->quiet || p->rank != 0 || (mode && (strcmp(mode, "0") == 0 || strcmp(mode, "off") == 0));
     int force = mode && (strcmp(mode, "1") == 0 || strcmp(mode, "on") == 0);
     FILE *out = off ? NULL : force && !isatty(STDERR_FILENO) ? stderr : line_stream();
     if (!out) {
@@ -104,9 +104,8 @@ static void progress_setup(OrnStdProg *p)
         return;
     }
     if (p->progress) return;
-    OrnProgressOptions o = {.out = out,
-                            .delay = env_seconds("ORN_PROGRESS_DELAY", 2.0),
-                            .interval = 0.25};
+    OrnProgressOptions o = {
+        .out = out, .delay = env_seconds("ORN_PROGRESS_DELAY", 2.0), .interval = 0.25};
     p->progress = orn_progress_new(&o);
     orn_dsm_set_progress_line(p->dsm, p->progress);
 }
@@ -117,6 +116,32 @@ void orn_std_monitor_end_progress(OrnStdProg *p)
     orn_dsm_set_progress_line(p->dsm, NULL);
     orn_progress_free(p->progress);
     p->progress = NULL;
+    p->point_task = 0;
+}
+
+/* A top-level loop (a safe point's) is a task from its first iteration to its end; its
+ * loads and parallel_for runs nest in it. */
+void orn_std_point_progress(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i)
+{
+    if (p->point_task != k + 1) {
+        orn_std_point_end(p, p->point_task - 1);
+        const int *lines = p->state && k < p->state->npoints ? p->state->lines : NULL;
+        const char *base = strrchr(p->file, '/');
+        char label[160];
+        snprintf(label, sizeof label, "%s %s:%d", hi > lo ? "for" : "while",
+                 base ? base + 1 : p->file, lines ? lines[k] : 0);
+        orn_progress_begin(p->progress, label, hi > lo ? (double)(hi - lo) : 0, ORN_PROGRESS_ITEMS);
+        orn_progress_start_at(p->progress, (double)(i - lo)); /* resumed in mid-loop */
+        p->point_task = k + 1;
+    }
+    orn_progress_update(p->progress, (double)(i - lo));
+}
+
+void orn_std_point_end(OrnStdProg *p, int k)
+{
+    if (k < 0 || p->point_task != k + 1) return;
+    orn_progress_end(p->progress);
+    p->point_task = 0;
 }
 
 /* ---------------------------------------------------------------- metrics */

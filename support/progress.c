@@ -12,6 +12,7 @@
 typedef struct Task {
     char *label;
     double total, done, t0;
+    double base; /* done at t0 */
     OrnProgressUnit unit;
 } Task;
 
@@ -67,7 +68,7 @@ void orn_progress_begin(OrnProgress *p, const char *label, double total, OrnProg
     Task *t = &p->t[p->depth++];
     t->label = b.data ? b.data : calloc(1, 1);
     t->total = total;
-    t->done = 0;
+    t->done = t->base = 0;
     t->unit = unit;
     t->t0 = now(p);
     if (p->depth == 1) p->next = t->t0 + p->o.delay;
@@ -76,6 +77,11 @@ void orn_progress_begin(OrnProgress *p, const char *label, double total, OrnProg
 void orn_progress_total(OrnProgress *p, double total)
 {
     if (p && !p->over && p->depth) p->t[p->depth - 1].total = total;
+}
+
+void orn_progress_start_at(OrnProgress *p, double done)
+{
+    if (p && !p->over && p->depth) p->t[p->depth - 1].base = p->t[p->depth - 1].done = done;
 }
 
 /* ---------------------------------------------------------------- formatting */
@@ -93,21 +99,40 @@ static void put_count(OrnBuf *b, double v)
     if (s) orn_buf_putc(b, suffix[s]);
 }
 
-/* "54.0 MiB" */
-static void put_bytes(OrnBuf *b, double v)
+/* A number of bytes in the unit that suits `scale`: 1024^u (u > 0: one decimal). */
+static int byte_unit(double scale)
 {
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
-    while (v >= 1023.95 && u < 4) v /= 1024, u++;
-    orn_buf_printf(b, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    while (scale >= 1023.95 && u < 4) scale /= 1024, u++;
+    return u;
 }
 
-static void put_amount(OrnBuf *b, double v, OrnProgressUnit unit)
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+
+static void put_bytes(OrnBuf *b, double v, int u)
 {
-    if (unit == ORN_PROGRESS_BYTES)
-        put_bytes(b, v);
-    else
-        put_count(b, v);
+    for (int i = 0; i < u; i++) v /= 1024;
+    orn_buf_printf(b, u ? "%.1f" : "%.0f", v);
+}
+
+/* "54.0 MiB", "1.21M"; with a total: "54.0/120.0 MiB", "45.0k/1.21M" */
+static void put_amount(OrnBuf *b, double v, double total, OrnProgressUnit unit)
+{
+    if (unit == ORN_PROGRESS_BYTES) {
+        int u = byte_unit(total > v ? total : v);
+        put_bytes(b, v, u);
+        if (total > 0) {
+            orn_buf_putc(b, '/');
+            put_bytes(b, total, u);
+        }
+        orn_buf_printf(b, " %s", byte_units[u]);
+        return;
+    }
+    put_count(b, v);
+    if (total > 0) {
+        orn_buf_putc(b, '/');
+        put_count(b, total);
+    }
 }
 
 /* "00:03", "1:02:03" */
@@ -120,35 +145,42 @@ static void put_time(OrnBuf *b, double s)
         orn_buf_printf(b, "%02lld:%02lld", t / 60, t % 60);
 }
 
-/* One task: the innermost in full, the outer ones as "label: done/total". */
-static void put_task(OrnBuf *b, const Task *t, double at, int full)
+/* One task: the innermost with all that fits (level 0: everything, 1: without the bar,
+ * 2: without the amounts), the outer ones as "label: done/total [elapsed<left]". */
+static void put_task(OrnBuf *b, const Task *t, double at, int full, int level)
 {
     double el = at - t->t0, done = t->done, total = t->total;
+    double rate = el > 0 && done > t->base ? (done - t->base) / el : 0;
     orn_buf_printf(b, "%s: ", t->label);
     if (!full) {
-        put_amount(b, done, t->unit);
-        if (total > 0) {
-            orn_buf_putc(b, '/');
-            put_amount(b, total, t->unit);
+        put_amount(b, done, total, t->unit);
+        orn_buf_puts(b, " [");
+        put_time(b, el);
+        if (total > 0 && rate > 0 && done <= total) {
+            orn_buf_putc(b, '<');
+            put_time(b, (total - done) / rate);
         }
+        orn_buf_putc(b, ']');
         return;
     }
-    double rate = el > 0 && done > 0 ? done / el : 0;
     if (total > 0) {
         double f = done / total;
         f = f < 0 ? 0 : f > 1 ? 1 : f;
         int cells = (int)(f * 100 + 1e-9), fill = cells / 10;
-        orn_buf_printf(b, "%3d%%|", (int)(f * 100));
-        for (int i = 0; i < 10; i++)
-            orn_buf_putc(b, i < fill ? '#' : i == fill && cells % 10 ? (char)('0' + cells % 10)
-                                                                     : ' ');
-        orn_buf_puts(b, "| ");
-        put_amount(b, done, t->unit);
-        orn_buf_putc(b, '/');
-        put_amount(b, total, t->unit);
-    } else {
-        put_amount(b, done, t->unit);
-        if (t->unit == ORN_PROGRESS_ITEMS) orn_buf_puts(b, " it");
+        orn_buf_printf(b, "%3d%%", cells);
+        if (level == 0) {
+            orn_buf_putc(b, '|');
+            for (int i = 0; i < 10; i++)
+                orn_buf_putc(b, i < fill                      ? '#'
+                                : i == fill && cells % 10 > 0 ? (char)('0' + cells % 10)
+                                                              : ' ');
+            orn_buf_putc(b, '|');
+        }
+    }
+    if (level < 2 || total <= 0) {
+        orn_buf_putc(b, ' ');
+        put_amount(b, done, total, t->unit);
+        if (total <= 0 && t->unit == ORN_PROGRESS_ITEMS) orn_buf_puts(b, " it");
     }
     orn_buf_puts(b, " [");
     put_time(b, el);
@@ -160,11 +192,16 @@ static void put_task(OrnBuf *b, const Task *t, double at, int full)
             orn_buf_puts(b, "?");
     }
     orn_buf_puts(b, ", ");
-    if (rate > 0)
-        put_amount(b, rate, t->unit);
-    else
-        orn_buf_putc(b, '?');
-    orn_buf_puts(b, t->unit == ORN_PROGRESS_BYTES ? "/s]" : " it/s]");
+    if (rate <= 0)
+        orn_buf_puts(b, t->unit == ORN_PROGRESS_BYTES ? "? B/s]" : "? it/s]");
+    else if (t->unit == ORN_PROGRESS_BYTES) {
+        int u = byte_unit(rate);
+        put_bytes(b, rate, u);
+        orn_buf_printf(b, " %s/s]", byte_units[u]);
+    } else {
+        put_count(b, rate);
+        orn_buf_puts(b, " it/s]");
+    }
 }
 
 static int columns(const OrnProgress *p)
@@ -175,20 +212,22 @@ static int columns(const OrnProgress *p)
     return 80;
 }
 
-/* The tasks that have run `delay` seconds, in a line that fits: the outermost ones are
- * left out first when it does not, then the rest is cut (at a UTF-8 boundary). */
+/* The tasks that have run `delay` seconds, in a line that fits: the innermost loses its
+ * bar, then its amounts; then the outermost tasks are left out; then the rest is cut (at
+ * a UTF-8 boundary). */
 static void compose(OrnProgress *p, double at, int width)
 {
     int last = 0; /* tasks [first, last) are shown */
     while (last < p->depth && at - p->t[last].t0 >= p->o.delay) last++;
-    for (int first = 0; first < last; first++) {
-        orn_buf_clear(&p->line);
-        for (int i = first; i < last; i++) {
-            if (i > first) orn_buf_puts(&p->line, " | ");
-            put_task(&p->line, &p->t[i], at, i == last - 1);
+    for (int first = 0; first < last; first++)
+        for (int level = 0; level < 3; level++) {
+            orn_buf_clear(&p->line);
+            for (int i = first; i < last; i++) {
+                if (i > first) orn_buf_puts(&p->line, " | ");
+                put_task(&p->line, &p->t[i], at, i == last - 1, level);
+            }
+            if (p->line.len < (size_t)width) return;
         }
-        if (p->line.len < (size_t)width) return;
-    }
     size_t n = width > 1 ? (size_t)width - 1 : 1;
     while (n > 0 && n < p->line.len && ((unsigned char)p->line.data[n] & 0xC0) == 0x80) n--;
     if (n < p->line.len) {

@@ -51,6 +51,9 @@ void orn_progress_free(OrnProgress *p);
 void orn_progress_begin(OrnProgress *p, const char *label, double total, OrnProgressUnit unit);
 /* The innermost task's total, once it is known. */
 void orn_progress_total(OrnProgress *p, double total);
+/* The innermost task starts at `done` (a run resumed in mid-loop): its rate and time left
+ * count from there. */
+void orn_progress_start_at(OrnProgress *p, double done);
 /* The innermost task has done `done` units: draws the line when it is due. */
 void orn_progress_update(OrnProgress *p, double done);
 /* The innermost task ends: the line is erased when no task is left. */
