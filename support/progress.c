@@ -146,12 +146,20 @@ static void put_time(OrnBuf *b, double s)
 }
 
 /* One task: the innermost with all that fits (level 0: everything, 1: without the bar,
- * 2: without the amounts), the outer ones as "label: done/total [elapsed<left]". */
-static void put_task(OrnBuf *b, const Task *t, double at, int full, int level)
+ * 2: without the amounts, 3: and the label's end only), the outer ones as "label:
+ * done/total [elapsed<left]". */
+static void put_task(OrnBuf *b, const Task *t, double at, int full, int level, size_t keep)
 {
     double el = at - t->t0, done = t->done, total = t->total;
     double rate = el > 0 && done > t->base ? (done - t->base) / el : 0;
-    orn_buf_printf(b, "%s: ", t->label);
+    size_t n = strlen(t->label);
+    if (level < 3 || n <= keep) {
+        orn_buf_printf(b, "%s: ", t->label);
+    } else { /* "...file.orn:51: ", cut at a UTF-8 boundary */
+        size_t from = n - (keep > 3 ? keep - 3 : 0);
+        while (from < n && ((unsigned char)t->label[from] & 0xC0) == 0x80) from++;
+        orn_buf_printf(b, "...%s: ", t->label + from);
+    }
     if (!full) {
         put_amount(b, done, total, t->unit);
         orn_buf_puts(b, " [");
@@ -177,10 +185,12 @@ static void put_task(OrnBuf *b, const Task *t, double at, int full, int level)
             orn_buf_putc(b, '|');
         }
     }
-    if (level < 2 || total <= 0) {
+    if (total <= 0) {
+        put_amount(b, done, total, t->unit);
+        if (t->unit == ORN_PROGRESS_ITEMS) orn_buf_puts(b, " it");
+    } else if (level < 2) {
         orn_buf_putc(b, ' ');
         put_amount(b, done, total, t->unit);
-        if (total <= 0 && t->unit == ORN_PROGRESS_ITEMS) orn_buf_puts(b, " it");
     }
     orn_buf_puts(b, " [");
     put_time(b, el);
@@ -213,8 +223,8 @@ static int columns(const OrnProgress *p)
 }
 
 /* The tasks that have run `delay` seconds, in a line that fits: the innermost loses its
- * bar, then its amounts; then the outermost tasks are left out; then the rest is cut (at
- * a UTF-8 boundary). */
+ * bar, then its amounts; then the outermost tasks are left out; then the innermost's label
+ * loses its beginning; then the rest is cut (at a UTF-8 boundary). */
 static void compose(OrnProgress *p, double at, int width)
 {
     int last = 0; /* tasks [first, last) are shown */
@@ -224,10 +234,19 @@ static void compose(OrnProgress *p, double at, int width)
             orn_buf_clear(&p->line);
             for (int i = first; i < last; i++) {
                 if (i > first) orn_buf_puts(&p->line, " | ");
-                put_task(&p->line, &p->t[i], at, i == last - 1, level);
+                put_task(&p->line, &p->t[i], at, i == last - 1, level, 0);
             }
             if (p->line.len < (size_t)width) return;
         }
+    if (last > 0) { /* the innermost alone, its label shortened to what is left */
+        size_t lab = strlen(p->t[last - 1].label);
+        size_t rest = p->line.len - lab, room = (size_t)width - 1;
+        if (rest + 6 <= room) {
+            orn_buf_clear(&p->line);
+            put_task(&p->line, &p->t[last - 1], at, 1, 3, room - rest);
+            if (p->line.len < (size_t)width) return;
+        }
+    }
     size_t n = width > 1 ? (size_t)width - 1 : 1;
     while (n > 0 && n < p->line.len && ((unsigned char)p->line.data[n] & 0xC0) == 0x80) n--;
     if (n < p->line.len) {
