@@ -28,10 +28,10 @@ static void test_crc32c(void)
     for (int i = 0; i < 32; i++) b[i] = (unsigned char)(31 - i);
     CHECK(orn_metrics_crc32c(0, b, 32) == 0x113FDB5Cu);
     static const unsigned char read10[48] = {
-        0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00,
-        0x00, 0x18, 0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00};
+        0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
+        0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18, 0x28, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     CHECK(orn_metrics_crc32c(0, read10, 48) == 0xD9963A56u);
     CHECK(orn_metrics_crc32c(0, "", 0) == 0);
     /* continuing a CRC over pieces gives the CRC of the whole */
@@ -52,8 +52,9 @@ static void test_events(void)
     orn_buf_init(&b);
     /* Event{wall_time 1.5, file_version "brain.Event:2"} */
     orn_metrics_event(&b, 1.5, 0, NULL, 0);
-    static const unsigned char first[] = {0x09, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f, 0x1a, 13, 'b', 'r',
-                                          'a',  'i', 'n', '.', 'E', 'v', 'e', 'n', 't', ':', '2'};
+    static const unsigned char first[] = {0x09, 0,    0,   0,   0,   0,   0,   0xf8,
+                                          0x3f, 0x1a, 13,  'b', 'r', 'a', 'i', 'n',
+                                          '.',  'E',  'v', 'e', 'n', 't', ':', '2'};
     CHECK(same(&b, first, sizeof first));
     orn_buf_clear(&b);
     /* Event{wall_time 1.5, step 3, summary{value{tag "a", simple_value 2.0}}} */
@@ -162,10 +163,10 @@ static void test_writer(const char *tmp)
     free(ev);
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
     char *csv = slurp(path, &n);
-    CHECK(csv && strcmp(csv, "name,step,value,wall_time\n"
-                             "loss,0,0.1,1700000001.500000\n"
-                             "\"test/acc, \"\"top 1\"\"\",7,0.3333333333333333,1700000002.000000\n") ==
-                     0);
+    CHECK(csv &&
+          strcmp(csv, "name,step,value,wall_time\n"
+                      "loss,0,0.1,1700000001.500000\n"
+                      "\"test/acc, \"\"top 1\"\"\",7,0.3333333333333333,1700000002.000000\n") == 0);
     free(csv);
     orn_metrics_close(m);
 

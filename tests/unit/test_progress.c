@@ -148,7 +148,7 @@ static void test_units_and_unknown_total(void)
     if (strstr(line, "MiB/s]") == NULL) fprintf(stderr, "line: '%s'\n", line);
     free(s);
     orn_progress_end(p);
-    take(&tm, &at);
+    free(take(&tm, &at));
     /* a while loop: a count and a rate, no fraction, no time left */
     orn_progress_begin(p, "while w.orn:7", 0, ORN_PROGRESS_ITEMS);
     fk.t = 6.0;
@@ -159,7 +159,7 @@ static void test_units_and_unknown_total(void)
     if (strcmp(line, "while w.orn:7: 1.50k it [00:03, 500 it/s]")) fprintf(stderr, "'%s'\n", line);
     free(s);
     orn_progress_end(p);
-    take(&tm, &at);
+    free(take(&tm, &at));
     /* resumed in mid-loop: the rate counts from where the run started */
     orn_progress_begin(p, "for f.orn:2", 20, ORN_PROGRESS_ITEMS);
     orn_progress_start_at(p, 10);
