@@ -13,9 +13,6 @@
  * all the same, $ORN_PROGRESS=0 and --quiet never. */
 #include "monitor.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,18 +52,17 @@ static long parent_of(long pid)
     return ppid;
 }
 
-/* fd of process pid is a terminal: its device (st_rdev) in *dev */
-static int fd_terminal(long pid, int fd, dev_t *dev)
+/* The terminal that fd of process pid writes to ("/dev/pts/3"), read from the link in
+ * /proc without opening it (opening some devices has effects); 0 when it is none. */
+static int fd_terminal(long pid, int fd, char *dev, size_t n)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, fd);
-    int t = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (t < 0) return 0;
-    struct stat st;
-    int ok = isatty(t) && fstat(t, &st) == 0;
-    if (ok) *dev = st.st_rdev;
-    close(t);
-    return ok;
+    ssize_t len = readlink(path, dev, n - 1);
+    if (len <= 0) return 0;
+    dev[len] = '\0';
+    return strncmp(dev, "/dev/pts/", 9) == 0 ||
+           (strncmp(dev, "/dev/tty", 8) == 0 && dev[8] != '\0');
 }
 
 /* Rank 0's stream for the line, or NULL (the top of this file says why). */
@@ -76,9 +72,9 @@ static FILE *line_stream(void)
     static const char *const launcher[] = {"mpiexec", "mpiexec.hydra", "mpirun", NULL};
     if (isatty(STDERR_FILENO)) return stderr;
     long pp = (long)getppid(), lp = pp > 1 && comm_is(pp, proxy) ? parent_of(pp) : -1;
-    dev_t out, err;
-    if (lp > 1 && comm_is(lp, launcher) && fd_terminal(lp, 1, &out) && fd_terminal(lp, 2, &err) &&
-        out == err)
+    char out[256], err[256];
+    if (lp > 1 && comm_is(lp, launcher) && fd_terminal(lp, 1, out, sizeof out) &&
+        fd_terminal(lp, 2, err, sizeof err) && strcmp(out, err) == 0)
         return stdout;
     return NULL;
 }
