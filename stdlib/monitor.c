@@ -21,7 +21,7 @@
 
 /* ---------------------------------------------------------------- the progress line */
 
-/* /proc/PID/comm is `name` */
+/* /proc/PID/comm is one of names (NULL-terminated) */
 static int comm_is(long pid, const char *const *names)
 {
     char path[64], comm[64] = "";
