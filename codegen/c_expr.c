@@ -681,6 +681,15 @@ static void ex_call(C *c, const OrnNode *e)
         cg_ex_as(c, a0, T_I64);
         cg_o(c, ")");
         return;
+    case ORN_BI_LOG_METRIC:
+        cg_o(c, "orn_std_log_metric(P_, ");
+        cg_ex(c, a0);
+        cg_o(c, ", ");
+        cg_ex_as(c, a1, T_I64);
+        cg_o(c, ", ");
+        cg_ex_as(c, cg_arg_n(e, 2), T_F64);
+        cg_o(c, ", %d)", c->line);
+        return;
     case ORN_BI_LOAD_TEXT: /* collective: rank 0 reads, every rank gets the lines */
         cg_o(c, "orn_std_load_text(P_, ");
         cg_ex(c, a0);
@@ -753,6 +762,7 @@ bool cg_impure(const OrnNode *e)
         case ORN_BI_EPRINT:
         case ORN_BI_EXIT:
         case ORN_BI_SEED:
+        case ORN_BI_LOG_METRIC:
         case ORN_BI_SAVE:
         case ORN_BI_LOAD_TEXT:
         case ORN_BI_MATMUL_INTO:

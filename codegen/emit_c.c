@@ -498,6 +498,7 @@ static void safe_loop(C *c, const OrnNode *s, int k)
         c->cloops--;
     }
     cg_ol(c, "}");
+    cg_ol(c, "orn_std_loop_end(P_, %d);", k);
     c->ind--;
     cg_ol(c, "}");
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "progress.h"
 #include "strbuf.h"
 
 int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
@@ -142,9 +143,20 @@ void orn_dsm_clear_error(OrnDsmCtx *ctx)
     ctx->errcode = ORN_OK;
 }
 
+void orn_dsm_set_progress_line(OrnDsmCtx *ctx, struct OrnProgress *p)
+{
+    ctx->progress = p;
+}
+
+struct OrnProgress *orn_dsm_progress_line(const OrnDsmCtx *ctx)
+{
+    return ctx->progress;
+}
+
 void orn_dsm_die(OrnDsmCtx *ctx, int exit_code)
 {
     orn_live_failing(ctx->live);
+    orn_progress_clear(ctx->progress);
     fflush(stdout);
     fprintf(stderr, "orion: rank %d: %s\n", ctx->rank, ctx->err[0] ? ctx->err : "failed");
     fflush(stderr);

@@ -181,6 +181,13 @@ void orn_dsm_die(OrnDsmCtx *ctx, int exit_code) __attribute__((noreturn));
 /* Collective, agreed: every rank passes its own status; if any failed, every rank returns
  * the failure of the lowest failing rank with that rank's message. */
 int orn_dsm_agree(OrnDsmCtx *ctx, int status);
+/* The progress line (support/progress.h) that the loaders and the runtime report to: set
+ * by the standard library on the rank that shows one (rank 0, on a terminal), NULL elsewhere
+ * and by default. Local; the caller keeps it and clears it before freeing it. orn_dsm_die
+ * erases it before its message. */
+struct OrnProgress;
+void orn_dsm_set_progress_line(OrnDsmCtx *ctx, struct OrnProgress *p);
+struct OrnProgress *orn_dsm_progress_line(const OrnDsmCtx *ctx);
 
 size_t orn_dsm_type_size(OrnDsmType t);
 const char *orn_dsm_type_name(OrnDsmType t);

@@ -35,6 +35,7 @@ struct OrnDsmCtx {
     int64_t sent, recv;
     double sync;
     OrnTl *tl;
+    struct OrnProgress *progress; /* orn_dsm_set_progress_line; NULL when off */
 };
 
 /* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the

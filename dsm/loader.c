@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "progress.h"
 
 /* ---------------------------------------------------------------- byte ranges */
 
@@ -454,7 +455,16 @@ typedef struct Reader {
     int64_t no;          /* lines returned so far */
     int err;             /* errno of a failed read; -1: the file changed */
     struct stat st;      /* the file when it was opened */
+    OrnProgress *pr;     /* the progress line (rank 0 on a terminal), or NULL */
 } Reader;
+
+/* The progress line counts the file's bytes: this rank's share of its range, scaled to
+ * the whole file (the ranks read their ranges side by side). */
+static void reader_progress(const Reader *rd)
+{
+    double range = (double)(rd->end - rd->start), size = (double)rd->st.st_size;
+    orn_progress_update(rd->pr, range > 0 ? size * (double)(rd->pos - rd->start) / range : size);
+}
 
 /* Collective, agreed: open the file and find this rank's lines (as orn_dsm_read_range). */
 static int reader_open(OrnDsmCtx *ctx, const char *path, Reader *rd)
@@ -484,6 +494,8 @@ static int reader_open(OrnDsmCtx *ctx, const char *path, Reader *rd)
             status = orn_dsm_fail(ctx, ORN_E_IO, "%s: read error: %s", path, strerror(errno));
         rd->start = rd->pos = start;
         rd->end = end < start ? start : end;
+        rd->pr = ctx->progress;
+        orn_progress_total(rd->pr, (double)size);
         status = orn_dsm_agree(ctx, status);
     }
     if (status && rd->f) {
@@ -546,6 +558,7 @@ static int reader_line(Reader *rd, const char **ls, const char **le)
         }
         rd->pos += got;
         rd->len += (size_t)got;
+        if (rd->pr) reader_progress(rd);
     }
 }
 

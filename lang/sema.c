@@ -161,6 +161,12 @@ void orn_sema_note_decl(Sema *s, const OrnSym *sym)
  * and printf are refused there, and what to write instead. */
 void orn_sema_note_rank0(Sema *s, const char *name)
 {
+    if (strcmp(name, "log_metric") == 0) {
+        ORN_NOTE(s, "'log_metric' writes on rank 0 only, so inside parallel_for it would drop "
+                    "the values of iterations that run on other ranks; accumulate a value in "
+                    "the loop and log it after the loop");
+        return;
+    }
     if (strcmp(name, "print") != 0 && strcmp(name, "printf") != 0) return;
     ORN_NOTE(s,
              "'%s' writes on rank 0 only, so inside parallel_for it would drop the lines of "
@@ -774,12 +780,25 @@ static void param_stmt(Sema *s, OrnNode *n)
         t = orn_sema_terr(s);
     }
     if (!id) return;
-    if (!strcmp(id->s, "checkpoint") || !strcmp(id->s, "resume")) {
-        ORN_ERR(s, n->u.decl.id_span, "param '%s' would hide the run-time flag --%s=DIR", id->s,
-                id->s);
-        ORN_NOTE(s, "compiled programs take --checkpoint=DIR and --resume=DIR (checkpoints); "
-                    "rename the param");
-    }
+    /* the run-time flags of compiled programs (stdlib/params.c), and what they are for */
+    static const struct {
+        const char *name, *flag, *note;
+    } flags[] = {
+        {"checkpoint", "--checkpoint=DIR", "--checkpoint=DIR and --resume=DIR (checkpoints)"},
+        {"resume", "--resume=DIR", "--checkpoint=DIR and --resume=DIR (checkpoints)"},
+        {"timeline", "--timeline=FILE", "--timeline=FILE and --stats (where the time goes)"},
+        {"stats", "--stats", "--timeline=FILE and --stats (where the time goes)"},
+        {"logdir", "--logdir=DIR",
+         "--logdir=DIR (log_metric's files) and --quiet (no progress "
+         "line)"},
+        {"quiet", "--quiet", "--logdir=DIR (log_metric's files) and --quiet (no progress line)"},
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (!strcmp(id->s, flags[k].name)) {
+            ORN_ERR(s, n->u.decl.id_span, "param '%s' would hide the run-time flag %s", id->s,
+                    flags[k].flag);
+            ORN_NOTE(s, "compiled programs take %s; rename the param", flags[k].note);
+        }
     bool ok = check_top_name(s, id, n->u.decl.id_span);
     OrnSym *sym = new_sym(s, SYM_PARAM, id, t, n->u.decl.id_span, n);
     sym->cval = cv;

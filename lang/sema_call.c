@@ -113,6 +113,8 @@ static const char *usage(int bi)
         return "exit(code)";
     case ORN_BI_SEED:
         return "set_seed(n)";
+    case ORN_BI_LOG_METRIC:
+        return "log_metric(name, step, value)";
     case ORN_BI_ZEROS:
         return "zeros(type, d0, ...)";
     case ORN_BI_FILL:
@@ -900,6 +902,13 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         return orn_sema_scalar(s, T_VOID);
     case ORN_BI_SEED:
         expect_int(s, a.pos[0], "the seed");
+        return orn_sema_scalar(s, T_VOID);
+    case ORN_BI_LOG_METRIC:
+        expect_str(s, a.pos[0], "the name of a metric");
+        if (!expect_int(s, a.pos[1], "the step of a metric") && a.pos[1]->type &&
+            orn_type_is_float(a.pos[1]->type))
+            ORN_NOTE(s, "convert it with 'i64(...)'");
+        expect_num(s, a.pos[2], name);
         return orn_sema_scalar(s, T_VOID);
     case ORN_BI_ZEROS:
     case ORN_BI_FILL:

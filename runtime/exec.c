@@ -712,9 +712,12 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
             status = orn_dsm_progress(x->dsm);
             if (status) return status;
         }
+        if (f + len < end) rt_progress_tick(x, f + len - w->first);
     }
     rt_span_end(x, sp, &x->rt->stats.compute);
     x->rt->stats.blocks++;
+    x->pr_done += w->count;
+    rt_progress_tick(x, 0);
     return ORN_OK;
 }
 
@@ -1216,6 +1219,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (x.tl) lspan = loop_span(&x);
     status = validate(&x);
     if (status) goto fn_fail;
+    rt_progress_begin(&x);
     const OrnRtPlan *p = x.plan;
     x.sched = pick(p->strategy);
     x.n = p->narrays;
@@ -1283,6 +1287,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             }
     }
     rt_xfer_end(&x, setup, &rt->stats.transfer);
+    rt_progress_total(&x);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
@@ -1331,6 +1336,7 @@ fn_exit:
     /* the finish phase ends; after an error the loop's end closes what is still open
      * (marked unfinished) */
     orn_tl_end(x.tl, fin.id);
+    rt_progress_end(&x);
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
     rt_replica_free(&x);

@@ -212,6 +212,9 @@ struct Exec {
     char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
     unsigned char *replica_borrowed; /* per plan array: the copy is the array's own tile */
     OrnTl *tl;                       /* the timeline recorder (dsm/timeline.h), NULL when off */
+    struct OrnProgress *pr;          /* the progress line (loop_progress.c), NULL when off */
+    int64_t pr_done, pr_mine;        /* elements of this rank's work done so far, and in all */
+    double pr_scale;                 /* the loop's elements over this rank's */
 };
 
 struct OrnRtSched {
@@ -325,6 +328,19 @@ void rt_work_owned(Exec *x, int rank, WorkList *out);
 /* Work: the blocks (b0, b1) of anti-diagonal b0 + b1 = s whose rows b0 are dealt to `rank`
  * cyclically (b0 = rank, rank + P, ...), whole. */
 void rt_work_wavefront(Exec *x, int64_t s, int rank, WorkList *out);
+
+/* loop_progress.c: the loop on the progress line when this rank shows one (x->pr; every
+ * call does nothing otherwise): begin (after the plan is valid), total (after the
+ * schedule's setup: this rank's work over all steps), update (extra: elements of the
+ * current block done beyond x->pr_done), end (always, once begun). */
+void rt_progress_begin(Exec *x);
+void rt_progress_total(Exec *x);
+void rt_progress_update(Exec *x, int64_t extra);
+void rt_progress_end(Exec *x);
+static inline void rt_progress_tick(Exec *x, int64_t extra)
+{
+    if (x->pr) rt_progress_update(x, extra);
+}
 
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -7,8 +7,11 @@ set -eu
 # The second line is for the install and package tests (tests/install): man renders the
 # manual pages; cpack's Debian package asks dpkg-shlibdeps (dpkg-dev) and file for the
 # shared libraries it needs; lintian checks the package (the test runs it when present).
+# python3-venv: e2e.tensorboard reads log_metric's event files with the tensorboard package,
+# which scripts/tb-venv.sh installs from PyPI into a venv (tests only); script(1), for the
+# progress line's test, is in bsdutils, which every Debian has.
 PKGS="cmake make gcc clang clang-format pkg-config re2c bison mpich libmpich-dev libffi-dev
-      libopenblas-dev libedit-dev python3 time tmux iproute2 iptables
+      libopenblas-dev libedit-dev python3 python3-venv time tmux iproute2 iptables
       man-db dpkg-dev file lintian"
 missing=""
 for p in $PKGS; do

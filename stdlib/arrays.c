@@ -3,6 +3,7 @@
 #include <stdarg.h>
 
 #include "orn_std.h"
+#include "progress.h"
 #include "timeline.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -23,6 +24,17 @@ static int64_t io_begin(OrnStdProg *p, const char *what, const char *path, int l
 static void io_end(OrnStdProg *p, int64_t sp)
 {
     orn_tl_end(orn_dsm_timeline(p->dsm), sp);
+}
+
+/* A load on the progress line (rank 0, on a terminal): the DSM's loaders report the file's
+ * bytes as they read them; ended by orn_progress_end. */
+static void load_shown(OrnStdProg *p, const char *what, const char *path)
+{
+    if (!p->progress) return;
+    const char *base = strrchr(path, '/');
+    char label[160];
+    snprintf(label, sizeof label, "%s(%s)", what, base && base[1] ? base + 1 : path);
+    orn_progress_begin(p->progress, label, 0, ORN_PROGRESS_BYTES);
 }
 
 static size_t esize_of(int type)
@@ -271,7 +283,9 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_n
 {
     OrnDsmArray *a = NULL;
     int64_t sp = io_begin(p, "load_triplets", path, line);
+    load_shown(p, "load_triplets", path);
     int st = orn_dsm_load_triplets(p->dsm, path, load_flags(allow_nonfinite), &a);
+    orn_progress_end(p->progress);
     io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_triplets");
@@ -285,7 +299,9 @@ void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, 
                          OrnDsmArray **y, const char *xname, const char *yname, int line)
 {
     int64_t sp = io_begin(p, "load_libsvm", path, line);
+    load_shown(p, "load_libsvm", path);
     int st = orn_dsm_load_libsvm(p->dsm, path, load_flags(allow_nonfinite), X, y);
+    orn_progress_end(p->progress);
     io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_libsvm");
@@ -299,7 +315,9 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
 {
     OrnDsmArray *a = NULL;
     int64_t sp = io_begin(p, "load_docword", path, line);
+    load_shown(p, "load_docword", path);
     int st = orn_dsm_load_docword(p->dsm, path, &a);
+    orn_progress_end(p->progress);
     io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load_docword");
@@ -314,7 +332,9 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
 {
     OrnDsmArray *a = NULL;
     int64_t sp = io_begin(p, "load", path, line);
+    load_shown(p, "load", path);
     int st = orn_dsm_load(p->dsm, path, type, load_flags(allow_nonfinite), &a);
+    orn_progress_end(p->progress);
     io_end(p, sp);
     if (st) {
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load");

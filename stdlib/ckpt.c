@@ -540,6 +540,7 @@ static void prepare_dir(OrnStdProg *p)
 
 void orn_std_ckpt_init(OrnStdProg *p, const OrnStdState *st)
 {
+    p->state = st;
     if (!p->ckpt_dir && !p->resume_dir) return;
     OrnStdCkpt *ck = calloc(1, sizeof *ck);
     if (!ck) orn_std_die(p, 0, "checkpoints: out of memory");

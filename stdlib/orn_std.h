@@ -58,6 +58,9 @@ typedef struct OrnStdParam {
 } OrnStdParam;
 
 typedef struct OrnStdCkpt OrnStdCkpt;
+typedef struct OrnStdState OrnStdState;
+typedef struct OrnMetrics OrnMetrics;   /* metrics.h */
+typedef struct OrnProgress OrnProgress; /* support/progress.h */
 
 typedef struct OrnStdProg {
     OrnRtCtx *rt;
@@ -72,6 +75,13 @@ typedef struct OrnStdProg {
     int summary;          /* --stats or $ORN_STATS: the per-loop summary at the end (rank 0) */
     const char *timeline; /* --timeline=FILE or $ORN_TIMELINE: the timeline's file, or NULL */
     int64_t out_lines;    /* lines printed on stdout so far (rank 0) */
+    /* what a user watches (monitor.c, docs/observability.md) */
+    const char *logdir;       /* --logdir=DIR or $ORN_LOGDIR: where log_metric writes, or NULL */
+    OrnMetrics *metrics;      /* log_metric's writer (rank 0, with a logdir), or NULL */
+    int quiet;                /* --quiet: no progress line */
+    OrnProgress *progress;    /* the progress line (rank 0, on a terminal), or NULL */
+    const OrnStdState *state; /* the safe points' lines (orn_std_ckpt_init) */
+    int point_task;           /* the safe point whose loop is on the progress line, + 1 */
     /* checkpoints (ckpt.c): the run-time flags, and the state behind them */
     const char *ckpt_dir;      /* --checkpoint=DIR, or NULL */
     const char *resume_dir;    /* --resume=DIR, or NULL */
@@ -98,6 +108,12 @@ typedef struct OrnStdProg {
  * end, $ORN_STATS=runs also each loop run's statistics per rank (docs/observability.md). */
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams);
+/* log_metric(name, step, value): rank 0 appends the value to the log directory's CSV and
+ * TensorBoard event files (metrics.h); without --logdir or $ORN_LOGDIR, and on other ranks,
+ * nothing is written. An empty name ends the job (every rank). A write that fails is
+ * reported once on stderr, naming the file and the cause, and the program goes on without
+ * writing metrics. */
+void orn_std_log_metric(OrnStdProg *p, const char *name, int64_t step, double value, int line);
 /* End the program normally (collective): writes the timeline and prints the per-loop
  * summary when they are on; returns the exit code for main. */
 int orn_std_finish(OrnStdProg *p);
@@ -135,13 +151,13 @@ typedef struct OrnStdVar {
     void *addr;
     orn_rt_apply_fn apply;
 } OrnStdVar;
-typedef struct OrnStdState {
+struct OrnStdState {
     uint64_t program; /* FNV-1a 64 of the .orn source (codegen) */
     const OrnStdVar *vars;
     int nvars;
     const int *lines; /* source line of each safe point's loop */
     int npoints;
-} OrnStdState;
+};
 /* Collective, after orn_std_init: with --resume=DIR, restore the state of the newest
  * complete checkpoint in DIR (a checkpoint that cannot be used ends the job with exit 1
  * and a message saying why) and set resume_at; with --checkpoint=DIR, prepare DIR. */
@@ -160,9 +176,19 @@ int orn_std_ckpt_resume(OrnStdProg *p, int k, int64_t *lo, int64_t *hi, int64_t 
  * variable in [lo, hi); a `while`'s iteration number). May write a checkpoint, and after
  * SIGTERM or SIGINT on any rank, writes one and ends the job with exit code 75. */
 void orn_std_ckpt_poll(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i);
+/* The progress line (monitor.c): the loop of safe point k, at the iteration with counter i
+ * (hi > lo: a `for` over [lo, hi); lo = hi = 0: a `while`), and after its end. */
+void orn_std_point_progress(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i);
+void orn_std_point_end(OrnStdProg *p, int k);
 static inline void orn_std_ckpt_point(OrnStdProg *p, int k, int64_t lo, int64_t hi, int64_t i)
 {
     if (p->ck) orn_std_ckpt_poll(p, k, lo, hi, i);
+    if (p->progress) orn_std_point_progress(p, k, lo, hi, i);
+}
+/* After the loop of safe point k (generated code). */
+static inline void orn_std_loop_end(OrnStdProg *p, int k)
+{
+    if (p->progress) orn_std_point_end(p, k);
 }
 /* Release the checkpoint state (orn_std_finish calls it). */
 void orn_std_ckpt_free(OrnStdProg *p);

@@ -63,8 +63,18 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
         "                            $ORN_TIMELINE=FILE\n"
         "  --stats                   print a summary per parallel_for at the end (time, compute,\n"
         "                            wait, bytes, imbalance) on stderr; also $ORN_STATS=1\n"
+        "  --logdir=DIR              log_metric writes DIR/metrics.csv and a TensorBoard event\n"
+        "                            file (tensorboard --logdir DIR); also $ORN_LOGDIR=DIR;\n"
+        "                            without either, log_metric writes nothing\n"
+        "  --quiet                   no progress line (rank 0 shows one on a terminal for\n"
+        "                            loads and loops that run for more than 2 seconds)\n"
+        "  (a flag's value may also be the next argument: --logdir DIR)\n"
         "\nenvironment (every rank must see the same values; docs/runtime.md, settings):\n"
         "  ORN_TIMELINE, ORN_STATS   as --timeline and --stats\n"
+        "  ORN_LOGDIR=DIR            as --logdir\n"
+        "  ORN_PROGRESS=0|1          never / always show the progress line (default: when the\n"
+        "                            output is a terminal)\n"
+        "  ORN_PROGRESS_DELAY=SECS   seconds a load or loop runs before it shows (default 2)\n"
         "  ORN_LIVENESS=SECS|off     silence before a peer counts as lost (default 10)\n"
         "  ORN_TIMEOUT=SECS          hard limit on one wait (debugging; default none)\n"
         "  ORN_BLOCKS_PER_RANK=K     blocks per rank and partitioned dimension (default 2)\n"
@@ -217,35 +227,41 @@ static const char *expected(const OrnStdParam *q, int why)
     }
 }
 
-/* The run-time flags (not params): 1 when `a` is one (parsed into p, or *rc = 2 after a
- * bad value), 0 otherwise. */
-static int runtime_flag(OrnStdProg *p, const char *a, int *rc)
+/* The run-time flags (not params) at argv[*i]: 1 when it is one (parsed into p, or *rc = 2
+ * after a bad value), 0 otherwise. A flag's value follows '=' or is the next argument
+ * (--logdir runs/a), which *i then moves past. */
+static int runtime_flag(OrnStdProg *p, int argc, char **argv, int *i, int *rc)
 {
     static const char *const flags[] = {"--checkpoint", "--checkpoint-every", "--resume",
-                                        "--timeline"};
-    if (strcmp(a, "--stats") == 0) {
-        p->summary = 1;
+                                        "--timeline", "--logdir"};
+    static const char *const forms[] = {"--checkpoint=DIR", "--checkpoint-every=SECONDS",
+                                        "--resume=DIR", "--timeline=FILE", "--logdir=DIR"};
+    static const char *const switches[] = {"--stats", "--quiet"};
+    const char *a = argv[*i];
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(switches[k]);
+        if (strncmp(a, switches[k], n) != 0 || (a[n] != '=' && a[n] != '\0')) continue;
+        if (a[n] == '=')
+            *rc = bad(p, "%s takes no value: %s", switches[k], a);
+        else if (k == 0)
+            p->summary = 1;
+        else
+            p->quiet = 1;
         return 1;
     }
-    if (strncmp(a, "--stats=", 8) == 0) {
-        *rc = bad(p, "--stats takes no value: %s%s", a, "");
-        return 1;
-    }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         size_t n = strlen(flags[k]);
         if (strncmp(a, flags[k], n) != 0 || (a[n] != '=' && a[n] != '\0')) continue;
         const char *v = a[n] == '=' ? a + n + 1 : NULL;
+        if (!v && *i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) v = argv[++*i];
         if (!v || !*v) {
-            *rc = bad(p, "%s needs a value: %s", flags[k],
-                      k == 1   ? "--checkpoint-every=SECONDS"
-                      : k == 0 ? "--checkpoint=DIR"
-                      : k == 2 ? "--resume=DIR"
-                               : "--timeline=FILE");
+            *rc = bad(p, "%s needs a value: %s", flags[k], forms[k]);
             return 1;
         }
         if (k == 0) p->ckpt_dir = v;
         if (k == 2) p->resume_dir = v;
         if (k == 3) p->timeline = v;
+        if (k == 4) p->logdir = v;
         if (k == 1 && (parse_f64(v, &p->ckpt_every) != V_OK || !(p->ckpt_every >= 0)))
             *rc = bad(p,
                       "invalid value '%.80s' for --checkpoint-every: expected a number of "
@@ -270,12 +286,12 @@ int orn_std_parse_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam
             return 0;
         }
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
         int rc = -1;
-        if (runtime_flag(p, a, &rc)) {
+        if (runtime_flag(p, argc, argv, &i, &rc)) {
             if (rc >= 0) return rc;
             continue;
         }
+        const char *a = argv[i];
         if (strncmp(a, "--", 2) != 0 || !a[2])
             return bad(p, "unexpected argument '%s'%s: params are given as --NAME=VALUE", a, "");
         const char *name = a + 2, *eq = strchr(name, '=');

@@ -1,10 +1,12 @@
 /* print.c: print, printf and eprint for generated programs. print and printf write on
  * rank 0 only; eprint on every rank, to stderr, prefixed "[rank R] ". Output is flushed
- * after every call so that progress lines appear as they happen under mpirun. */
+ * after every call so that progress lines appear as they happen under mpirun; rank 0's
+ * progress line (monitor.c) is erased first, so the two never share a line. */
 #include <stdarg.h>
 #include <stdlib.h>
 
 #include "orn_std.h"
+#include "progress.h"
 
 void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32)
 {
@@ -75,6 +77,7 @@ static int64_t put_args(FILE *f, const char *types, va_list ap)
 void orn_std_print(OrnStdProg *p, const char *types, ...)
 {
     if (p->rank != 0) return;
+    orn_progress_clear(p->progress);
     va_list ap;
     va_start(ap, types);
     p->out_lines += put_args(stdout, types, ap);
@@ -85,6 +88,7 @@ void orn_std_print(OrnStdProg *p, const char *types, ...)
 void orn_std_eprint(OrnStdProg *p, const char *types, ...)
 {
     va_list ap;
+    orn_progress_clear(p->progress);
     va_start(ap, types);
     fprintf(stderr, "[rank %d] ", p->rank);
     put_args(stderr, types, ap);
@@ -110,6 +114,7 @@ void orn_std_printf(OrnStdProg *p, const char *fmt, ...)
     size_t len = out ? (size_t)n : sizeof small - 1;
     if (!out) out = small;
     for (size_t i = 0; i < len; i++) p->out_lines += out[i] == '\n';
+    orn_progress_clear(p->progress);
     fwrite(out, 1, len, stdout);
     if (out != small) free(out);
     fflush(stdout);

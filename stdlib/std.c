@@ -9,7 +9,9 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "monitor.h"
 #include "params.h"
+#include "progress.h"
 #include "timeline.h"
 
 /* The program stream is stream 2^64-1: loops use (loop_id << 32 | run), which never
@@ -76,16 +78,17 @@ int orn_std_observe(OrnStdProg *p)
         const char *path = getenv("ORN_TIMELINE");
         if (path && *path) p->timeline = path;
     }
-    if (!p->timeline || orn_dsm_timeline(p->dsm)) return -1;
-    const char *max = getenv("ORN_TIMELINE_MAX");
-    if (orn_dsm_timeline_start(p->dsm, p->timeline, max && *max ? atoll(max) : 0)) {
-        if (p->rank == 0) fprintf(stderr, "%s: error: %s\n", p->prog, orn_dsm_error(p->dsm));
-        fflush(stderr);
-        orn_dsm_clear_error(p->dsm);
-        p->timeline = NULL;
-        return 2;
+    if (p->timeline && !orn_dsm_timeline(p->dsm)) {
+        const char *max = getenv("ORN_TIMELINE_MAX");
+        if (orn_dsm_timeline_start(p->dsm, p->timeline, max && *max ? atoll(max) : 0)) {
+            if (p->rank == 0) fprintf(stderr, "%s: error: %s\n", p->prog, orn_dsm_error(p->dsm));
+            fflush(stderr);
+            orn_dsm_clear_error(p->dsm);
+            p->timeline = NULL;
+            return 2;
+        }
     }
-    return -1;
+    return orn_std_monitor_start(p);
 }
 
 /* "12.3 MiB" */
@@ -176,6 +179,7 @@ static void finish_observers(OrnStdProg *p)
 
 int orn_std_finish(OrnStdProg *p)
 {
+    orn_std_monitor_end(p);
     fflush(stdout);
     finish_observers(p);
     if (p->trace) fclose(p->trace);
@@ -202,6 +206,7 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (p->recover) { /* the REPL: back to the prompt */
+        orn_progress_clear(p->progress);
         fflush(stdout);
         if (p->body_jb || p->rank == 0) /* top-level code fails on every rank alike */
             fprintf(stderr, "orion: rank %d: %s:%d: %s\n", p->rank, p->file, line, msg);
@@ -217,6 +222,7 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
     const char *msg = orn_dsm_error(p->dsm);
     if (!msg || !*msg) msg = "failed";
     if (agreed || (p->recover && p->size == 1)) {
+        orn_progress_clear(p->progress);
         fflush(stdout);
         if (p->rank == 0) fprintf(stderr, "orion: rank 0: %s:%d: %s\n", p->file, line, msg);
         fflush(stderr);
@@ -345,6 +351,7 @@ static int guarded_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
     Guard *g = env;
     if (g->failed) return 0;
     if (g->p->interrupt && *g->p->interrupt) {
+        orn_progress_clear(g->p->progress);
         fflush(stdout);
         fprintf(stderr, "orion: rank %d: %s:%d: interrupted\n", g->p->rank,
                 g->loop->plan->file ? g->loop->plan->file : "?", g->loop->plan->line);
@@ -376,6 +383,7 @@ static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
     int status = orn_rt_run(p->rt, &l);
     p->body_jb = NULL;
     if (status && p->size == 1) { /* a failure the runtime found (an index out of range) */
+        orn_progress_clear(p->progress);
         fflush(stdout);
         fprintf(stderr, "orion: rank 0: %s\n", orn_rt_error(p->rt));
         fflush(stderr);

@@ -65,6 +65,20 @@
 #                  that make sense (runs, compute <= time, bytes 0 at one rank and > 0 for
 #                  the 2d loop at several, imbalance >= 1); $ORN_STATS=runs: a line per run
 #                  and rank too
+#   metrics NP     log_metric with --logdir / $ORN_LOGDIR (sgd_mf, slr, lda, gauss_seidel):
+#                  one event file and one CSV (rank 0 writes), which tfevents_check.py (its
+#                  own decoder: records, CRC-32C, protobufs) finds equal to each other and
+#                  to the printed objectives; the output unchanged; a second run appends;
+#                  a damaged file fails the checker; a directory that cannot be made and a
+#                  full disk: exit 2 naming the path
+#   tensorboard NP the tensorboard package's EventAccumulator (tb_read.py, in the venv of
+#                  scripts/tb-venv.sh) reads sgd_mf's scalars: tags, steps and values those
+#                  of the CSV, which are those printed
+#   progress NP    the progress line under script(1): on a terminal for the loads, the
+#                  loops and the epochs (mpiexec: through rank 0's stdout), and the screen
+#                  then shows exactly the program's output (term_render.py); none with
+#                  --quiet, $ORN_PROGRESS=0, a long $ORN_PROGRESS_DELAY, stderr or stdout
+#                  in a file, or without a terminal; $ORN_PROGRESS=1 forces it on stderr
 #   ckpt_bad NP    refused checkpoints: a flipped byte in a rank file or in the manifest, a
 #                  missing rank file, another rank count, another program, a param that
 #                  differs, no checkpoint, --checkpoint into a directory that holds one
@@ -370,6 +384,124 @@ assert any(t.startswith("block") for t in titles), "no tooltip names a block"
 assert all("rank %d" % r in text for r in range(int(sys.argv[2]))), "a rank has no row"
 assert "compute" in text and "wait" in text and "transfer" in text, "no legend"' trace.svg "$np" ||
     fail "the SVG lacks rows, colours, tooltips or the legend"
+  ;;
+metrics)
+  PY=${PYTHON:-python3}
+  args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args --logdir=logs >out.txt 2>err.txt ||
+    { cat out.txt err.txt >&2; fail "sgd_mf --logdir exited non-zero"; }
+  # rank 0 alone writes: one event file, one CSV
+  [ "$(ls logs | grep -c '^events\.out\.tfevents\.[0-9]*\.')" -eq 1 ] || { ls -l logs >&2; fail "not one event file"; }
+  [ "$(wc -l <logs/metrics.csv)" -eq 11 ] || { cat logs/metrics.csv >&2; fail "metrics.csv: not a header and 10 values"; }
+  # the files agree with each other (records, CRCs, protobufs, f32) and with what was printed
+  "$PY" "$S/tfevents_check.py" logs --printed out.txt --tags train/rmse,test/rmse \
+    --regex '^epoch +([0-9]+) +train rmse ([0-9.]+) +test rmse ([0-9.]+)' ||
+    fail "sgd_mf's event file, CSV and printed values differ"
+  "$PY" "$S/tfevents_check.py" logs --printed out.txt --tags test/rmse --step 0 \
+    --regex '^global mean [0-9.]+: test rmse ([0-9.]+)' || fail "the baseline (step 0) differs"
+  # the same output without --logdir; nothing written then
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args >plain.txt 2>&1 || fail "sgd_mf exited non-zero"
+  notime out.txt >a.txt
+  notime plain.txt >b.txt
+  diff -u b.txt a.txt || fail "the output with --logdir differs"
+  [ "$(ls | grep -c -e '^events' -e '^metrics')" -eq 0 ] || fail "files written without --logdir"
+  # a second run into the same directory: a second event file, the CSV continued
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args --logdir logs >out2.txt 2>&1 || fail "sgd_mf --logdir logs exited non-zero"
+  [ "$(ls logs | grep -c '^events\.out\.tfevents\.')" -eq 2 ] || fail "no second event file"
+  [ "$(grep -c '^name,step' logs/metrics.csv)" -eq 1 ] || fail "a second header in metrics.csv"
+  "$PY" "$S/tfevents_check.py" logs || fail "two runs' files do not agree"
+  # $ORN_LOGDIR; the other examples' objectives
+  ORN_LOGDIR=slr run "$B/slr" --train="$D/tiny.libsvm" --test="$D/tiny.libsvm" --epochs=4 \
+    >slr.txt 2>&1 || { cat slr.txt >&2; fail "slr with ORN_LOGDIR exited non-zero"; }
+  "$PY" "$S/tfevents_check.py" slr --printed slr.txt --tags train/log_loss,test/accuracy \
+    --regex '^epoch +([0-9]+) +log-loss ([0-9.]+) +test accuracy ([0-9.]+)' || fail "slr's metrics"
+  run "$B/lda" --data="$D/tokens.docword" --topics=4 --iters=3 --logdir=lda >lda.txt 2>&1 ||
+    { cat lda.txt >&2; fail "lda --logdir exited non-zero"; }
+  "$PY" "$S/tfevents_check.py" lda --printed lda.txt --tags log_likelihood_per_token \
+    --regex '^iteration +([0-9]+) +log-likelihood/token (-?[0-9.]+)' || fail "lda's metrics"
+  run "$B/gauss_seidel" --n=30 --sweeps=3 --out=grid.txt --logdir=gs >gs.txt 2>&1 ||
+    { cat gs.txt >&2; fail "gauss_seidel --logdir exited non-zero"; }
+  "$PY" "$S/tfevents_check.py" gs || fail "gauss_seidel's metrics"
+  [ "$(grep -c '^max_residual,' gs/metrics.csv)" -eq 3 ] || fail "gauss_seidel: not 3 residuals"
+  # the checker is not blind: a flipped byte in an event file fails it
+  cp -r logs broken
+  f=$(ls broken/events.out.tfevents.* | head -n 1)
+  flip "$f" 60
+  ! "$PY" "$S/tfevents_check.py" broken >check.txt 2>&1 || fail "the checker passed a damaged file"
+  grep -q "CRC" check.txt || { cat check.txt >&2; fail "the checker did not name the CRC"; }
+  # a directory that cannot be made, a disk that is full: exit 2 naming the path, at once
+  # shellcheck disable=SC2086
+  expect_fail 2 "error: --logdir: cannot create '/dev/null': Not a directory" \
+    run "$B/sgd_mf" $args --logdir=/dev/null/runs
+  mkdir full
+  ln -s /dev/full full/metrics.csv
+  # shellcheck disable=SC2086
+  expect_fail 2 "error: ORN_LOGDIR: cannot write 'full/metrics.csv': No space left on device" \
+    env ORN_LOGDIR=full "$MPIEXEC" -n "$np" "$B/sgd_mf" $args
+  expect_fail 2 "--logdir needs a value: --logdir=DIR" run "$B/sgd_mf" --logdir
+  ;;
+tensorboard)
+  # TensorBoard's own reader (scripts/tb-venv.sh makes a venv with the tensorboard package:
+  # the fixture e2e.tensorboard_venv did; a venv that cannot be had fails this check)
+  TBPY=$(sh "$ROOT/scripts/tb-venv.sh") || fail "no Python with the tensorboard package"
+  PY=${PYTHON:-python3}
+  args="--train=$B/syn.train --test=$B/syn.test --epochs=4"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $args --logdir=tb >out.txt 2>&1 || { cat out.txt >&2; fail "sgd_mf --logdir"; }
+  cat out.txt
+  "$TBPY" "$S/tb_read.py" tb train/rmse test/rmse time/epoch_s ||
+    fail "TensorBoard does not read back what sgd_mf logged"
+  # what TensorBoard read is the CSV (above), and the CSV is what the program printed
+  "$PY" "$S/tfevents_check.py" tb --printed out.txt --tags train/rmse,test/rmse \
+    --regex '^epoch +([0-9]+) +train rmse ([0-9.]+) +test rmse ([0-9.]+)' ||
+    fail "the logged values are not the printed ones"
+  ;;
+progress)
+  # the progress line on a terminal: script(1) gives the program a pseudo-terminal and
+  # records what it shows; ORN_PROGRESS_DELAY=0 shows every load and loop at once
+  command -v script >/dev/null 2>&1 || fail "script(1) (util-linux) not found"
+  PY=${PYTHON:-python3}
+  pargs="--train=$B/syn.train --test=$B/syn.test --epochs=3"
+  cmd="$B/sgd_mf $pargs"
+  [ "$np" -eq 1 ] || cmd="$MPIEXEC -n $np $cmd"
+  on_tty() { # FILE ENV REDIRECTIONS: the command on a terminal, with ENV, recorded in FILE
+    script -qfec "env ORN_PROGRESS_DELAY=0 $2 $cmd $3" "$1" >/dev/null </dev/null ||
+      { cat "$1" >&2; fail "'$2 $cmd $3' exited non-zero on a terminal"; }
+  }
+  on_tty tty.txt "" ""
+  grep -q 'parallel_for sgd_mf\.orn:[0-9]*: *[0-9]*%' tty.txt ||
+    { cat -v tty.txt >&2; fail "no progress line for the loops"; }
+  grep -q 'load_triplets(syn\.train): ' tty.txt || fail "no progress line for the loads"
+  grep -q 'for sgd_mf\.orn:[0-9]*: ' tty.txt || fail "no progress line for the epochs"
+  # the line never shares a line with output: the terminal ends up showing exactly what
+  # the program prints (the line erased before each print and at the end of each task)
+  "$PY" "$S/term_render.py" tty.txt >shown.txt || fail "the terminal output cannot be rendered"
+  # shellcheck disable=SC2086
+  run "$B/sgd_mf" $pargs >plain.txt 2>&1 || fail "sgd_mf exited non-zero"
+  notime shown.txt >a.txt
+  notime plain.txt >b.txt
+  diff -u b.txt a.txt || fail "the terminal shows more or less than the program's output"
+  ! grep -q -e 'parallel_for' -e 'load_triplets' plain.txt || fail "a progress line without a terminal"
+  # --quiet, $ORN_PROGRESS=0, a long delay: no line
+  on_tty quiet.txt "" --quiet
+  on_tty off.txt ORN_PROGRESS=0 ""
+  on_tty delay.txt ORN_PROGRESS_DELAY=1000 ""
+  # stderr into a file: no line, in the file or on the terminal; stdout into a file: no
+  # line in it
+  on_tty err.txt "" "2>stderr.txt"
+  on_tty outf.txt "" ">stdout.txt"
+  for f in quiet.txt off.txt delay.txt err.txt stderr.txt stdout.txt; do
+    ! grep -q -e 'parallel_for' -e 'load_triplets' "$f" || fail "$f: a progress line"
+  done
+  # $ORN_PROGRESS=1: on stderr even without a terminal
+  # shellcheck disable=SC2086
+  ORN_PROGRESS=1 ORN_PROGRESS_DELAY=0 run "$B/sgd_mf" $pargs >forced.txt 2>forced.err ||
+    fail "ORN_PROGRESS=1 exited non-zero"
+  grep -q 'parallel_for sgd_mf' forced.err || fail "ORN_PROGRESS=1: no line on stderr"
+  ! grep -q 'parallel_for' forced.txt || fail "ORN_PROGRESS=1: a line on stdout"
   ;;
 stats)
   args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3"

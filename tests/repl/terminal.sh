@@ -1,7 +1,8 @@
 #!/bin/sh
 # terminal.sh: `orion` in a real terminal (tmux): the prompt, the continuation prompt of an
 # open block, history recall with the up arrow (and the history file), Ctrl-C abandoning
-# typed input, Ctrl-C stopping a long parallel_for with the session kept, :quit.
+# typed input, the progress line of a long parallel_for, Ctrl-C stopping it with the
+# session kept, :quit.
 # Environment: ORION, WORK. Skipped (exit 77) without tmux.
 set -eu
 : "${ORION:?}" "${WORK:?}"
@@ -34,7 +35,7 @@ line() {
 }
 
 tmux new-session -d -s "$S" -x 150 -y 50 \
-  "trap '' INT; env XDG_CACHE_HOME=$W/cache ORION_HISTORY=$W/history $ORION; echo orion-ended; sleep 30"
+  "trap '' INT; env XDG_CACHE_HOME=$W/cache ORION_HISTORY=$W/history ORN_PROGRESS_DELAY=0.5 $ORION; echo orion-ended; sleep 30"
 wait_for "orion>"
 line "x = 41"
 wait_for "orion>" 2
@@ -70,9 +71,14 @@ wait_for "   ...>" 6
 line "end"
 wait_for "   ...>" 7
 line "end"
-sleep 3
+# the progress line shows the running loop (after ORN_PROGRESS_DELAY), and is erased
+# before the message of the interrupt
+wait_for "parallel_for <repl>:"
+sleep 1
 send C-c
 wait_for "interrupted"
+! tmux capture-pane -p -t "$S" | grep "interrupted" | grep -q "it/s" ||
+  fail "the progress line shares a line with the message"
 wait_for "orion>" 9
 line "print(x - 1)"
 wait_for "40"

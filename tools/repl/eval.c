@@ -83,6 +83,7 @@ static bool ok_call(const OrnNode *e)
     case ORN_BI_EPRINT:
     case ORN_BI_EXIT:
     case ORN_BI_SEED:
+    case ORN_BI_LOG_METRIC:
         return true;
     default:
         return false;
@@ -591,6 +592,9 @@ static Val call_builtin(Ev *x, const OrnNode *e)
         orn_std_exit(x->p, conv(a, T_I64).i);
     case ORN_BI_SEED:
         orn_std_set_seed(x->p, conv(a, T_I64).i);
+        return (Val){.k = T_VOID};
+    case ORN_BI_LOG_METRIC: /* a: the name, b: the step; the value third, left to right */
+        orn_std_log_metric(x->p, a.s, conv(b, T_I64).i, conv(ev(x, a1->next), T_F64).f, x->line);
         return (Val){.k = T_VOID};
     default:
         orn_std_die(x->p, x->line, "internal error: the evaluator met built-in %d", bi);
