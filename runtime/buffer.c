@@ -240,8 +240,9 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
         b->dd.collect = 0;
         b->snap = orn_xmalloc(bytes ? bytes : 1);
         memcpy(b->snap, copy, bytes);
-        b->xbuf = orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
-        return rt_managed_new(b, P, &b->mg);
+        int status = rt_managed_new(b, P, &b->mg);
+        if (!b->mg) b->xbuf = orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
+        return status;
     }
     if (!b->dense) return ORN_OK;
     b->dd.direct = copy;

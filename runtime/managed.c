@@ -11,8 +11,9 @@
 #include "arena.h"
 #include "transport.h"
 
-#define MG_TAG ORN_TAG_MANAGED
-#define MG_HDR 8 /* a message: int64 count, then count entries */
+#define MG_TAG       ORN_TAG_MANAGED
+#define MG_HDR       8 /* a message: int64 count, then count entries */
+#define RT_MG_MAXSUB 8
 
 struct RtManaged {
     OrnDsmCtx *dsm;
@@ -22,17 +23,20 @@ struct RtManaged {
     size_t es, entry; /* element bytes; entry bytes: uint32 index + element */
     size_t cap;       /* bytes of one message buffer: header + n entries */
     double budget, bw;
-    int64_t fixed_k; /* $ORN_MANAGED_ENTRIES, else -1 */
-    char *ref;       /* R (managed.h) */
-    double *pri;     /* scratch: priorities of the changed elements */
-    double *sel;     /* scratch: a copy for the selection */
+    int64_t fixed_k;      /* $ORN_MANAGED_ENTRIES, else -1 */
+    char *ref;            /* R (managed.h) */
+    double *pri;          /* scratch: priorities of the changed elements */
+    double *sel;          /* scratch: a copy for the selection */
     unsigned char *count; /* staleness-aware: ranks per element in one exchange */
-    int nslot;       /* lag + 1 messages in flight per peer */
-    char **sbuf;     /* [slot]: this rank's message */
-    char **rbuf;     /* [slot * P + q]: rank q's message */
-    OrnDsmReq **req; /* [slot * 2P + i]: receives then sends of a slot */
+    int nslot;            /* lag + 1 messages in flight per peer */
+    char **sbuf;          /* [slot]: this rank's message */
+    char **rbuf;          /* [slot * P + q]: rank q's message */
+    OrnDsmReq **req;      /* [slot * 2P + i]: receives then sends of a slot */
     int *peer;
-    double t_mark;   /* end of the last boundary (or the round's start) */
+    double t_mark; /* end of the last boundary (or the round's start) */
+    double t_work; /* this round's seconds outside boundaries so far */
+    int fixed_m;   /* $ORN_MANAGED_SUBROUNDS given */
+    char *xbuf;    /* the flush's exchange: per rank its changes and its t_work */
 };
 
 static int env_int(const char *name, int dflt, int lo)
@@ -43,14 +47,16 @@ static int env_int(const char *name, int dflt, int lo)
     return v < lo ? lo : (int)v;
 }
 
-/* Link bandwidth in bytes/s: a ring exchange (send to the next rank, receive from the
- * previous) of a small and a large message, the best of two tries each; the difference of
- * their times is the large one's extra bytes at the link's rate. The minimum over ranks. */
-static int probe(OrnRtCtx *rt, double *bw)
+/* The link: a ring exchange (send to the next rank, receive from the previous) of a small
+ * and a large message, the best of two tries each. The small one's time is the latency; the
+ * difference of their times is the large one's extra bytes at the link's rate (bytes/s).
+ * The minimum bandwidth and the maximum latency over ranks. */
+static int probe(OrnRtCtx *rt, double *bw, double *lat)
 {
-    const char *env = getenv("ORN_LINK_BW");
-    if (env && *env) {
+    const char *env = getenv("ORN_LINK_BW"), *envl = getenv("ORN_LINK_LATENCY");
+    if (env && *env && envl && *envl) {
         *bw = strtod(env, NULL);
+        *lat = strtod(envl, NULL);
         return ORN_OK;
     }
     OrnDsmCtx *dsm = rt->dsm;
@@ -71,9 +77,11 @@ static int probe(OrnRtCtx *rt, double *bw)
     }
     free(out);
     free(in);
-    double v = best[1] > best[0] ? (double)(large - small) / (best[1] - best[0]) : HUGE_VAL;
-    if (!status) status = orn_dsm_allreduce_f64(dsm, &v, 1, ORN_DSM_MIN);
-    *bw = v;
+    double v[2] = {best[1] > best[0] ? (double)(large - small) / (best[1] - best[0]) : HUGE_VAL,
+                   -best[0]};
+    if (!status) status = orn_dsm_allreduce_f64(dsm, v, 2, ORN_DSM_MIN);
+    *bw = env && *env ? strtod(env, NULL) : v[0];
+    *lat = envl && *envl ? strtod(envl, NULL) : -v[1];
     return status;
 }
 
@@ -86,14 +94,15 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out)
         return ORN_OK;
     OrnRtCtx *rt = b->rt;
     if (rt->link_bw <= 0) {
-        int status = probe(rt, &rt->link_bw);
+        int status = probe(rt, &rt->link_bw, &rt->link_lat);
         if (status) return status;
     }
     RtManaged *m = orn_xcalloc(1, sizeof *m);
     m->dsm = rt->dsm;
     m->P = P;
     m->me = orn_dsm_rank(rt->dsm);
-    m->m = env_int("ORN_MANAGED_SUBROUNDS", 8, 1);
+    m->fixed_m = env_int("ORN_MANAGED_SUBROUNDS", 0, 1);
+    m->m = m->fixed_m ? m->fixed_m : b->mg_subrounds ? b->mg_subrounds : 1;
     m->lag = env_int("ORN_MANAGED_LAG", 1, 1);
     const char *fk = getenv("ORN_MANAGED_ENTRIES");
     m->fixed_k = fk && *fk ? strtoll(fk, NULL, 10) : -1;
@@ -106,6 +115,7 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out)
     m->bw = rt->link_bw;
     size_t bytes = (size_t)m->n * m->es;
     m->ref = orn_xmalloc(bytes ? bytes : 1);
+    m->xbuf = orn_xmalloc((size_t)P * (bytes + 8));
     memcpy(m->ref, b->replica, bytes);
     m->pri = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->pri);
     m->sel = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->sel);
@@ -137,6 +147,7 @@ void rt_managed_free(RtManaged *m)
     free(m->req);
     free(m->peer);
     free(m->ref);
+    free(m->xbuf);
     free(m->pri);
     free(m->sel);
     free(m->count);
@@ -151,6 +162,16 @@ int rt_managed_subrounds(const RtManaged *m)
 void rt_managed_round_begin(RtManaged *m)
 {
     m->t_mark = rt_now();
+    m->t_work = 0;
+}
+
+/* Sub-rounds for the next round, from the fastest rank's seconds of work in this one (the
+ * same on every rank): as many as leave each sub-round at least the link's latency, so that
+ * a message has usually arrived when it is applied (lag 1), at most RT_MG_MAXSUB. */
+static int choose_subrounds(double t_round, double lat)
+{
+    double s = lat > 0 ? t_round / lat : RT_MG_MAXSUB;
+    return s >= RT_MG_MAXSUB ? RT_MG_MAXSUB : s >= 1 ? (int)s : 1;
 }
 
 /* The k-th largest of v[0..n) (1 <= k <= n), in linear expected time; v is reordered.
@@ -194,15 +215,15 @@ static double kth_largest(double *v, int64_t n, int64_t k)
         int64_t nc = 0;                                                                            \
         for (int64_t i = 0; i < n; i++) {                                                          \
             T u = (T)(c[i] - r[i]);                                                                \
-            pri[i] = u != 0 ? fabs((double)u) / (fabs((double)r[i]) + eps) : -1.0;                \
+            pri[i] = u != 0 ? fabs((double)u) / (fabs((double)r[i]) + eps) : -1.0;                 \
             nc += u != 0;                                                                          \
         }                                                                                          \
         return nc;                                                                                 \
     }                                                                                              \
-    /* The message: the changed elements whose priority beats thr, then those equal to it in     \
-     * index order until k; r takes the copy's value at each. Returns the entry count. */         \
+    /* The message: the changed elements whose priority beats thr, then those equal to it in       \
+     * index order until k; r takes the copy's value at each. Returns the entry count. */          \
     static int64_t pack_##SFX(const T *c, T *r, int64_t n, const double *pri, double thr,          \
-                              int64_t k, int64_t ties, char *msg)                                 \
+                              int64_t k, int64_t ties, char *msg)                                  \
     {                                                                                              \
         int64_t cnt = 0;                                                                           \
         char *e = msg + MG_HDR;                                                                    \
@@ -223,7 +244,7 @@ static double kth_largest(double *v, int64_t n, int64_t k)
         memcpy(msg, &cnt, 8);                                                                      \
         return cnt;                                                                                \
     }                                                                                              \
-    /* Add message msg's entries (scaled by 1 / count[i] when count) to g, and to c and r too    \
+    /* Add message msg's entries (scaled by 1 / count[i] when count) to g, and to c and r too      \
      * (another rank's message). */                                                                \
     static void apply_##SFX(const char *msg, T *g, T *c, T *r, const unsigned char *count)         \
     {                                                                                              \
@@ -243,7 +264,7 @@ static double kth_largest(double *v, int64_t n, int64_t k)
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
-    /* Staleness-aware: dst[i] += d_q[i] / (ranks with d_q[i] != +0), q in rank order */          \
+    /* Staleness-aware: dst[i] += d_q[i] / (ranks with d_q[i] != +0), q in rank order */           \
     static void stale_add_##SFX(T *dst, const char *d, size_t stride, int P, int64_t n)            \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++) {                                                          \
@@ -288,11 +309,10 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = m->P, status = ORN_OK;
     OrnDsmReq **req = m->req + (size_t)s * 2 * (size_t)P;
-    int64_t nc = m->type == ORN_DSM_F32
-                     ? changes_f32((const float *)(void *)b->replica, (const float *)(void *)m->ref,
-                                   m->n, m->pri)
-                     : changes_f64((const double *)(void *)b->replica,
-                                   (const double *)(void *)m->ref, m->n, m->pri);
+    int64_t nc = m->type == ORN_DSM_F32 ? changes_f32((const float *)(void *)b->replica,
+                                                      (const float *)(void *)m->ref, m->n, m->pri)
+                                        : changes_f64((const double *)(void *)b->replica,
+                                                      (const double *)(void *)m->ref, m->n, m->pri);
     int64_t k = budget_entries(m, t);
     double thr = 0;
     int64_t ties = k;
@@ -305,22 +325,20 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
         ties = k - above;
     }
     char *msg = m->sbuf[s];
-    int64_t cnt =
-        k <= 0 ? 0
-        : m->type == ORN_DSM_F32
-            ? pack_f32((const float *)(void *)b->replica, (float *)(void *)m->ref, m->n, m->pri,
-                       thr, k, ties, msg)
-            : pack_f64((const double *)(void *)b->replica, (double *)(void *)m->ref, m->n, m->pri,
-                       thr, k, ties, msg);
+    int64_t cnt = k <= 0 ? 0
+                  : m->type == ORN_DSM_F32
+                      ? pack_f32((const float *)(void *)b->replica, (float *)(void *)m->ref, m->n,
+                                 m->pri, thr, k, ties, msg)
+                      : pack_f64((const double *)(void *)b->replica, (double *)(void *)m->ref, m->n,
+                                 m->pri, thr, k, ties, msg);
     if (k <= 0) memcpy(msg, &cnt, 8);
     b->rt->stats.early += cnt;
     for (int q = 0; q < P && !status; q++)
-        if (q != m->me)
-            status = orn_dsm_irecv(dsm, m->rbuf[s * P + q], m->cap, q, MG_TAG, &req[q]);
+        if (q != m->me) status = orn_dsm_irecv(dsm, m->rbuf[s * P + q], m->cap, q, MG_TAG, &req[q]);
     for (int q = 0; q < P && !status; q++)
         if (q != m->me)
-            status = orn_dsm_isend(dsm, msg, MG_HDR + (size_t)cnt * m->entry, q, MG_TAG,
-                                   &req[P + q]);
+            status =
+                orn_dsm_isend(dsm, msg, MG_HDR + (size_t)cnt * m->entry, q, MG_TAG, &req[P + q]);
     return status;
 }
 
@@ -373,6 +391,7 @@ int rt_managed_boundary(OrnRtBuffer *b, int j)
     RtManaged *m = b->mg;
     double now = rt_now(), t = now - m->t_mark;
     int status = ORN_OK;
+    m->t_work += t;
     if (j + m->lag <= m->m - 2) status = send_message(b, m, j % m->nslot, t);
     if (!status && j >= m->lag) status = apply_message(b, m, (j - m->lag) % m->nslot);
     m->t_mark = rt_now();
@@ -385,8 +404,10 @@ int rt_managed_flush(OrnRtBuffer *b)
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = m->P;
     int64_t vol = m->n;
-    size_t bytes = (size_t)vol * m->es;
-    char *all = b->xbuf, *mine = all + (size_t)m->me * bytes;
+    size_t bytes = (size_t)vol * m->es, stride = bytes + 8;
+    char *all = m->xbuf, *mine = all + (size_t)m->me * stride;
+    m->t_work += rt_now() - m->t_mark;
+    memcpy(mine + bytes, &m->t_work, 8);
     /* this rank's unsent changes: copy - R */
     if (m->type == ORN_DSM_F32) {
         const float *c = (const float *)(void *)b->replica, *r = (const float *)(void *)m->ref;
@@ -397,13 +418,20 @@ int rt_managed_flush(OrnRtBuffer *b)
         double *d = (double *)(void *)mine;
         for (int64_t i = 0; i < vol; i++) d[i] = c[i] - r[i];
     }
-    int status = orn_dsm_allgather_into(dsm, all, bytes, "buffer flush");
+    int status = orn_dsm_allgather_into(dsm, all, stride, "buffer flush");
     if (status) return status;
     if (b->stale_aware)
-        rt_stale_add(m->type, b->snap, all, bytes, P, vol);
+        rt_stale_add(m->type, b->snap, all, stride, P, vol);
     else
         for (int q = 0; q < P && !status; q++)
-            status = rt_buffer_add_changes(b, b->snap, all + (size_t)q * bytes, vol);
+            status = rt_buffer_add_changes(b, b->snap, all + (size_t)q * stride, vol);
+    double fastest = HUGE_VAL;
+    for (int q = 0; q < P; q++) {
+        double t;
+        memcpy(&t, all + (size_t)q * stride + bytes, 8);
+        if (t < fastest) fastest = t;
+    }
+    if (!m->fixed_m) m->m = b->mg_subrounds = choose_subrounds(fastest, b->rt->link_lat);
     memcpy(b->replica, b->snap, bytes);
     memcpy(m->ref, b->snap, bytes);
     b->rt->stats.flushed += vol;

@@ -72,9 +72,10 @@ struct OrnRtCtx {
     int nloops, caploops;
     RtWinHint *win_hints; /* window.c */
     int nwin_hints, capwin_hints;
-    void *gpu;      /* @gpu loops' state (gpu.c), created at the first one */
-    int summary_on; /* orn_rt_set_loop_summary: runs are summed per source location */
-    double link_bw; /* managed buffers: the link's bytes/s, probed at first use (managed.c) */
+    void *gpu;       /* @gpu loops' state (gpu.c), created at the first one */
+    int summary_on;  /* orn_rt_set_loop_summary: runs are summed per source location */
+    double link_bw;  /* managed buffers: the link's bytes/s and one-way latency in seconds, */
+    double link_lat; /* probed at first use (managed.c) */
     RtLoopSum *sums;
     int nsums, capsums;
 };
@@ -98,6 +99,7 @@ struct OrnRtBuffer {
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
+    int mg_subrounds;     /* managed: sub-rounds per round chosen at the last flush (0: none) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
