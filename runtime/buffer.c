@@ -19,6 +19,8 @@
  * nobody wants, and would cost a store, a flag and a list entry per update, then the
  * flush; at one rank the loop is thus exactly the serial loop. A custom apply still sees
  * each element's summed delta at the flush (f(old, d1 + d2) is not f(f(old, d1), d2)).
+ *
+ * Managed communication (budget) and staleness-aware flushes of small copies: managed.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -906,15 +906,18 @@ static int run_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at)
 {
     int m = 0, status = ORN_OK;
     for (int k = 0; k < x->n; k++)
-        if (x->vi[k].buf && x->vi[k].buf->mg) m = rt_managed_subrounds(x->vi[k].buf->mg);
+        if (x->vi[k].buf && x->vi[k].buf->mg) {
+            int mk = rt_managed_subrounds(x->vi[k].buf->mg);
+            if (!m || mk < m) m = mk;
+        }
+    for (int k = 0; k < x->n && m; k++) /* the clock of the round's work starts */
+        if (x->vi[k].buf && x->vi[k].buf->mg) rt_managed_round_begin(x->vi[k].buf->mg, m);
     if (m < 2) {
         for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces->w[i], 0);
         return status;
     }
     int64_t total = 0, done = 0;
     for (int64_t i = from; i < at; i++) total += pieces->w[i].count;
-    for (int k = 0; k < x->n; k++)
-        if (x->vi[k].buf && x->vi[k].buf->mg) rt_managed_round_begin(x->vi[k].buf->mg);
     int j = 0;
     for (int64_t i = from; i < at && !status; i++) {
         Work w = pieces->w[i];

@@ -36,6 +36,7 @@ struct RtManaged {
     double t_mark; /* end of the last boundary (or the round's start) */
     double t_work; /* this round's seconds outside boundaries so far */
     int fixed_m;   /* $ORN_MANAGED_SUBROUNDS given */
+    int round_m;   /* the loop's sub-rounds in this round (the least over its buffers) */
     char *xbuf;    /* the flush's exchange: per rank its changes and its t_work */
 };
 
@@ -159,8 +160,9 @@ int rt_managed_subrounds(const RtManaged *m)
     return m->m;
 }
 
-void rt_managed_round_begin(RtManaged *m)
+void rt_managed_round_begin(RtManaged *m, int subrounds)
 {
+    m->round_m = subrounds;
     m->t_mark = rt_now();
     m->t_work = 0;
 }
@@ -392,7 +394,7 @@ int rt_managed_boundary(OrnRtBuffer *b, int j)
     double now = rt_now(), t = now - m->t_mark;
     int status = ORN_OK;
     m->t_work += t;
-    if (j + m->lag <= m->m - 2) status = send_message(b, m, j % m->nslot, t);
+    if (j + m->lag <= m->round_m - 2) status = send_message(b, m, j % m->nslot, t);
     if (!status && j >= m->lag) status = apply_message(b, m, (j - m->lag) % m->nslot);
     m->t_mark = rt_now();
     return status;

@@ -53,8 +53,9 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out);
 void rt_managed_free(RtManaged *m);
 /* Sub-rounds per round (>= 2 when there are partial messages at all). */
 int rt_managed_subrounds(const RtManaged *m);
-/* A round begins (resets the sub-round count and the clock). */
-void rt_managed_round_begin(RtManaged *m);
+/* A round of `subrounds` sub-rounds begins (the same for every managed buffer of the loop:
+ * the least of their rt_managed_subrounds). */
+void rt_managed_round_begin(RtManaged *m, int subrounds);
 /* Boundary j of the current round (after its sub-round j, 0 <= j <= m - 2); every rank calls
  * every boundary of every round, with or without work. */
 int rt_managed_boundary(OrnRtBuffer *b, int j);
