@@ -62,7 +62,7 @@ static int probe(OrnRtCtx *rt, double *bw, double *lat)
     }
     OrnDsmCtx *dsm = rt->dsm;
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), status = ORN_OK;
-    const size_t small = 4096, large = 4096 + ((size_t)512 << 10);
+    const size_t small = 1024, large = 1024 + ((size_t)64 << 10); /* 0.5 ms at 1 Gbit/s */
     char *out = orn_xcalloc(large, 1), *in = orn_xmalloc(large);
     double best[2] = {1e30, 1e30};
     int peers[2] = {(me + P - 1) % P, (me + 1) % P};
