@@ -11,9 +11,9 @@
 #include "arena.h"
 #include "transport.h"
 
-#define MG_TAG       ORN_TAG_MANAGED
-#define MG_HDR       8 /* a message: int64 count, then count entries */
-#define RT_MG_MAXSUB 8
+#define MG_TAG          ORN_TAG_MANAGED
+#define MG_HDR          8 /* a message: int64 count, then count entries */
+#define RT_MG_SUBROUNDS 8
 
 struct RtManaged {
     OrnDsmCtx *dsm;
@@ -28,14 +28,14 @@ struct RtManaged {
     double *pri;          /* scratch: priorities of the changed elements */
     double *sel;          /* scratch: a copy for the selection */
     unsigned char *count; /* staleness-aware: ranks per element in one exchange */
-    int nslot;            /* lag + 1 messages in flight per peer */
+    int nslot;            /* message buffers per peer: m (allocated at first use) */
     char **sbuf;          /* [slot]: this rank's message */
     char **rbuf;          /* [slot * P + q]: rank q's message */
     OrnDsmReq **req;      /* [slot * 2P + i]: receives then sends of a slot */
     int *peer;
     double t_mark; /* end of the last boundary (or the round's start) */
     double t_work; /* this round's seconds outside boundaries so far */
-    int fixed_m;   /* $ORN_MANAGED_SUBROUNDS given */
+    int fixed_lag; /* $ORN_MANAGED_LAG given */
     int round_m;   /* the loop's sub-rounds in this round (the least over its buffers) */
     char *xbuf;    /* the flush's exchange: per rank its changes and its t_work */
 };
@@ -102,9 +102,10 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out)
     m->dsm = rt->dsm;
     m->P = P;
     m->me = orn_dsm_rank(rt->dsm);
-    m->fixed_m = env_int("ORN_MANAGED_SUBROUNDS", 0, 1);
-    m->m = m->fixed_m ? m->fixed_m : b->mg_subrounds ? b->mg_subrounds : 1;
-    m->lag = env_int("ORN_MANAGED_LAG", 1, 1);
+    m->m = env_int("ORN_MANAGED_SUBROUNDS", RT_MG_SUBROUNDS, 1);
+    m->fixed_lag = env_int("ORN_MANAGED_LAG", 0, 1);
+    /* the buffer's first round measures only (no lag known: nothing is sent) */
+    m->lag = m->fixed_lag ? m->fixed_lag : b->mg_lag ? b->mg_lag : m->m;
     const char *fk = getenv("ORN_MANAGED_ENTRIES");
     m->fixed_k = fk && *fk ? strtoll(fk, NULL, 10) : -1;
     m->type = a->type;
@@ -121,16 +122,11 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out)
     m->pri = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->pri);
     m->sel = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->sel);
     if (b->stale_aware) m->count = orn_xcalloc((size_t)(m->n ? m->n : 1), 1);
-    m->nslot = m->lag + 1;
+    m->nslot = m->m;
     m->sbuf = orn_xcalloc((size_t)m->nslot, sizeof *m->sbuf);
     m->rbuf = orn_xcalloc((size_t)m->nslot * (size_t)P, sizeof *m->rbuf);
     m->req = orn_xcalloc((size_t)m->nslot * 2 * (size_t)P, sizeof *m->req);
     m->peer = orn_xcalloc(2 * (size_t)P, sizeof *m->peer);
-    for (int s = 0; s < m->nslot; s++) {
-        m->sbuf[s] = orn_xmalloc(m->cap);
-        for (int q = 0; q < P; q++)
-            if (q != m->me) m->rbuf[s * P + q] = orn_xmalloc(m->cap);
-    }
     *out = m;
     return ORN_OK;
 }
@@ -167,13 +163,13 @@ void rt_managed_round_begin(RtManaged *m, int subrounds)
     m->t_work = 0;
 }
 
-/* Sub-rounds for the next round, from the fastest rank's seconds of work in this one (the
- * same on every rank): as many as leave each sub-round at least the link's latency, so that
- * a message has usually arrived when it is applied (lag 1), at most RT_MG_MAXSUB. */
-static int choose_subrounds(double t_round, double lat)
+/* The lag for the next round, from the fastest rank's seconds of work in this one (the same
+ * on every rank): the sub-rounds that the link's latency takes, at least 1 (so that a
+ * message has usually arrived when it is applied); m when that leaves no message. */
+static int choose_lag(int m, double t_round, double lat)
 {
-    double s = lat > 0 ? t_round / lat : RT_MG_MAXSUB;
-    return s >= RT_MG_MAXSUB ? RT_MG_MAXSUB : s >= 1 ? (int)s : 1;
+    double sub = t_round / m, l = sub > 0 ? ceil(lat / sub) : HUGE_VAL;
+    return l <= 1 ? 1 : l <= m - 2 ? (int)l : m;
 }
 
 /* The k-th largest of v[0..n) (1 <= k <= n), in linear expected time; v is reordered.
@@ -326,6 +322,11 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
         for (int64_t i = 0; i < m->n; i++) above += m->pri[i] > thr;
         ties = k - above;
     }
+    if (!m->sbuf[s]) { /* the slot's first use */
+        m->sbuf[s] = orn_xmalloc(m->cap);
+        for (int q = 0; q < P; q++)
+            if (q != m->me) m->rbuf[s * P + q] = orn_xmalloc(m->cap);
+    }
     char *msg = m->sbuf[s];
     int64_t cnt = k <= 0 ? 0
                   : m->type == ORN_DSM_F32
@@ -394,8 +395,9 @@ int rt_managed_boundary(OrnRtBuffer *b, int j)
     double now = rt_now(), t = now - m->t_mark;
     int status = ORN_OK;
     m->t_work += t;
-    if (j + m->lag <= m->round_m - 2) status = send_message(b, m, j % m->nslot, t);
-    if (!status && j >= m->lag) status = apply_message(b, m, (j - m->lag) % m->nslot);
+    int ns = m->lag + 1; /* slots in use this round (lag <= m - 2 when anything is sent) */
+    if (j + m->lag <= m->round_m - 2) status = send_message(b, m, j % ns, t);
+    if (!status && j >= m->lag) status = apply_message(b, m, (j - m->lag) % ns);
     m->t_mark = rt_now();
     return status;
 }
@@ -433,7 +435,7 @@ int rt_managed_flush(OrnRtBuffer *b)
         memcpy(&t, all + (size_t)q * stride + bytes, 8);
         if (t < fastest) fastest = t;
     }
-    if (!m->fixed_m) m->m = b->mg_subrounds = choose_subrounds(fastest, b->rt->link_lat);
+    if (!m->fixed_lag) m->lag = b->mg_lag = choose_lag(m->m, fastest, b->rt->link_lat);
     memcpy(b->replica, b->snap, bytes);
     memcpy(m->ref, b->snap, bytes);
     b->rt->stats.flushed += vol;

@@ -14,11 +14,13 @@
  *     |change| / (|value| + eps), the k largest, to every other rank (non-blocking);
  *   - applies message j - L (when j >= L) of every rank, its own included, in rank order,
  *     waiting for it if it has not arrived (a liveness-aware wait: orn_dsm_waitall).
- * L is the lag ($ORN_MANAGED_LAG, default 1): the sub-rounds a message has to arrive. The
- * round ends with the guaranteed flush of what is left unsent (flush_snapshot's exchange);
- * no message is in flight then. Every element of every copy is therefore the same function
- * of the ranks' updates at every run: results depend on the rank count, the seed and the
- * message sizes k only.
+ * L is the lag: the sub-rounds a message has to arrive, chosen at every flush alike on every
+ * rank as the link's latency over the fastest rank's sub-round, at least 1 (the buffer's
+ * first round measures only and sends nothing; L > m - 2 sends nothing); $ORN_MANAGED_LAG
+ * fixes it. The round ends with the guaranteed flush of what is left unsent (the exchange of
+ * flush_snapshot); no message is in flight then. Every element of every copy is therefore
+ * the same function of the ranks' updates at every run: results depend on the rank count,
+ * the seed, the lags and the message sizes k only.
  *
  * Values. G (the buffer's snap) is the value every rank agrees on: the last flush plus the
  * messages applied since, in the same order everywhere. R (ref) is this rank's copy less its
@@ -31,8 +33,9 @@
  * Budget. k = budget x B x t / ((P - 1) x e) entries per message, where t is the sub-round's
  * seconds just measured, e = 4 + element size the bytes of one entry, and B the link's
  * bandwidth, measured once per context by a probe (a ring exchange of two sizes, the minimum
- * over ranks; $ORN_LINK_BW bytes/s sets it instead). k depends on timing: $ORN_MANAGED_ENTRIES
- * = k fixes it, and then two runs with the same rank count and seed are bit-identical.
+ * over ranks; $ORN_LINK_BW bytes/s and $ORN_LINK_LATENCY s set it instead). L and k depend
+ * on timing: $ORN_MANAGED_LAG and $ORN_MANAGED_ENTRIES fix them, and then two runs with the
+ * same rank count and seed are bit-identical.
  *
  * Staleness-aware scaling (buffer(A, staleness_aware = true)): every exchanged change of an
  * element -- a message's entry, a flush's copy - R -- is divided by the number of ranks that
@@ -51,7 +54,7 @@ typedef struct RtManaged RtManaged;
  * integer target, no small copy). Runs the bandwidth probe at the context's first use. */
 int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out);
 void rt_managed_free(RtManaged *m);
-/* Sub-rounds per round (>= 2 when there are partial messages at all). */
+/* Sub-rounds per round (m). */
 int rt_managed_subrounds(const RtManaged *m);
 /* A round of `subrounds` sub-rounds begins (the same for every managed buffer of the loop:
  * the least of their rt_managed_subrounds). */

@@ -99,7 +99,7 @@ struct OrnRtBuffer {
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
-    int mg_subrounds;     /* managed: sub-rounds per round chosen at the last flush (0: none) */
+    int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its

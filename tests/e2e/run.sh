@@ -380,7 +380,7 @@ managed)
   # message sizes two runs are bit-identical; staleness-aware flushes average c[0] over the
   # ranks and leave c[1 + i] whole; deltas go early at several ranks
   a="--train=$D/tiny.libsvm --epochs=4"
-  fixed() { ORN_MANAGED_SUBROUNDS=8 ORN_MANAGED_ENTRIES=3 "$@"; }
+  fixed() { ORN_MANAGED_SUBROUNDS=8 ORN_MANAGED_LAG=1 ORN_MANAGED_ENTRIES=3 "$@"; }
   # shellcheck disable=SC2086
   run "$B/managed" $a --budget=0 --wout=w0.txt --cout=c0.txt >out0.txt || fail "budget 0"
   # shellcheck disable=SC2086
