@@ -25,7 +25,8 @@ struct RtManaged {
     double budget, bw;
     int64_t fixed_k;      /* $ORN_MANAGED_ENTRIES, else -1 */
     char *ref;            /* R (managed.h) */
-    double *pri;          /* scratch: priorities of the changed elements */
+    uint32_t *cand;       /* scratch: the changed elements */
+    double *pri;          /* scratch: their priorities */
     double *sel;          /* scratch: a copy for the selection */
     unsigned char *count; /* staleness-aware: ranks per element in one exchange */
     int nslot;            /* message buffers per peer: m (allocated at first use) */
@@ -119,6 +120,7 @@ int rt_managed_new(OrnRtBuffer *b, int P, RtManaged **out)
     m->ref = orn_xmalloc(bytes ? bytes : 1);
     m->xbuf = orn_xmalloc((size_t)P * (bytes + 8));
     memcpy(m->ref, b->replica, bytes);
+    m->cand = orn_xmalloc((size_t)(m->n + 1) * sizeof *m->cand);
     m->pri = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->pri);
     m->sel = orn_xmalloc((size_t)(m->n ? m->n : 1) * sizeof *m->sel);
     if (b->stale_aware) m->count = orn_xcalloc((size_t)(m->n ? m->n : 1), 1);
@@ -145,6 +147,7 @@ void rt_managed_free(RtManaged *m)
     free(m->peer);
     free(m->ref);
     free(m->xbuf);
+    free(m->cand);
     free(m->pri);
     free(m->sel);
     free(m->count);
@@ -204,36 +207,41 @@ static double kth_largest(double *v, int64_t n, int64_t k)
 
 /* Typed pieces: T the element type. */
 #define MG_TYPED(T, SFX)                                                                           \
-    /* changes c - r into pri (priority) for the changed elements; returns their count */          \
-    static int64_t changes_##SFX(const T *c, const T *r, int64_t n, double *pri)                   \
+    /* The changed elements (c != r) into cand, in index order, their priorities into pri;         \
+     * returns their count. One branch-free pass over the target, then the changed ones. */        \
+    static int64_t changes_##SFX(const T *c, const T *r, int64_t n, uint32_t *cand, double *pri)   \
     {                                                                                              \
-        double mean = 0;                                                                           \
-        for (int64_t i = 0; i < n; i++) mean += fabs((double)r[i]);                                \
-        double eps = (n ? 0.01 * mean / (double)n : 0) + 1e-30;                                    \
         int64_t nc = 0;                                                                            \
         for (int64_t i = 0; i < n; i++) {                                                          \
+            cand[nc] = (uint32_t)i;                                                                \
+            nc += c[i] != r[i];                                                                    \
+        }                                                                                          \
+        double mean = 0;                                                                           \
+        for (int64_t x = 0; x < nc; x++) mean += fabs((double)r[cand[x]]);                         \
+        double eps = (nc ? 0.01 * mean / (double)nc : 0) + 1e-30;                                  \
+        for (int64_t x = 0; x < nc; x++) {                                                         \
+            uint32_t i = cand[x];                                                                  \
             T u = (T)(c[i] - r[i]);                                                                \
-            pri[i] = u != 0 ? fabs((double)u) / (fabs((double)r[i]) + eps) : -1.0;                 \
-            nc += u != 0;                                                                          \
+            pri[x] = fabs((double)u) / (fabs((double)r[i]) + eps);                                 \
         }                                                                                          \
         return nc;                                                                                 \
     }                                                                                              \
     /* The message: the changed elements whose priority beats thr, then those equal to it in       \
      * index order until k; r takes the copy's value at each. Returns the entry count. */          \
-    static int64_t pack_##SFX(const T *c, T *r, int64_t n, const double *pri, double thr,          \
-                              int64_t k, int64_t ties, char *msg)                                  \
+    static int64_t pack_##SFX(const T *c, T *r, const uint32_t *cand, int64_t nc,                  \
+                              const double *pri, double thr, int64_t k, int64_t ties, char *msg)   \
     {                                                                                              \
         int64_t cnt = 0;                                                                           \
         char *e = msg + MG_HDR;                                                                    \
-        for (int64_t i = 0; i < n && cnt < k; i++) {                                               \
-            if (pri[i] < 0 || pri[i] < thr) continue;                                              \
-            if (pri[i] == thr) {                                                                   \
+        for (int64_t x = 0; x < nc && cnt < k; x++) {                                              \
+            if (pri[x] < thr) continue;                                                            \
+            if (pri[x] == thr) {                                                                   \
                 if (ties <= 0) continue;                                                           \
                 ties--;                                                                            \
             }                                                                                      \
-            uint32_t ix = (uint32_t)i;                                                             \
+            uint32_t i = cand[x];                                                                  \
             T u = (T)(c[i] - r[i]);                                                                \
-            memcpy(e, &ix, 4);                                                                     \
+            memcpy(e, &i, 4);                                                                      \
             memcpy(e + 4, &u, sizeof u);                                                           \
             e += 4 + sizeof u;                                                                     \
             r[i] = c[i];                                                                           \
@@ -307,19 +315,19 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = m->P, status = ORN_OK;
     OrnDsmReq **req = m->req + (size_t)s * 2 * (size_t)P;
-    int64_t nc = m->type == ORN_DSM_F32 ? changes_f32((const float *)(void *)b->replica,
-                                                      (const float *)(void *)m->ref, m->n, m->pri)
-                                        : changes_f64((const double *)(void *)b->replica,
-                                                      (const double *)(void *)m->ref, m->n, m->pri);
+    int64_t nc = m->type == ORN_DSM_F32
+                     ? changes_f32((const float *)(void *)b->replica, (const float *)(void *)m->ref,
+                                   m->n, m->cand, m->pri)
+                     : changes_f64((const double *)(void *)b->replica,
+                                   (const double *)(void *)m->ref, m->n, m->cand, m->pri);
     int64_t k = budget_entries(m, t);
     double thr = 0;
     int64_t ties = k;
     if (k > 0 && nc > k) {
-        int64_t c = 0, above = 0;
-        for (int64_t i = 0; i < m->n; i++)
-            if (m->pri[i] >= 0) m->sel[c++] = m->pri[i];
+        int64_t above = 0;
+        memcpy(m->sel, m->pri, (size_t)nc * sizeof *m->sel);
         thr = kth_largest(m->sel, nc, k);
-        for (int64_t i = 0; i < m->n; i++) above += m->pri[i] > thr;
+        for (int64_t x = 0; x < nc; x++) above += m->pri[x] > thr;
         ties = k - above;
     }
     if (!m->sbuf[s]) { /* the slot's first use */
@@ -330,10 +338,10 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
     char *msg = m->sbuf[s];
     int64_t cnt = k <= 0 ? 0
                   : m->type == ORN_DSM_F32
-                      ? pack_f32((const float *)(void *)b->replica, (float *)(void *)m->ref, m->n,
-                                 m->pri, thr, k, ties, msg)
-                      : pack_f64((const double *)(void *)b->replica, (double *)(void *)m->ref, m->n,
-                                 m->pri, thr, k, ties, msg);
+                      ? pack_f32((const float *)(void *)b->replica, (float *)(void *)m->ref,
+                                 m->cand, nc, m->pri, thr, k, ties, msg)
+                      : pack_f64((const double *)(void *)b->replica, (double *)(void *)m->ref,
+                                 m->cand, nc, m->pri, thr, k, ties, msg);
     if (k <= 0) memcpy(msg, &cnt, 8);
     b->rt->stats.early += cnt;
     for (int q = 0; q < P && !status; q++)
