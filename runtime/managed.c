@@ -1,7 +1,7 @@
 /* managed.c: managed communication for buffers; the contract and the schedule are in
- * managed.h. Cost per boundary: one pass over the target (changes, priorities), a selection
- * in linear time (quickselect), P - 1 messages of at most k entries sent, P - 1 received and
- * applied. */
+ * managed.h. Cost per boundary: one branch-free pass over the target for the changed
+ * elements, their priorities, a selection in linear time (quickselect) when more changed than
+ * fit, P - 1 messages of at most k entries sent, P - 1 received and applied. */
 #include "managed.h"
 
 #include <math.h>
