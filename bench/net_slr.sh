@@ -11,8 +11,10 @@
 # process manager's).
 #
 # Environment: PROFILE (slow), HOSTS ("1 2 3 4"), SLR_N SLR_F SLR_Z (200000 100000 20:
-# samples, features, non-zeros per row), FLUSH (10000), E1 E2 (2 6), REPS (3), ORN_BENCH_DIR
-# (scratch, default BUILD_DIR/bench-net), CC (cc). Needs root (scripts/cluster.sh).
+# samples, features, non-zeros per row), FLUSH (10000), E1 E2 (2 6), REPS (3), ARGS (more
+# arguments of the program, e.g. "--budget=0.5 --stale=true": managed communication and
+# staleness-aware flushes), ORN_BENCH_DIR (scratch, default BUILD_DIR/bench-net), CC (cc).
+# Needs root (scripts/cluster.sh).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -21,7 +23,7 @@ CLUSTER=$ROOT/scripts/cluster.sh
 PROFILE=${PROFILE:-slow}
 HOSTS=${HOSTS:-1 2 3 4}
 SLR_N=${SLR_N:-200000} SLR_F=${SLR_F:-100000} SLR_Z=${SLR_Z:-20}
-FLUSH=${FLUSH:-10000} E1=${E1:-2} E2=${E2:-6} REPS=${REPS:-3}
+FLUSH=${FLUSH:-10000} E1=${E1:-2} E2=${E2:-6} REPS=${REPS:-3} ARGS=${ARGS:-}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-net}
 mkdir -p "$WORK"
 cd "$WORK"
@@ -33,20 +35,22 @@ if [ ! -s "$d.test" ]; then ./gen_libsvm "$SLR_N" "$SLR_F" "$SLR_Z" 1 "$d.train"
 sent() { "$CLUSTER" stats "$1" | awk '{ s += $4 } END { print s }'; }
 name=''
 trap '[ -z "$name" ] || "$CLUSTER" down "$name"' EXIT
-echo "profile $PROFILE, $SLR_N samples x $SLR_F features, $SLR_Z nnz/row, flush every $FLUSH"
+echo "profile $PROFILE, $SLR_N samples x $SLR_F features, $SLR_Z nnz/row, flush every $FLUSH $ARGS"
 for h in $HOSTS; do
   name=$("$CLUSTER" up --hosts "$h" --profile "$PROFILE" 2>/dev/null)
   b=''
   for e in "$E1" "$E2"; do
     b0=$(sent "$name")
+    # shellcheck disable=SC2086
     "$CLUSTER" mpiexec "$name" -n "$h" ./slr --train="$d.train" --test="$d.test" \
-      --epochs="$e" --flush="$FLUSH" >"out.$h.$e" 2>&1 || { cat "out.$h.$e" >&2; exit 1; }
+      --epochs="$e" --flush="$FLUSH" $ARGS >"out.$h.$e" 2>&1 || { cat "out.$h.$e" >&2; exit 1; }
     b="$b $(($(sent "$name") - b0))"
   done
   r=1
   while [ "$r" -lt "$REPS" ]; do
+    # shellcheck disable=SC2086
     "$CLUSTER" mpiexec "$name" -n "$h" ./slr --train="$d.train" --test="$d.test" \
-      --epochs="$E2" --flush="$FLUSH" >>"out.$h.$E2" 2>&1 || { cat "out.$h.$E2" >&2; exit 1; }
+      --epochs="$E2" --flush="$FLUSH" $ARGS >>"out.$h.$E2" 2>&1 || { cat "out.$h.$E2" >&2; exit 1; }
     r=$((r + 1))
   done
   "$CLUSTER" down "$name"

@@ -689,7 +689,8 @@ static void st_dist(C *c, const OrnNode *s)
     }
     case ORN_BI_BUFFER: {
         const OrnSym *tgt = orn_cg_base_sym(a0);
-        const OrnNode *ap = cg_kwarg(v, "apply"), *fe = cg_kwarg(v, "flush_every");
+        const OrnNode *ap = cg_kwarg(v, "apply"), *fe = cg_kwarg(v, "flush_every"),
+                      *bu = cg_kwarg(v, "budget"), *sa = cg_kwarg(v, "staleness_aware");
         char apply[160] = "NULL";
         if (ap && ap->u.name.sym)
             snprintf(apply, sizeof apply, "orn_apply_%s", cg_nm(c, ap->u.name.sym));
@@ -700,7 +701,17 @@ static void st_dist(C *c, const OrnNode *s)
             cg_ex_as(c, fe, T_I64);
         else
             cg_o(c, "0");
-        cg_o(c, ", %d, %d);\n", fe ? 1 : 0, c->line);
+        cg_o(c, ", %d, ", fe ? 1 : 0);
+        if (bu)
+            cg_ex_as(c, bu, T_F64);
+        else
+            cg_o(c, "0");
+        cg_o(c, ", ");
+        if (sa)
+            cg_ex(c, sa);
+        else
+            cg_o(c, "0");
+        cg_o(c, ", %d);\n", c->line);
         return;
     }
     case ORN_BI_ZEROS:

@@ -66,6 +66,7 @@ enum {
     ORN_TAG_STREAM,   /* save: rank-ordered streams to rank 0 */
     ORN_TAG_CLOCK,    /* timeline: clock offsets against rank 0 */
     ORN_TAG_TIMELINE, /* timeline: every rank's spans to rank 0 */
+    ORN_TAG_MANAGED,  /* managed buffers (runtime/managed.c): messages between flushes */
     ORN_TAG_TEST = 64
 };
 

@@ -134,7 +134,7 @@ static const char *usage(int bi)
     case ORN_BI_SAVE:
         return "save(A, path)";
     case ORN_BI_BUFFER:
-        return "buffer(A, apply = f, flush_every = n)";
+        return "buffer(A, apply = f, flush_every = n, budget = x, staleness_aware = b)";
     case ORN_BI_ROWS:
         return "rows(A)";
     case ORN_BI_COLS:
@@ -395,7 +395,7 @@ static const OrnType *load_ctor(Sema *s, OrnNode *e, const char *name, Args *a)
 
 static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
 {
-    static const char *const buf_kw[] = {"apply", "flush_every", NULL};
+    static const char *const buf_kw[] = {"apply", "flush_every", "budget", "staleness_aware", NULL};
     check_kwargs(s, e, "buffer", buf_kw);
     OrnNode *arg = a->pos[0];
     const OrnType *target = NULL;
@@ -458,6 +458,22 @@ static const OrnType *buffer_ctor(Sema *s, OrnNode *e, Args *a)
             v <= 0)
             ORN_ERR(s, kw->u.kwarg.value->span, "'flush_every' must be positive, found %lld",
                     (long long)v);
+    }
+    kw = find_kw(e, "budget");
+    if (kw && kw->u.kwarg.value) {
+        OrnNode *v = kw->u.kwarg.value;
+        double f = v->kind == N_FLOAT ? v->u.flit.v : v->kind == N_INT ? (double)v->u.ilit.v : 0;
+        if (expect_num(s, v, "budget") && (v->kind == N_FLOAT || v->kind == N_INT) &&
+            !(f >= 0 && f <= 1))
+            ORN_ERR(s, v->span, "'budget' is a fraction of the link, between 0 and 1, found %g", f);
+    }
+    kw = find_kw(e, "staleness_aware");
+    if (kw && kw->u.kwarg.value) {
+        OrnNode *v = kw->u.kwarg.value;
+        const OrnType *t = orn_sema_expr(s, v);
+        if (!orn_sema_is_err(t) && t->kind != T_BOOL)
+            ORN_ERR(s, v->span, "'staleness_aware' must be true or false, found %s",
+                    ORN_TSTR(s, t));
     }
     return target ? orn_type_buffer(s->ty, target) : orn_sema_terr(s);
 }

@@ -19,6 +19,8 @@
  * nobody wants, and would cost a store, a flag and a list entry per update, then the
  * flush; at one rank the loop is thus exactly the serial loop. A custom apply still sees
  * each element's summed delta at the flush (f(old, d1 + d2) is not f(f(old, d1), d2)).
+ *
+ * Managed communication (budget) and staleness-aware flushes of small copies: managed.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@
 #define RT_SNAP_BLOCK 2048
 
 #include "arena.h"
+#include "managed.h"
 #include "rt_int.h"
 
 int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, void *env,
@@ -94,6 +97,21 @@ OrnDsmArray *orn_rt_buffer_target(OrnRtBuffer *b)
 int64_t orn_rt_buffer_flush_every(const OrnRtBuffer *b)
 {
     return b->flush_every;
+}
+
+int orn_rt_buffer_set_budget(OrnRtBuffer *b, double budget)
+{
+    if (!(budget >= 0 && budget <= 1))
+        return orn_dsm_fail(b->rt->dsm, ORN_E_ARG,
+                            "buffer(%s): budget must be between 0 and 1, found %g", b->target->name,
+                            budget);
+    b->budget = budget;
+    return ORN_OK;
+}
+
+void orn_rt_buffer_set_staleness_aware(OrnRtBuffer *b, int on)
+{
+    b->stale_aware = on != 0;
 }
 
 static void add_typed(int type, void *acc, const void *d)
@@ -213,23 +231,25 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     }
 }
 
-void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
+int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
 {
     size_t bytes = (size_t)b->target->nnz * b->target->esize;
     b->replica = copy;
-    if (P == 1 || b->apply) return; /* then reads wait for the flushes */
+    if (P == 1 || b->apply) return ORN_OK; /* then reads wait for the flushes */
     if (bytes <= RT_SNAPSHOT_MAX) {
         /* updates exactly as at one rank; the flush diffs the whole copy */
         b->dd.direct = copy;
         b->dd.collect = 0;
         b->snap = orn_xmalloc(bytes ? bytes : 1);
         memcpy(b->snap, copy, bytes);
-        b->xbuf = orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
-        return;
+        int status = rt_managed_new(b, P, &b->mg);
+        if (!b->mg) b->xbuf = orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
+        return status;
     }
-    if (!b->dense) return;
+    if (!b->dense) return ORN_OK;
     b->dd.direct = copy;
     if (!b->dd.orig) b->dd.orig = orn_xmalloc(bytes);
+    return ORN_OK;
 }
 
 void rt_buffer_loop_end(OrnRtBuffer *b)
@@ -238,6 +258,8 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     b->dd.direct = NULL;
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
     b->replica = NULL;
+    rt_managed_free(b->mg);
+    b->mg = NULL;
     free(b->snap);
     free(b->xbuf);
     b->snap = NULL;
@@ -332,7 +354,7 @@ ADD_NONZERO(double, uint64_t)
 
 /* dst[i] = apply(dst[i], d[i]) (default: +=) for each of n elements whose change d[i] is
  * not +0 (every bit clear: untouched, or no change). */
-static int add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
+int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
 {
     const OrnDsmArray *a = b->target;
     size_t es = a->esize;
@@ -376,7 +398,7 @@ static int flush_dense_everyone(OrnRtBuffer *b)
         int64_t nq;
         memcpy(&nq, d - 8, 8);
         if (nq > most) most = nq;
-        status = add_changes(b, b->replica, d, vol);
+        status = rt_buffer_add_changes(b, b->replica, d, vol);
     }
     b->most_touched = most;
     free(all);
@@ -405,13 +427,19 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
+    if (!status && b->stale_aware && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
+        rt_stale_add(a->type, b->snap, all, bytes, P, vol);
+        memcpy(b->replica, b->snap, bytes);
+        b->rt->stats.flushed += vol;
+        return ORN_OK;
+    }
     /* a block at a time, so that the snapshot, the P changes and the copy pass through the
      * cache once */
     for (int64_t lo = 0; lo < vol && !status; lo += RT_SNAP_BLOCK) {
         int64_t n = vol - lo < RT_SNAP_BLOCK ? vol - lo : RT_SNAP_BLOCK;
         size_t at = (size_t)lo * es;
         for (int q = 0; q < P && !status; q++)
-            status = add_changes(b, b->snap + at, all + (size_t)q * bytes + at, n);
+            status = rt_buffer_add_changes(b, b->snap + at, all + (size_t)q * bytes + at, n);
         memcpy(b->replica + at, b->snap + at, (size_t)n * es);
     }
     if (status) return status;
@@ -429,6 +457,7 @@ static int flush(OrnRtBuffer *b)
      * the loop only the copies are read, so the owners take theirs at its end
      * (rt_replica_writeback). */
     int everyone = b->replica && P > 1;
+    if (everyone && b->mg) return rt_managed_flush(b);
     if (everyone && b->snap) return flush_snapshot(b);
     /* This rank's copy took its own updates at once: its change to each touched element
      * (copy - orig) is its delta, and the copy goes back to the last flush's values. */

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "managed.h"
 #include "rt_int.h"
 
 double rt_now(void)
@@ -883,6 +884,56 @@ static void clear_caches(Exec *x)
     }
 }
 
+/* Boundary j of the round for every managed buffer of the loop (managed.h). */
+static int managed_boundary(Exec *x, int j)
+{
+    RtSpan sp = rt_xfer_begin(x, "managed exchange");
+    int status = ORN_OK;
+    for (int k = 0; k < x->n && !status; k++)
+        if (x->vi[k].buf && x->vi[k].buf->mg) status = rt_managed_boundary(x->vi[k].buf, j);
+    rt_xfer_end(x, sp, &x->rt->stats.flush);
+    return status;
+}
+
+/* The bodies of one round: pieces [from, at). With managed buffers the rank's iterations of
+ * the round are cut into m sub-rounds of equal shares (fixed points of its own iteration
+ * count), with a boundary after each but the last -- every one of them, also without work. */
+static int run_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at)
+{
+    int m = 0, status = ORN_OK;
+    for (int k = 0; k < x->n; k++)
+        if (x->vi[k].buf && x->vi[k].buf->mg) {
+            int mk = rt_managed_subrounds(x->vi[k].buf->mg);
+            if (!m || mk < m) m = mk;
+        }
+    for (int k = 0; k < x->n && m; k++) /* the clock of the round's work starts */
+        if (x->vi[k].buf && x->vi[k].buf->mg) rt_managed_round_begin(x->vi[k].buf->mg, m);
+    if (m < 2) {
+        for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces->w[i], 0);
+        return status;
+    }
+    int64_t total = 0, done = 0;
+    for (int64_t i = from; i < at; i++) total += pieces->w[i].count;
+    int j = 0;
+    for (int64_t i = from; i < at && !status; i++) {
+        Work w = pieces->w[i];
+        while (w.count > 0 && !status) {
+            while (j < m - 1 && done >= total * (j + 1) / m && !status)
+                status = managed_boundary(x, j++);
+            if (status) break;
+            int64_t len = j < m - 1 ? total * (j + 1) / m - done : w.count;
+            if (len > w.count) len = w.count;
+            Work piece = {w.tile, w.first, len};
+            status = run_item(x, &piece, 0);
+            w.first += len;
+            w.count -= len;
+            done += len;
+        }
+    }
+    while (j < m - 1 && !status) status = managed_boundary(x, j++);
+    return status;
+}
+
 static int run_step(Exec *x, int64_t s)
 {
     int status = ORN_OK;
@@ -922,7 +973,7 @@ static int run_step(Exec *x, int64_t s)
             status = exchange(x);
             if (status) break;
         }
-        for (int64_t i = from; i < at && !status; i++) status = run_item(x, &pieces.w[i], 0);
+        status = run_round(x, &pieces, from, at);
         if (status) break;
         status = flush_buffers(x);
         rt_window_flushed(x);
@@ -1282,11 +1333,12 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         rt_buffer_loop_begin(x.vi[k].buf, x.P);
         for (int j = 0; j < x.n && x.replica; j++)
             if (x.replica[j] && x.vi[j].store == x.vi[k].store) {
-                rt_buffer_set_replica(x.vi[k].buf, x.replica[j], x.P);
+                status = rt_buffer_set_replica(x.vi[k].buf, x.replica[j], x.P);
                 break;
             }
     }
     rt_xfer_end(&x, setup, &rt->stats.transfer);
+    if (status) goto fn_fail;
     rt_progress_total(&x);
     /* Repartitions finish at different times on different ranks: nobody reads remotely
      * before every rank has its new partitions in place. */

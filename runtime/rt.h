@@ -91,6 +91,13 @@ int orn_rt_buffer_new(OrnRtCtx *rt, OrnDsmArray *target, orn_rt_apply_fn apply, 
 void orn_rt_buffer_free(OrnRtBuffer *b);
 OrnDsmArray *orn_rt_buffer_target(OrnRtBuffer *b);
 int64_t orn_rt_buffer_flush_every(const OrnRtBuffer *b);
+/* buffer(A, budget = f): managed communication (runtime/managed.h): between flushes each
+ * rank sends its largest relative changes to the other ranks within the fraction f (0 < f
+ * <= 1) of the link's bandwidth; 0 turns it off (the default). */
+int orn_rt_buffer_set_budget(OrnRtBuffer *b, double budget);
+/* buffer(A, staleness_aware = true): each exchanged change of an element is divided by the
+ * number of ranks that changed it in the same exchange (managed.h). */
+void orn_rt_buffer_set_staleness_aware(OrnRtBuffer *b, int on);
 /* Outside loops: add a delta (local) and flush (collective). */
 int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta);
 int orn_rt_buffer_flush(OrnRtBuffer *b);
@@ -253,6 +260,7 @@ typedef struct OrnRtStats {
     int64_t prefetched;    /* keys fetched in bulk */
     int64_t misses;        /* keys fetched on demand */
     int64_t flushed;       /* buffer deltas sent */
+    int64_t early;         /* buffer deltas sent between flushes (managed buffers) */
     int64_t repartitioned; /* arrays moved to a new partition before the loop */
     int64_t ghosts;        /* halo elements of read-only arrays received before the loop */
     /* Cache blocking: tiles of the iteration space per key dimension (blocks x sub-blocks),

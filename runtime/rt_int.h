@@ -72,8 +72,10 @@ struct OrnRtCtx {
     int nloops, caploops;
     RtWinHint *win_hints; /* window.c */
     int nwin_hints, capwin_hints;
-    void *gpu;      /* @gpu loops' state (gpu.c), created at the first one */
-    int summary_on; /* orn_rt_set_loop_summary: runs are summed per source location */
+    void *gpu;       /* @gpu loops' state (gpu.c), created at the first one */
+    int summary_on;  /* orn_rt_set_loop_summary: runs are summed per source location */
+    double link_bw;  /* managed buffers: the link's bytes/s and one-way latency in seconds, */
+    double link_lat; /* probed at first use (managed.c) */
     RtLoopSum *sums;
     int nsums, capsums;
 };
@@ -94,6 +96,10 @@ struct OrnRtBuffer {
     char *snap;           /* small targets with a copy: the copy as of the last flush; a flush
                              then sends each rank's whole copy - snap (no keys listed) */
     char *xbuf;           /* with snap: (P + 1) target sizes, the flush's exchange buffers */
+    double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
+    int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
+    struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
+    int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
@@ -106,8 +112,11 @@ int rt_buffer_prepare(OrnRtBuffer *b, int P);
 void rt_buffer_loop_end(OrnRtBuffer *b);
 /* Every rank holds a whole copy of b's target for this loop (blocking.c), which its reads
  * use: flushes go to every copy; with the default apply and a dense store each rank's
- * updates also go to its own copy at once (OrnRtDeltas.direct, rt.h). */
-void rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
+ * updates also go to its own copy at once (OrnRtDeltas.direct, rt.h). Collective: sets up
+ * managed communication where the buffer asks for it (managed.h). */
+int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
+/* dst[i] = apply(dst[i], d[i]) for each of n elements whose change d[i] is not +0. */
+int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 

@@ -362,14 +362,22 @@ void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)
 }
 
 OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,
-                            int64_t flush_every, int given, int line)
+                            int64_t flush_every, int given, double budget, int stale_aware,
+                            int line)
 {
     OrnRtBuffer *b = NULL;
     if (given && flush_every <= 0)
         orn_std_die(p, line, "buffer(%s): flush_every must be positive, found %" PRId64,
                     target->name, flush_every);
+    if (!(budget >= 0 && budget <= 1))
+        orn_std_die(p, line,
+                    "buffer(%s): budget is a fraction of the link, between 0 and 1, "
+                    "found %g",
+                    target->name, budget);
     int st = orn_rt_buffer_new(p->rt, target, apply, NULL, flush_every, &b);
+    if (!st) st = orn_rt_buffer_set_budget(b, budget);
     if (st) orn_std_fail(p, st, line, 0);
+    orn_rt_buffer_set_staleness_aware(b, stale_aware);
     return b;
 }
 

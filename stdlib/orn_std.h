@@ -363,10 +363,11 @@ OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int6
                                    double value, int64_t seed, const int *perm, const char *name,
                                    int line);
 void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *path, int line);
-/* buffer(A, apply = f, flush_every = n); `given`: whether flush_every was written (else
- * the default: at the end of each block of work). */
+/* buffer(A, apply = f, flush_every = n, budget = x, staleness_aware = b); `given`: whether
+ * flush_every was written (else the default: at the end of each block of work). */
 OrnRtBuffer *orn_std_buffer(OrnStdProg *p, OrnDsmArray *target, orn_rt_apply_fn apply,
-                            int64_t flush_every, int given, int line);
+                            int64_t flush_every, int given, double budget, int stale_aware,
+                            int line);
 /* Whole-array reductions (collective). */
 double orn_std_dist_sum(OrnStdProg *p, OrnDsmArray *a, int line);
 double orn_std_dist_dot(OrnStdProg *p, OrnDsmArray *a, OrnDsmArray *b, int line);

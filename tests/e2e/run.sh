@@ -61,6 +61,9 @@
 #                  rank's events removed fails the validator; an agreed error still writes
 #                  it; a file that cannot be written is refused (exit 2);
 #                  scripts/trace2svg.py renders it as well-formed SVG
+#   managed NP     managed buffers (managed.orn): at one rank the serial weights; exact sums
+#                  whatever goes early; bit-identical runs with fixed message sizes; the
+#                  staleness-aware flush's averages; deltas sent early at several ranks
 #   stats NP       $ORN_STATS=1 and --stats: one line per parallel_for of sgd_mf, numbers
 #                  that make sense (runs, compute <= time, bytes 0 at one rank and > 0 for
 #                  the 2d loop at several, imbalance >= 1); $ORN_STATS=runs: a line per run
@@ -232,7 +235,7 @@ compile)
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn; do
+           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -502,6 +505,47 @@ progress)
     fail "ORN_PROGRESS=1 exited non-zero"
   grep -q 'parallel_for sgd_mf' forced.err || fail "ORN_PROGRESS=1: no line on stderr"
   ! grep -q 'parallel_for' forced.txt || fail "ORN_PROGRESS=1: a line on stdout"
+  ;;
+managed)
+  # managed buffers (managed.orn): -n 1 is serial SGD (the same bits with and without a
+  # budget); sums of exact deltas are the serial sums whatever is sent early; with fixed
+  # message sizes two runs are bit-identical; staleness-aware flushes average c[0] over the
+  # ranks and leave c[1 + i] whole; deltas go early at several ranks
+  a="--train=$D/tiny.libsvm --epochs=4"
+  fixed() { ORN_MANAGED_SUBROUNDS=8 ORN_MANAGED_LAG=1 ORN_MANAGED_ENTRIES=3 "$@"; }
+  # shellcheck disable=SC2086
+  run "$B/managed" $a --budget=0 --wout=w0.txt --cout=c0.txt >out0.txt || fail "budget 0"
+  # shellcheck disable=SC2086
+  fixed env ORN_STATS=runs "$MPIEXEC" -n "$np" "$B/managed" $a --wout=w1.txt --cout=c1.txt \
+    >out1.txt 2>stats1.txt || { cat stats1.txt >&2; fail "managed"; }
+  # shellcheck disable=SC2086
+  fixed run "$B/managed" $a --wout=w2.txt --cout=c2.txt >out2.txt || fail "managed, again"
+  # shellcheck disable=SC2086
+  run "$B/managed" $a --wout=w3.txt --cout=c3.txt >out3.txt || fail "managed, measured budget"
+  want="c[0] 4800.0 c[1] 8.0 sum 14400.0"
+  for o in out0.txt out1.txt out2.txt out3.txt; do
+    [ "$(cat $o)" = "$want" ] || fail "$o: $(cat $o), want $want (the serial sums)"
+  done
+  cmp c0.txt c1.txt && cmp c0.txt c3.txt || fail "the counts differ from the serial ones"
+  cmp w1.txt w2.txt || fail "two runs with fixed message sizes differ"
+  early=$(awk '{ for (i = 1; i < NF; i++) if ($i == "early") s += $(i + 1) } END { print s + 0 }' stats1.txt)
+  if [ "$np" -eq 1 ]; then
+    cmp w0.txt w1.txt || fail "at one rank a managed buffer is not serial SGD"
+    [ "$early" -eq 0 ] || fail "$early deltas sent early at one rank"
+  else
+    [ "$early" -gt 0 ] || fail "no delta sent between flushes"
+    cmp -s w0.txt w1.txt && fail "the managed weights equal the flushed ones (no early deltas applied?)"
+  fi
+  # shellcheck disable=SC2086
+  run "$B/managed" $a --budget=0 --stale=true --cout=c4.txt >out4.txt || fail "staleness-aware"
+  want="c[0] $((4 * 1200 / np)).0 c[1] 8.0 sum $((4 * 1200 / np + 8 * 1200)).0"
+  [ "$(cat out4.txt)" = "$want" ] || fail "staleness-aware: $(cat out4.txt), want $want"
+  # shellcheck disable=SC2086
+  fixed run "$B/managed" $a --stale=true --wout=w5.txt --cout=c5.txt >out5.txt || fail "both"
+  # shellcheck disable=SC2086
+  fixed run "$B/managed" $a --stale=true --wout=w6.txt --cout=c6.txt >out6.txt || fail "both again"
+  cmp w5.txt w6.txt && cmp c5.txt c6.txt || fail "staleness-aware managed runs differ"
+  [ "$np" -gt 1 ] || cmp w0.txt w5.txt || fail "staleness-aware at one rank is not serial SGD"
   ;;
 stats)
   args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3"
