@@ -98,14 +98,13 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
     const char *T = cg_ctype(tk), *opn = assign_op(op);
     cg_ol(c, "{");
     c->ind++;
-    cg_vx_scalars(c, vx);
-    cg_view_decl(c, tg, tid);
+    cg_view_decl(c, tg, tid); /* the target's subscripts first: left to right */
+    cg_vx_decls(c, vx, true);
     for (int i = 0; i < vx->nviews; i++) {
         const VLeaf *l = &vx->views[i];
-        if (l->dup) continue;
-        cg_view_decl(c, l->n, l->id);
-        cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", tid, l->id, tid,
-              l->id, c->line);
+        if (!l->dup)
+            cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", tid, l->id, tid,
+                  l->id, c->line);
     }
     cg_ind(c);
     cg_o(c, "if (t%d_ == 1", tid);
@@ -157,11 +156,11 @@ static void st_assign_view(C *c, const OrnNode *s)
     }
     cg_ol(c, "{");
     c->ind++;
-    cg_vx_setup(c, vx, -2); /* scalars and views; checks below */
-    cg_ind(c);
+    cg_ind(c); /* the target's subscripts first: left to right */
     cg_o(c, "OrnStdVec w%d_ = ", tid);
     cg_vec_ctor(c, tg);
     cg_o(c, ";\n");
+    cg_vx_setup(c, vx, -2); /* scalars and views; checks below */
     for (int i = 0; i < vx->nviews; i++)
         if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
     const char *opn = assign_op(op);

@@ -88,30 +88,39 @@ static const VLeaf *vx_find(const VX *vx, const OrnNode *e)
     return NULL;
 }
 
-void cg_vx_scalars(C *c, const VX *vx)
+void cg_vx_decls(C *c, const VX *vx, bool fast)
 {
-    for (int i = 0; i < vx->nscalars; i++) {
-        const VLeaf *l = &vx->scalars[i];
-        cg_ind(c);
-        cg_o(c, "const %s s%d_ = ", cg_ctype(cg_kind_of(l->n)), l->id);
-        cg_ex(c, l->n);
-        cg_o(c, ";\n");
-    }
-}
-
-/* Declarations of the leaves: scalars evaluated once, in order; views; length checks
- * against `first` (the id of the target vector, or -1: the first view). */
-void cg_vx_setup(C *c, const VX *vx, int first)
-{
-    cg_vx_scalars(c, vx);
-    for (int i = 0; i < vx->nviews; i++) {
-        const VLeaf *l = &vx->views[i];
-        if (l->dup) continue;
+    int i = 0, j = 0;
+    while (i < vx->nscalars || j < vx->nviews) {
+        if (j < vx->nviews && vx->views[j].dup) {
+            j++;
+            continue;
+        }
+        if (i < vx->nscalars && (j == vx->nviews || vx->scalars[i].id < vx->views[j].id)) {
+            const VLeaf *l = &vx->scalars[i++];
+            cg_ind(c);
+            cg_o(c, "const %s s%d_ = ", cg_ctype(cg_kind_of(l->n)), l->id);
+            cg_ex(c, l->n);
+            cg_o(c, ";\n");
+            continue;
+        }
+        const VLeaf *l = &vx->views[j++];
+        if (fast) {
+            cg_view_decl(c, l->n, l->id);
+            continue;
+        }
         cg_ind(c);
         cg_o(c, "OrnStdVec w%d_ = ", l->id);
         cg_vec_ctor(c, l->n);
         cg_o(c, ";\n");
     }
+}
+
+/* Declarations of the leaves (cg_vx_decls); length checks against `first` (the id of the
+ * target vector, or -1: the first view). */
+void cg_vx_setup(C *c, const VX *vx, int first)
+{
+    cg_vx_decls(c, vx, false);
     if (first == -2) return; /* the caller checks against its target */
     int f = first >= 0 ? first : vx->nviews ? vx->views[0].id : -1;
     for (int i = 0; i < vx->nviews; i++)

@@ -118,7 +118,11 @@ void cg_ex_cond(C *c, const OrnNode *e);
 
 /* c_view.c */
 void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
-void cg_vx_scalars(C *c, const VX *vx); /* the scalar leaves, evaluated once, in order */
+/* The leaves' declarations in source order (ids grow as cg_vx_collect meets them), so that
+ * their effects (randint in an operand or a subscript) happen left to right: scalars
+ * evaluated once (s<id>_), views as vectors (w<id>_) or, fast, as pointers and strides
+ * (cg_view_decl). */
+void cg_vx_decls(C *c, const VX *vx, bool fast);
 void cg_vx_setup(C *c, const VX *vx, int first);
 void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
 void cg_vx_hoist(C *c, const VX *vx);
