@@ -66,6 +66,8 @@ enum {
     ORN_TAG_STREAM,   /* save: rank-ordered streams to rank 0 */
     ORN_TAG_CLOCK,    /* timeline: clock offsets against rank 0 */
     ORN_TAG_TIMELINE, /* timeline: every rank's spans to rank 0 */
+    ORN_TAG_BULK_REP, /* bulk fetch: replies (fetch.c) */
+    ORN_TAG_HALO,     /* ghost cells (runtime/halo.c) */
     ORN_TAG_TEST = 64
 };
 
