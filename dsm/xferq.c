@@ -29,7 +29,7 @@ struct OrnDsmXfer {
     int nchunk, posted, ndone; /* chunks in all, posted, complete */
     int finished, looked;      /* every chunk complete; tested or waited for once */
     char *buf;
-    size_t n;
+    size_t n;            /* bytes (a send's chunks may be those of a larger bound) */
     double need, t0, t1; /* queued, found complete (orn_dsm_now) */
     int64_t seq;
     OrnDsmReq **req; /* per chunk, NULL once complete */
@@ -51,15 +51,22 @@ static XferQ *queue(OrnDsmCtx *ctx)
     return ctx->xq;
 }
 
+/* Chunk i of x: chunk bytes at offset i * chunk, clipped to n (empty past n). */
 static size_t chunk_len(const OrnDsmCtx *ctx, const OrnDsmXfer *x, int i)
 {
     if (x->nchunk == 1) return x->n;
     size_t off = (size_t)i * ctx->xchunk;
+    if (off >= x->n) return 0;
     return x->n - off < ctx->xchunk ? x->n - off : ctx->xchunk;
 }
 
-static OrnDsmXfer *xfer_new(OrnDsmCtx *ctx, int send, void *buf, size_t n, int peer, int tag,
-                            double need, const char *what)
+static char *chunk_at(const OrnDsmCtx *ctx, const OrnDsmXfer *x, int i)
+{
+    return chunk_len(ctx, x, i) ? x->buf + (size_t)i * ctx->xchunk : x->buf;
+}
+
+static OrnDsmXfer *xfer_new(OrnDsmCtx *ctx, int send, void *buf, size_t n, size_t bound, int peer,
+                            int tag, double need, const char *what)
 {
     XferQ *q = queue(ctx);
     OrnDsmXfer *x = orn_xcalloc(1, sizeof *x);
@@ -71,7 +78,8 @@ static OrnDsmXfer *xfer_new(OrnDsmCtx *ctx, int send, void *buf, size_t n, int p
     x->need = need;
     x->seq = q->seq++;
     x->t0 = orn_dsm_now();
-    x->nchunk = ctx->xchunk && n > ctx->xchunk ? (int)((n + ctx->xchunk - 1) / ctx->xchunk) : 1;
+    x->nchunk =
+        ctx->xchunk && bound > ctx->xchunk ? (int)((bound + ctx->xchunk - 1) / ctx->xchunk) : 1;
     x->req = orn_xcalloc((size_t)x->nchunk, sizeof *x->req);
     snprintf(x->what, sizeof x->what, "%s", what ? what : "transfer");
     if (q->tail)
@@ -153,8 +161,7 @@ static int post_chunk(OrnDsmCtx *ctx, XferQ *q, OrnDsmXfer *x)
 {
     int i = x->posted;
     size_t len = chunk_len(ctx, x, i);
-    int status =
-        orn_dsm_isend(ctx, x->buf + (size_t)i * ctx->xchunk, len, x->peer, x->tag, &x->req[i]);
+    int status = orn_dsm_isend(ctx, chunk_at(ctx, x, i), len, x->peer, x->tag, &x->req[i]);
     if (status) return status;
     /* the bytes were counted when the transfer was queued */
     if (x->peer != ctx->rank) ctx->sent -= (int64_t)len;
@@ -176,7 +183,7 @@ static int post_ready(OrnDsmCtx *ctx, XferQ *q)
 {
     int status;
     for (OrnDsmXfer *x = q->head; x; x = x->next)
-        if (x->send && x->n <= ORN_XFER_SMALL && x->posted < x->nchunk && eligible(q, x)) {
+        if (x->send && x->nchunk == 1 && x->n <= ORN_XFER_SMALL && !x->posted && eligible(q, x)) {
             status = post_chunk(ctx, q, x);
             if (status) return status;
         }
@@ -210,9 +217,18 @@ int orn_dsm_xprogress(OrnDsmCtx *ctx)
 int orn_dsm_xsend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag, double need,
                   const char *what, OrnDsmXfer **out)
 {
+    return orn_dsm_xsend_upto(ctx, buf, n, n, peer, tag, need, what, out);
+}
+
+int orn_dsm_xsend_upto(OrnDsmCtx *ctx, const void *buf, size_t n, size_t bound, int peer, int tag,
+                       double need, const char *what, OrnDsmXfer **out)
+{
     if (peer < 0 || peer >= ctx->size)
         return orn_dsm_fail(ctx, ORN_E_ARG, "%s: no rank %d", what ? what : "send", peer);
-    OrnDsmXfer *x = xfer_new(ctx, 1, (void *)(uintptr_t)buf, n, peer, tag, need, what);
+    if (n > bound)
+        return orn_dsm_fail(ctx, ORN_E_INTERNAL, "%s: %zu bytes for a receiver of %zu",
+                            what ? what : "send", n, bound);
+    OrnDsmXfer *x = xfer_new(ctx, 1, (void *)(uintptr_t)buf, n, bound, peer, tag, need, what);
     XferQ *q = ctx->xq;
     q->st.sends++;
     q->st.sent += (int64_t)n;
@@ -228,15 +244,14 @@ int orn_dsm_xrecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, double
 {
     if (peer < 0 || peer >= ctx->size)
         return orn_dsm_fail(ctx, ORN_E_ARG, "%s: no rank %d", what ? what : "receive", peer);
-    OrnDsmXfer *x = xfer_new(ctx, 0, buf, n, peer, tag, need, what);
+    OrnDsmXfer *x = xfer_new(ctx, 0, buf, n, n, peer, tag, need, what);
     XferQ *q = ctx->xq;
     q->st.recvs++;
     q->st.received += (int64_t)n;
     *out = x;
     for (int i = 0; i < x->nchunk; i++) {
         size_t len = chunk_len(ctx, x, i);
-        int status =
-            orn_dsm_irecv(ctx, x->buf + (size_t)i * ctx->xchunk, len, peer, tag, &x->req[i]);
+        int status = orn_dsm_irecv(ctx, chunk_at(ctx, x, i), len, peer, tag, &x->req[i]);
         if (status) {
             orn_dsm_xdrop(ctx, out);
             return status;

@@ -10,8 +10,8 @@
  * peer is blocked on by the whole block (32 ms at 1 Gbit/s). Here a transfer is cut into
  * chunks, at most `window` bytes of chunks are posted at a time, and each time there is room
  * the next chunk is taken from the transfer needed soonest: an urgent transfer waits behind
- * at most a window. Small transfers (up to ORN_XFER_SMALL bytes: requests, replies) never
- * wait for room.
+ * at most a window. Small transfers (one chunk of at most ORN_XFER_SMALL bytes: requests,
+ * replies) never wait for room.
  *
  * Need. A number on the receiver's schedule: the step at which it needs the data (a
  * fraction orders the blocks of a step), ORN_XFER_NOW for a receiver blocked on it. Ties go
@@ -59,7 +59,12 @@ enum { ORN_XFER_SMALL = 4096 };
  * orn_dsm_xdrop drops it. */
 int orn_dsm_xsend(OrnDsmCtx *ctx, const void *buf, size_t n, int peer, int tag, double need,
                   const char *what, OrnDsmXfer **out);
-/* Post the receive of what peer's orn_dsm_xsend of n bytes on tag sends, into buf. */
+/* As orn_dsm_xsend, to a receiver that posted `bound` bytes (n <= bound: a packed block
+ * whose size the receiver knows only a bound of): bound's chunks, those past n empty. */
+int orn_dsm_xsend_upto(OrnDsmCtx *ctx, const void *buf, size_t n, size_t bound, int peer, int tag,
+                       double need, const char *what, OrnDsmXfer **out);
+/* Post the receive of what peer's orn_dsm_xsend of n bytes on tag sends, into buf (or of
+ * at most n bytes, what its orn_dsm_xsend_upto with bound n sends). */
 int orn_dsm_xrecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, double need,
                   const char *what, OrnDsmXfer **out);
 /* Non-blocking: *done = 1 when the transfer is complete (then it is released and *x set to

@@ -273,10 +273,11 @@ static int step_end(Exec *x, int64_t s)
             pool_put(R, R->sbuf[at], R->sbufcap[at]);
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             R->sbuf[at] = orn_dsm_tile_take(a, j, &R->sbufcap[at]);
-            /* the next rank computes on it L steps from now */
-            status =
-                orn_dsm_xsend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"", R->sbufcap[at], next,
-                              ORN_TAG_RING, (double)(s + R->L), "rotated block", &R->sx[at]);
+            /* the next rank computes on it L steps from now; it allows block_bytes (a packed
+             * sparse block can be smaller) */
+            status = orn_dsm_xsend_upto(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"",
+                                        R->sbufcap[at], block_bytes(a, j), next, ORN_TAG_RING,
+                                        (double)(s + R->L), "rotated block", &R->sx[at]);
             if (status) return status;
         }
         rt_span_end(x, sp, &x->rt->stats.transfer);
