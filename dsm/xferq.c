@@ -21,7 +21,7 @@
 #include "arena.h"
 #include "dsm_int.h"
 
-enum { DEFAULT_CHUNK = 256 << 10, DEFAULT_WINDOW = 4 * DEFAULT_CHUNK };
+enum { DEFAULT_CHUNK = 256 << 10, DEFAULT_WINDOW = 8 * DEFAULT_CHUNK };
 
 struct OrnDsmXfer {
     OrnDsmXfer *next; /* the queue, in queueing order */
@@ -30,6 +30,7 @@ struct OrnDsmXfer {
     int finished, looked;      /* every chunk complete; tested or waited for once */
     char *buf;
     size_t n;            /* bytes (a send's chunks may be those of a larger bound) */
+    size_t chunk;        /* the chunk size when it was queued; 0: one message */
     double need, t0, t1; /* queued, found complete (orn_dsm_now) */
     int64_t seq;
     OrnDsmReq **req; /* per chunk, NULL once complete */
@@ -52,17 +53,17 @@ static XferQ *queue(OrnDsmCtx *ctx)
 }
 
 /* Chunk i of x: chunk bytes at offset i * chunk, clipped to n (empty past n). */
-static size_t chunk_len(const OrnDsmCtx *ctx, const OrnDsmXfer *x, int i)
+static size_t chunk_len(const OrnDsmXfer *x, int i)
 {
     if (x->nchunk == 1) return x->n;
-    size_t off = (size_t)i * ctx->xchunk;
+    size_t off = (size_t)i * x->chunk;
     if (off >= x->n) return 0;
-    return x->n - off < ctx->xchunk ? x->n - off : ctx->xchunk;
+    return x->n - off < x->chunk ? x->n - off : x->chunk;
 }
 
-static char *chunk_at(const OrnDsmCtx *ctx, const OrnDsmXfer *x, int i)
+static char *chunk_at(const OrnDsmXfer *x, int i)
 {
-    return chunk_len(ctx, x, i) ? x->buf + (size_t)i * ctx->xchunk : x->buf;
+    return chunk_len(x, i) ? x->buf + (size_t)i * x->chunk : x->buf;
 }
 
 static OrnDsmXfer *xfer_new(OrnDsmCtx *ctx, int send, void *buf, size_t n, size_t bound, int peer,
@@ -78,8 +79,8 @@ static OrnDsmXfer *xfer_new(OrnDsmCtx *ctx, int send, void *buf, size_t n, size_
     x->need = need;
     x->seq = q->seq++;
     x->t0 = orn_dsm_now();
-    x->nchunk =
-        ctx->xchunk && bound > ctx->xchunk ? (int)((bound + ctx->xchunk - 1) / ctx->xchunk) : 1;
+    x->chunk = ctx->xchunk;
+    x->nchunk = x->chunk && bound > x->chunk ? (int)((bound + x->chunk - 1) / x->chunk) : 1;
     x->req = orn_xcalloc((size_t)x->nchunk, sizeof *x->req);
     snprintf(x->what, sizeof x->what, "%s", what ? what : "transfer");
     if (q->tail)
@@ -109,7 +110,7 @@ static void xfer_free(OrnDsmCtx *ctx, OrnDsmXfer *x)
     XferQ *q = ctx->xq;
     for (int i = 0; i < x->nchunk; i++) {
         if (!x->req[i]) continue;
-        if (x->send && q) q->inflight -= chunk_len(ctx, x, i);
+        if (x->send && q) q->inflight -= chunk_len(x, i);
         orn_dsm_drop(ctx, &x->req[i]);
     }
     if (q) unlink_xfer(q, x);
@@ -140,7 +141,7 @@ static int test_chunks(OrnDsmCtx *ctx, XferQ *q, OrnDsmXfer *x)
         if (status) return status;
         if (!done) continue;
         if (x->send) {
-            q->inflight -= chunk_len(ctx, x, i);
+            q->inflight -= chunk_len(x, i);
             if (!q->inflight) q->st.busy += orn_dsm_now() - q->busy_since;
         }
     }
@@ -160,8 +161,8 @@ static int eligible(const XferQ *q, const OrnDsmXfer *x)
 static int post_chunk(OrnDsmCtx *ctx, XferQ *q, OrnDsmXfer *x)
 {
     int i = x->posted;
-    size_t len = chunk_len(ctx, x, i);
-    int status = orn_dsm_isend(ctx, chunk_at(ctx, x, i), len, x->peer, x->tag, &x->req[i]);
+    size_t len = chunk_len(x, i);
+    int status = orn_dsm_isend(ctx, chunk_at(x, i), len, x->peer, x->tag, &x->req[i]);
     if (status) return status;
     /* the bytes were counted when the transfer was queued */
     if (x->peer != ctx->rank) ctx->sent -= (int64_t)len;
@@ -194,7 +195,7 @@ static int post_ready(OrnDsmCtx *ctx, XferQ *q)
             if (!best || x->need < best->need) best = x; /* ties: queueing order */
         }
         if (!best) return ORN_OK;
-        size_t len = chunk_len(ctx, best, best->posted);
+        size_t len = chunk_len(best, best->posted);
         if (q->inflight > 0 && q->inflight + len > ctx->xwindow) return ORN_OK;
         status = post_chunk(ctx, q, best);
         if (status) return status;
@@ -250,8 +251,8 @@ int orn_dsm_xrecv(OrnDsmCtx *ctx, void *buf, size_t n, int peer, int tag, double
     q->st.received += (int64_t)n;
     *out = x;
     for (int i = 0; i < x->nchunk; i++) {
-        size_t len = chunk_len(ctx, x, i);
-        int status = orn_dsm_irecv(ctx, chunk_at(ctx, x, i), len, peer, tag, &x->req[i]);
+        size_t len = chunk_len(x, i);
+        int status = orn_dsm_irecv(ctx, chunk_at(x, i), len, peer, tag, &x->req[i]);
         if (status) {
             orn_dsm_xdrop(ctx, out);
             return status;
@@ -342,8 +343,6 @@ void orn_dsm_xdrop(OrnDsmCtx *ctx, OrnDsmXfer **x)
 
 int orn_dsm_xfer_config(OrnDsmCtx *ctx, size_t chunk, size_t window)
 {
-    if (ctx->xq && ctx->xq->head)
-        return orn_dsm_fail(ctx, ORN_E_ARG, "transfer settings: transfers are in flight");
     ctx->xchunk = chunk;
     ctx->xwindow = window ? window : DEFAULT_WINDOW;
     return ORN_OK;

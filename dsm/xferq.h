@@ -29,14 +29,18 @@
  * receiver must agree on n, peer and tag, as for one message.
  *
  * Cost model (chunk c, window W, link byte time b, round trip r, poll interval p -- the time
- * of one slice of a block):
- *   - an urgent transfer queued behind others starts within W b + r (the window ahead of it
- *     drains), instead of behind every byte queued before it;
- *   - the link stays busy while W >= (r + p) / b: a window drains in W b, and its chunks'
- *     successors are posted at the next poll and each needs a rendezvous round trip. The
- *     defaults, c = 256 KiB and W = 4 c = 1 MiB, cover r + p up to 8 ms at 1 Gbit/s and
- *     0.8 ms at 10 Gbit/s, and bound an urgent transfer's wait to about 8 ms / 0.8 ms;
- *   - a chunk of c bytes costs one rendezvous, overlapped with the window's other chunks.
+ * of one slice of a block -- and o, what a window's turn costs beyond its bytes: the last
+ * chunk's completion reaching the sender (r / 2), the next poll (p), the next chunk's
+ * rendezvous (r), and on a loaded machine the ranks' wake-ups):
+ *   - an urgent transfer queued behind others starts within about W b + o, instead of
+ *     behind every byte queued before it;
+ *   - bulk transfers keep W b / (W b + o) of the link: W b >= 4 o for 80 %;
+ *   - each chunk above MPI's eager limit costs one rendezvous, overlapped with the window's
+ *     other chunks: c = W / 8.
+ * Measured on the test bed (bench/xfer_order.c, 8 blocks of 4 MiB queued, docs/performance.md):
+ * at 1 Gbit/s o is about 3 ms, and W = 2 MiB kept 98 % of the link with a blocked reader's
+ * reply waiting 12 ms (median) instead of 286 ms behind the queued blocks (1 MiB: 77 % and
+ * 8 ms; 512 KiB: 40 %). Defaults: c = 256 KiB, W = 2 MiB.
  * $ORN_XFER_CHUNK and $ORN_XFER_WINDOW (bytes; 0 chunk: transfers whole) set them.
  */
 #ifndef ORN_DSM_XFERQ_H

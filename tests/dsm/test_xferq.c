@@ -238,8 +238,10 @@ static void test_order(OrnDsmCtx *ctx, Link *l)
     /* needed soonest (step 1), but behind a on the same peer and tag */
     CHECK(orn_dsm_xsend(ctx, d, sizeof d, 0, A, 1.0, "d", &xd) == ORN_OK);
     CHECK(l->nlog == 3);
-    /* a changed setting while transfers are queued is refused */
-    CHECK(orn_dsm_xfer_config(ctx, KB / 2, 2 * KB) == ORN_E_ARG);
+    /* a new chunk size applies to transfers queued later: a, b and d keep theirs */
+    CHECK(orn_dsm_xfer_config(ctx, KB / 2, 2 * KB) == ORN_OK);
+    CHECK(orn_dsm_xprogress(ctx) == ORN_OK && l->nlog == 3);
+    CHECK(orn_dsm_xfer_config(ctx, KB, 2 * KB) == ORN_OK);
     /* receives, posted whole: a before d on tag A */
     CHECK(orn_dsm_xrecv(ctx, ra, sizeof ra, 0, A, 5.0, "a", &r[0]) == ORN_OK);
     CHECK(orn_dsm_xrecv(ctx, rb, sizeof rb, 0, B, 3.0, "b", &r[1]) == ORN_OK);
