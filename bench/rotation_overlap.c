@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dsm.h"
 #include "rt.h"
@@ -39,6 +40,8 @@ typedef struct Opt {
 typedef struct Result {
     double with, without, wait;
     double cwith, cwithout; /* rank 0's seconds computing (blocks), per epoch */
+    double uwith, uwithout; /* rank 0's processor seconds (user + system), per epoch */
+    int64_t steps, tiles1;  /* ring steps per epoch; tiles of H's rows (blocks x sub-blocks) */
     double sent;            /* bytes rank 0 sent */
     double early; /* share of the bytes rank 0 received that had arrived before it waited */
 } Result;
@@ -74,6 +77,14 @@ static int mf_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
     }
     b->acc[0].f64 += loss;
     return 0;
+}
+
+/* This process's processor time, user and system. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -126,7 +137,7 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     double *t_with = calloc((size_t)o->epochs, sizeof *t_with);
     double *t_without = calloc((size_t)o->epochs, sizeof *t_without);
-    double waited = 0, sent = 0, cw = 0, cwo = 0;
+    double waited = 0, sent = 0, cw = 0, cwo = 0, uw = 0, uwo = 0;
     OrnDsmXferStats x0 = {0}, x1 = {0};
     /* One warm-up epoch of each: partitions are made once and reused afterwards. */
     for (int e = -1; e < o->epochs; e++) {
@@ -136,7 +147,9 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
             orn_rt_set_nocomm(rt, mode == 1);
             die(rt, orn_dsm_barrier(orn_rt_dsm(rt)));
             if (e == 0 && mode == 0) orn_dsm_xfer_stats(orn_rt_dsm(rt), &x0);
+            double u0 = cpu_seconds();
             die(rt, orn_rt_run(rt, &loop));
+            double u = cpu_seconds() - u0;
             OrnRtStats st;
             orn_rt_stats(rt, &st);
             /* The epoch takes as long as its slowest rank. */
@@ -147,11 +160,15 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
                 t_with[e] = t;
                 waited += st.wait;
                 cw += st.compute;
+                uw += u;
+                res->steps = st.steps;
+                res->tiles1 = st.grid[1];
                 sent += (double)st.sent;
                 orn_dsm_xfer_stats(orn_rt_dsm(rt), &x1);
             } else {
                 t_without[e] = t;
                 cwo += st.compute;
+                uwo += u;
             }
         }
     }
@@ -162,6 +179,8 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
     res->sent = sent / o->epochs;
     res->cwith = cw / o->epochs;
     res->cwithout = cwo / o->epochs;
+    res->uwith = uw / o->epochs;
+    res->uwithout = uwo / o->epochs;
     int64_t got = x1.received - x0.received;
     res->early = got > 0 ? (double)(x1.early_bytes - x0.early_bytes) / (double)got : 1.0;
     free(t_with);
@@ -220,22 +239,25 @@ int main(int argc, char **argv)
     if (o.timeline) die(rt, orn_dsm_timeline_start(dsm, o.timeline, 0));
     Result res;
     measure(rt, &o, o.bpr, R, W, H, &res);
-    int64_t nb1 = (int64_t)o.bpr * P, L = (nb1 + P - 1) / P;
+    int64_t nb1 = (int64_t)o.bpr * P;
     double block_mb = (double)o.items / (double)nb1 * o.k * 4 / 1e6;
     if (me == 0) {
         printf("rotation_overlap: %d ranks, %lld users x %lld items, %lld ratings, K = %d\n", P,
                (long long)o.users, (long long)o.items, (long long)R->nnz, o.k);
-        printf("  H: %d blocks of %.2f MB, %lld ring slots per rank, each block moves %d times "
-               "per epoch\n",
-               (int)nb1, block_mb, (long long)L, P);
+        printf("  H: %d blocks of %.2f MB (%lld tiles of %.2f MB with sub-blocks), %lld ring "
+               "steps per epoch (%lld slots per rank), each block moves %d times per epoch\n",
+               (int)nb1, block_mb, (long long)res.tiles1,
+               (double)o.items / (double)(res.tiles1 ? res.tiles1 : 1) * o.k * 4 / 1e6,
+               (long long)res.steps, (long long)(res.steps / P), P);
         printf("  blocks per rank %d:\n", o.bpr);
         printf("    compute-only   %.4f s/epoch (median of %d)\n", res.without, o.epochs);
         printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n",
                res.with, o.epochs, res.wait);
         printf("    sent by rank 0 %.2f MB/epoch, received before needed %.0f %%\n", res.sent / 1e6,
                100 * res.early);
-        printf("    rank 0 computing %.4f s/epoch in rotation, %.4f s in compute-only\n", res.cwith,
-               res.cwithout);
+        printf("    rank 0 computing %.4f s/epoch in rotation, %.4f s in compute-only; processor "
+               "%.4f s and %.4f s\n",
+               res.cwith, res.cwithout, res.uwith, res.uwithout);
         printf("    ratio rotation / compute-only = %.3f\n", res.with / res.without);
         fflush(stdout);
     }

@@ -18,8 +18,14 @@
  * Prints per way the reads made while blocks were arriving, their median, 90th percentile
  * and largest latency, and the blocks' transfer time (MiB/s).
  *
+ * Then: do bytes move while ranks compute? Rank 0 queues one transfer of NB * MB MiB to rank
+ * 1, and both compute for COMPUTE ms, polling every POLL us (as the runtime does between
+ * slices of a block) or not at all; then rank 1 waits for the transfer. Prints the wait after
+ * the computation (0: it all moved during it) against the time the transfer takes alone.
+ *
  *   mpiexec -n 2 build/release/bench/bench_xfer_order [--blocks=8] [--mb=4] [--poll=500]
- *                                                      [--reps=3]
+ *                                                      [--reps=3] [--compute=MS]
+ * --compute defaults to twice the time the transfer takes alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +157,31 @@ static void run(OrnRtCtx *rt, OrnDsmArray *A, const Way *w, int nb, size_t bytes
     free(peers);
 }
 
+/* One transfer of `bytes` from rank 0 to rank 1 while both compute `ms` milliseconds, polling
+ * every poll_us (0: never); returns rank 1's wait afterwards (seconds; rank 0: 0). */
+static double moved_during(OrnRtCtx *rt, char *sbuf, char *rbuf, size_t bytes, double ms,
+                           double poll_us)
+{
+    OrnDsmCtx *dsm = orn_rt_dsm(rt);
+    int me = orn_rt_rank(rt);
+    OrnDsmXfer *x = NULL;
+    die(rt, orn_dsm_barrier(dsm));
+    if (me == 0)
+        die(rt, orn_dsm_xsend(dsm, sbuf, bytes, 1, TAG_BLOCK, 1.0, "block", &x));
+    else
+        die(rt, orn_dsm_xrecv(dsm, rbuf, bytes, 0, TAG_BLOCK, 1.0, "block", &x));
+    double t0 = now();
+    while ((now() - t0) * 1e3 < ms) {
+        spin(poll_us > 0 ? poll_us : 1000);
+        if (poll_us > 0) die(rt, orn_dsm_progress(dsm));
+    }
+    double w0 = now();
+    die(rt, orn_dsm_xwait(dsm, &x, 1, "block"));
+    double waited = now() - w0;
+    die(rt, orn_dsm_barrier(dsm));
+    return me == 1 ? waited : 0;
+}
+
 int main(int argc, char **argv)
 {
     OrnRtCtx *rt = NULL;
@@ -204,6 +235,25 @@ int main(int argc, char **argv)
                    ways[w].name, n, 1e3 * all[w][n / 2], 1e3 * all[w][n * 9 / 10],
                    1e3 * all[w][n - 1], best[w], (double)nb * (double)(bytes >> 20) / best[w]);
         }
+        fflush(stdout);
+    }
+    /* bytes moving during computation, with and without polls */
+    size_t total = (size_t)nb * bytes;
+    double alone = moved_during(rt, sbuf, rbuf, total, 0, 0);
+    double ms = (double)opt(argc, argv, "--compute", 0);
+    if (ms <= 0) ms = 2e3 * alone + 20;
+    double with = 1e30, without = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double a = moved_during(rt, sbuf, rbuf, total, ms, poll_us);
+        double b = moved_during(rt, sbuf, rbuf, total, ms, 0);
+        if (a < with) with = a;
+        if (b < without) without = b;
+    }
+    if (me == 1) {
+        printf("  one transfer of %zu MiB while both ranks compute %.0f ms (alone it takes %.1f "
+               "ms): waited %.1f ms after the computation with polls every %g us, %.1f ms "
+               "without polls (best of %d)\n",
+               total >> 20, ms, 1e3 * alone, 1e3 * with, poll_us, 1e3 * without, reps);
         fflush(stdout);
     }
     for (int w = 0; w < 3; w++) free(all[w]);
