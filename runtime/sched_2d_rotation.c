@@ -15,15 +15,38 @@
  * packed message of its CSR rows or keys and values (dsm/wire.c), unpacked on arrival.
  *
  * Overlap: a block sent at step s is needed at step s + L, so with B1 >= 2P (L >= 2) its
- * transfer has L - 1 steps of computation to hide behind. The MPI library only moves data
- * when called, so while transfers are in flight the driver runs each block in slices of
- * `slice` elements and polls between them (orn_dsm_progress).
+ * transfer has L - 1 steps of computation to hide behind. Blocks are need-ordered
+ * transfers (dsm/xferq.h) with need s + L: the link carries them in the order the next
+ * rank uses them, after what is needed sooner (a reader blocked on a remote read, ghost
+ * cells of the first blocks), in chunks, a window at a time. MPICH over UCX's TCP moves a
+ * message only inside MPI calls, on both ends (on the test bed, a 32 MiB transfer during
+ * 650 ms of computation without a call had not moved at all; with a poll every 0.5 ms it
+ * was through when the computation ended: bench/xfer_order.c), so while transfers are in
+ * flight the driver runs each block in slices of `slice` elements and polls between them
+ * (orn_dsm_progress), and every wait progresses the queue.
  *
- * Cost model (N iterations, t per iteration, P ranks, a rotated block of S bytes, latency
- * a, byte time b, L = ceil(B1 / P)):
- *   T = P L steps x max( (N / (P^2 L)) t,  a + S b )  +  (a + S b) for the last return
- *   compute-bound when (N / (P^2 L)) t >= a + S b, i.e. the epoch takes (N / P) t plus one
- *   unhidden block transfer; memory: 2 rotated blocks per slot (one in flight, one arriving).
+ * Cost model (N iterations, t per iteration, P ranks, R bytes of rotated arrays, L ring
+ * slots per rank, a block of S = R / (P L) bytes, latency a, link byte time b, o the cost
+ * of a step beyond its compute -- a wait, a bind, a send posted):
+ *   T = P L steps x max( N t / (P^2 L) + o,  a + S b )  +  (a + S b) for the last return
+ * Bandwidth bound: a rank sends P L blocks of R / (P L) bytes per epoch, R whatever the
+ * blocking, so the communication hides only when
+ *       N t / P  >=  R b        (per rank: compute >= bytes on its link)
+ * and no block size or depth helps below it: the epoch is then at least R b. For SGD MF (R
+ * = 4 K items bytes of H) that is N / items >= 4 K P b / t ratings per item: at K = 100,
+ * P = 3, b = 11 ns (the slow profile's measured 0.7 Gbit/s) and t = 190 ns of processor
+ * time per rating (measured on the test bed's machine, -O2), 66 ratings per item. Netflix
+ * has 5,600, MovieLens-20M 740 (the link then takes a tenth of the compute or less);
+ * bench_rotation's default problem has 67: at the bound.
+ * Depth: L sets the unhidden tail a + S b = a + R b / (P L), at most 1 / (P L) of a
+ * compute-bound epoch, the slack for a late neighbour (L - 1 steps) and the per-step cost
+ * P L o. The cache blocking's sub-blocks along k1 (blocking.c: every sub-block is a step)
+ * make L = 2 x sub-blocks, so where blocks are larger than a cache L >= 4: 16 for R = 24 MB
+ * at K = 100 (0.5 MB blocks, a 6 ms tail at 0.7 Gbit/s against an epoch of 0.3 s of
+ * processor time). The depth is not chosen from measured link and compute rates: that
+ * would change the order of the updates, and with it the results, from one run to the
+ * next, for a tail of a few per cent at most once blocks outgrow the cache.
+ * Memory: 2 rotated blocks per slot (one in flight, one arriving).
  */
 #include <stdio.h>
 #include <stdlib.h>
