@@ -9,9 +9,12 @@
  *                 (orn_rt_set_nocomm: blocks stay put; the numbers are meaningless, the
  *                 work is the same).
  * It prints the median time per epoch of each and their ratio; it never asserts on timings.
+ * With the rotation it also prints the bytes rank 0 sent per epoch and the share of the
+ * blocks it received that were complete before it needed them (hidden: xferq.h).
  *
  *   mpiexec -n 2 build/bench/bench_rotation [--users=N] [--items=N] [--per-user=N] [--k=N]
- *           [--epochs=N] [--blocks-per-rank=N] [--slice=N] [--compare]
+ *           [--epochs=N] [--blocks-per-rank=N] [--slice=N] [--compare] [--timeline=FILE]
+ * On the test bed (3 hosts, docs/testbed.md): bench/net_rotation.sh.
  * --compare also runs with one block per rank and dimension (L = 1): the block a rank needs
  * next is the one just being sent, so nothing can be overlapped.
  */
@@ -19,15 +22,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dsm.h"
 #include "rt.h"
+#include "timeline.h"
+#include "xferq.h"
 
 typedef struct Opt {
     int64_t users, items, per_user;
     int k, epochs, bpr, compare;
     int64_t slice;
+    const char *timeline;
 } Opt;
+
+/* What one measurement found (medians over epochs; bytes and counts per rotation epoch). */
+typedef struct Result {
+    double with, without, wait;
+    double cwith, cwithout; /* rank 0's seconds computing (blocks), per epoch */
+    double uwith, uwithout; /* rank 0's processor seconds (user + system), per epoch */
+    int64_t steps, tiles1;  /* ring steps per epoch; tiles of H's rows (blocks x sub-blocks) */
+    double sent;            /* bytes rank 0 sent */
+    double early; /* share of the bytes rank 0 received that had arrived before it waited */
+} Result;
 
 typedef struct Env {
     float lr, lam;
@@ -62,6 +79,14 @@ static int mf_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
     return 0;
 }
 
+/* This process's processor time, user and system. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,7 +106,7 @@ static void die(OrnRtCtx *rt, int status)
 
 /* Median seconds per epoch with and without transfers, for one block count. */
 static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmArray *W,
-                    OrnDsmArray *H, double *with, double *without, double *wait)
+                    OrnDsmArray *H, Result *res)
 {
     static const OrnRtPlanArray arrays[3] = {
         {"ratings", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
@@ -112,7 +137,8 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
     OrnRtArg args[3] = {{R, NULL}, {W, NULL}, {H, NULL}};
     double *t_with = calloc((size_t)o->epochs, sizeof *t_with);
     double *t_without = calloc((size_t)o->epochs, sizeof *t_without);
-    double waited = 0;
+    double waited = 0, sent = 0, cw = 0, cwo = 0, uw = 0, uwo = 0;
+    OrnDsmXferStats x0 = {0}, x1 = {0};
     /* One warm-up epoch of each: partitions are made once and reused afterwards. */
     for (int e = -1; e < o->epochs; e++) {
         for (int mode = 0; mode < 2; mode++) {
@@ -120,7 +146,10 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
             OrnRtLoop loop = {&plan, args, mf_body, NULL, &env, acc, 0};
             orn_rt_set_nocomm(rt, mode == 1);
             die(rt, orn_dsm_barrier(orn_rt_dsm(rt)));
+            if (e == 0 && mode == 0) orn_dsm_xfer_stats(orn_rt_dsm(rt), &x0);
+            double u0 = cpu_seconds();
             die(rt, orn_rt_run(rt, &loop));
+            double u = cpu_seconds() - u0;
             OrnRtStats st;
             orn_rt_stats(rt, &st);
             /* The epoch takes as long as its slowest rank. */
@@ -130,15 +159,30 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
             if (mode == 0) {
                 t_with[e] = t;
                 waited += st.wait;
+                cw += st.compute;
+                uw += u;
+                res->steps = st.steps;
+                res->tiles1 = st.grid[1];
+                sent += (double)st.sent;
+                orn_dsm_xfer_stats(orn_rt_dsm(rt), &x1);
             } else {
                 t_without[e] = t;
+                cwo += st.compute;
+                uwo += u;
             }
         }
     }
     orn_rt_set_nocomm(rt, 0);
-    *with = median(t_with, o->epochs);
-    *without = median(t_without, o->epochs);
-    *wait = waited / o->epochs;
+    res->with = median(t_with, o->epochs);
+    res->without = median(t_without, o->epochs);
+    res->wait = waited / o->epochs;
+    res->sent = sent / o->epochs;
+    res->cwith = cw / o->epochs;
+    res->cwithout = cwo / o->epochs;
+    res->uwith = uw / o->epochs;
+    res->uwithout = uwo / o->epochs;
+    int64_t got = x1.received - x0.received;
+    res->early = got > 0 ? (double)(x1.early_bytes - x0.early_bytes) / (double)got : 1.0;
     free(t_with);
     free(t_without);
 }
@@ -156,7 +200,7 @@ int main(int argc, char **argv)
     if (orn_rt_init(&argc, &argv, &rt) != ORN_OK) return 1;
     OrnDsmCtx *dsm = orn_rt_dsm(rt);
     int me = orn_rt_rank(rt), P = orn_rt_size(rt);
-    Opt o = {40000, 60000, 100, 32, 7, 2, 0, 4096};
+    Opt o = {40000, 60000, 100, 32, 7, 2, 0, 4096, NULL};
     for (int i = 1; i < argc; i++) {
         o.users = opt_int(argv[i], "--users", o.users);
         o.items = opt_int(argv[i], "--items", o.items);
@@ -165,6 +209,7 @@ int main(int argc, char **argv)
         o.epochs = (int)opt_int(argv[i], "--epochs", o.epochs);
         o.bpr = (int)opt_int(argv[i], "--blocks-per-rank", o.bpr);
         o.slice = opt_int(argv[i], "--slice", o.slice);
+        if (!strncmp(argv[i], "--timeline=", 11)) o.timeline = argv[i] + 11;
         if (!strcmp(argv[i], "--compare")) o.compare = 1;
     }
     if (o.per_user >= o.items) o.per_user = o.items - 1;
@@ -191,32 +236,42 @@ int main(int argc, char **argv)
     die(rt, orn_rt_rand_array(rt, ORN_DSM_F32, 2, wdims, 1, 0, &W));
     die(rt, orn_rt_rand_array(rt, ORN_DSM_F32, 2, hdims, 2, 0, &H));
 
-    double with, without, wait;
-    measure(rt, &o, o.bpr, R, W, H, &with, &without, &wait);
-    int64_t nb1 = (int64_t)o.bpr * P, L = (nb1 + P - 1) / P;
+    if (o.timeline) die(rt, orn_dsm_timeline_start(dsm, o.timeline, 0));
+    Result res;
+    measure(rt, &o, o.bpr, R, W, H, &res);
+    int64_t nb1 = (int64_t)o.bpr * P;
     double block_mb = (double)o.items / (double)nb1 * o.k * 4 / 1e6;
     if (me == 0) {
         printf("rotation_overlap: %d ranks, %lld users x %lld items, %lld ratings, K = %d\n", P,
                (long long)o.users, (long long)o.items, (long long)R->nnz, o.k);
-        printf("  H: %d blocks of %.2f MB, %lld ring slots per rank, each block moves %d times "
-               "per epoch\n",
-               (int)nb1, block_mb, (long long)L, P);
+        printf("  H: %d blocks of %.2f MB (%lld tiles of %.2f MB with sub-blocks), %lld ring "
+               "steps per epoch (%lld slots per rank), each block moves %d times per epoch\n",
+               (int)nb1, block_mb, (long long)res.tiles1,
+               (double)o.items / (double)(res.tiles1 ? res.tiles1 : 1) * o.k * 4 / 1e6,
+               (long long)res.steps, (long long)(res.steps / P), P);
         printf("  blocks per rank %d:\n", o.bpr);
-        printf("    compute-only   %.4f s/epoch (median of %d)\n", without, o.epochs);
-        printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n", with,
-               o.epochs, wait);
-        printf("    ratio rotation / compute-only = %.3f\n", with / without);
+        printf("    compute-only   %.4f s/epoch (median of %d)\n", res.without, o.epochs);
+        printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n",
+               res.with, o.epochs, res.wait);
+        printf("    sent by rank 0 %.2f MB/epoch, received before needed %.0f %%\n", res.sent / 1e6,
+               100 * res.early);
+        printf("    rank 0 computing %.4f s/epoch in rotation, %.4f s in compute-only; processor "
+               "%.4f s and %.4f s\n",
+               res.cwith, res.cwithout, res.uwith, res.uwithout);
+        printf("    ratio rotation / compute-only = %.3f\n", res.with / res.without);
         fflush(stdout);
     }
     if (o.compare) {
-        measure(rt, &o, 1, R, W, H, &with, &without, &wait);
+        measure(rt, &o, 1, R, W, H, &res);
         if (me == 0) {
             printf("  blocks per rank 1 (L = 1, no overlap possible):\n");
-            printf("    compute-only   %.4f s/epoch\n", without);
-            printf("    rotation       %.4f s/epoch, waiting for blocks %.4f s\n", with, wait);
-            printf("    ratio rotation / compute-only = %.3f\n", with / without);
+            printf("    compute-only   %.4f s/epoch\n", res.without);
+            printf("    rotation       %.4f s/epoch, waiting for blocks %.4f s\n", res.with,
+                   res.wait);
+            printf("    ratio rotation / compute-only = %.3f\n", res.with / res.without);
         }
     }
+    if (o.timeline) die(rt, orn_dsm_timeline_finish(dsm, NULL));
     orn_dsm_free(R);
     orn_dsm_free(W);
     orn_dsm_free(H);

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "xferq.h"
 
 double orn_dsm_now(void)
 {
@@ -88,7 +89,8 @@ static void backoff(int polls)
     }
 }
 
-int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, const char *what)
+int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *peers, int n,
+                     const char *what)
 {
     int status = ORN_OK, polls = 0;
     int64_t span = orn_tl_begin(ctx->tl, ORN_TL_WAIT, what);
@@ -104,29 +106,23 @@ int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, c
     OrnLiveWait outer = orn_live_enter(ctx->live, what, peers, n);
     for (;;) {
         int pending = -1;
-        for (int i = 0; i < n; i++) {
-            if (!reqs[i]) continue;
-            int done = 0;
-            status = ctx->tp->ops->test(ctx->tp, &reqs[i], &done);
-            if (status) {
-                status = orn_dsm_fail(ctx, status, "%s: %s", what, ctx->tp->err);
-                goto fn_fail;
-            }
-            if (!done && pending < 0) pending = i;
-        }
+        status = poll(ctx, ud, &pending);
+        if (status) goto fn_exit;
         if (pending < 0) break;
+        /* others' reads are answered, and queued transfers move, while this rank waits */
         status = orn_dsm_serve(ctx);
-        if (status) goto fn_fail;
+        if (!status) status = orn_dsm_xprogress(ctx);
+        if (status) goto fn_exit;
         double waited = orn_dsm_now() - start;
         if (ctx->timeout > 0 && waited > ctx->timeout) {
-            if (peers)
+            if (peers && pending < n)
                 status = orn_dsm_fail(ctx, ORN_E_TIMEOUT,
                                       "timed out after %.3g s waiting for peer %d (%s)", waited,
                                       peers[pending], what);
             else
                 status = orn_dsm_fail(ctx, ORN_E_TIMEOUT, "timed out after %.3g s waiting (%s)",
                                       waited, what);
-            goto fn_fail;
+            goto fn_exit;
         }
         backoff(polls++);
     }
@@ -134,9 +130,34 @@ fn_exit:
     orn_live_restore(ctx->live, outer);
     orn_tl_end(ctx->tl, span);
     return status;
-fn_fail:
-    for (int i = 0; i < n; i++) orn_dsm_drop(ctx, &reqs[i]);
-    goto fn_exit;
+}
+
+typedef struct ReqPoll {
+    OrnDsmReq **reqs;
+    int n;
+    const char *what;
+} ReqPoll;
+
+static int poll_reqs(OrnDsmCtx *ctx, void *ud, int *pending)
+{
+    ReqPoll *rp = ud;
+    for (int i = 0; i < rp->n; i++) {
+        if (!rp->reqs[i]) continue;
+        int done = 0;
+        int status = ctx->tp->ops->test(ctx->tp, &rp->reqs[i], &done);
+        if (status) return orn_dsm_fail(ctx, status, "%s: %s", rp->what, ctx->tp->err);
+        if (!done && *pending < 0) *pending = i;
+    }
+    return ORN_OK;
+}
+
+int orn_dsm_waitall(OrnDsmCtx *ctx, OrnDsmReq **reqs, const int *peers, int n, const char *what)
+{
+    ReqPoll rp = {reqs, n, what};
+    int status = orn_dsm_wait_for(ctx, poll_reqs, &rp, peers, n, what);
+    if (status)
+        for (int i = 0; i < n; i++) orn_dsm_drop(ctx, &reqs[i]);
+    return status;
 }
 
 /* Bytes of an MPI all-to-all to and from the other ranks (orn_dsm_traffic). */

@@ -10,6 +10,7 @@
 #include "arena.h"
 #include "progress.h"
 #include "strbuf.h"
+#include "xferq.h"
 
 int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
 {
@@ -37,6 +38,14 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
                     env);
     }
     if (ctx->size > 1 && limit > 0) orn_live_start(ctx, limit, &ctx->live);
+    int status = orn_dsm_xfer_init(ctx);
+    if (status) {
+        fprintf(stderr, "orion: %s\n", ctx->err);
+        ctx->tp = NULL; /* the caller's still */
+        orn_dsm_ctx_free(ctx);
+        *out = NULL;
+        return status;
+    }
     *out = ctx;
     return ORN_OK;
 }
@@ -49,6 +58,7 @@ void orn_dsm_ctx_free(OrnDsmCtx *ctx)
     orn_live_stop(ctx->live);
     ctx->live = NULL;
     orn_dsm_serve_free(ctx);
+    orn_dsm_xfer_free(ctx); /* after the service's, which are in it */
     free(ctx->reg);
     if (ctx->tp) ctx->tp->ops->free(ctx->tp);
     free(ctx);

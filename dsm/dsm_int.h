@@ -12,7 +12,7 @@
 #include "transport.h"
 
 typedef struct SvcReply {
-    OrnDsmReq *req;
+    struct OrnDsmXfer *x; /* the reply's send (xferq.h) */
     void *buf;
 } SvcReply;
 
@@ -36,6 +36,9 @@ struct OrnDsmCtx {
     double sync;
     OrnTl *tl;
     struct OrnProgress *progress; /* orn_dsm_set_progress_line; NULL when off */
+    /* Need-ordered transfers (xferq.c), NULL until the first; the agreed chunk size. */
+    struct XferQ *xq;
+    size_t xchunk, xwindow;
 };
 
 /* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the
@@ -45,6 +48,17 @@ int orn_dsm_agree_at(OrnDsmCtx *ctx, int status, int64_t order);
 /* coll.c */
 double orn_dsm_now(void);
 int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what);
+/* Wait until poll() leaves *pending at -1 (it is -1 on entry; poll sets it to the index of
+ * an entry of peers still pending), serving remote reads and progressing queued transfers
+ * between polls, with the context's timeout and the liveness monitor told whom we wait
+ * for: the loop of orn_dsm_waitall, for other things to wait on. */
+typedef int (*OrnDsmPollFn)(OrnDsmCtx *ctx, void *ud, int *pending);
+int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *peers, int n,
+                     const char *what);
+
+/* xferq.c: collective, at the context's start: the queue's settings, the chunk size rank
+ * 0's ($ORN_XFER_CHUNK, $ORN_XFER_WINDOW). */
+int orn_dsm_xfer_init(OrnDsmCtx *ctx);
 
 /* fetch.c: answer waiting remote requests (called from every wait loop). */
 int orn_dsm_serve(OrnDsmCtx *ctx);

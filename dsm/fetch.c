@@ -9,6 +9,11 @@
  * a reply serves others meanwhile, so two ranks fetching from each other cannot deadlock.
  * Replies are in flight in ctx->svc until their sends complete.
  *
+ * Need order (xferq.h): requests, their replies and the bulk fetch's replies have a reader
+ * blocked on them, so they are queued as needed now (ORN_XFER_NOW): on a link that also
+ * carries blocks for later steps (a 2-D rotation), they wait behind at most the queue's
+ * window of those, not behind every block queued before them.
+ *
  * Messages: request {int32 array id, int32 0, int64 linear key}; reply {8 value bytes,
  * uint8 found, uint8 error, 6 pad}.
  */
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "xferq.h"
 
 typedef struct Req {
     int32_t id, pad;
@@ -151,6 +157,34 @@ static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
     return owner_m(ctx, &m, id, lin, owner);
 }
 
+/* The bulk fetch's replies: to each rank p the replies to the rc[p] bytes of requests it
+ * sent (in srep, in rank order), from each owner p the replies to ours (at[p] .. at[p + 1]
+ * of rrep). */
+static int reply_exchange(OrnDsmCtx *ctx, const Rep *srep, const size_t *rc, Rep *rrep,
+                          const size_t *at)
+{
+    int P = ctx->size, me = ctx->rank, nx = 0, status = ORN_OK;
+    OrnDsmXfer **x = orn_xcalloc(2 * (size_t)P, sizeof *x);
+    for (int p = 0; p < P && !status; p++)
+        if (p != me && at[p + 1] > at[p])
+            status = orn_dsm_xrecv(ctx, rrep + at[p], (at[p + 1] - at[p]) * sizeof(Rep), p,
+                                   ORN_TAG_BULK_REP, ORN_XFER_NOW, "prefetch replies", &x[nx++]);
+    size_t off = 0;
+    for (int p = 0; p < P && !status; p++) {
+        size_t n = rc[p] / sizeof(Req);
+        if (p != me && n)
+            status = orn_dsm_xsend(ctx, srep + off, n * sizeof(Rep), p, ORN_TAG_BULK_REP,
+                                   ORN_XFER_NOW, "prefetch replies", &x[nx++]);
+        off += n;
+    }
+    if (!status)
+        status = orn_dsm_xwait(ctx, x, nx, "prefetch replies");
+    else
+        for (int i = 0; i < nx; i++) orn_dsm_xdrop(ctx, &x[i]);
+    free(x);
+    return status;
+}
+
 int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
@@ -211,16 +245,15 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
             goto fn_exit;
         }
     }
-    for (int p = 0; p < P; p++) rc[p] = rc[p] / sizeof(Req) * sizeof(Rep);
-    size_t *back = orn_xcalloc((size_t)P, sizeof *back);
-    status = orn_dsm_alltoallv(ctx, srep, rc, (void **)&rrep, back, "prefetch replies");
-    free(back);
-    if (status) goto fn_exit;
+    /* Replies: every rank knows how many it sends (requests received) and receives (requests
+     * sent), so they go point to point, queued as needed now. */
     {
-        /* Replies from owner p are in the order of our requests to p. */
         size_t *at = orn_xcalloc((size_t)P + 1, sizeof *at);
         for (int p = 0; p < P; p++) at[p + 1] = at[p] + sc[p] / sizeof(Req);
-        for (int64_t i = 0; i < f->n; i++) {
+        rrep = orn_xmalloc((at[P] ? at[P] : 1) * sizeof *rrep);
+        status = reply_exchange(ctx, srep, rc, rrep, at);
+        /* Replies from owner p are in the order of our requests to p. */
+        for (int64_t i = 0; i < f->n && !status; i++) {
             if (dest[i] == me) continue;
             const Rep *r = &rrep[at[dest[i]]++];
             OrnDsmArray *a = orn_dsm_lookup(ctx, f->array[i]);
@@ -251,16 +284,18 @@ int orn_dsm_fetch_one(OrnDsmArray *a, int64_t lin, void *out, int *found)
     if (owner == ctx->rank) {
         answer(ctx, &q, &r);
     } else {
-        OrnDsmReq *reqs[2] = {NULL, NULL};
-        int peers[2] = {owner, owner};
+        OrnDsmXfer *x[2] = {NULL, NULL};
         char what[96];
         snprintf(what, sizeof what, "on-demand read of %s", a->name);
-        status = orn_dsm_irecv(ctx, &r, sizeof r, owner, ORN_TAG_SVC_REP, &reqs[0]);
-        if (!status) status = orn_dsm_isend(ctx, &q, sizeof q, owner, ORN_TAG_SVC_REQ, &reqs[1]);
-        if (!status) status = orn_dsm_waitall(ctx, reqs, peers, 2, what);
+        status =
+            orn_dsm_xrecv(ctx, &r, sizeof r, owner, ORN_TAG_SVC_REP, ORN_XFER_NOW, what, &x[0]);
+        if (!status)
+            status =
+                orn_dsm_xsend(ctx, &q, sizeof q, owner, ORN_TAG_SVC_REQ, ORN_XFER_NOW, what, &x[1]);
+        if (!status) status = orn_dsm_xwait(ctx, x, 2, what);
         if (status) {
-            orn_dsm_drop(ctx, &reqs[0]);
-            orn_dsm_drop(ctx, &reqs[1]);
+            orn_dsm_xdrop(ctx, &x[0]);
+            orn_dsm_xdrop(ctx, &x[1]);
             return status;
         }
     }
@@ -282,7 +317,7 @@ int orn_dsm_serve(OrnDsmCtx *ctx)
     /* Retire replies whose sends completed. */
     for (int i = 0; i < ctx->nsvc;) {
         int done = 0;
-        status = orn_dsm_test(ctx, &ctx->svc[i].req, &done);
+        status = orn_dsm_xtest(ctx, &ctx->svc[i].x, &done);
         if (status) goto fn_exit;
         if (done) {
             free(ctx->svc[i].buf);
@@ -318,8 +353,9 @@ int orn_dsm_serve(OrnDsmCtx *ctx)
         }
         SvcReply *s = &ctx->svc[ctx->nsvc++];
         s->buf = r;
-        s->req = NULL;
-        status = orn_dsm_isend(ctx, r, sizeof *r, peer, ORN_TAG_SVC_REP, &s->req);
+        s->x = NULL;
+        status = orn_dsm_xsend(ctx, r, sizeof *r, peer, ORN_TAG_SVC_REP, ORN_XFER_NOW,
+                               "reply to a remote read", &s->x);
         if (status) goto fn_exit;
     }
 fn_exit:
@@ -331,9 +367,9 @@ int orn_dsm_quiesce(OrnDsmCtx *ctx)
 {
     int status = ORN_OK;
     while (ctx->nsvc && !status) {
-        OrnDsmReq *req = ctx->svc[ctx->nsvc - 1].req;
-        ctx->svc[ctx->nsvc - 1].req = NULL;
-        status = orn_dsm_waitall(ctx, &req, NULL, 1, "finishing replies to remote reads");
+        OrnDsmXfer *x = ctx->svc[ctx->nsvc - 1].x;
+        ctx->svc[ctx->nsvc - 1].x = NULL;
+        status = orn_dsm_xwait(ctx, &x, 1, "finishing replies to remote reads");
         free(ctx->svc[--ctx->nsvc].buf);
     }
     return status;
@@ -342,7 +378,7 @@ int orn_dsm_quiesce(OrnDsmCtx *ctx)
 void orn_dsm_serve_free(OrnDsmCtx *ctx)
 {
     for (int i = 0; i < ctx->nsvc; i++) {
-        orn_dsm_drop(ctx, &ctx->svc[i].req);
+        orn_dsm_xdrop(ctx, &ctx->svc[i].x);
         free(ctx->svc[i].buf);
     }
     free(ctx->svc);
@@ -352,5 +388,6 @@ void orn_dsm_serve_free(OrnDsmCtx *ctx)
 
 int orn_dsm_progress(OrnDsmCtx *ctx)
 {
-    return orn_dsm_serve(ctx);
+    int status = orn_dsm_serve(ctx);
+    return status ? status : orn_dsm_xprogress(ctx);
 }

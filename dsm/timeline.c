@@ -28,6 +28,7 @@ enum {
 };
 
 #define F_UNFINISHED 1u
+#define F_FLIGHT     2u /* orn_tl_flight: an async pair, not a span */
 
 typedef struct TlEvent {
     double t0, t1;
@@ -79,7 +80,7 @@ struct OrnTl {
 const char *orn_tl_kind_name(OrnTlKind kind)
 {
     static const char *const names[ORN_TL_NKINDS] = {"loop", "phase", "compute", "transfer",
-                                                     "wait", "flush", "io"};
+                                                     "wait", "flush", "io",      "flight"};
     return (int)kind >= 0 && kind < ORN_TL_NKINDS ? names[kind] : "?";
 }
 
@@ -162,6 +163,28 @@ int64_t orn_tl_begin_(OrnTl *tl, OrnTlKind kind, const char *name)
     o->recv0 = tl->ctx->recv;
     if (is_leaf(kind)) tl->leaves++;
     e->t0 = orn_dsm_now(); /* last: the span's time is its own */
+    return id;
+}
+
+int64_t orn_tl_flight_(OrnTl *tl, const char *name, double t0, double t1)
+{
+    if (tl->n >= tl->max) {
+        tl->dropped++;
+        return -1;
+    }
+    if (tl->n == tl->cap) {
+        tl->cap = tl->cap ? 2 * tl->cap : 1024;
+        if (tl->cap > tl->max) tl->cap = tl->max;
+        tl->ev = orn_xrealloc(tl->ev, (size_t)tl->cap * sizeof *tl->ev);
+    }
+    int64_t id = tl->n++;
+    TlEvent *e = &tl->ev[id];
+    e->name = intern(tl, name);
+    e->args = 0;
+    e->kind = (uint8_t)ORN_TL_FLIGHT;
+    e->flags = F_FLIGHT;
+    e->t0 = t0;
+    e->t1 = t1 > t0 ? t1 : t0;
     return id;
 }
 
@@ -443,6 +466,20 @@ static void format_rank(const OrnTl *tl, const Clock *c, OrnBuf *b)
         const TlEvent *e = &tl->ev[i];
         if (e->t1 < 0) continue; /* never ended (recording stopped first) */
         double a = ts_us(c, e->t0), z = ts_us(c, e->t1);
+        if (e->flags & F_FLIGHT) {
+            /* a nestable async pair: its own id, its arguments on the begin */
+            for (int end = 0; end < 2; end++) {
+                orn_buf_puts(b, ",\n{\"name\":");
+                json_str(b, tl->str + e->name);
+                orn_buf_printf(b,
+                               ",\"cat\":\"flight\",\"ph\":\"%s\",\"id\":\"%d.%lld\",\"pid\":%d,"
+                               "\"tid\":%d,\"ts\":%.3f",
+                               end ? "e" : "b", id, (long long)i, id, id, end ? z : a);
+                if (!end) put_args(b, tl, e);
+                orn_buf_putc(b, '}');
+            }
+            continue;
+        }
         orn_buf_puts(b, ",\n{\"name\":");
         json_str(b, tl->str + e->name);
         orn_buf_printf(

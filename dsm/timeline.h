@@ -48,10 +48,11 @@ typedef enum OrnTlKind {
     ORN_TL_WAIT,     /* blocked on a peer: a message, a barrier (leaf) */
     ORN_TL_FLUSH,    /* a buffer flush */
     ORN_TL_IO,       /* a load, a save, a checkpoint, a resume */
+    ORN_TL_FLIGHT,   /* a transfer in flight (orn_tl_flight): not a span of the main thread */
     ORN_TL_NKINDS
 } OrnTlKind;
 
-/* Its JSON "cat": loop, phase, compute, transfer, wait, flush, io. */
+/* Its JSON "cat": loop, phase, compute, transfer, wait, flush, io, flight. */
 const char *orn_tl_kind_name(OrnTlKind kind);
 
 /* Collective. Start recording on ctx into path (rank 0 creates the file now and writes it
@@ -75,6 +76,19 @@ void orn_tl_end_(OrnTl *tl, int64_t span);
 void orn_tl_int_(OrnTl *tl, int64_t span, const char *key, int64_t v);
 void orn_tl_num_(OrnTl *tl, int64_t span, const char *key, double v);
 void orn_tl_str_(OrnTl *tl, int64_t span, const char *key, const char *v);
+
+/* A transfer in flight from t0 to t1 (orn_dsm_now() seconds, t1 >= t0): an interval of the
+ * rank's link rather than of its main thread, so it overlaps spans and other flights. It is
+ * recorded whatever spans are open (a flight usually ends inside a block or a wait) and
+ * written as a nestable async pair ("ph" "b" and "e", "cat" "flight", an "id" of its own)
+ * of the rank's process; trace viewers draw such pairs on tracks beside the thread. The id
+ * returned takes arguments as a span's. */
+int64_t orn_tl_flight_(OrnTl *tl, const char *name, double t0, double t1);
+
+static inline int64_t orn_tl_flight(OrnTl *tl, const char *name, double t0, double t1)
+{
+    return tl ? orn_tl_flight_(tl, name, t0, t1) : -1;
+}
 
 static inline int64_t orn_tl_begin(OrnTl *tl, OrnTlKind kind, const char *name)
 {

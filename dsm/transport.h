@@ -67,6 +67,8 @@ enum {
     ORN_TAG_CLOCK,    /* timeline: clock offsets against rank 0 */
     ORN_TAG_TIMELINE, /* timeline: every rank's spans to rank 0 */
     ORN_TAG_MANAGED,  /* managed buffers (runtime/managed.c): messages between flushes */
+    ORN_TAG_BULK_REP, /* bulk fetch: replies (fetch.c) */
+    ORN_TAG_HALO,     /* ghost cells (runtime/halo.c) */
     ORN_TAG_TEST = 64
 };
 

@@ -110,8 +110,16 @@ static int mpi_test(OrnDsmTransport *tp, OrnDsmReq **req, int *done)
         return ORN_OK;
     }
     int flag = 0;
-    MPI_Status st;
-    int rc = MPI_Testall(q->n, q->r, &flag, q->n == 1 ? &st : MPI_STATUSES_IGNORE);
+    MPI_Status st[4];
+    MPI_Status *sts = q->n <= 4 ? st : orn_xmalloc((size_t)q->n * sizeof *sts);
+    int rc = MPI_Testall(q->n, q->r, &flag, sts);
+    if (rc == MPI_ERR_IN_STATUS) /* the failed request's own error (a truncation, say) */
+        for (int i = 0; i < q->n; i++)
+            if (sts[i].MPI_ERROR != MPI_SUCCESS && sts[i].MPI_ERROR != MPI_ERR_PENDING) {
+                rc = sts[i].MPI_ERROR;
+                break;
+            }
+    if (sts != st) free(sts);
     if (rc != MPI_SUCCESS) return mpi_fail(tp, rc, "MPI_Testall", -1);
     if (flag) {
         free(q);

@@ -285,11 +285,14 @@ static int tile_is_run(const OrnDsmArray *a, const OrnDsmTile *tl)
  * sends its tiles straight from their storage to the other ranks, which receive them
  * straight into place (no packing, no receive buffer, no unpacking: PageRank's 4 MB
  * contrib at -n 2 moved 14 MB through memory the other way). Returns -1 when the tiles do
- * not allow it, else a status. Matching: both sides enumerate the tiles in tile order, one
- * tag, and MPI keeps a pair's messages in order. */
+ * not allow it, else a status. The tiles travel as need-ordered transfers (xferq.h),
+ * needed before the first block, and are waited for at the end of the loop's setup
+ * (rt_replica_ready): meanwhile the rank places its other arrays. Matching: both sides
+ * enumerate the tiles in tile order, one tag, and transfers to one peer on one tag leave in
+ * queueing order. */
 static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
 {
-    int P = x->P, me = x->me, nr = 0, status = ORN_OK;
+    int P = x->P, me = x->me, status = ORN_OK;
     int64_t nt = a->part.ntiles, nmsg = 0;
     for (int64_t t = 0; t < nt; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
@@ -298,8 +301,10 @@ static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
             nmsg += a->part.owner[t] == me ? P - 1 : 1;
     }
     if (nt > 16 * (int64_t)P) return -1; /* many small tiles: one packed exchange is cheaper */
-    OrnDsmReq **reqs = orn_xcalloc((size_t)nmsg + 1, sizeof *reqs);
-    int *peers = orn_xcalloc((size_t)nmsg + 1, sizeof *peers);
+    x->replica_x =
+        orn_xrealloc(x->replica_x, (size_t)(x->nreplica_x + nmsg + 1) * sizeof *x->replica_x);
+    OrnDsmXfer **xs = x->replica_x + x->nreplica_x;
+    int64_t nr = 0;
     int64_t at[ORN_DSM_MAXDIM];
     RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "replica");
     for (int64_t t = 0; t < nt && !status; t++) { /* receives first */
@@ -307,9 +312,11 @@ static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
         int o = a->part.owner[t];
         if (tl->n == 0 || o == ORN_DSM_ALL || o == me) continue;
         for (int d = 0; d < a->ndim; d++) at[d] = tl->lo[d];
-        peers[nr] = o;
-        status = orn_dsm_irecv(x->dsm, copy + (size_t)orn_dsm_ravel(a, at) * a->esize,
-                               (size_t)tl->n * a->esize, o, ORN_TAG_DATA, &reqs[nr++]);
+        xs[nr] = NULL;
+        status =
+            orn_dsm_xrecv(x->dsm, copy + (size_t)orn_dsm_ravel(a, at) * a->esize,
+                          (size_t)tl->n * a->esize, o, ORN_TAG_DATA, 0.0, "replica tile", &xs[nr]);
+        nr++;
     }
     for (int64_t t = 0; t < nt && !status; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
@@ -319,18 +326,25 @@ static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
         memcpy(copy + (size_t)orn_dsm_ravel(a, at) * a->esize, tl->vals, (size_t)tl->n * a->esize);
         for (int k = 1; k < P && o == me && !status; k++) {
             int q = (me + k) % P;
-            peers[nr] = q;
-            status = orn_dsm_isend(x->dsm, tl->vals, (size_t)tl->n * a->esize, q, ORN_TAG_DATA,
-                                   &reqs[nr++]);
+            xs[nr] = NULL;
+            status = orn_dsm_xsend(x->dsm, tl->vals, (size_t)tl->n * a->esize, q, ORN_TAG_DATA, 0.0,
+                                   "replica tile", &xs[nr]);
+            nr++;
         }
     }
-    if (!status)
-        status = orn_dsm_waitall(x->dsm, reqs, peers, nr, "replica");
-    else
-        for (int i = 0; i < nr; i++) orn_dsm_drop(x->dsm, &reqs[i]);
+    x->nreplica_x += nr;
     rt_span_end(x, sp, NULL);
-    free(reqs);
-    free(peers);
+    return status;
+}
+
+int rt_replica_ready(Exec *x)
+{
+    if (!x->nreplica_x) return ORN_OK;
+    /* a part of the loop's setup, whose time is counted as the setup's */
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for replica tiles");
+    int status = orn_dsm_xwait(x->dsm, x->replica_x, (int)x->nreplica_x, "replica");
+    rt_span_end(x, sp, NULL);
+    x->nreplica_x = 0;
     return status;
 }
 
@@ -391,6 +405,12 @@ int rt_replicate_prefetched(Exec *x)
         char *copy = orn_xmalloc((size_t)(vol ? vol : 1) * a->esize);
         if (x->P > 1) {
             status = replicate_direct(x, a, copy);
+            /* Its tiles must stay put while they are sent: the wait moves to the end of the
+             * setup only when no other view of the loop (which the schedule may move) shows
+             * the array. */
+            int alone = 1;
+            for (int j = 0; j < x->n; j++) alone &= j == k || x->vi[j].store != a;
+            if (status == ORN_OK && !alone) status = rt_replica_ready(x);
             if (status >= 0) {
                 x->replica[k] = copy;
                 x->rt->stats.replicated++;
@@ -499,6 +519,11 @@ void rt_replica_writeback(Exec *x, int k)
 
 void rt_replica_free(Exec *x)
 {
+    /* transfers into or out of the copies and tiles stop first */
+    for (int64_t i = 0; i < x->nreplica_x; i++) orn_dsm_xdrop(x->dsm, &x->replica_x[i]);
+    free(x->replica_x);
+    x->replica_x = NULL;
+    x->nreplica_x = 0;
     if (!x->replica) return;
     for (int k = 0; k < x->n; k++) {
         int shared = 0;

@@ -566,12 +566,15 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
                         ? rt_buffer_inline(vi->buf)
                         : NULL;
         v->cols = NULL; /* box_view sets the CSR rows of a sparse tile */
+        int bound = 0, status;
         if (k == 0) {
             vi->tile = tile;
-            if (vi->xform)
+            if (vi->xform) {
                 empty_view(v);
-            else if (!rt_halo_bind(x, 0, tile, v))
-                box_view(v, it, tile);
+                continue;
+            }
+            if ((status = rt_halo_bind(x, 0, tile, v, &bound))) return status;
+            if (!bound) box_view(v, it, tile);
             continue;
         }
         switch (role) {
@@ -581,7 +584,8 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             if (!vi->store->tiles[ta].held)
                 return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
                                (long long)ta, vi->store->name);
-            if (!rt_halo_bind(x, k, ta, v)) box_view(v, vi->store, ta);
+            if ((status = rt_halo_bind(x, k, ta, v, &bound))) return status;
+            if (!bound) box_view(v, vi->store, ta);
             vi->tile = ta;
             break;
         }
@@ -1326,6 +1330,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
 
     status = x.sched->setup(&x);
     if (!status) status = rt_halo_setup(&x);
+    if (!status) status = rt_replica_ready(&x);
     if (status) goto fn_fail;
     rt_window_setup(&x);
     for (int k = 0; k < x.n; k++) { /* after the schedule placed the arrays */
@@ -1361,6 +1366,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (!status) status = x.sched->step_end(&x, s);
         if (status) goto fn_fail;
     }
+    status = rt_halo_drain(&x);
+    if (status) goto fn_fail;
     rt->stats.steps = x.nsteps;
     if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
         for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];

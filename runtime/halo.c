@@ -6,11 +6,16 @@
  * analyzer's offsets c of subscripts k + c), and this file makes the body's fast path
  * (OrnRtView base/lo/hi/stride) cover the block's box plus that halo:
  *
- *   - before the first step, one exchange moves every ghost region to every rank that will
- *     run a block needing it. Nobody writes the array during the loop, so the copies stay
+ *   - before the first step, the ghost regions start moving to every rank that will run a
+ *     block needing them. Nobody writes the array during the loop, so the copies stay
  *     exact. Every rank computes the whole exchange from the replicated metadata (iteration
- *     tiles and their owners, the array's partition), so there are no requests: an owner
- *     packs, for each destination, the regions in the order the destination enumerates them;
+ *     tiles and their owners, the array's partition), so there are no requests and no
+ *     sizes to exchange: an owner packs, for each destination, the regions in the order the
+ *     destination enumerates them, and sends those of each of the destination's tiles as
+ *     one need-ordered transfer (xferq.h), needed at that tile's place in the
+ *     destination's order of blocks. A block waits only for its own tiles' regions when it
+ *     is bound: the first block starts as soon as its ghost cells are in, and the others'
+ *     arrive while it computes;
  *   - when a block is bound, the view of such an array covers box + halo (clamped to the
  *     array). When the halo leaves the tile along dimension 0 only (a stencil over rows)
  *     and the tile stays put, the ghost rows are written into padding rows around the
@@ -30,8 +35,9 @@
  * rank, before the first step).
  *
  * Cost model (per rank: G bytes of ghost regions from other ranks, S bytes of blocks
- * bound, P ranks, latency a, byte time b, copy time c per byte):
- *   T = 2 (P-1) a + G b        one alltoallv (sizes, then data), once per loop
+ * bound, P ranks, latency a, byte time b, copy time c per byte, m tiles with ghosts):
+ *   T = a + G1 b               before the first block: its own regions (G1 of G), the rest
+ *                              (m transfers) hidden behind the blocks before theirs
  *     + G c                    ghost rows into the tiles' padding (rows only), or
  *     + (S + G) c              assembling box + halo when a block is bound (otherwise)
  * instead of one on-demand round trip (2 a + 32 b) per ghost element.
@@ -47,6 +53,8 @@ typedef struct Piece {
     int64_t ta, u;
     int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
     int src;          /* owner of u */
+    int64_t run;      /* position in the receiving rank's order of blocks of the first block
+                         that binds ta: the need of the transfer bringing it */
     size_t off;       /* in the local store (src == this rank) or in src's received block */
     const char *vals; /* row-major over the region, once the exchange is done */
 } Piece;
@@ -58,6 +66,10 @@ struct RtHalo {
     int64_t *beg, *end;    /* per tile of the array: its pieces (none: box + halo = box) */
     unsigned char *filled; /* per tile of the array: its padding holds its ghost cells */
     int64_t cur;           /* tile whose box + halo is in box, -1 none */
+    /* Ghost regions still arriving: per tile of the array, its transfers rx[rbeg..rend). */
+    OrnDsmXfer **rx;
+    int64_t nrx, caprx;
+    int64_t *rbeg, *rend;
     int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
     char *box;
     size_t boxcap;
@@ -169,6 +181,7 @@ static void each_piece(Exec *x, const int64_t *runs, int64_t nruns, Seen *seen, 
                 Piece pc;
                 memset(&pc, 0, sizeof pc);
                 pc.ta = ta;
+                pc.run = i;
                 pc.u = orn_dsm_part_ravel(p, g);
                 pc.src = p->owner[pc.u];
                 tile_box(p, pc.u, pc.lo, pc.hi);
@@ -223,10 +236,20 @@ static void add_mine(Exec *x, int k, const Piece *pc, void *ud)
     h->end[pc->ta] = ++h->npieces;
 }
 
-/* Sending side: what goes to one destination, counted, then packed. */
+/* Sending side: what goes to one destination, counted, then packed; each run of pieces of
+ * one tile of the destination's (one array k, one tile ta) is a group, sent as one
+ * transfer. */
+typedef struct Group {
+    size_t off, n;
+    int64_t run;
+} Group;
 typedef struct Send {
     size_t n;
     char *buf; /* NULL while counting */
+    int k;     /* the group being packed: array, tile (-1 none) */
+    int64_t ta;
+    Group *g; /* while packing */
+    int64_t ng, capg;
 } Send;
 
 static void send_piece(Exec *x, int k, const Piece *pc, void *ud)
@@ -239,8 +262,59 @@ static void send_piece(Exec *x, int k, const Piece *pc, void *ud)
         const OrnDsmTile *t = &a->tiles[pc->u];
         copy_region(s->buf + s->n, pc->lo, pc->hi, t->vals, t->lo, t->hi, pc->lo, pc->hi, a->ndim,
                     a->esize);
+        if (s->ta != pc->ta || s->k != k) {
+            if (s->ng == s->capg) {
+                s->capg = s->capg ? 2 * s->capg : 16;
+                s->g = orn_xrealloc(s->g, (size_t)s->capg * sizeof *s->g);
+            }
+            s->g[s->ng++] = (Group){s->n, 0, pc->run};
+            s->k = k;
+            s->ta = pc->ta;
+        }
+        s->g[s->ng - 1].n += n;
     }
     s->n += n;
+}
+
+/* Receiving side: a transfer per tile ta of array k and rank src, into ghost_recv: the
+ * pieces of ta that src sends are consecutive in src's stream. */
+static int post_receives(Exec *x, int k, RtHalo *h, const size_t *rpos, int64_t nruns)
+{
+    int P = x->P, status = ORN_OK;
+    const OrnDsmArray *a = x->vi[k].store;
+    int64_t nt = a->part.ntiles;
+    size_t *first = orn_xmalloc((size_t)P * sizeof *first),
+           *len = orn_xmalloc((size_t)P * sizeof *len);
+    h->rbeg = orn_xcalloc((size_t)nt, sizeof *h->rbeg);
+    h->rend = orn_xcalloc((size_t)nt, sizeof *h->rend);
+    for (int64_t i = 0; i < h->npieces && !status;) {
+        int64_t ta = h->pieces[i].ta, run = h->pieces[i].run, j = i;
+        for (int q = 0; q < P; q++) len[q] = 0;
+        for (; j < h->npieces && h->pieces[j].ta == ta; j++) {
+            const Piece *pc = &h->pieces[j];
+            if (pc->src == x->me) continue;
+            if (!len[pc->src]) first[pc->src] = pc->off;
+            len[pc->src] += piece_bytes(x, k, pc);
+        }
+        h->rbeg[ta] = h->nrx;
+        for (int q = 0; q < P && !status; q++) {
+            if (!len[q]) continue;
+            if (h->nrx == h->caprx) {
+                h->caprx = h->caprx ? 2 * h->caprx : 16;
+                h->rx = orn_xrealloc(h->rx, (size_t)h->caprx * sizeof *h->rx);
+            }
+            h->rx[h->nrx] = NULL;
+            status =
+                orn_dsm_xrecv(x->dsm, x->ghost_recv + rpos[q] + first[q], len[q], q, ORN_TAG_HALO,
+                              (double)run / (double)(nruns + 1), "ghost cells", &h->rx[h->nrx]);
+            h->nrx++;
+        }
+        h->rend[ta] = h->nrx;
+        i = j;
+    }
+    free(first);
+    free(len);
+    return status;
 }
 
 /* Widths of array k's ghost cells, or 0 when it gets none. Also says whether its reads may
@@ -334,8 +408,7 @@ int rt_halo_setup(Exec *x)
     int P = x->P, status = ORN_OK, ghosted = 0;
     int64_t *runs = NULL, *cnt = NULL;
     Seen seen = {NULL, 0};
-    size_t *sc = NULL, *rc = NULL, *rpos = NULL;
-    char *sbuf = NULL;
+    size_t *sc = NULL, *rpos = NULL;
     Mine mine = {NULL, 0};
     if (pl->strategy != ORN_RT_1D && pl->strategy != ORN_RT_2D && pl->strategy != ORN_RT_2D_ORDERED)
         return ORN_OK;
@@ -383,38 +456,46 @@ int rt_halo_setup(Exec *x)
     /* This rank's pieces, then what it sends to each peer (counted, then packed). */
     mine.from = orn_xcalloc((size_t)P, sizeof *mine.from);
     each_piece(x, runs + cnt[x->me], cnt[x->me + 1] - cnt[x->me], &seen, add_mine, &mine);
-    sc = orn_xcalloc((size_t)P, sizeof *sc);
-    rc = orn_xcalloc((size_t)P, sizeof *rc);
-    size_t total = 0;
-    for (int q = 0; q < P; q++) {
-        if (q == x->me) continue;
-        Send s = {0, NULL};
-        each_piece(x, runs + cnt[q], cnt[q + 1] - cnt[q], &seen, send_piece, &s);
-        sc[q] = s.n;
-        total += s.n;
-    }
-    sbuf = orn_xmalloc(total ? total : 1);
-    size_t off = 0;
-    for (int q = 0; q < P; q++) {
-        if (q == x->me) continue;
-        Send s = {0, sbuf + off};
-        each_piece(x, runs + cnt[q], cnt[q + 1] - cnt[q], &seen, send_piece, &s);
-        off += s.n;
-    }
-    if (P > 1) {
-        status = orn_dsm_alltoallv(x->dsm, sbuf, sc, (void **)&x->ghost_recv, rc, "halo exchange");
-        if (status) goto fn_exit;
-    }
+    /* Receives first, into one buffer: src's pieces at rpos[src], in src's order. */
     rpos = orn_xcalloc((size_t)P + 1, sizeof *rpos);
+    for (int q = 0; q < P; q++) rpos[q + 1] = rpos[q] + (q == x->me ? 0 : mine.from[q]);
+    x->ghost_recv = orn_xmalloc(rpos[P] ? rpos[P] : 1);
+    for (int k = 0; k < x->n && !status; k++)
+        if (x->vi[k].halo)
+            status = post_receives(x, k, x->vi[k].halo, rpos, cnt[x->me + 1] - cnt[x->me]);
+    if (status) goto fn_exit;
+    /* What each peer needs from this rank: counted, packed, then sent a tile at a time. */
+    sc = orn_xcalloc((size_t)P + 1, sizeof *sc);
     for (int q = 0; q < P; q++) {
-        if (q != x->me && rc[q] != mine.from[q]) {
-            status =
-                rt_fail(x, ORN_E_INTERNAL, "halo exchange: %zu bytes from rank %d, %zu expected",
-                        rc[q], q, mine.from[q]);
-            goto fn_exit;
-        }
-        rpos[q + 1] = rpos[q] + (q == x->me ? 0 : rc[q]);
+        if (q == x->me) continue;
+        Send sd = {0, NULL, -1, -1, NULL, 0, 0};
+        each_piece(x, runs + cnt[q], cnt[q + 1] - cnt[q], &seen, send_piece, &sd);
+        sc[q + 1] = sd.n;
     }
+    for (int q = 0; q < P; q++) sc[q + 1] += sc[q];
+    x->ghost_send = orn_xmalloc(sc[P] ? sc[P] : 1);
+    for (int q = 0; q < P && !status; q++) {
+        if (q == x->me) continue;
+        Send sd = {0, x->ghost_send + sc[q], -1, -1, NULL, 0, 0};
+        each_piece(x, runs + cnt[q], cnt[q + 1] - cnt[q], &seen, send_piece, &sd);
+        int64_t nruns = cnt[q + 1] - cnt[q];
+        for (int64_t i = 0; i < sd.ng && !status; i++) {
+            if (x->nghost_sx == x->capghost_sx) {
+                x->capghost_sx = x->capghost_sx ? 2 * x->capghost_sx : 16;
+                x->ghost_sx =
+                    orn_xrealloc(x->ghost_sx, (size_t)x->capghost_sx * sizeof *x->ghost_sx);
+            }
+            x->ghost_sx[x->nghost_sx] = NULL;
+            status = orn_dsm_xsend(x->dsm, sd.buf + sd.g[i].off, sd.g[i].n, q, ORN_TAG_HALO,
+                                   (double)sd.g[i].run / (double)(nruns + 1), "ghost cells",
+                                   &x->ghost_sx[x->nghost_sx]);
+            x->nghost_sx++;
+        }
+        free(sd.g);
+    }
+    if (status) goto fn_exit;
+    /* ghost regions move between slices of the blocks before theirs */
+    if (P > 1 && (rpos[P] || sc[P])) x->need_progress = 1;
     pad_tiles(x);
     x->ghost_local = orn_xmalloc(mine.local ? mine.local : 1);
     for (int k = 0; k < x->n; k++) {
@@ -441,16 +522,26 @@ fn_exit:
     free(cnt);
     free(seen.stamp);
     free(sc);
-    free(rc);
-    free(sbuf);
     free(mine.from);
     return status;
 }
 
-int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v)
+int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v, int *bound)
 {
     RtHalo *h = x->vi[k].halo;
-    if (!h || h->beg[ta] == h->end[ta]) return 0;
+    *bound = 0;
+    if (!h || h->beg[ta] == h->end[ta]) return ORN_OK;
+    if (h->rbeg && h->rend[ta] > h->rbeg[ta]) {
+        /* this tile's ghost regions from other ranks: in by now, or waited for */
+        RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost cells");
+        orn_tl_int(x->tl, sp.id, "tile", ta);
+        int status = orn_dsm_xwait(x->dsm, h->rx + h->rbeg[ta], (int)(h->rend[ta] - h->rbeg[ta]),
+                                   "halo: ghost cells from a neighbour");
+        rt_span_end(x, sp, &x->rt->stats.wait);
+        if (status) return status;
+        h->rend[ta] = h->rbeg[ta];
+    }
+    *bound = 1;
     const OrnDsmArray *a = x->vi[k].store;
     int nd = a->ndim;
     int64_t elo[ORN_DSM_MAXDIM], ehi[ORN_DSM_MAXDIM];
@@ -466,7 +557,7 @@ int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v)
             v->stride[d] = d < nd ? s : 0;
             if (d < nd) s *= ehi[d] - elo[d];
         }
-        return 1;
+        return ORN_OK;
     }
     if (h->cur != ta) {
         int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM];
@@ -495,7 +586,20 @@ int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v)
         v->stride[d] = d < nd ? s : 0;
         if (d < nd) s *= h->hi[d] - h->lo[d];
     }
-    return 1;
+    return ORN_OK;
+}
+
+int rt_halo_drain(Exec *x)
+{
+    int status = orn_dsm_xwait(x->dsm, x->ghost_sx, (int)x->nghost_sx,
+                               "halo: sending ghost cells to a neighbour");
+    for (int k = 0; k < x->n && !status; k++) {
+        RtHalo *h = x->vi[k].halo;
+        if (h && h->nrx)
+            status =
+                orn_dsm_xwait(x->dsm, h->rx, (int)h->nrx, "halo: ghost cells from a neighbour");
+    }
+    return status;
 }
 
 void rt_halo_free(Exec *x)
@@ -503,6 +607,10 @@ void rt_halo_free(Exec *x)
     for (int k = 0; x->vi && k < x->n; k++) {
         RtHalo *h = x->vi[k].halo;
         if (!h) continue;
+        for (int64_t i = 0; i < h->nrx; i++) orn_dsm_xdrop(x->dsm, &h->rx[i]);
+        free(h->rx);
+        free(h->rbeg);
+        free(h->rend);
         free(h->pieces);
         free(h->filled);
         free(h->beg);
@@ -511,7 +619,12 @@ void rt_halo_free(Exec *x)
         free(h);
         x->vi[k].halo = NULL;
     }
+    for (int64_t i = 0; i < x->nghost_sx; i++) orn_dsm_xdrop(x->dsm, &x->ghost_sx[i]);
+    free(x->ghost_sx);
+    x->ghost_sx = NULL;
+    x->nghost_sx = x->capghost_sx = 0;
     free(x->ghost_recv);
     free(x->ghost_local);
-    x->ghost_recv = x->ghost_local = NULL;
+    free(x->ghost_send);
+    x->ghost_recv = x->ghost_local = x->ghost_send = NULL;
 }

@@ -8,6 +8,7 @@
 #include "rt.h"
 #include "timeline.h"
 #include "transport.h"
+#include "xferq.h"
 
 /* ---------------------------------------------------------------- int64 -> value map */
 
@@ -215,6 +216,9 @@ struct Exec {
     OrnRtStats stats;
     void *sched_state;
     char *ghost_recv, *ghost_local; /* ghost regions from other ranks / from tiles held here */
+    char *ghost_send;               /* ghost regions for other ranks, in flight (halo.c) */
+    OrnDsmXfer **ghost_sx;          /* their transfers */
+    int64_t nghost_sx, capghost_sx;
     int prefetch_needed; /* some prefetched or remote array is not served from a replica */
     int64_t *keybuf;     /* keys of the current slice of a CSR iteration tile */
     int64_t capkeybuf;
@@ -224,6 +228,8 @@ struct Exec {
     struct OrnProgress *pr;          /* the progress line (loop_progress.c), NULL when off */
     int64_t pr_done, pr_mine;        /* elements of this rank's work done so far, and in all */
     double pr_scale;                 /* the loop's elements over this rank's */
+    OrnDsmXfer **replica_x;          /* the copies' tiles in flight (blocking.c) */
+    int64_t nreplica_x;
 };
 
 struct OrnRtSched {
@@ -285,8 +291,11 @@ uint64_t rt_plan_sig(const Exec *x, uint64_t salt);
  * arrays in 1d and 2d loops, exchanged once. Sets x->remote_reads when some read-only array
  * may be read beyond them (sparse, or ORN_RT_HALO_ANY). */
 int rt_halo_setup(Exec *x);
-/* Point view v of array k at box + halo of its tile ta; 0 when that is just the tile. */
-int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v);
+/* Point view v of array k at box + halo of its tile ta (*bound = 1), after waiting for the
+ * ghost regions still arriving; *bound = 0 when box + halo is just the tile. */
+int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v, int *bound);
+/* After the last step: every ghost transfer, sent or received, is complete. */
+int rt_halo_drain(Exec *x);
 void rt_halo_free(Exec *x);
 
 /* ---------------------------------------------------------------- blocking.c */
@@ -300,6 +309,8 @@ void rt_choose_blocking(Exec *x, int np);
  * whole to every rank (one allgather per loop) and served from the copy on the fast path;
  * sets x->prefetch_needed when some prefetched or remote array is not. */
 int rt_replicate_prefetched(Exec *x);
+/* The end of the loop's setup: the copies' tiles from other ranks are in. */
+int rt_replica_ready(Exec *x);
 void rt_replica_bind(Exec *x, int k, OrnRtView *v);
 /* The held tiles of view k's array from its copy: a buffer's target at the end of a
  * loop in which only the copies took its deltas (buffer.c). */

@@ -15,15 +15,38 @@
  * packed message of its CSR rows or keys and values (dsm/wire.c), unpacked on arrival.
  *
  * Overlap: a block sent at step s is needed at step s + L, so with B1 >= 2P (L >= 2) its
- * transfer has L - 1 steps of computation to hide behind. The MPI library only moves data
- * when called, so while transfers are in flight the driver runs each block in slices of
- * `slice` elements and polls between them (orn_dsm_progress).
+ * transfer has L - 1 steps of computation to hide behind. Blocks are need-ordered
+ * transfers (dsm/xferq.h) with need s + L: the link carries them in the order the next
+ * rank uses them, after what is needed sooner (a reader blocked on a remote read, ghost
+ * cells of the first blocks), in chunks, a window at a time. MPICH over UCX's TCP moves a
+ * message only inside MPI calls, on both ends (on the test bed, a 32 MiB transfer during
+ * 650 ms of computation without a call had not moved at all; with a poll every 0.5 ms it
+ * was through when the computation ended: bench/xfer_order.c), so while transfers are in
+ * flight the driver runs each block in slices of `slice` elements and polls between them
+ * (orn_dsm_progress), and every wait progresses the queue.
  *
- * Cost model (N iterations, t per iteration, P ranks, a rotated block of S bytes, latency
- * a, byte time b, L = ceil(B1 / P)):
- *   T = P L steps x max( (N / (P^2 L)) t,  a + S b )  +  (a + S b) for the last return
- *   compute-bound when (N / (P^2 L)) t >= a + S b, i.e. the epoch takes (N / P) t plus one
- *   unhidden block transfer; memory: 2 rotated blocks per slot (one in flight, one arriving).
+ * Cost model (N iterations, t per iteration, P ranks, R bytes of rotated arrays, L ring
+ * slots per rank, a block of S = R / (P L) bytes, latency a, link byte time b, o the cost
+ * of a step beyond its compute -- a wait, a bind, a send posted):
+ *   T = P L steps x max( N t / (P^2 L) + o,  a + S b )  +  (a + S b) for the last return
+ * Bandwidth bound: a rank sends P L blocks of R / (P L) bytes per epoch, R whatever the
+ * blocking, so the communication hides only when
+ *       N t / P  >=  R b        (per rank: compute >= bytes on its link)
+ * and no block size or depth helps below it: the epoch is then at least R b. For SGD MF (R
+ * = 4 K items bytes of H) that is N / items >= 4 K P b / t ratings per item: at K = 100,
+ * P = 3, b = 11 ns (the slow profile's measured 0.7 Gbit/s) and t = 190 ns of processor
+ * time per rating (measured on the test bed's machine, -O2), 66 ratings per item. Netflix
+ * has 5,600, MovieLens-20M 740 (the link then takes a tenth of the compute or less);
+ * bench_rotation's default problem has 67: at the bound.
+ * Depth: L sets the unhidden tail a + S b = a + R b / (P L), at most 1 / (P L) of a
+ * compute-bound epoch, the slack for a late neighbour (L - 1 steps) and the per-step cost
+ * P L o. The cache blocking's sub-blocks along k1 (blocking.c: every sub-block is a step)
+ * make L = 2 x sub-blocks, so where blocks are larger than a cache L >= 4: 16 for R = 24 MB
+ * at K = 100 (0.5 MB blocks, a 6 ms tail at 0.7 Gbit/s against an epoch of 0.3 s of
+ * processor time). The depth is not chosen from measured link and compute rates: that
+ * would change the order of the updates, and with it the results, from one run to the
+ * next, for a tail of a few per cent at most once blocks outgrow the cache.
+ * Memory: 2 rotated blocks per slot (one in flight, one arriving).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +54,14 @@
 
 #include "arena.h"
 #include "rt_int.h"
+#include "xferq.h"
 
 typedef struct Ring {
     int L;
     int nrot;
-    int *rot;                 /* plan indices of the rotated arrays */
-    int64_t *start, *cnt;     /* per rank: first block and number of blocks at home */
-    OrnDsmReq **rreq, **sreq; /* [slot * nrot + i] */
+    int *rot;              /* plan indices of the rotated arrays */
+    int64_t *start, *cnt;  /* per rank: first block and number of blocks at home */
+    OrnDsmXfer **rx, **sx; /* [slot * nrot + i]: need-ordered transfers (xferq.h) */
     void **rbuf, **sbuf;
     size_t *rbufcap;
     int64_t *rblock; /* block arriving into each slot, -1 none */
@@ -173,8 +197,8 @@ static int setup(Exec *x)
     }
     if (status) return status;
     size_t ns = (size_t)R->L * (size_t)(R->nrot ? R->nrot : 1);
-    R->rreq = orn_xcalloc(ns, sizeof *R->rreq);
-    R->sreq = orn_xcalloc(ns, sizeof *R->sreq);
+    R->rx = orn_xcalloc(ns, sizeof *R->rx);
+    R->sx = orn_xcalloc(ns, sizeof *R->sx);
     R->rbuf = orn_xcalloc(ns, sizeof *R->rbuf);
     R->sbuf = orn_xcalloc(ns, sizeof *R->sbuf);
     R->sbufcap = orn_xcalloc(ns, sizeof *R->sbufcap);
@@ -213,8 +237,7 @@ static int step_begin(Exec *x, int64_t s)
         t->held = 1;
     }
     if (!R->comm) return ORN_OK;
-    int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
-    for (int i = 0; i < R->nrot; i++) peers[i] = (x->me - 1 + x->P) % x->P;
+    int prev = (x->me - 1 + x->P) % x->P;
     char what[160];
     snprintf(what, sizeof what,
              "2-D rotation, step %lld: rotated block %lld of %s from the "
@@ -226,11 +249,10 @@ static int step_begin(Exec *x, int64_t s)
     if (sp.id >= 0) {
         orn_tl_str(x->tl, sp.id, "array", rot_name(x, R));
         orn_tl_int(x->tl, sp.id, "block", j);
-        orn_tl_int(x->tl, sp.id, "peer", peers[0]);
+        orn_tl_int(x->tl, sp.id, "peer", prev);
     }
-    int status = orn_dsm_waitall(x->dsm, &R->rreq[(size_t)k * R->nrot], peers, R->nrot, what);
+    int status = orn_dsm_xwait(x->dsm, &R->rx[(size_t)k * R->nrot], R->nrot, what);
     rt_span_end(x, sp, &x->rt->stats.wait);
-    free(peers);
     for (int i = 0; i < R->nrot && !status; i++)
         if (travels(R, i)) status = install(x, R, i, j, (size_t)k * R->nrot + i);
     if (status) return status;
@@ -256,14 +278,11 @@ static int step_end(Exec *x, int64_t s)
     int next = (x->me + 1) % P, prev = (x->me - 1 + P) % P;
     if (j >= 0) {
         /* The slot's previous send (L steps ago) must be done before its buffer goes. */
-        int *peers = orn_xmalloc((size_t)R->nrot * sizeof *peers);
-        for (int i = 0; i < R->nrot; i++) peers[i] = next;
         RtSpan sw = rt_span_begin(x, ORN_TL_WAIT, "wait for a send to complete");
         orn_tl_int(x->tl, sw.id, "peer", next);
-        status = orn_dsm_waitall(x->dsm, &R->sreq[(size_t)k * R->nrot], peers, R->nrot,
-                                 "2-D rotation: sending a rotated block to the next rank");
+        status = orn_dsm_xwait(x->dsm, &R->sx[(size_t)k * R->nrot], R->nrot,
+                               "2-D rotation: sending a rotated block to the next rank");
         rt_span_end(x, sw, &x->rt->stats.wait);
-        free(peers);
         if (status) return status;
         RtSpan sp = rt_span_begin(x, ORN_TL_TRANSFER, "send a rotated block");
         if (sp.id >= 0) {
@@ -277,8 +296,11 @@ static int step_end(Exec *x, int64_t s)
             pool_put(R, R->sbuf[at], R->sbufcap[at]);
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             R->sbuf[at] = orn_dsm_tile_take(a, j, &R->sbufcap[at]);
-            status = orn_dsm_isend(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"", R->sbufcap[at],
-                                   next, ORN_TAG_RING, &R->sreq[at]);
+            /* the next rank computes on it L steps from now; it allows block_bytes (a packed
+             * sparse block can be smaller) */
+            status = orn_dsm_xsend_upto(x->dsm, R->sbuf[at] ? R->sbuf[at] : (void *)"",
+                                        R->sbufcap[at], block_bytes(a, j), next, ORN_TAG_RING,
+                                        (double)(s + R->L), "rotated block", &R->sx[at]);
             if (status) return status;
         }
         rt_span_end(x, sp, &x->rt->stats.transfer);
@@ -299,7 +321,8 @@ static int step_end(Exec *x, int64_t s)
             OrnDsmArray *a = x->loop->args[R->rot[i]].array;
             size_t n = block_bytes(a, jn);
             R->rbuf[at] = pool_get(R, n, &R->rbufcap[at]);
-            status = orn_dsm_irecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, &R->rreq[at]);
+            status = orn_dsm_xrecv(x->dsm, R->rbuf[at], n, prev, ORN_TAG_RING, (double)(s + R->L),
+                                   "rotated block", &R->rx[at]);
             if (status) return status;
         }
         rt_span_end(x, sp, &x->rt->stats.transfer);
@@ -312,21 +335,16 @@ static int step_end(Exec *x, int64_t s)
 static int finish(Exec *x)
 {
     Ring *R = x->sched_state;
-    int P = x->P, status = ORN_OK;
+    int status = ORN_OK;
     if (!R->comm) return ORN_OK;
     size_t ns = (size_t)R->L * (size_t)R->nrot;
-    int *peers = orn_xmalloc((ns ? ns : 1) * sizeof *peers);
-    for (size_t i = 0; i < ns; i++) peers[i] = (x->me + 1) % P;
     RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for the rotated blocks to come home");
     orn_tl_str(x->tl, sp.id, "peer", "previous and next");
-    status = orn_dsm_waitall(x->dsm, R->sreq, peers, (int)ns,
-                             "2-D rotation: sending rotated blocks home");
-    for (size_t i = 0; i < ns; i++) peers[i] = (x->me - 1 + P) % P;
+    status = orn_dsm_xwait(x->dsm, R->sx, (int)ns, "2-D rotation: sending rotated blocks home");
     if (!status)
-        status = orn_dsm_waitall(x->dsm, R->rreq, peers, (int)ns,
-                                 "2-D rotation: receiving this rank's rotated blocks back");
+        status = orn_dsm_xwait(x->dsm, R->rx, (int)ns,
+                               "2-D rotation: receiving this rank's rotated blocks back");
     rt_span_end(x, sp, &x->rt->stats.wait);
-    free(peers);
     if (status) return status;
     for (int k = 0; k < R->L; k++) {
         int64_t j = R->rblock[k];
@@ -359,9 +377,9 @@ static void cleanup(Exec *x)
     Ring *R = x->sched_state;
     if (!R) return;
     size_t ns = (size_t)R->L * (size_t)(R->nrot ? R->nrot : 1);
-    for (size_t i = 0; R->rreq && i < ns; i++) {
-        orn_dsm_drop(x->dsm, &R->rreq[i]);
-        orn_dsm_drop(x->dsm, &R->sreq[i]);
+    for (size_t i = 0; R->rx && i < ns; i++) {
+        orn_dsm_xdrop(x->dsm, &R->rx[i]);
+        orn_dsm_xdrop(x->dsm, &R->sx[i]);
         free(R->rbuf[i]);
         free(R->sbuf[i]);
     }
@@ -383,8 +401,8 @@ static void cleanup(Exec *x)
     free(R->poolcap);
     free(R->sbufcap);
     free(R->rbufcap);
-    free(R->rreq);
-    free(R->sreq);
+    free(R->rx);
+    free(R->sx);
     free(R->rbuf);
     free(R->sbuf);
     free(R->rblock);

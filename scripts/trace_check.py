@@ -2,7 +2,7 @@
 """trace_check.py: validate a Chrome trace-event file written by an Orion timeline
 (--timeline=FILE, $ORN_TIMELINE; docs/observability.md). Python 3 standard library only.
 
-    scripts/trace_check.py trace.json [--ranks N] [--require CAT,CAT...] [--quiet]
+    scripts/trace_check.py trace.json [--ranks N] [--require CAT,CAT...] [--quiet] [--overlap]
 
 Checks, and reports every failure (exit 1; 0 when the trace passes, 2 on bad usage):
   - the file is JSON, an object {"traceEvents": [...], "displayTimeUnit": ...};
@@ -16,7 +16,13 @@ Checks, and reports every failure (exit 1; 0 when the trace passes, 2 on bad usa
   - per loop span (cat "loop"): its outermost compute, wait, transfer and flush spans add up
     to no more than the loop (a small tolerance), and so do the runtime's own totals in its
     arguments (compute_s, wait_s, transfer_s, flush_s);
-  - --require: each category given has at least one span on every rank.
+  - --require: each category given has at least one span on every rank;
+  - transfers in flight (cat "flight": "b"/"e" pairs with an id, dsm/xferq.h) pair up per
+    (pid, id), end no earlier than they begin, and carry their bytes.
+--overlap also prints, per rank, how much of the time its sends were in flight (the union of
+their intervals, each from its queueing to its completion) it spent computing (its compute
+spans): the share of its outgoing communication that ran behind computation. (A receive is
+posted ahead, often long before its sender starts: its interval is not the link's time.)
 """
 import argparse
 import json
@@ -128,6 +134,77 @@ def collect_spans(events, errors):
     return spans, names
 
 
+def collect_flights(events, errors):
+    """Flights ("b"/"e" pairs of cat "flight") per pid: [(ts0, ts1, args)]."""
+    flights, open_f = {}, {}
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict) or ev.get("cat") != "flight" or ev.get("ph") not in ("b", "e"):
+            continue
+        key = (ev.get("pid"), ev.get("id"))
+        if key[1] is None or not is_num(ev.get("ts")):
+            errors.append("event #%d: a flight without an id or a numeric ts" % i)
+            continue
+        if ev["ph"] == "b":
+            if key in open_f:
+                errors.append("event #%d: flight id %r begins twice on pid %s" % (i, key[1], key[0]))
+            open_f[key] = (i, ev)
+            continue
+        if key not in open_f:
+            errors.append("event #%d: a flight end with no begin (id %r, pid %s)" % (i, key[1], key[0]))
+            continue
+        j, b = open_f.pop(key)
+        if ev["ts"] < b["ts"]:
+            errors.append("event #%d: flight %r ends before it begins" % (i, key[1]))
+            continue
+        args = b.get("args") or {}
+        if not is_num(args.get("bytes")):
+            errors.append("event #%d: flight %r without its bytes" % (j, key[1]))
+        flights.setdefault(key[0], []).append((float(b["ts"]), float(ev["ts"]), args))
+    for key, (j, b) in open_f.items():
+        errors.append("event #%d: flight %r on pid %s never ends" % (j, key[1], key[0]))
+    return flights
+
+
+def union(intervals):
+    """Disjoint sorted intervals covering the given ones."""
+    out = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def covered(intervals, by):
+    """Length of intervals (disjoint, sorted) covered by `by` (disjoint, sorted)."""
+    total, j = 0.0, 0
+    for a, b in intervals:
+        while j < len(by) and by[j][1] <= a:
+            j += 1
+        k = j
+        while k < len(by) and by[k][0] < b:
+            total += min(b, by[k][1]) - max(a, by[k][0])
+            k += 1
+    return total
+
+
+def print_overlap(spans, flights, rank_of):
+    for pid, r in sorted(rank_of.items(), key=lambda x: x[1]):
+        fl = flights.get(pid, [])
+        sent = sum(f[2].get("bytes", 0) for f in fl if f[2].get("dir") == "send")
+        recv = sum(f[2].get("bytes", 0) for f in fl if f[2].get("dir") == "receive")
+        busy = union([(a, b) for a, b, g in fl if g.get("dir") == "send"])
+        comp = union([(s.ts, s.end) for s in spans if s.pid == pid and s.cat == "compute"])
+        t_busy = sum(b - a for a, b in busy)
+        t_both = covered(busy, comp)
+        t_comp = sum(b - a for a, b in comp)
+        print("rank %d: %d transfers (%.2f MB sent, %.2f MB received); sends in flight %.1f ms, "
+              "%.1f ms of it (%.0f %%) while computing; computing %.1f ms" % (
+                  r, len(fl), sent / 1e6, recv / 1e6, t_busy / 1e3, t_both / 1e3,
+                  100.0 * t_both / t_busy if t_busy else 0.0, t_comp / 1e3))
+
+
 def nest(spans, errors):
     """Build the tree per (pid, tid); report spans that overlap without nesting."""
     by_thread = {}
@@ -200,6 +277,8 @@ def main(argv):
     ap.add_argument("--ranks", type=int, help="the number of ranks the trace must hold")
     ap.add_argument("--require", default="", help="categories every rank must have spans of (comma-separated)")
     ap.add_argument("--quiet", action="store_true", help="print failures only")
+    ap.add_argument("--overlap", action="store_true",
+                    help="print per rank the share of its transfers' time in flight spent computing")
     a = ap.parse_args(argv)
     errors = []
     data = load(a.trace, errors)
@@ -208,6 +287,7 @@ def main(argv):
             print("%s: %s" % (a.trace, e), file=sys.stderr)
         return 1
     spans, names = collect_spans(data["traceEvents"], errors)
+    flights = collect_flights(data["traceEvents"], errors)
     # each rank is one process, named "rank R ..." by its process_name
     rank_of = {}
     for pid, name in names.items():
@@ -248,6 +328,8 @@ def main(argv):
         return 1
     if not a.quiet:
         print("%s: ok: %d ranks, %d spans, %d loop runs, properly nested" % (a.trace, ranks, len(spans), loops))
+    if a.overlap:
+        print_overlap(spans, flights, rank_of)
     return 0
 
 

@@ -82,6 +82,14 @@
 #                  then shows exactly the program's output (term_render.py); none with
 #                  --quiet, $ORN_PROGRESS=0, a long $ORN_PROGRESS_DELAY, stderr or stdout
 #                  in a file, or without a terminal; $ORN_PROGRESS=1 forces it on stderr
+#   xferq NP       need-ordered transfers (dsm/xferq.h) cut into 64-byte chunks through a
+#                  256-byte window, and sent whole (ORN_XFER_CHUNK=0): SGD MF (rotated
+#                  blocks), SGD MF with side features rotated as CSR blocks, the edit
+#                  distance with B's blocks and ghost cells down the wavefront, SLR reading
+#                  a copy of w (its tiles sent whole) and through prefetches
+#                  (ORN_REPLICATE_MAX=0): byte-identical results both ways, equal to the
+#                  serial replay of the recorded order (SGD MF, SLR with the copy) or the
+#                  serial reference (edit distance)
 #   ckpt_bad NP    refused checkpoints: a flipped byte in a rank file or in the manifest, a
 #                  missing rank file, another rank count, another program, a param that
 #                  differs, no checkpoint, --checkpoint into a directory that holds one
@@ -329,6 +337,49 @@ edit_distance)
   # B's column blocks travelled with their ghost cells (more than one rank only)
   [ "$np" -eq 1 ] || grep -q 'edit_distance.orn:[0-9]* (2d_ordered).* ghosts [1-9]' r0/stats.txt ||
     { cat r0/stats.txt >&2; fail "B did not travel with ghost cells at ORN_REPLICATE_MAX=0"; }
+  ;;
+xferq)
+  line=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_trace.orn" | cut -d: -f1)
+  tl=$(grep -n 'parallel_for n, label in y$' "$S/slr_trace.orn" | cut -d: -f1)
+  el=$(grep -n 'parallel_for n, label in yt$' "$S/slr_trace.orn" | cut -d: -f1)
+  "$ED_REF" "$D/seq_a.txt" "$D/seq_b.txt" . >ed_ref.txt
+  for v in "64 256" "0 0"; do
+    c=c${v% *}
+    mkdir "$c" "$c/replay" "$c/side" "$c/ed" "$c/slr" "$c/slr0"
+    (cd "$c" && export ORN_XFER_CHUNK="${v% *}" ORN_XFER_WINDOW="${v#* }" &&
+      ORN_TRACE=trace.txt run "$B/sgd_trace" --train="$D/ratings.train" \
+        --test="$D/ratings.test" --epochs=3 --wout=W.txt --hout=H.txt >log.txt 2>&1 &&
+      (cd side && ORN_REPLICATE_MAX=0 ORN_SUBBLOCK=2x2 run "$B/sgd_side" \
+        --train="$D/ratings.train" --ufeat="$D/user.features" --ifeat="$D/item.features" \
+        --epochs=3 >log.txt 2>&1) &&
+      (cd ed && ORN_REPLICATE_MAX=0 run "$B/edit_distance" --a="$D/seq_a.txt" \
+        --b="$D/seq_b.txt" >out.txt 2>&1) &&
+      (cd slr && ORN_TRACE=trace.txt run "$B/slr_trace" --train="$D/tiny.libsvm" \
+        --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 --flush=7 >log.txt 2>&1) &&
+      (cd slr0 && ORN_REPLICATE_MAX=0 run "$B/slr_trace" --train="$D/tiny.libsvm" \
+        --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 --flush=7 >log.txt 2>&1)) ||
+      { cat "$c"/log.txt "$c"/*/log.txt "$c"/ed/out.txt >&2 2>/dev/null
+        fail "a run with ORN_XFER_CHUNK=${v% *}"; }
+    "$SGD_REPLAY" "$D/ratings.train" "$D/ratings.test" "$c/trace.txt" "$line" 3 5 0.05 0.9 \
+      0.05 0.1 42 "$c/RW.txt" "$c/RH.txt"
+    cmp "$c/W.txt" "$c/RW.txt" || fail "W differs from the serial replay ($c)"
+    cmp "$c/H.txt" "$c/RH.txt" || fail "H differs from the serial replay ($c)"
+    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "$c/slr/trace.txt" "$tl" "$el" 4 0.05 \
+      0.0001 "$c/replay"
+    for f in w loss correct; do
+      cmp "$c/slr/$f.txt" "$c/replay/$f.txt" || fail "SLR's $f differs from the serial replay ($c)"
+    done
+    diff -u ed_ref.txt "$c/ed/out.txt" || fail "the edit distance differs from the reference ($c)"
+    for f in D row_best col_best; do
+      cmp "$c/ed/$f.txt" "$f.txt" || fail "the edit distance's $f differs from the reference ($c)"
+    done
+  done
+  # SLR reading w through prefetches (ORN_REPLICATE_MAX=0) reads it as of the round's start,
+  # without the rank's own updates since, which the replay does not model: the same bytes
+  # both ways is the check there
+  for f in W.txt H.txt side/W.txt side/H.txt slr/w.txt slr0/w.txt slr0/loss.txt; do
+    cmp "c64/$f" "c0/$f" || fail "$f differs between 64-byte chunks and whole transfers"
+  done
   ;;
 timeline)
   PY=${PYTHON:-python3}

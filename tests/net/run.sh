@@ -13,8 +13,9 @@
 #   smoke EXAMPLE  tests/e2e/run.sh's checks of one example at 3 hosts (the same checks as
 #                  the shared-memory e2e runs): sgd_mf (sgd_rmse: -n 1 twice identical, -n 2
 #                  and 3 within 2%; sgd_replay: SGD on sgd_trace.orn equals a serial replay),
-#                  slr (slr and slr_replay), lda (lda and lda_replay), als, gauss_seidel; and
-#                  every host's link carried traffic
+#                  slr (slr and slr_replay), lda (lda and lda_replay), als, gauss_seidel,
+#                  xferq (need-ordered transfers in 64-byte chunks and whole: the same
+#                  results); and every host's link carried traffic
 #   fault_kill     kill -9 of rank 1's process mid-run (liveness.orn, ORN_LIVENESS=2): the job
 #                  ends non-zero within 30 s, its output names rank 1's pid and host (a
 #                  survivor's line, or MPICH's banner when the process manager ended the
@@ -137,6 +138,7 @@ smoke)
   lda) checks="lda lda_replay" ;;
   als) checks=als ;;
   gauss_seidel) checks=gauss_seidel ;;
+  xferq) checks=xferq ;; # need-ordered transfers in 64-byte chunks and whole (tests/e2e)
   *) fail "unknown example" ;;
   esac
   for c in $checks; do
