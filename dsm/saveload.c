@@ -404,8 +404,12 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned
                                   "load: %s: dense array of %lld elements "
                                   "holds %lld",
                                   path, (long long)vol, (long long)h.count);
-        if (!status && (h.count > INT64_MAX / (int64_t)rec ||
-                        (int64_t)st.st_size != HEADER + h.count * (int64_t)rec))
+        if (!status && h.count > (INT64_MAX - HEADER) / (int64_t)rec)
+            status = orn_dsm_fail(ctx, ORN_E_FORMAT,
+                                  "load: %s: %lld elements of %zu bytes: more than any file holds "
+                                  "(corrupt)",
+                                  path, (long long)h.count, rec);
+        else if (!status && (int64_t)st.st_size != HEADER + h.count * (int64_t)rec)
             status = orn_dsm_fail(ctx, ORN_E_FORMAT,
                                   "load: %s: %lld bytes, expected %lld "
                                   "(truncated or corrupt)",
