@@ -138,6 +138,20 @@ static uint32_t intern(OrnTl *tl, const char *s)
 
 /* ---------------------------------------------------------------- recording */
 
+/* The next event (tl->n < tl->max), named, without arguments. */
+static int64_t new_event(OrnTl *tl, const char *name)
+{
+    if (tl->n == tl->cap) {
+        tl->cap = tl->cap ? 2 * tl->cap : 1024;
+        if (tl->cap > tl->max) tl->cap = tl->max;
+        tl->ev = orn_xrealloc(tl->ev, (size_t)tl->cap * sizeof *tl->ev);
+    }
+    int64_t id = tl->n++;
+    tl->ev[id].name = intern(tl, name);
+    tl->ev[id].args = 0;
+    return id;
+}
+
 int64_t orn_tl_begin_(OrnTl *tl, OrnTlKind kind, const char *name)
 {
     if (tl->leaves > 0) return -2;
@@ -145,15 +159,8 @@ int64_t orn_tl_begin_(OrnTl *tl, OrnTlKind kind, const char *name)
         tl->dropped++;
         return -1;
     }
-    if (tl->n == tl->cap) {
-        tl->cap = tl->cap ? 2 * tl->cap : 1024;
-        if (tl->cap > tl->max) tl->cap = tl->max;
-        tl->ev = orn_xrealloc(tl->ev, (size_t)tl->cap * sizeof *tl->ev);
-    }
-    int64_t id = tl->n++;
+    int64_t id = new_event(tl, name);
     TlEvent *e = &tl->ev[id];
-    e->name = intern(tl, name);
-    e->args = 0;
     e->kind = (uint8_t)kind;
     e->flags = 0;
     e->t1 = -1;
@@ -172,15 +179,8 @@ int64_t orn_tl_flight_(OrnTl *tl, const char *name, double t0, double t1)
         tl->dropped++;
         return -1;
     }
-    if (tl->n == tl->cap) {
-        tl->cap = tl->cap ? 2 * tl->cap : 1024;
-        if (tl->cap > tl->max) tl->cap = tl->max;
-        tl->ev = orn_xrealloc(tl->ev, (size_t)tl->cap * sizeof *tl->ev);
-    }
-    int64_t id = tl->n++;
+    int64_t id = new_event(tl, name);
     TlEvent *e = &tl->ev[id];
-    e->name = intern(tl, name);
-    e->args = 0;
     e->kind = (uint8_t)ORN_TL_FLIGHT;
     e->flags = F_FLIGHT;
     e->t0 = t0;

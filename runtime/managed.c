@@ -354,6 +354,25 @@ static int send_message(OrnRtBuffer *b, RtManaged *m, int s, double t)
 }
 
 /* Wait for every rank's message of slot s and apply them all in rank order. */
+/* The staleness-aware count of every element in slot s's messages: one more per rank that
+ * sent it (up to 255), or back to 0. */
+static void count_ranks(RtManaged *m, int s, int add)
+{
+    for (int q = 0; q < m->P; q++) {
+        const char *msg = q == m->me ? m->sbuf[s] : m->rbuf[s * m->P + q];
+        int64_t cnt;
+        memcpy(&cnt, msg, 8);
+        for (int64_t x = 0; x < cnt; x++) {
+            uint32_t i;
+            memcpy(&i, msg + MG_HDR + (size_t)x * m->entry, 4);
+            if (!add)
+                m->count[i] = 0;
+            else if (m->count[i] < 255)
+                m->count[i]++;
+        }
+    }
+}
+
 static int apply_message(OrnRtBuffer *b, RtManaged *m, int s)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
@@ -362,17 +381,7 @@ static int apply_message(OrnRtBuffer *b, RtManaged *m, int s)
     for (int i = 0; i < 2 * P; i++) m->peer[i] = i % P;
     int status = orn_dsm_waitall(dsm, req, m->peer, 2 * P, "managed buffer message");
     if (status) return status;
-    if (m->count) /* ranks per element in this exchange */
-        for (int q = 0; q < P; q++) {
-            const char *msg = q == m->me ? m->sbuf[s] : m->rbuf[s * P + q];
-            int64_t cnt;
-            memcpy(&cnt, msg, 8);
-            for (int64_t x = 0; x < cnt; x++) {
-                uint32_t i;
-                memcpy(&i, msg + MG_HDR + (size_t)x * m->entry, 4);
-                if (m->count[i] < 255) m->count[i]++;
-            }
-        }
+    if (m->count) count_ranks(m, s, 1); /* ranks per element in this exchange */
     for (int q = 0; q < P; q++) {
         int own = q == m->me;
         const char *msg = own ? m->sbuf[s] : m->rbuf[s * P + q];
@@ -383,17 +392,7 @@ static int apply_message(OrnRtBuffer *b, RtManaged *m, int s)
             apply_f64(msg, (double *)(void *)b->snap, own ? NULL : (double *)(void *)b->replica,
                       (double *)(void *)m->ref, m->count);
     }
-    if (m->count)
-        for (int q = 0; q < P; q++) {
-            const char *msg = q == m->me ? m->sbuf[s] : m->rbuf[s * P + q];
-            int64_t cnt;
-            memcpy(&cnt, msg, 8);
-            for (int64_t x = 0; x < cnt; x++) {
-                uint32_t i;
-                memcpy(&i, msg + MG_HDR + (size_t)x * m->entry, 4);
-                m->count[i] = 0;
-            }
-        }
+    if (m->count) count_ranks(m, s, 0);
     return ORN_OK;
 }
 
