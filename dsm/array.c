@@ -282,6 +282,7 @@ int orn_dsm_array_new(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *
     }
     a->id = ctx->nreg;
     ctx->reg[ctx->nreg++] = a;
+    orn_dsm_touch(a);
     snprintf(a->name, sizeof a->name, "array#%d", a->id);
     *out = a;
     return ORN_OK;
@@ -361,6 +362,7 @@ int orn_dsm_tile_pad(OrnDsmArray *a, int64_t t, int64_t lo, int64_t hi)
     if (hi < tl->pad_hi) hi = tl->pad_hi;
     size_t row = tile_row_bytes(a, tl), box = (size_t)tl->n * a->esize;
     char *mem = orn_xmalloc(box + (size_t)(lo + hi) * row);
+    orn_dsm_touch(a);
     memcpy(mem + (size_t)lo * row, tl->vals, box);
     free(tl->mem ? tl->mem : tl->vals);
     tl->mem = mem;
@@ -376,6 +378,7 @@ void orn_dsm_tile_unpad(OrnDsmArray *a, int64_t t)
     if (!tl->mem) return;
     size_t box = (size_t)tl->n * a->esize;
     char *v = orn_xmalloc(box ? box : 1);
+    orn_dsm_touch(a);
     memcpy(v, tl->vals, box);
     free(tl->mem);
     tl->mem = NULL;
@@ -566,6 +569,7 @@ int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims
 int orn_dsm_init(OrnDsmArray *a, orn_dsm_init_fn fn, void *ud)
 {
     if (a->sparse) return orn_dsm_fail(a->ctx, ORN_E_ARG, "init: array is sparse");
+    orn_dsm_touch(a);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || !tl->n) continue;
@@ -585,6 +589,7 @@ int orn_dsm_init(OrnDsmArray *a, orn_dsm_init_fn fn, void *ud)
 
 int orn_dsm_fill(OrnDsmArray *a, const void *value)
 {
+    orn_dsm_touch(a);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held) continue;
@@ -1224,6 +1229,7 @@ int orn_dsm_repartition(OrnDsmArray *a, const OrnDsmPart *np)
         memcpy(a->part.slot, np->slot, (size_t)np->ntiles * sizeof *np->slot);
         return ORN_OK;
     }
+    orn_dsm_touch(a);
     if (np->ndim != a->ndim)
         return orn_dsm_fail(a->ctx, ORN_E_INTERNAL,
                             "repartition: partition has %d dimensions, "
@@ -1319,6 +1325,7 @@ int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value)
 {
     int status = key_inside(a, key, "write");
     if (status) return status;
+    orn_dsm_touch(a);
     int64_t t = orn_dsm_part_tile_of(&a->part, key);
     int o = a->part.owner[t];
     if (o == ORN_DSM_ALL || o == a->ctx->rank) {
@@ -1459,6 +1466,7 @@ int orn_dsm_norm(OrnDsmArray *a, double *out)
 int orn_dsm_write_elements(OrnDsmArray *a, int64_t n, const int64_t *keys, const void *vals)
 {
     OrnDsmCtx *ctx = a->ctx;
+    orn_dsm_touch(a);
     int P = ctx->size, nd = a->ndim, status = ORN_OK;
     size_t es = a->esize, rec = (size_t)nd * 8 + es;
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);

@@ -241,3 +241,8 @@ OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id)
     if (id < 0 || id >= ctx->nreg) return NULL;
     return ctx->reg[id];
 }
+
+void orn_dsm_touch(OrnDsmArray *a)
+{
+    a->gen = ++a->ctx->gen_clock;
+}

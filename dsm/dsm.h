@@ -120,6 +120,12 @@ struct OrnDsmArray {
      * declared. */
     int permuted;
     int perm[ORN_DSM_MAXDIM];
+    /* Write generation: changes (orn_dsm_touch) whenever this rank's storage of the array
+     * may have changed or moved, to a value no array of the context had before, so that a
+     * copy of the storage made at generation g (a GPU's resident copy, runtime/gpu_res.c)
+     * is current while gen == g. The DSM's writers touch it; so do the runtime's (loops
+     * that write the array, rotation, flushes, replica write-back). */
+    uint64_t gen;
 };
 
 int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);
@@ -238,6 +244,8 @@ int orn_dsm_decl_dim(const OrnDsmArray *a, int s);
 /* A key in storage order as the program writes it ("1, 12": declared order) into buf. */
 void orn_dsm_key_text(const OrnDsmArray *a, const int64_t *key, char *buf, size_t n);
 OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id);
+/* A new write generation for a (OrnDsmArray.gen): its storage here changed or moved. */
+void orn_dsm_touch(OrnDsmArray *a);
 
 /* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when
  * the rank does not hold the tile or (sparse) the key is not stored. */

@@ -26,6 +26,7 @@ struct OrnDsmCtx {
     /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */
     OrnDsmArray **reg;
     int nreg, capreg;
+    uint64_t gen_clock; /* the last write generation handed out (orn_dsm_touch) */
     /* On-demand fetch service: replies in flight, re-entrancy guard. */
     SvcReply *svc;
     int nsvc, capsvc;

@@ -46,6 +46,7 @@ void *orn_dsm_tile_take(OrnDsmArray *a, int64_t t, size_t *bytes)
     OrnDsmTile *tl = &a->tiles[t];
     size_t vals = (size_t)tl->n * a->esize;
     char *msg;
+    orn_dsm_touch(a);
     if (!a->sparse) {
         orn_dsm_tile_unpad(a, t); /* the values must be their own allocation */
         msg = tl->vals;
@@ -83,6 +84,7 @@ int orn_dsm_tile_give(OrnDsmArray *a, int64_t t, void *msg)
 {
     OrnDsmTile *tl = &a->tiles[t];
     size_t vals = (size_t)tl->n * a->esize;
+    orn_dsm_touch(a);
     tl->held = 1;
     if (!a->sparse) {
         tl->vals = msg;

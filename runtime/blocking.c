@@ -497,8 +497,9 @@ void rt_replica_bind(Exec *x, int k, OrnRtView *v)
 
 void rt_replica_writeback(Exec *x, int k)
 {
-    const OrnDsmArray *a = x->vi[k].store;
+    OrnDsmArray *a = x->vi[k].store;
     int nd = a->ndim;
+    orn_dsm_touch(a);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (!tl->held || !tl->n) continue;

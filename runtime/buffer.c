@@ -254,6 +254,7 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
 
 void rt_buffer_loop_end(OrnRtBuffer *b)
 {
+    orn_dsm_touch(b->target); /* updates went into the target or its copy */
     b->direct = 0;
     b->dd.direct = NULL;
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
@@ -275,6 +276,7 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
 {
     if (b->direct) {
         int64_t key[ORN_DSM_MAXDIM];
+        orn_dsm_touch(b->target);
         orn_dsm_unravel(b->target, lin, key);
         void *elem = orn_dsm_local_ptr(b->target, key);
         if (!elem)
@@ -356,7 +358,8 @@ ADD_NONZERO(double, uint64_t)
  * not +0 (every bit clear: untouched, or no change). */
 int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
 {
-    const OrnDsmArray *a = b->target;
+    OrnDsmArray *a = b->target;
+    orn_dsm_touch(a);
     size_t es = a->esize;
     if (!b->apply && a->type == ORN_DSM_F32) {
         add_nonzero_float((float *)(void *)dst, (const float *)(const void *)d, n);
@@ -452,6 +455,7 @@ static int flush(OrnRtBuffer *b)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     OrnDsmArray *a = b->target;
+    orn_dsm_touch(a);
     int P = orn_dsm_size(dsm), status = ORN_OK;
     /* With a copy of the target on every rank, every record goes to every rank; during
      * the loop only the copies are read, so the owners take theirs at its end

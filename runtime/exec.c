@@ -1310,6 +1310,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             if (fe > 0 && (x.flush_every <= 0 || fe < x.flush_every)) x.flush_every = fe;
         }
     }
+    /* A CPU body may write what it does not only read (a @gpu loop's device copies come
+     * back unchanged to the host, or its CPU path touches the arrays: gpu.c). */
+    for (int k = 0; k < x.n && !loop->whole; k++)
+        if (!x.vi[k].read_only) orn_dsm_touch(x.vi[k].store);
     for (int k = 0; k < x.n; k++)
         for (int j = 0; j < x.n; j++)
             if (j != k && x.vi[j].buf && x.vi[j].store == x.vi[k].store) x.vi[k].buffered = 1;

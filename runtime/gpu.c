@@ -53,8 +53,8 @@ static int emu_copy(void *dst, const void *src, size_t n)
     if (n) memcpy(dst, src, n);
     return 0;
 }
-static const OrnGpuOps emu_ops = {emu_count,   emu_select, emu_sms, emu_alloc,
-                                  emu_release, emu_copy,   emu_copy};
+static const OrnGpuOps emu_ops = {emu_count,   emu_select, emu_sms,  emu_alloc,
+                                  emu_release, emu_copy,   emu_copy, NULL};
 
 /* ---------------------------------------------------------------- mode */
 
@@ -72,7 +72,10 @@ static int local_rank(const OrnRtCtx *rt)
 void orn_gpu_state_free(void *state)
 {
     GpuState *g = state;
-    if (g) free(g->caplog);
+    if (g) {
+        gpu_res_free(g);
+        free(g->caplog);
+    }
     free(g);
 }
 
@@ -87,7 +90,8 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     const char *b = getenv("ORN_GPU_TEST_BROKEN");
     const char *seed = getenv("ORN_GPU_SEED");
     g->tiles_hint = t && *t ? atoi(t) : 0;
-    g->broken = b && *b && strcmp(b, "0") != 0;
+    g->broken = b && *b && strcmp(b, "0") != 0 && strcmp(b, "stale") != 0;
+    g->broken_res = b && strcmp(b, "stale") == 0;
     g->shuffle = (seed && *seed ? strtoull(seed, NULL, 0) : 0x5eedULL) * 0x9e3779b97f4a7c15ULL + 1;
     int rank0 = orn_rt_rank(rt) == 0;
     if (m && strcmp(m, "off") == 0) {
@@ -119,6 +123,7 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
         }
     }
     g->sms = g->ops ? g->ops->sms() : 1;
+    if (g->ops) gpu_res_init(g);
     return g;
 }
 
@@ -174,6 +179,65 @@ static int64_t *caplog_of(GpuState *g, int id)
 
 enum { RUN_OK = 0, RUN_FAIL = -1, RUN_CPU = 1, RUN_AGAIN = 2 };
 
+/* The device's error flag and update count of a block (one scratch slot). */
+typedef struct GpuFlags {
+    int err, pad;
+    unsigned long long nlog;
+} GpuFlags;
+
+/* Block b's keys and schedule on the device, derived from the iteration space (resident
+ * while it does not change: the keys of a sparse space are its tiles'): one allocation of
+ * keys (n x nk), order (n), start (ntiles + 1), tiles (ntiles). *sched: the host's copy. */
+static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan, OrnDsmArray *it,
+                        OrnGpuSched **sched)
+{
+    int64_t n = b->count;
+    int nk = b->ndim, valid = 0;
+    int64_t tag[GPU_RES_TAG] = {2, plan->loop_id, b->block,  b->first,
+                                n, g->tiles_hint, g->broken, g->sms};
+    for (int d = 0; d < nk && d < 4; d++) {
+        tag[8 + 2 * d] = b->lo[d];
+        tag[9 + 2 * d] = b->hi[d];
+    }
+    void *aux = NULL;
+    int64_t *dk = gpu_res_derived(g, it, tag, 0, &aux, &valid);
+    if (valid) {
+        *sched = aux;
+        return dk;
+    }
+    OrnGpuSched *s = calloc(1, sizeof *s);
+    int64_t *keys = malloc(sizeof *keys * (size_t)(n ? n : 1) * (size_t)nk);
+    if (!s || !keys) goto fn_fail;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t kk[ORN_RT_MAXDIM];
+        orn_rt_block_key(b, b->first + i, kk);
+        memcpy(keys + i * nk, kk, sizeof *keys * (size_t)nk);
+    }
+    if (orn_gpu_sched(plan, keys, n, nk, g->sms, g->tiles_hint, g->broken, s) != 0) goto fn_fail;
+    size_t nkeys = (size_t)n * (size_t)nk, nt = (size_t)s->ntiles;
+    size_t words = nkeys + (size_t)n + (nt + 1) + nt;
+    aux = s;
+    dk = gpu_res_derived(g, it, tag, sizeof *dk * words, &aux, &valid);
+    if (!dk) goto fn_fail;
+    s = NULL; /* the entry's now */
+    OrnGpuSched *hs = aux;
+    if (g->ops->put(dk, keys, sizeof *dk * nkeys) != 0 ||
+        g->ops->put(dk + nkeys, hs->order, sizeof *dk * (size_t)n) != 0 ||
+        g->ops->put(dk + nkeys + n, hs->start, sizeof *dk * (nt + 1)) != 0 ||
+        g->ops->put(dk + nkeys + n + nt + 1, hs->tiles, sizeof *dk * nt) != 0)
+        goto fn_fail;
+    g->st_in += (int64_t)(sizeof *dk * words);
+    gpu_res_filled(g, dk, it);
+    free(keys);
+    *sched = hs;
+    return dk;
+fn_fail:
+    if (s) orn_gpu_sched_free(s);
+    free(s);
+    free(keys);
+    return NULL;
+}
+
 /* One try at block b with a log of caplog records: RUN_OK, RUN_FAIL (reported), RUN_CPU
  * (the device flagged something: nothing changed on the host), RUN_AGAIN (*need records
  * wanted: nothing changed on the host). */
@@ -182,60 +246,69 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
                      int64_t *need)
 {
     int64_t n = b->count;
-    int nk = b->ndim, rc = RUN_FAIL;
-    GpuMem m = {.ops = g->ops};
+    int nk = b->ndim, rc = RUN_FAIL, own = 0;
     GpuData gd;
     memset(&gd, 0, sizeof gd);
     OrnGpuArgs a;
     memset(&a, 0, sizeof a);
-    OrnGpuSched s;
-    memset(&s, 0, sizeof s);
-    int64_t *keys = malloc(sizeof *keys * (size_t)n * (size_t)nk);
+    OrnGpuSched *s = NULL;
     int64_t *host_tiles = NULL;
     OrnGpuRec *rec = NULL;
-    int err = 0;
-    unsigned long long nlog = 0;
-    if (!keys) goto fn_oom;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t kk[ORN_RT_MAXDIM];
-        orn_rt_block_key(b, b->first + i, kk);
-        memcpy(keys + i * nk, kk, sizeof *keys * (size_t)nk);
+    GpuFlags fl = {0, 0, 0};
+    gpu_res_begin(g);
+    OrnDsmArray *it = orn_gpu_view_store(&b->views[0], NULL, 0, &own);
+    if (!it) {
+        orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: no iteration space", plan->file,
+                          plan->line);
+        return RUN_FAIL;
     }
-    if (orn_gpu_sched(plan, keys, n, nk, g->sms, g->tiles_hint, g->broken, &s) != 0) goto fn_oom;
+    int64_t *dk = keys_in(g, b, plan, it, &s);
+    if (!dk) goto fn_oom;
+    a.keys = dk;
+    a.order = dk + n * nk;
+    a.start = a.order + n;
+    const int64_t *dtiles = a.start + s->ntiles + 1;
     a.nkeys = nk;
     a.seed = b->seed;
     a.stream = b->stream;
     a.caplog = caplog;
-    a.err = orn_gpu_put(&m, &err, sizeof err);
-    a.nlog = orn_gpu_put(&m, &nlog, sizeof nlog);
-    a.log = orn_gpu_put(&m, NULL, sizeof *a.log * (size_t)(caplog ? caplog : 1));
-    a.keys = orn_gpu_put(&m, keys, sizeof *keys * (size_t)n * (size_t)nk);
-    a.order = orn_gpu_put(&m, s.order, sizeof *s.order * (size_t)n);
-    a.start = orn_gpu_put(&m, s.start, sizeof *s.start * (size_t)(s.ntiles + 1));
-    int64_t *dtiles = orn_gpu_put(&m, s.tiles, sizeof *s.tiles * (size_t)(s.ntiles ? s.ntiles : 1));
-    if (!a.err || !a.nlog || !a.log || !a.keys || !a.order || !a.start || !dtiles) goto fn_oom;
+    GpuFlags *dfl = gpu_res_scratch(g, GPU_SLOT_FLAGS, sizeof fl);
+    a.log = gpu_res_scratch(g, GPU_SLOT_LOG, sizeof *a.log * (size_t)(caplog ? caplog : 1));
+    if (!dfl || !a.log) goto fn_oom;
+    if (g->ops->put(dfl, &fl, sizeof fl) != 0) goto fn_copy;
+    a.err = &dfl->err;
+    a.nlog = &dfl->nlog;
     size_t vsize = b->views[0].esize;
-    if (orn_gpu_data_in(&m, b, plan, dims, k->rows, &a, &gd) != 0) goto fn_oom;
+    if (orn_gpu_data_in(g, b, plan, dims, k->rows, &a, &gd) != 0) goto fn_data;
     /* the values of a dense space live in its box when the host's do (gpu_data.c) */
     int vals_in_box = orn_gpu_vals_in_box(b, &gd);
-    if (b->vals && !vals_in_box) {
-        a.vals =
-            orn_gpu_put(&m, (const char *)b->vals + b->first * (int64_t)vsize, vsize * (size_t)n);
+    char *hvals = b->vals ? (char *)b->vals + b->first * (int64_t)vsize : NULL;
+    if (hvals && !vals_in_box) {
+        int stale = 0;
+        orn_gpu_view_store(&b->views[0], hvals, vsize * (size_t)n, &own);
+        if (own) {
+            a.vals = gpu_res_copy(g, it, hvals, vsize * (size_t)n, NULL, &stale);
+        } else if ((a.vals = gpu_res_scratch(g, GPU_SLOT_VALS, vsize * (size_t)n)) != NULL) {
+            if (g->ops->put(a.vals, hvals, vsize * (size_t)n) != 0) goto fn_copy;
+            g->st_in += (int64_t)(vsize * (size_t)n);
+        }
+        if (stale) goto fn_stale;
         if (!a.vals) goto fn_oom;
     }
-    OrnGpuArgs *da = orn_gpu_put(&m, &a, sizeof a);
+    OrnGpuArgs *da = gpu_res_scratch(g, GPU_SLOT_ARGS, sizeof a);
     if (!da) goto fn_oom;
+    if (g->ops->put(da, &a, sizeof a) != 0) goto fn_copy;
     if (g->mode == GPU_MODE_EMULATE) {
-        host_tiles = malloc(sizeof *host_tiles * (size_t)(s.ntiles ? s.ntiles : 1));
+        host_tiles = malloc(sizeof *host_tiles * (size_t)(s->ntiles ? s->ntiles : 1));
         if (!host_tiles) goto fn_oom;
     }
-    for (int st = 0; st < s.nsteps; st++) {
-        int64_t t0 = s.step_start[st], nt = s.step_start[st + 1] - t0;
+    for (int st = 0; st < s->nsteps; st++) {
+        int64_t t0 = s->step_start[st], nt = s->step_start[st + 1] - t0;
         if (nt == 0) continue;
         const int64_t *tiles = dtiles + t0;
         if (host_tiles) {
             /* the step's thread blocks in a seeded random order (Fisher-Yates) */
-            memcpy(host_tiles, s.tiles + t0, sizeof *host_tiles * (size_t)nt);
+            memcpy(host_tiles, s->tiles + t0, sizeof *host_tiles * (size_t)nt);
             for (int64_t i = nt - 1; i > 0; i--) {
                 int64_t r = (int64_t)(next_rand(&g->shuffle) % (uint64_t)(i + 1));
                 int64_t t = host_tiles[i];
@@ -247,50 +320,75 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         if (k->launch(da, tiles, nt, env, g->mode == GPU_MODE_EMULATE) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
                               plan->line);
-            goto fn_exit;
+            goto fn_forget;
         }
     }
-    if (g->ops->get(&err, a.err, sizeof err) != 0 || g->ops->get(&nlog, a.nlog, sizeof nlog) != 0)
-        goto fn_copy;
-    if (err) {
+    if (g->ops->get(&fl, dfl, sizeof fl) != 0) goto fn_copy;
+    if (fl.err) {
         rc = RUN_CPU;
-        goto fn_exit;
+        goto fn_forget;
     }
-    if ((int64_t)nlog > caplog) {
-        *need = (int64_t)nlog;
+    if ((int64_t)fl.nlog > caplog) {
+        *need = (int64_t)fl.nlog;
         rc = RUN_AGAIN;
-        goto fn_exit;
+        goto fn_forget;
     }
-    if (orn_gpu_data_out(&m, b, plan, &a, &gd) != 0) goto fn_copy;
-    if (a.vals && !plan->arrays[0].read_only &&
-        g->ops->get((char *)b->vals + b->first * (int64_t)vsize, a.vals, vsize * (size_t)n) != 0)
-        goto fn_copy;
-    if (nlog) {
-        rec = malloc(sizeof *rec * (size_t)nlog);
+    if (orn_gpu_data_out(g, b, plan, &a, &gd) != 0) goto fn_copy;
+    if (a.vals && !plan->arrays[0].read_only) {
+        if (g->ops->get(hvals, a.vals, vsize * (size_t)n) != 0) goto fn_copy;
+        g->st_out += (int64_t)(vsize * (size_t)n);
+        gpu_res_wrote(g, it, hvals, vsize * (size_t)n, a.vals);
+    }
+    if (fl.nlog) {
+        rec = malloc(sizeof *rec * (size_t)fl.nlog);
         if (!rec) goto fn_oom;
-        if (g->ops->get(rec, a.log, sizeof *rec * (size_t)nlog) != 0) goto fn_copy;
-        if (orn_gpu_log_apply(b, plan, rec, (int64_t)nlog, n) != 0) {
+        if (g->ops->get(rec, a.log, sizeof *rec * (size_t)fl.nlog) != 0) goto fn_copy;
+        g->st_out += (int64_t)(sizeof *rec * (size_t)fl.nlog);
+        if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records",
                               plan->file, plan->line);
             goto fn_exit;
         }
+        /* the buffers' targets changed here: their device copies are stale */
+        for (int j = 0; j < plan->narrays; j++)
+            if (plan->arrays[j].role == ORN_RT_BUFFERED && gd.store[j]) orn_dsm_touch(gd.store[j]);
     }
     rc = RUN_OK;
     goto fn_exit;
+fn_data:
+    if (gd.stale) goto fn_stale;
+    goto fn_oom;
+fn_stale:
+    orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: a stale resident copy", plan->file,
+                      plan->line);
+    goto fn_forget;
 fn_copy:
-    orn_rt_body_error(rt, "@gpu loop at %s:%d: a copy from the GPU failed", plan->file, plan->line);
-    goto fn_exit;
+    orn_rt_body_error(rt, "@gpu loop at %s:%d: a copy between host and GPU failed", plan->file,
+                      plan->line);
+    goto fn_forget;
 fn_oom:
     orn_rt_body_error(rt, "@gpu loop at %s:%d: out of %s memory", plan->file, plan->line,
                       g->mode == GPU_MODE_DEVICE ? "GPU" : "host");
+fn_forget:
+    /* what the device wrote differs from the host now */
+    orn_gpu_data_forget(g, plan, &a);
+    if (a.vals && !plan->arrays[0].read_only) gpu_res_forget(g, a.vals);
 fn_exit:
-    orn_gpu_mem_free(&m);
     orn_gpu_data_free(&gd);
     free(rec);
     free(host_tiles);
-    free(keys);
-    orn_gpu_sched_free(&s);
     return rc;
+}
+
+/* The arrays block b's CPU body may write (a buffer: its target) get a new generation. */
+static void touch_written(const OrnRtBlock *b, const OrnRtPlan *plan)
+{
+    for (int j = 0; j < plan->narrays; j++) {
+        int own = 0;
+        OrnDsmArray *s = orn_gpu_view_store(&b->views[j], NULL, 0, &own);
+        if (s && (!plan->arrays[j].read_only || plan->arrays[j].role == ORN_RT_BUFFERED))
+            orn_dsm_touch(s);
+    }
 }
 
 int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuKernel *k,
@@ -298,7 +396,10 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
 {
     GpuState *g = gpu_state(rt, k);
     if (!g) return orn_rt_body_error(rt, "out of memory");
-    if (g->mode == GPU_MODE_CPU) return cpu(rt, b, cpu_env);
+    if (g->mode == GPU_MODE_CPU) {
+        touch_written(b, plan);
+        return cpu(rt, b, cpu_env);
+    }
     if (b->count <= 0) return 0;
     if (plan->narrays > ORN_GPU_MAXARR || plan->naccs > ORN_GPU_MAXACC || b->ndim > ORN_GPU_MAXKEY)
         return orn_rt_body_error(rt, "@gpu loop at %s:%d: too many arrays for the GPU path",
@@ -311,6 +412,10 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
     for (;;) {
         int64_t need = 0;
         int rc = run_block(rt, g, b, plan, k, dims, env, *cap, &need);
+        rt->stats.gpu_in += g->st_in;
+        rt->stats.gpu_out += g->st_out;
+        rt->stats.gpu_resident += g->st_resident;
+        g->st_in = g->st_out = g->st_resident = 0;
         if (rc == RUN_AGAIN) {
             *cap = need + need / 4;
             continue;
@@ -322,6 +427,7 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
                         "access or operation the GPU path cannot serve; said once)\n",
                         orn_rt_rank(rt), plan->file, plan->line);
             g->said_cpu = 1;
+            touch_written(b, plan);
             return cpu(rt, b, cpu_env);
         }
         return rc == RUN_OK ? 0 : -1;

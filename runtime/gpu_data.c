@@ -20,20 +20,51 @@
 #include "gpu_int.h"
 #include "orn_std_scalar.h"
 
-void *orn_gpu_put(GpuMem *m, const void *src, size_t n)
+OrnDsmArray *orn_gpu_view_store(const OrnRtView *v, const void *host, size_t bytes, int *own)
 {
-    if (m->n == GPU_MAXALLOC) return NULL;
-    void *p = m->ops->alloc(n);
-    if (!p) return NULL;
-    m->p[m->n++] = p;
-    if (src && m->ops->put(p, src, n) != 0) return NULL;
-    return p;
+    const ViewImpl *vi = v->impl;
+    *own = 0;
+    if (!vi || !vi->store) return NULL;
+    OrnDsmArray *s = vi->store;
+    if (!host) return s;
+    /* the tile bound first; a copy of the whole array may be a tile held here too */
+    for (int64_t i = -1; i < s->part.ntiles && !*own; i++) {
+        int64_t t = i < 0 ? vi->tile : i;
+        if (t < 0 || t >= s->part.ntiles || !s->tiles[t].held || !s->tiles[t].vals) continue;
+        const char *lo = s->tiles[t].vals, *p = host;
+        *own = p >= lo && p + bytes <= lo + (size_t)s->tiles[t].n * s->esize;
+    }
+    return s;
 }
 
-void orn_gpu_mem_free(GpuMem *m)
+/* Device memory with host[0, bytes) of view v: the array's resident copy where the bytes are
+ * its own storage, else scratch slot `slot` filled now. */
+static void *put_view(GpuState *g, const OrnRtView *v, const void *host, size_t bytes, int slot,
+                      GpuData *gd)
 {
-    for (int i = 0; i < m->n; i++) m->ops->release(m->p[i]);
-    m->n = 0;
+    int own = 0, stale = 0;
+    OrnDsmArray *s = orn_gpu_view_store(v, host, bytes, &own);
+    if (own) {
+        void *d = gpu_res_copy(g, s, host, bytes, NULL, &stale);
+        if (stale) gd->stale = 1;
+        return d;
+    }
+    const ViewImpl *vi = v->impl;
+    const char *rep = vi && vi->x && vi->x->replica ? vi->x->replica[vi->k] : NULL;
+    if (s && rep && vi->x->P == 1 && (const char *)host >= rep &&
+        (const char *)host + bytes <= rep + (size_t)s->nnz * s->esize) {
+        /* a whole copy of the array made for this loop at one rank: what it holds is the
+         * array's storage at its generation (at several ranks other ranks' parts change
+         * without a generation here: copied every time) */
+        int64_t tag[GPU_RES_TAG] = {3, (const char *)host - rep};
+        void *d = gpu_res_copy(g, s, host, bytes, tag, &stale);
+        if (stale) gd->stale = 1;
+        return d;
+    }
+    void *d = gpu_res_scratch(g, slot, bytes);
+    if (!d || (bytes && g->ops->put(d, host, bytes) != 0)) return NULL;
+    g->st_in += (int64_t)bytes;
+    return d;
 }
 
 void orn_gpu_data_free(GpuData *gd)
@@ -123,8 +154,8 @@ static char *assemble(OrnRtView *v, const int64_t *lo, const int64_t *n)
 
 /* The CSR rows of 2-D sparse view v that block b reads (those of its range along the key
  * that indexes the rows, else all the view holds) into device view gv. */
-static int rows_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlanArray *pa, const OrnRtView *v,
-                   OrnGpuView *gv)
+static int rows_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlanArray *pa, const OrnRtView *v,
+                   OrnGpuView *gv, GpuData *gd)
 {
     int64_t r0 = v->rlo, r1 = v->rlo + v->rn;
     int kd = pa->key_dim[0];
@@ -134,23 +165,44 @@ static int rows_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlanArray *pa, con
     }
     if (r1 < r0) r1 = r0;
     int64_t nr = r1 - r0, e0 = v->rowptr[r0 - v->rlo], ne = v->rowptr[r1 - v->rlo] - e0;
-    int64_t *rp = malloc(sizeof *rp * (size_t)(nr + 1));
-    if (!rp) return -1;
-    for (int64_t r = 0; r <= nr; r++) rp[r] = v->rowptr[r0 - v->rlo + r] - e0;
-    gv->rowptr = orn_gpu_put(m, rp, sizeof *rp * (size_t)(nr + 1));
-    free(rp);
-    /* no rows' elements: an allocation of one, nothing copied (e0 may be the end of cols) */
-    gv->cols = orn_gpu_put(m, ne ? v->cols + e0 : NULL, sizeof *v->cols * (size_t)(ne ? ne : 1));
-    gv->rvals = orn_gpu_put(m, ne ? v->rvals + e0 * (int64_t)v->esize : NULL,
-                            v->esize * (size_t)(ne ? ne : 1));
-    if (!gv->rowptr || !gv->cols || !gv->rvals) return -1;
+    int own = 0, valid = 0, stale = 0;
+    OrnDsmArray *s =
+        orn_gpu_view_store(v, v->rvals + e0 * (int64_t)v->esize, v->esize * (size_t)ne, &own);
+    if (!s) return -1;
+    /* the row offsets from r0, derived from the array's rows (a resident copy) */
+    int64_t tag[GPU_RES_TAG] = {1, (int64_t)(intptr_t)v->rowptr, r0, r1};
+    int64_t *drp = gpu_res_derived(g, s, tag, sizeof *drp * (size_t)(nr + 1), NULL, &valid);
+    if (!drp) return -1;
+    if (!valid) {
+        int64_t *rp = malloc(sizeof *rp * (size_t)(nr + 1));
+        if (!rp) return -1;
+        for (int64_t r = 0; r <= nr; r++) rp[r] = v->rowptr[r0 - v->rlo + r] - e0;
+        int rc = g->ops->put(drp, rp, sizeof *rp * (size_t)(nr + 1));
+        free(rp);
+        if (rc != 0) return -1;
+        g->st_in += (int64_t)(sizeof *rp * (size_t)(nr + 1));
+        gpu_res_filled(g, drp, s);
+    }
+    gv->rowptr = drp;
+    if (ne == 0 || !own) {
+        /* no elements (e0 may be the end of cols): an allocation nothing reads */
+        if (ne) return -1; /* rows bound outside the array's storage: not on the GPU path */
+        gv->cols = gpu_res_scratch(g, GPU_SLOT_EMPTY, 16);
+        gv->rvals = (const char *)gv->cols;
+    } else {
+        gv->cols = gpu_res_copy(g, s, v->cols + e0, sizeof *v->cols * (size_t)ne, NULL, &stale);
+        gv->rvals = gpu_res_copy(g, s, v->rvals + e0 * (int64_t)v->esize, v->esize * (size_t)ne,
+                                 NULL, &stale);
+        if (stale) gd->stale = 1;
+    }
+    if (!gv->cols || !gv->rvals) return -1;
     gv->rlo = r0;
     gv->rn = nr;
     gv->clo = v->clo;
     return 0;
 }
 
-int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuDims *dims,
+int orn_gpu_data_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuDims *dims,
                     uint32_t rows, OrnGpuArgs *a, GpuData *gd)
 {
     for (int j = 0; j < plan->narrays; j++) {
@@ -166,8 +218,11 @@ int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const
             gv->lo[q] = v->lo[q];
             gv->hi[q] = v->hi[q];
         }
+        int own = 0;
+        gd->store[j] = orn_gpu_view_store(v, NULL, 0, &own);
         if (pa->role == ORN_RT_BUFFERED) continue;
-        if (j < 32 && (rows >> j & 1u) && v->cols && v->ndim == 2 && rows_in(m, b, pa, v, gv) != 0)
+        if (j < 32 && (rows >> j & 1u) && v->cols && v->ndim == 2 &&
+            rows_in(g, b, pa, v, gv, gd) != 0)
             return -1;
         OrnRtBox x = orn_rt_box(v);
         gd->span[j] = box_span(&x, nd);
@@ -186,16 +241,19 @@ int orn_gpu_data_in(GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan, const
                 s *= n[d];
             }
             gd->span[j] = s;
-            gb->base = orn_gpu_put(m, gd->ext[j], v->esize * (size_t)(s ? s : 1));
+            size_t bytes = v->esize * (size_t)(s ? s : 1);
+            gb->base = gpu_res_scratch(g, GPU_SLOT_EXT + j, bytes);
+            if (!gb->base || g->ops->put(gb->base, gd->ext[j], bytes) != 0) return -1;
+            g->st_in += (int64_t)bytes;
         } else {
             for (int q = 0; q < ORN_GPU_MAXKEY; q++) {
                 gb->lo[q] = x.lo[q];
                 gb->n[q] = x.n[q];
                 gb->s[q] = x.s[q];
             }
-            gb->base = orn_gpu_put(m, x.base, v->esize * (size_t)gd->span[j]);
+            gb->base = put_view(g, v, x.base, v->esize * (size_t)gd->span[j], GPU_SLOT_BOX + j, gd);
         }
-        if (!gb->base) return -1;
+        if (!gb->base || gd->stale) return -1;
     }
     return 0;
 }
@@ -210,23 +268,41 @@ int orn_gpu_vals_in_box(const OrnRtBlock *b, const GpuData *gd)
     return p >= v->base && end <= v->base + box_span(&x, v->ndim) * (int64_t)v->esize;
 }
 
-int orn_gpu_data_out(const GpuMem *m, const OrnRtBlock *b, const OrnRtPlan *plan,
-                     const OrnGpuArgs *a, const GpuData *gd)
+/* Whether the loop writes plan array j's box (what comes back). */
+static int written(const OrnRtPlanArray *pa)
+{
+    return !pa->read_only && pa->role != ORN_RT_REPLICATED && pa->role != ORN_RT_PREFETCHED &&
+           pa->role != ORN_RT_BUFFERED;
+}
+
+void orn_gpu_data_forget(GpuState *g, const OrnRtPlan *plan, const OrnGpuArgs *a)
+{
+    for (int j = 0; j < plan->narrays; j++)
+        if (written(&plan->arrays[j]) && a->box[j].base) gpu_res_forget(g, a->box[j].base);
+}
+
+int orn_gpu_data_out(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuArgs *a,
+                     const GpuData *gd)
 {
     for (int j = 0; j < plan->narrays; j++) {
         const OrnRtPlanArray *pa = &plan->arrays[j];
         OrnRtView *v = &b->views[j];
-        if (!gd->span[j] || pa->read_only || pa->role == ORN_RT_REPLICATED ||
-            pa->role == ORN_RT_PREFETCHED || pa->role == ORN_RT_BUFFERED)
-            continue;
+        if (!gd->span[j] || !written(pa)) continue;
         size_t bytes = v->esize * (size_t)gd->span[j];
         if (!gd->ext[j]) {
-            if (m->ops->get(v->base, a->box[j].base, bytes) != 0) return -1;
+            if (g->ops->get(v->base, a->box[j].base, bytes) != 0) return -1;
+            g->st_out += (int64_t)bytes;
+            if (gd->store[j]) gpu_res_wrote(g, gd->store[j], v->base, bytes, a->box[j].base);
             continue;
         }
         /* the view's box out of the extended copy, row by row */
         char *ext = gd->ext[j];
-        if (m->ops->get(ext, a->box[j].base, bytes) != 0) return -1;
+        if (g->ops->get(ext, a->box[j].base, bytes) != 0) return -1;
+        g->st_out += (int64_t)bytes;
+        if (gd->store[j]) {
+            OrnRtBox x = orn_rt_box(v);
+            gpu_res_wrote(g, gd->store[j], v->base, v->esize * (size_t)box_span(&x, v->ndim), NULL);
+        }
         int nd = v->ndim;
         int64_t key[ORN_RT_MAXDIM] = {0};
         for (int d = 0; d < nd; d++) {

@@ -401,6 +401,7 @@ int rt_managed_boundary(OrnRtBuffer *b, int j)
     RtManaged *m = b->mg;
     double now = rt_now(), t = now - m->t_mark;
     int status = ORN_OK;
+    orn_dsm_touch(b->target); /* changes are applied on arrival */
     m->t_work += t;
     int ns = m->lag + 1; /* slots in use this round (lag <= m - 2 when anything is sent) */
     if (j + m->lag <= m->round_m - 2) status = send_message(b, m, j % ns, t);
@@ -414,6 +415,7 @@ int rt_managed_flush(OrnRtBuffer *b)
     RtManaged *m = b->mg;
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = m->P;
+    orn_dsm_touch(b->target);
     int64_t vol = m->n;
     size_t bytes = (size_t)vol * m->es, stride = bytes + 8;
     char *all = m->xbuf, *mine = all + (size_t)m->me * stride;

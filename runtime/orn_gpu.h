@@ -108,6 +108,7 @@ typedef struct OrnGpuOps {
     void (*release)(void *p);
     int (*put)(void *dst, const void *src, size_t n); /* host to device */
     int (*get)(void *dst, const void *src, size_t n); /* device to host */
+    size_t (*mem_free)(void);                         /* free device memory (bytes) */
 } OrnGpuOps;
 
 /* A @gpu loop's compiled kernels (generated .cu: orn_gpu_kernel_N). */

@@ -359,9 +359,14 @@ static int orn_gpu_cuda_get(void *dst, const void *src, size_t n)
 {
     return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
 }
+static size_t orn_gpu_cuda_mem_free(void)
+{
+    size_t avail = 0, total = 0;
+    return cudaMemGetInfo(&avail, &total) == cudaSuccess ? avail : 0;
+}
 static const OrnGpuOps orn_gpu_cuda_ops = {
     orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms, orn_gpu_cuda_alloc,
-    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get};
+    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get, orn_gpu_cuda_mem_free};
 
 /* After a launch: wait for it; 0 or the CUDA error, said. */
 static int orn_gpu_cuda_wait(int loop_id)

@@ -270,6 +270,8 @@ typedef struct OrnRtStats {
     int64_t cache_bytes, ws_bytes;
     int64_t replicated;    /* prefetched arrays copied whole to every rank before the loop */
     int64_t replica_bytes; /* their size */
+    /* @gpu loops: bytes copied to the GPU, from it, and found there already (resident) */
+    int64_t gpu_in, gpu_out, gpu_resident;
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 

@@ -232,9 +232,11 @@ static int step_begin(Exec *x, int64_t s)
     if (j < 0 || c == 0 || x->P == 1) return ORN_OK;
     for (int i = 0; i < R->nrot && R->scratch; i++) {
         if (travels(R, i)) continue;
-        OrnDsmTile *t = &x->loop->args[R->rot[i]].array->tiles[j];
+        OrnDsmArray *a = x->loop->args[R->rot[i]].array;
+        OrnDsmTile *t = &a->tiles[j];
         t->vals = R->scratch[i];
         t->held = 1;
+        orn_dsm_touch(a);
     }
     if (!R->comm) return ORN_OK;
     int prev = (x->me - 1 + x->P) % x->P;

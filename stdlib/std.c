@@ -315,7 +315,11 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
     const OrnRtPlan *pl = loop->plan;
     OrnRtStats s;
     orn_rt_stats(p->rt, &s);
-    char grid[96] = "", sub[96] = "";
+    char grid[96] = "", sub[96] = "", gpu[128] = "";
+    if (s.gpu_in || s.gpu_out || s.gpu_resident)
+        snprintf(gpu, sizeof gpu,
+                 ", gpu in %" PRId64 " B, out %" PRId64 " B, resident %" PRId64 " B", s.gpu_in,
+                 s.gpu_out, s.gpu_resident);
     size_t g = 0, u = 0;
     for (int d = 0; d < pl->nkeys && s.grid[0]; d++) {
         g += (size_t)snprintf(grid + g, sizeof grid - g, "%s%" PRId64, d ? "x" : "", s.grid[d]);
@@ -329,12 +333,12 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             ", sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
-            " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "\n",
+            " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "%s\n",
             p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses,
             s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent, s.received,
-            s.early);
+            s.early, gpu);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the

@@ -21,6 +21,14 @@
 #                                         flags it, the block runs on the CPU body, which
 #                                         reports the error with its line (exit 1), and the
 #                                         program says a block fell back
+#   run.sh resident BIN NAME              residency (sgd_mf_gpu): under the emulation with
+#                                         ORN_STATS=runs, at -n 1 every run of the training
+#                                         loop after its first copies nothing to the device
+#                                         (arrays, ratings, keys and schedule stay there), at
+#                                         -n 2 and 3 only the rotated blocks go in; results
+#                                         equal the CPU build; and with the invalidation of
+#                                         copies broken (ORN_GPU_TEST_BROKEN=stale) the check
+#                                         (ORN_GPU_CHECK=1) stops the run on a stale copy
 #   run.sh device BIN NAME                on a GPU (nvidia-smi works) the real run against the
 #                                         oracle; exit 77 (skipped: no GPU) otherwise
 #
@@ -212,6 +220,43 @@ if [ "$MODE" = fallback ]; then
     exit 0
 fi
 
+# gpuin DIR LINE: the bytes each run of the loop at LINE copied to the device on rank 0
+gpuin() {
+    grep "rank 0: .*$NAME.orn:$2 " "$1/err" | sed -n 's/.*gpu in \([0-9]*\) B.*/\1/p'
+}
+
+if [ "$MODE" = resident ]; then
+    line=$(grep -n '@gpu parallel_for (u, i), r in ratings' "$SRC" | cut -d: -f1)
+    for n in 1 2 3; do
+        c=$W/cpu.$n e=$W/res.$n
+        run "$c" "$n" "$NAME.cpu" "$CONF1"
+        run "$e" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate ORN_GPU_CHECK=1 ORN_STATS=runs
+        same "$e" "$c" 0 || { show "$e" "$c"; fail "-n $n: results differ from the CPU build"; }
+        gpuin "$e" "$line" >"$e/in"
+        [ "$(wc -l <"$e/in")" -eq 3 ] || { cat "$e/err"; fail "-n $n: no statistics of 3 runs"; }
+        first=$(head -n 1 "$e/in")
+        [ "$first" -gt 0 ] || fail "-n $n: the first run copied nothing"
+        for b in $(tail -n 2 "$e/in"); do
+            if [ "$n" = 1 ]; then
+                [ "$b" -eq 0 ] || fail "-n 1: a later run copied $b bytes in (first $first)"
+            else
+                [ "$b" -gt 0 ] && [ $((b * 3)) -lt "$first" ] ||
+                    fail "-n $n: a later run copied $b bytes in (first $first)"
+            fi
+        done
+        echo "ok: -n $n: the training loop copied $first bytes in, then $(tail -n 2 "$e/in" | paste -sd' ')"
+    done
+    b=$W/stale
+    mkdir -p "$b"
+    (cd "$b" && ORN_GPU=emulate ORN_GPU_CHECK=1 ORN_GPU_TEST_BROKEN=stale "$MPIEXEC" -n 1 \
+        "$BIN/$NAME.gpu" $ARGS >out 2>err)
+    rc=$?
+    [ $rc -ne 0 ] && grep -q "resident copy of .* differs from the host" "$b/err" ||
+        { cat "$b/err"; fail "the stale copy went unnoticed (exit $rc)"; }
+    echo "ok: a stale resident copy stops the run: $(grep -o 'resident copy of [^ ]*' "$b/err" | head -n 1)"
+    exit 0
+fi
+
 for n in 1 2 3; do
     case $MODE in
     emulate)
@@ -221,7 +266,7 @@ for n in 1 2 3; do
             c=$W/cpu.$n.$i
             run "$c" "$n" "$NAME.cpu" "$conf"
             e=$W/emu.$n.$i
-            run "$e" "$n" "$NAME.gpu" "$conf" ORN_GPU=emulate ORN_GPU_SEED=$i
+            run "$e" "$n" "$NAME.gpu" "$conf" ORN_GPU=emulate ORN_GPU_SEED=$i ORN_GPU_CHECK=1
             grep -q "ORN_GPU=emulate" "$e/err" || fail "the emulation did not say so"
             r=$(ref "$e" "$c")
             same "$e" "$r" 0 || { show "$e" "$r"; fail "-n $n ($conf): the emulation differs from its oracle"; }
