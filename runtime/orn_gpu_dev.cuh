@@ -351,13 +351,87 @@ static void orn_gpu_cuda_release(void *p)
 {
     if (p) cudaFree(p);
 }
+
+/* Copies between host and device go in order on one stream that the kernels' launches
+ * (the legacy default stream) are ordered with, so a copy in is not waited for before the
+ * launch that reads it, through two pinned staging buffers:
+ * while the DMA engine moves one chunk, the host copies the next into (or the last out of)
+ * the other. Copies in return once the host's bytes are staged (the caller may change them
+ * then); copies out return with the bytes in place. The state belongs to the CUDA binding
+ * of this process, as the CUDA runtime's own does (the device selected, its context). */
+enum { ORN_GPU_CHUNK = 4 << 20, ORN_GPU_SMALL = 64 << 10 };
+typedef struct OrnGpuStage {
+    int ready; /* 1 set up, -1 failed (copies then go unstaged) */
+    cudaStream_t stream;
+    char *pin[2];
+    cudaEvent_t done[2];
+} OrnGpuStage;
+static OrnGpuStage orn_gpu_stage;
+
+static cudaStream_t orn_gpu_cuda_stream(void)
+{
+    OrnGpuStage *g = &orn_gpu_stage;
+    if (g->ready) return g->ready > 0 ? g->stream : (cudaStream_t)0;
+    g->ready = -1;
+    /* a blocking stream: the launches (legacy default stream) and it wait for each other */
+    if (cudaStreamCreateWithFlags(&g->stream, cudaStreamDefault) != cudaSuccess) return 0;
+    for (int i = 0; i < 2; i++)
+        if (cudaHostAlloc((void **)&g->pin[i], ORN_GPU_CHUNK, cudaHostAllocDefault) !=
+                cudaSuccess ||
+            cudaEventCreateWithFlags(&g->done[i], cudaEventDisableTiming) != cudaSuccess)
+            return g->stream; /* the stream without staging */
+    g->ready = 1;
+    return g->stream;
+}
+
 static int orn_gpu_cuda_put(void *dst, const void *src, size_t n)
 {
-    return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+    if (n == 0) return 0;
+    cudaStream_t st = orn_gpu_cuda_stream();
+    OrnGpuStage *g = &orn_gpu_stage;
+    if (g->ready < 0 || n <= ORN_GPU_SMALL) /* pageable: the driver stages it before returning */
+        return cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, st) == cudaSuccess ? 0 : -1;
+    for (size_t off = 0, k = 0; off < n; off += ORN_GPU_CHUNK, k++) {
+        size_t len = n - off < (size_t)ORN_GPU_CHUNK ? n - off : (size_t)ORN_GPU_CHUNK;
+        int i = (int)(k & 1);
+        if (cudaEventSynchronize(g->done[i]) != cudaSuccess) return -1; /* its last DMA */
+        memcpy(g->pin[i], (const char *)src + off, len);
+        if (cudaMemcpyAsync((char *)dst + off, g->pin[i], len, cudaMemcpyHostToDevice, st) !=
+                cudaSuccess ||
+            cudaEventRecord(g->done[i], st) != cudaSuccess)
+            return -1;
+    }
+    return 0;
 }
+
 static int orn_gpu_cuda_get(void *dst, const void *src, size_t n)
 {
-    return n == 0 || cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : -1;
+    if (n == 0) return 0;
+    cudaStream_t st = orn_gpu_cuda_stream();
+    OrnGpuStage *g = &orn_gpu_stage;
+    if (g->ready < 0 || n <= ORN_GPU_SMALL)
+        return cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, st) == cudaSuccess &&
+                       cudaStreamSynchronize(st) == cudaSuccess
+                   ? 0
+                   : -1;
+    /* chunk k's DMA runs while the host copies chunk k - 1 out */
+    size_t prev = 0, plen = 0;
+    for (size_t off = 0, k = 0;; off += ORN_GPU_CHUNK, k++) {
+        int i = (int)(k & 1);
+        size_t len = off < n ? (n - off < (size_t)ORN_GPU_CHUNK ? n - off : (size_t)ORN_GPU_CHUNK) : 0;
+        if (len && (cudaMemcpyAsync(g->pin[i], (const char *)src + off, len,
+                                    cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+                    cudaEventRecord(g->done[i], st) != cudaSuccess))
+            return -1;
+        if (k > 0) {
+            int j = i ^ 1;
+            if (cudaEventSynchronize(g->done[j]) != cudaSuccess) return -1;
+            memcpy((char *)dst + prev, g->pin[j], plen);
+        }
+        if (!len) return 0;
+        prev = off;
+        plen = len;
+    }
 }
 static size_t orn_gpu_cuda_mem_free(void)
 {
@@ -368,11 +442,12 @@ static const OrnGpuOps orn_gpu_cuda_ops = {
     orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms, orn_gpu_cuda_alloc,
     orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get, orn_gpu_cuda_mem_free};
 
-/* After a launch: wait for it; 0 or the CUDA error, said. */
+/* After a launch on the copies' stream: whether it started; 0 or the CUDA error, said. The
+ * host does not wait: the next copy out (the block's error flag) waits for the kernels, and
+ * an error they hit shows there as a failed copy. */
 static int orn_gpu_cuda_wait(int loop_id)
 {
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e == cudaSuccess) return 0;
     fprintf(stderr, "orion: @gpu loop %d: CUDA error: %s\n", loop_id, cudaGetErrorString(e));
     return -1;
