@@ -15,11 +15,18 @@ typedef struct GpuState {
     int tiles_hint;
     int broken;
     uint64_t shuffle; /* emulation: the shuffle's state (seeded by $ORN_GPU_SEED) */
+    OrnGpuWarp *warp; /* emulation: the lanes of warp kernels (gpu_emu.c) */
     int said_cpu;     /* a block ran on the CPU path: said once */
     /* buffer-update log records a block of loop id may need (the most seen), by loop id */
     int64_t *caplog;
     int ncaplog;
 } GpuState;
+
+/* The emulation's warp (gpu_emu.c): lane orders from seed; nosync: __syncwarp does nothing
+ * (ORN_GPU_TEST_BROKEN=lanes). NULL out of memory. Its lane threads start at its first
+ * warp launch. */
+OrnGpuWarp *orn_gpu_emu_new(uint64_t seed, int nosync);
+void orn_gpu_emu_free(OrnGpuWarp *w);
 
 /* Device memory of one block's launches, released together. */
 enum { GPU_MAXALLOC = 4 * ORN_GPU_MAXARR + ORN_GPU_MAXACC + 16 };

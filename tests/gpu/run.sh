@@ -16,7 +16,10 @@
 #                                         equal its oracle; ORN_GPU=off equals the CPU build;
 #                                         no block fell back to the CPU path
 #   run.sh broken BIN NAME                the deliberately wrong 2-D GPU schedule
-#                                         (ORN_GPU_TEST_BROKEN) breaks the equality at every -n
+#                                         (ORN_GPU_TEST_BROKEN=1) breaks the equality at every -n
+#   run.sh broken_lanes BIN NAME          warp kernels without their __syncwarp barriers
+#                                         (ORN_GPU_TEST_BROKEN=lanes): the emulated lanes, in
+#                                         their shuffled order, break the equality at every -n
 #   run.sh fallback BIN NAME              features_gpu with a randint bound of 0: the device
 #                                         flags it, the block runs on the CPU body, which
 #                                         reports the error with its line (exit 1), and the
@@ -77,7 +80,7 @@ if [ "$MODE" = examples ]; then
         [ "$loops" -gt 0 ] || fail "$name: no loop"
         "$ORIONC" --emit=cuda "$W/$name.orn" -o "$W/$name.cu" 2>"$W/err" || { cat "$W/err"; fail "$name: --emit=cuda"; }
         [ ! -s "$W/err" ] || { cat "$W/err"; fail "$name: a @gpu loop does not run on the GPU path"; }
-        kernels=$(grep -c '^__global__ void orn_gpu_kern_' "$W/$name.cu")
+        kernels=$(grep -c '^__global__ void .*orn_gpu_kern_' "$W/$name.cu")
         [ "$kernels" -eq "$loops" ] || fail "$name: $kernels kernels for $loops @gpu loops"
         echo "ok: $name: $loops loops, $kernels kernels"
     done
@@ -242,6 +245,16 @@ for n in 1 2 3; do
         run "$b" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate ORN_GPU_TEST_BROKEN=1
         if same "$b" "$(ref "$b" "$c")" 0; then fail "-n $n: the broken schedule went unnoticed"; fi
         echo "ok: -n $n: the shuffled emulation shows the broken schedule" ;;
+    broken_lanes)
+        c=$W/cpu.$n
+        run "$c" "$n" "$NAME.cpu" "$CONF1"
+        e=$W/emu.$n
+        run "$e" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate
+        same "$e" "$(ref "$e" "$c")" 0 || fail "-n $n: the warps with their barriers differ"
+        b=$W/bad.$n
+        run "$b" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate ORN_GPU_TEST_BROKEN=lanes
+        if same "$b" "$(ref "$b" "$c")" 0; then fail "-n $n: the missing barriers went unnoticed"; fi
+        echo "ok: -n $n: the emulated lanes show the missing warp barriers" ;;
     device)
         tol=0
         [ "$NAME" = lda_gpu ] && tol=1e-9
