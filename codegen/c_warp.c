@@ -29,7 +29,9 @@
  * branch), so barriers may sit in branches and loops: pending writes are synchronized
  * before a compound statement, at the end of each of its blocks, before break and continue
  * and at the end of the iteration; inside a block and after it, any lane may have read
- * anything. Shuffles order no memory (as on the device). Read-only arrays need no barrier. */
+ * anything. An iteration starts with what the tile's previous one may have left unsynchronized
+ * (its reads: emit_cuda.c writes the body again until that is stable). Shuffles order no
+ * memory (as on the device). Read-only arrays need no barrier. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -171,8 +173,7 @@ static void classify(const C *c, const OrnNode *s, WarpAcc *x, bool *mid)
             x->wr0 |= 1u << k;
             return;
         }
-        for (const OrnNode *sub = tg->u.index.subs; sub; sub = sub->next)
-            reads(c, sub, x, false);
+        for (const OrnNode *sub = tg->u.index.subs; sub; sub = sub->next) reads(c, sub, x, false);
     }
     if (k < 0) { /* a local, an accumulator, a buffer: evaluated on every lane */
         reads(c, rhs, x, false);
@@ -240,17 +241,22 @@ void cg_warp_flush(C *c)
     if (writes_pending(&c->ws)) cg_warp_sync(c);
 }
 
-void cg_warp_begin(C *c)
+void cg_warp_begin(C *c, const WarpAcc *start)
 {
     c->warp = WARP_UNIFORM;
     c->wmid = false;
-    read_all(c); /* the tile's previous iteration, on lanes behind */
+    c->ws = *start;
 }
 
-void cg_warp_end(C *c)
+bool cg_warp_end(C *c, WarpAcc *start)
 {
     cg_warp_flush(c);
     c->warp = WARP_NONE;
+    WarpAcc s = *start;
+    merge(&s, &c->ws);
+    if (memcmp(&s, start, sizeof s) == 0) return true;
+    *start = s;
+    return false;
 }
 
 void cg_warp_block_begin(C *c)

@@ -192,10 +192,12 @@ void cg_gpu_host(C *c, const OrnCgLoop *l);
 /* c_warp.c (warp kernels of the CUDA back end) */
 /* Does the CUDA back end run this loop body on warps (it has view work to split)? */
 bool cg_warp_loop(const C *c, const OrnCgLoop *l);
-/* The element function's body: its start (warp-uniform code) and end (pending writes
- * synchronized). */
-void cg_warp_begin(C *c);
-void cg_warp_end(C *c);
+/* The element function's body: its start (warp-uniform code, with the accesses a previous
+ * iteration may have left unsynchronized) and end (pending writes synchronized). cg_warp_end
+ * returns whether what this iteration leaves is within start, else adds it there: the body
+ * must then be written again from the new start. */
+void cg_warp_begin(C *c, const WarpAcc *start);
+bool cg_warp_end(C *c, WarpAcc *start);
 /* A statement of warp-uniform code: the barrier its accesses need first, then cg_st_plain. */
 void cg_warp_st(C *c, const OrnNode *s);
 /* A block of a compound statement in warp-uniform code: its start and end. */

@@ -48,6 +48,31 @@ static void cu_function(void *st_, const OrnNode *fn)
     (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
 }
 
+/* The body of a warp kernel (c_warp.c): an iteration starts with the accesses the tile's
+ * previous one left unsynchronized, so it is written until those are what it started with
+ * (a second pass at most, in practice; the fourth starts from "any lane read anything"). */
+static void warp_body(C *c, const OrnNode *stmts)
+{
+    OrnBuf *out = c->b;
+    WarpAcc start;
+    memset(&start, 0, sizeof start);
+    for (int pass = 0;; pass++) {
+        OrnBuf b;
+        orn_buf_init(&b);
+        c->b = &b;
+        int tmp = c->tmp;
+        if (pass == 3) start.rd = ~0u;
+        cg_warp_begin(c, &start);
+        cg_st_list(c, stmts);
+        bool stable = cg_warp_end(c, &start) || pass == 3;
+        c->b = out;
+        if (stable) orn_buf_put(out, b.data ? b.data : "", b.len);
+        orn_buf_free(&b);
+        if (stable) return;
+        c->tmp = tmp;
+    }
+}
+
 /* The tile, kernel and launcher of a body without view work: a thread per tile, the tiles of
  * a step in 128-thread blocks; the emulation calls the tiles in turn. */
 static void thread_kernel(C *c, int id)
@@ -172,9 +197,10 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     c->fast = 0;
     c->npromo = 0;
     c->ind = 1;
-    if (warp) cg_warp_begin(c);
-    cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
-    if (warp) cg_warp_end(c);
+    if (warp)
+        warp_body(c, lp->node->u.parfor.body->u.block.stmts);
+    else
+        cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
     c->ind = 0;
     cg_o(c, "}\n");
     if (warp)
