@@ -84,7 +84,7 @@ static void thread_kernel(C *c, int id)
          "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
          id, id, id);
     cg_o(c,
-         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
+         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
          "int64_t *tiles_, int64_t nt_, const OrnGpuEnv_%d env_)\n{\n"
          "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
          "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
@@ -161,7 +161,8 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "    const OrnGpuDims *const %s __attribute__((unused)) = &a_->dims[%d];\n",
              cg_nm(c, a->sym), k);
-        cg_o(c, "    const OrnRtBox X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
+        /* by reference: a copy whose address the accessors take would live in local memory */
+        cg_o(c, "    const OrnRtBox &X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
     }
     cg_o(c, "    const int64_t *const kk_ = a_->keys + e_ * %d;\n", nk);
     if (lp->value) {
