@@ -10,6 +10,8 @@
  * calls of that code their device meaning). The statements written differently are the
  * updates of buffers and accumulators: recorded for the host, which applies them in element
  * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu.c).
+ * A body with view work runs on warps (c_warp.c): its view loops and reductions are split
+ * across the lanes, its shared writes made by lane 0, with __syncwarp() between.
  * Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
