@@ -951,6 +951,8 @@ void cg_st_plain(C *c, const OrnNode *s)
         if (c->cx == CX_PREFETCH && c->cloops == 0) {
             cg_ol(c, "goto next_;");
             c->next_used = true;
+        } else if (c->cuda && c->cloops == 0) {
+            cg_ol(c, "return;"); /* the next iteration: the element function's caller's */
         } else {
             cg_ol(c, "continue;");
         }

@@ -28,10 +28,10 @@
  * touch an array the evaluation read. Control flow is uniform (every lane takes the same
  * branch), so barriers may sit in branches and loops: pending writes are synchronized
  * before a compound statement, at the end of each of its blocks, before break and continue
- * and at the end of the iteration; inside a block and after it, any lane may have read
- * anything. An iteration starts with what the tile's previous one may have left unsynchronized
- * (its reads: emit_cuda.c writes the body again until that is stable). Shuffles order no
- * memory (as on the device). Read-only arrays need no barrier. */
+ * and at the end of the iteration; inside its blocks and after it, lanes may have read
+ * what the compound statement reads. An iteration starts with what the tile's previous one may have
+ * left unsynchronized (its reads: emit_cuda.c writes the body again until that is stable). Shuffles
+ * order no memory (as on the device). Read-only arrays need no barrier. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -229,13 +229,6 @@ void cg_warp_sync(C *c)
     memset(&c->ws, 0, sizeof c->ws);
 }
 
-/* Any lane may have read anything (the start of a block, of an iteration). */
-static void read_all(C *c)
-{
-    memset(&c->ws, 0, sizeof c->ws);
-    c->ws.rd = ~0u;
-}
-
 void cg_warp_flush(C *c)
 {
     if (writes_pending(&c->ws)) cg_warp_sync(c);
@@ -246,6 +239,8 @@ void cg_warp_begin(C *c, const WarpAcc *start)
     c->warp = WARP_UNIFORM;
     c->wmid = false;
     c->ws = *start;
+    c->wblock = *start;
+    memset(&c->wexit, 0, sizeof c->wexit);
 }
 
 bool cg_warp_end(C *c, WarpAcc *start)
@@ -254,6 +249,7 @@ bool cg_warp_end(C *c, WarpAcc *start)
     c->warp = WARP_NONE;
     WarpAcc s = *start;
     merge(&s, &c->ws);
+    merge(&s, &c->wexit);
     if (memcmp(&s, start, sizeof s) == 0) return true;
     *start = s;
     return false;
@@ -261,7 +257,7 @@ bool cg_warp_end(C *c, WarpAcc *start)
 
 void cg_warp_block_begin(C *c)
 {
-    if (c->warp == WARP_UNIFORM) read_all(c);
+    if (c->warp == WARP_UNIFORM) c->ws = c->wblock;
 }
 
 void cg_warp_block_end(C *c)
@@ -275,24 +271,43 @@ void cg_warp_mid(C *c)
     c->wmid = false;
 }
 
+/* A compound statement: pending writes synchronized first; its blocks start, and it ends,
+ * with what was left before it and everything it reads (on any lane: a loop's next
+ * iteration follows the previous one's reads) -- their writes are synchronized at their
+ * ends, before break and continue. */
+static void compound(C *c, const OrnNode *s)
+{
+    cg_warp_flush(c);
+    WarpAcc in = c->ws, x;
+    memset(&x, 0, sizeof x);
+    reads(c, s, &x, false);
+    merge(&in, &x);
+    WarpAcc outer = c->wblock;
+    c->wblock = in;
+    cg_st_plain(c, s);
+    c->wblock = outer;
+    c->ws = in;
+}
+
 void cg_warp_st(C *c, const OrnNode *s)
 {
     switch (s->kind) {
+    case N_CONTINUE:
+    case N_BREAK:
+        cg_warp_flush(c);
+        if (s->kind == N_CONTINUE && c->cloops == 0) /* the iteration ends: as at its end */
+            merge(&c->wexit, &c->ws);
+        cg_st_plain(c, s);
+        return;
     case N_IF:
     case N_WHILE:
     case N_FOREACH:
     case N_BLOCK:
-    case N_BREAK:
-    case N_CONTINUE:
-        cg_warp_flush(c);
-        cg_st_plain(c, s);
-        read_all(c);
+        compound(c, s);
         return;
     case N_FOR:
         if (!cg_for_is_reduction(c, s)) {
-            cg_warp_flush(c);
-            cg_st_plain(c, s);
-            read_all(c);
+            compound(c, s);
             return;
         }
         break;

@@ -88,9 +88,11 @@ typedef struct C {
     const OrnNode *subst[MAXLEAF];
     int subst_id[MAXLEAF];
     int nsubst;
-    int warp;   /* WARP_*: a warp kernel's body (c_warp.c) */
-    WarpAcc ws; /* its accesses since the last barrier */
-    bool wmid;  /* the statement being written needs a barrier before its writes */
+    int warp;       /* WARP_*: a warp kernel's body (c_warp.c) */
+    WarpAcc ws;     /* its accesses since the last barrier */
+    WarpAcc wexit;  /* ... where the iteration ended early (a top-level continue) */
+    WarpAcc wblock; /* ... at the start of a block of the compound statement being written */
+    bool wmid;      /* the statement being written needs a barrier before its writes */
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
