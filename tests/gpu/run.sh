@@ -10,6 +10,9 @@
 #                                         CUDA back end runs every loop (--emit=cuda, which
 #                                         needs no nvcc, writes a kernel per loop and warns
 #                                         about none)
+#   run.sh cpupath ORIONC PROG.orn        every @gpu loop of PROG is one the CUDA back end does
+#                                         not run: --emit=cuda warns about each, writes no
+#                                         kernel
 #   run.sh emulate BIN NAME               under ORN_GPU=emulate at -n 1, 2, 3, in two
 #                                         configurations (shuffle seed, tiles per block,
 #                                         sub-blocks or flush interval), the program's results
@@ -84,6 +87,18 @@ if [ "$MODE" = examples ]; then
         [ "$kernels" -eq "$loops" ] || fail "$name: $kernels kernels for $loops @gpu loops"
         echo "ok: $name: $loops loops, $kernels kernels"
     done
+    exit 0
+fi
+
+if [ "$MODE" = cpupath ]; then
+    ORIONC=$2 PROG=$3
+    "$ORIONC" --emit=cuda "$PROG" -o "$W/p.cu" 2>"$W/err" || { cat "$W/err"; fail "--emit=cuda"; }
+    loops=$(grep -c '^ *@gpu parallel_for' "$PROG")
+    said=$(grep -c 'warning: this @gpu loop runs on the CPU' "$W/err")
+    kernels=$(grep -c '^__global__ void .*orn_gpu_kern_' "$W/p.cu")
+    [ "$said" -eq "$loops" ] || { cat "$W/err"; fail "$said warnings for $loops loops"; }
+    [ "$kernels" -eq 0 ] || fail "$kernels kernels written"
+    echo "ok: $loops loops on the CPU path, each said"
     exit 0
 fi
 
