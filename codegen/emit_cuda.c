@@ -112,9 +112,9 @@ static void warp_kernel(C *c, int id)
     cg_o(c,
          "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const void *env_, "
          "int64_t t_, const OrnGpuLane L_)\n{\n"
-         "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
+         "    const OrnGpuEnv_%d *const en_ = (const OrnGpuEnv_%d *)env_;\n"
          "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
-         "        orn_gpu_elem_%d(a_, e_, a_->order[i_], L_);\n}\n",
+         "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n}\n",
          id, id, id, id);
     cg_o(c,
          "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
