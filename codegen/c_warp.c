@@ -55,7 +55,7 @@ typedef struct Walk {
     const C *c;
     WarpAcc *a;
     bool lane0; /* reads by lane 0 alone, else by every lane */
-    bool split; /* reductions and loops inside */
+    bool split; /* a dot inside: shuffles that every lane must reach */
 } Walk;
 
 static void walk_reads(const OrnNode *n, void *ud)

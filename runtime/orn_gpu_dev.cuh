@@ -8,7 +8,8 @@
  *
  * Arithmetic is the host's: nvcc compiles with --fmad=false (no contraction, as the host C
  * is compiled with -ffp-contract=off), and view reductions keep the sixteen / eight
- * partial sums of orn_std.h in the same order. */
+ * partial sums of orn_std.h in the same order (in warp kernels, one per lane: "warps"
+ * below). */
 #ifndef ORN_GPU_DEV_CUH
 #define ORN_GPU_DEV_CUH
 
