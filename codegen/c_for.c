@@ -226,9 +226,43 @@ static int reduce_lanes(const OrnNode *st)
     return st->u.assign.target->u.name.sym->type->kind == T_F32 ? 16 : 8; /* orn_std.h */
 }
 
+/* The same segment in a warp kernel (c_warp.c): lane l adds the elements of partial l mod L,
+ * in order, into its r<id>_. */
+static void reduce_segment_lanes(C *c, const OrnNode *f, const OrnNode *st, int id,
+                                 const char *from, const char *to)
+{
+    const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
+    int L = reduce_lanes(st);
+    char lo[24];
+    snprintf(lo, sizeof lo, "lo%d_", id);
+    if (strcmp(from, lo) == 0)
+        cg_ol(c, "for (int64_t i%d_ = %s + (L_.lane & %d); i%d_ < %s; i%d_ += %d) {", id, from,
+              L - 1, id, to, id, L);
+    else
+        cg_ol(c, "for (int64_t i%d_ = %s + ((lo%d_ - %s + L_.lane) & %d); i%d_ < %s; i%d_ += %d) {",
+              id, from, id, from, L - 1, id, to, id, L);
+    c->ind++;
+    c->warp = WARP_SPLIT;
+    char key[24];
+    snprintf(key, sizeof key, "i%d_", id);
+    cg_bind_var(c, f->u.for_.var->u.name.sym, "int64_t", key);
+    for (const OrnNode *t = f->u.for_.body->u.block.stmts; t != st; t = t->next) cg_st(c, t);
+    cg_ind(c);
+    cg_o(c, "r%d_ += (%s)(", id, T);
+    cg_ex(c, st->u.assign.value);
+    cg_o(c, ");\n");
+    c->warp = WARP_UNIFORM;
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
                            const char *to)
 {
+    if (c->warp == WARP_UNIFORM) {
+        reduce_segment_lanes(c, f, st, id, from, to);
+        return;
+    }
     const OrnSym *v = f->u.for_.var->u.name.sym;
     const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
     int L = reduce_lanes(st);
@@ -271,7 +305,11 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
     bool split = (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
                  orn_cg_for_spans(c->loop, f, sp, &nsp);
     int id = cg_for_bounds(c, f);
-    cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, reduce_lanes(st));
+    bool warp = c->warp == WARP_UNIFORM; /* a partial per lane (reduce_segment_lanes) */
+    if (warp)
+        cg_ol(c, "%s r%d_ = 0;", cg_ctype(k), id);
+    else
+        cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, reduce_lanes(st));
     if (split) {
         char lo[24], hi[24];
         snprintf(lo, sizeof lo, "lo%d_", id);
@@ -314,7 +352,9 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
     /* f32: when the trip count leaves a tail, its partials were just stored one by one, and
      * the tail form of the tree reads them one by one (orn_std.h: no store-forward stall). */
     char lanes[160];
-    if (k == T_F32)
+    if (warp)
+        snprintf(lanes, sizeof lanes, "orn_gpu_lanes%s(L_, r%d_)", k == T_F32 ? "_f32" : "", id);
+    else if (k == T_F32)
         snprintf(lanes, sizeof lanes,
                  "((hi%d_ - lo%d_) & 15 ? orn_std_lanes_f32_tail(r%d_) : orn_std_lanes_f32(r%d_))",
                  id, id, id, id);

@@ -6,11 +6,12 @@
  *
  * The CUDA back end runs loop bodies made of scalar arithmetic and the math built-ins,
  * element access to the plan's dense dist arrays, views (dot, element-wise view
- * assignments, `for (k, v) in` a view or a row of a 2-D sparse array), buffer updates
- * (recorded on the device, applied on the host), random draws, if/for/while, and
- * accumulators of every kind, at top level, under any strategy but unimodular. Anything
- * else (user fns, local arrays, sparse arrays read element by element, printing, a skewed
- * schedule) is reported with a warning and the loop runs on the CPU path. */
+ * assignments that fuse into one loop, `for (k, v) in` a view or a row of a 2-D sparse
+ * array), element updates of buffers (recorded on the device, applied on the host), random
+ * draws, if/for/while, and accumulators of every kind, at top level, under any strategy but
+ * unimodular. Anything else (user fns, local arrays, sparse arrays read element by element,
+ * a buffer's view, printing, a skewed schedule) is reported with a warning and the loop
+ * runs on the CPU path. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -61,6 +62,17 @@ static void check_node(const OrnNode *n, void *ud)
     case N_RETURN:
         k->why = "'return' in a loop body";
         break;
+    case N_ASSIGN: {
+        /* view assignments: element-wise (one fused loop, split across a warp's lanes) */
+        const OrnNode *tg = n->u.assign.target;
+        const OrnSym *ts = tg->kind == N_INDEX ? orn_cg_base_sym(tg) : NULL;
+        if (!ts || cg_kind_of(tg) != T_VIEW) break;
+        if (cg_is_buffer(ts))
+            k->why = "an update of a buffer's view in a loop body";
+        else if (!orn_cg_view_fusable(tg, n->u.assign.value))
+            k->why = "a view assignment that reads its target along the other dimension";
+        break;
+    }
     case N_CALL:
         if (n->u.call.sym) {
             k->why = "a call of a fn in a loop body";

@@ -17,7 +17,9 @@ void cg_st_list(C *c, const OrnNode *list)
 void cg_st_block(C *c, const OrnNode *blk)
 {
     c->ind++;
+    cg_warp_block_begin(c);
     if (blk) cg_st_list(c, blk->kind == N_BLOCK ? blk->u.block.stmts : blk);
+    cg_warp_block_end(c);
     c->ind--;
 }
 
@@ -135,6 +137,40 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
     return true;
 }
 
+/* A view assignment in a warp kernel (c_warp.c): the leaves on every lane, then element x
+ * on lane x mod 32, with the host's arithmetic. On the device a view's pointer is never
+ * NULL (an access outside the box goes to scratch), so there is no slow version. */
+static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNode *rhs, int tid,
+                              int x, OrnOp op, OrnTypeKind tk)
+{
+    const char *T = cg_ctype(tk), *opn = assign_op(op);
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c); /* the target's subscripts first: left to right */
+    cg_o(c, "OrnStdVec w%d_ = ", tid);
+    cg_vec_ctor(c, tg);
+    cg_o(c, ";\n");
+    cg_vx_setup(c, vx, -2);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+    cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, tid, T, tid);
+    cg_ol(c, "const int64_t t%d_ = w%d_.stride;", tid, tid);
+    cg_vx_hoist(c, vx);
+    cg_warp_mid(c);
+    c->warp = WARP_SPLIT;
+    cg_ol(c, "for (int64_t x%d_ = L_.lane; x%d_ < w%d_.len; x%d_ += 32)", x, x, tid, x);
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
+    if (opn) cg_o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
+    cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
+    cg_o(c, opn ? "));\n" : ");\n");
+    c->ind--;
+    c->warp = WARP_UNIFORM;
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 static void st_assign_view(C *c, const OrnNode *s)
 {
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
@@ -153,6 +189,17 @@ static void st_assign_view(C *c, const OrnNode *s)
     if (!buf && assign_view_fast(c, vx, tg, rhs, tid, x, op, tk)) {
         free(vx);
         return;
+    }
+    if (c->warp == WARP_UNIFORM && cg_warp_view_split(c, s)) {
+        assign_view_lanes(c, vx, tg, rhs, tid, x, op, tk);
+        free(vx);
+        return;
+    }
+    bool lane0 = c->warp == WARP_UNIFORM && !buf; /* not fusable: lane 0 does it all */
+    if (lane0) {
+        cg_warp_mid(c);
+        cg_ol(c, "if (L_.lane == 0) {");
+        c->ind++;
     }
     cg_ol(c, "{");
     c->ind++;
@@ -244,6 +291,10 @@ static void st_assign_view(C *c, const OrnNode *s)
     }
     c->ind--;
     cg_ol(c, "}");
+    if (lane0) {
+        c->ind--;
+        cg_ol(c, "}");
+    }
     free(vx);
 }
 
@@ -301,11 +352,22 @@ static void st_assign_elem(C *c, const OrnNode *s)
     cg_o(c, "const int64_t kk%d_[%d] = {", id, orn_list_len(tg->u.index.subs));
     cg_ex_subs(c, tg->u.index.subs, ts);
     cg_o(c, "};\n");
-    cg_ind(c);
+    /* a warp kernel: lane 0 writes, its right side evaluated there when it can be (c_warp.c) */
+    bool lane0 = c->warp == WARP_UNIFORM && !cg_is_buffer(ts);
+    bool rhs_all = !lane0 || !cg_warp_lane0(c, rhs);
     OrnTypeKind rk = cg_kind_of(rhs);
-    cg_o(c, "const %s r%d_ = ", cg_ctype(rk), id);
-    cg_ex(c, rhs);
-    cg_o(c, ";\n");
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && lane0) {
+            cg_warp_mid(c);
+            cg_ol(c, "if (L_.lane == 0) {");
+            c->ind++;
+        }
+        if (rhs_all != (pass == 0)) continue;
+        cg_ind(c);
+        cg_o(c, "const %s r%d_ = ", cg_ctype(rk), id);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+    }
     char neg[8];
     snprintf(neg, sizeof neg, "%s", op == OP_SUB ? "-" : "");
     if (cg_in_loop_ctx(c)) {
@@ -351,6 +413,41 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, c->line, opn, id,
             c->line);
     }
+    if (lane0) {
+        c->ind--;
+        cg_ol(c, "}");
+    }
+    c->ind--;
+    cg_ol(c, "}");
+}
+
+/* The iteration's value `v op= e` in a warp kernel: by lane 0 (c_warp.c). */
+static void assign_value_lane0(C *c, OrnTypeKind k, OrnOp op, const OrnNode *rhs)
+{
+    if (cg_warp_lane0(c, rhs)) {
+        cg_warp_mid(c);
+        cg_ol(c, "if (L_.lane == 0) {");
+        c->ind++;
+        assign_into(c, "(*vp_)", k, op, rhs);
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    int id = c->tmp++;
+    const char *opn = assign_op(op);
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const auto r%d_ = (", id);
+    cg_ex(c, rhs);
+    cg_o(c, ");\n");
+    cg_warp_mid(c);
+    if (k == T_STR || k == T_BOOL)
+        cg_ol(c, "if (L_.lane == 0) (*vp_) = r%d_;", id);
+    else if (opn)
+        cg_ol(c, "if (L_.lane == 0) (*vp_) = (%s)((*vp_) %s (r%d_));", cg_ctype(k), opn, id);
+    else
+        cg_ol(c, "if (L_.lane == 0) (*vp_) = (%s)(r%d_);", cg_ctype(k), id);
     c->ind--;
     cg_ol(c, "}");
 }
@@ -369,6 +466,10 @@ void cg_st_assign(C *c, const OrnNode *s)
         return;
     }
     OrnTypeKind k = sym->type->kind;
+    if (sym->kind == SYM_VALUE && c->warp == WARP_UNIFORM) {
+        assign_value_lane0(c, k, op, rhs);
+        return;
+    }
     if (sym->kind == SYM_VALUE) {
         assign_into(c, "(*vp_)", k, op, rhs);
         return;
@@ -792,6 +893,14 @@ static void st_parfor(C *c, const OrnNode *s)
 
 void cg_st(C *c, const OrnNode *s)
 {
+    if (c->warp == WARP_UNIFORM && !c->failed)
+        cg_warp_st(c, s);
+    else
+        cg_st_plain(c, s);
+}
+
+void cg_st_plain(C *c, const OrnNode *s)
+{
     if (c->failed) return;
     c->line = (int)s->span.line;
     switch (s->kind) {
@@ -842,6 +951,8 @@ void cg_st(C *c, const OrnNode *s)
         if (c->cx == CX_PREFETCH && c->cloops == 0) {
             cg_ol(c, "goto next_;");
             c->next_used = true;
+        } else if (c->cuda && c->cloops == 0) {
+            cg_ol(c, "return;"); /* the next iteration: the element function's caller's */
         } else {
             cg_ol(c, "continue;");
         }

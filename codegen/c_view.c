@@ -300,6 +300,24 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     bool plain_a = a->kind == N_NAME || (a->kind == N_INDEX && cg_kind_of(a) == T_VIEW);
     bool plain_b = !b || b->kind == N_NAME || (b->kind == N_INDEX && cg_kind_of(b) == T_VIEW);
     if (bi == ORN_BI_DOT && reduce_fast(c, e, a, b)) return;
+    bool warp = c->warp == WARP_UNIFORM; /* split across the lanes (c_warp.c) */
+    if (warp && bi == ORN_BI_DOT && plain_a && plain_b) {
+        cg_o(c, "({ OrnStdVec ra%d_ = ", id);
+        cg_vec_ctor(c, a);
+        cg_o(c, "; OrnStdVec rb%d_ = ", id);
+        cg_vec_ctor(c, b);
+        cg_o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
+        OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
+        if (cg_kind_of(e) == T_F32)
+            cg_o(c, "orn_gpu_sdot_f32(L_, ");
+        else
+            cg_o(c, "orn_gpu_dot_%s_%s(L_, ", cg_sfx(ta), cg_sfx(tb));
+        cg_o(c,
+             "(const %s *)(const void *)ra%d_.p, ra%d_.stride, (const %s *)(const void *)rb%d_.p, "
+             "rb%d_.stride, ra%d_.len); })",
+             cg_ctype(ta), id, id, cg_ctype(tb), id, id, id);
+        return;
+    }
     if (plain_a && plain_b) {
         cg_o(c, "({ OrnStdVec ra%d_ = ", id);
         cg_vec_ctor(c, a);
@@ -341,30 +359,44 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     bool f32 = cg_kind_of(e) == T_F32; /* dot of two f32 views: partial sums in f32 */
     const char *acc = f32 ? "float" : "double";
     int lanes = f32 ? 16 : 8; /* orn_std_lanes_f32 / orn_std_lanes */
-    cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
-    cg_ind(c);
-    cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id,
-         vx->nviews ? vx->views[0].id : 0, id);
+    int wid = vx->nviews ? vx->views[0].id : 0;
+    char part[32]; /* the partial sum element x goes to */
+    if (warp) {
+        /* lane l: partial l mod lanes, the host's elements in the host's order */
+        cg_ol(c, "%s r%d_ = 0;", acc, id);
+        cg_ind(c);
+        cg_o(c, "for (int64_t x%d_ = L_.lane & %d; x%d_ < w%d_.len; x%d_ += %d) ", id, lanes - 1,
+             id, wid, id, lanes);
+        snprintf(part, sizeof part, "r%d_", id);
+        c->warp = WARP_SPLIT;
+    } else {
+        cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
+        cg_ind(c);
+        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id, wid, id);
+        snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
+    }
     if (bi == ORN_BI_DOT) {
-        cg_o(c, "r%d_[x%d_ & %d] += (%s)(", id, id, lanes - 1, acc);
+        cg_o(c, "%s += (%s)(", part, acc);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
         cg_o(c, ") * (%s)(", acc);
         cg_vx_elem(c, vx, b, EL_SLOW, id);
         cg_o(c, ");\n");
     } else if (bi == ORN_BI_SUM) {
-        cg_o(c, "r%d_[x%d_ & 7] += (double)(", id, id);
+        cg_o(c, "%s += (double)(", part);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
         cg_o(c, ");\n");
     } else {
         cg_o(c, "{ const double e%d_ = (double)(", id);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
-        cg_o(c, "); r%d_[x%d_ & 7] += e%d_ * e%d_; }\n", id, id, id, id);
+        cg_o(c, "); %s += e%d_ * e%d_; }\n", part, id, id);
     }
+    if (warp) c->warp = WARP_UNIFORM;
+    const char *tree = warp ? "orn_gpu_lanes" : "orn_std_lanes", *lane = warp ? "L_, " : "";
     cg_ind(c);
     if (bi == ORN_BI_NORM)
-        cg_o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
+        cg_o(c, "sqrt(%s(%sr%d_));\n", tree, lane, id);
     else
-        cg_o(c, "orn_std_lanes%s(r%d_);\n", f32 ? "_f32" : "", id);
+        cg_o(c, "%s%s(%sr%d_);\n", tree, f32 ? "_f32" : "", lane, id);
     c->ind--;
     cg_ind(c);
     cg_o(c, "})");

@@ -37,6 +37,21 @@ typedef struct VX {
     int target_id;
 } VX;
 
+/* What the lanes of a warp kernel did to shared memory since its last __syncwarp
+ * (c_warp.c): plan arrays (bit k) read on every lane, read and written by lane 0, and the
+ * dimensions (bit d) along which loops split across the lanes read and wrote views of array
+ * k (element x on lane x mod 32). */
+enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/orn_gpu.h's limits */
+typedef struct WarpAcc {
+    uint32_t rd, rd0, wr0;
+    uint8_t sr[ORN_GPU_MAXARR_CG], sw[ORN_GPU_MAXARR_CG];
+} WarpAcc;
+
+/* Where a warp kernel's code is being written: no warp (the C back end, a kernel of a thread
+ * per tile), the iteration's warp-uniform code (every lane runs it), a loop split across the
+ * lanes (each lane runs its share: no barriers, no further splitting). */
+enum { WARP_NONE, WARP_UNIFORM, WARP_SPLIT };
+
 typedef struct C {
     const OrnCgProgram *p;
     OrnUnit *u;
@@ -73,6 +88,11 @@ typedef struct C {
     const OrnNode *subst[MAXLEAF];
     int subst_id[MAXLEAF];
     int nsubst;
+    int warp;       /* WARP_*: a warp kernel's body (c_warp.c) */
+    WarpAcc ws;     /* its accesses since the last barrier */
+    WarpAcc wexit;  /* ... where the iteration ended early (a top-level continue) */
+    WarpAcc wblock; /* ... at the start of a block of the compound statement being written */
+    bool wmid;      /* the statement being written needs a barrier before its writes */
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -143,6 +163,8 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
 void cg_st(C *c, const OrnNode *s);
+/* cg_st without a warp kernel's barriers (c_warp.c places them). */
+void cg_st_plain(C *c, const OrnNode *s);
 
 /* c_for.c */
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
@@ -158,7 +180,6 @@ void cg_st_for(C *c, const OrnNode *s);
 bool cg_for_is_reduction(const C *c, const OrnNode *f);
 
 /* c_gpu.c (@gpu loops under --gpu) */
-enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/orn_gpu.h's limits */
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run
  * and a description of it. */
 bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const char **why);
@@ -169,6 +190,31 @@ bool cg_gpu_loop(const C *c, const OrnCgLoop *l);
 void cg_gpu_env(C *c, const OrnCgLoop *l);
 void cg_gpu_env_locals(C *c, const OrnCgLoop *l);
 void cg_gpu_host(C *c, const OrnCgLoop *l);
+
+/* c_warp.c (warp kernels of the CUDA back end) */
+/* Does the CUDA back end run this loop body on warps (it has view work to split)? */
+bool cg_warp_loop(const C *c, const OrnCgLoop *l);
+/* The element function's body: its start (warp-uniform code, with the accesses a previous
+ * iteration may have left unsynchronized) and end (pending writes synchronized). cg_warp_end
+ * returns whether what this iteration leaves is within start, else adds it there: the body
+ * must then be written again from the new start. */
+void cg_warp_begin(C *c, const WarpAcc *start);
+bool cg_warp_end(C *c, WarpAcc *start);
+/* A statement of warp-uniform code: the barrier its accesses need first, then cg_st_plain. */
+void cg_warp_st(C *c, const OrnNode *s);
+/* A block of a compound statement in warp-uniform code: its start and end. */
+void cg_warp_block_begin(C *c);
+void cg_warp_block_end(C *c);
+/* Inside the statement being written, between its evaluation on every lane and its writes:
+ * the barrier it needs there, if any. */
+void cg_warp_mid(C *c);
+/* orn_gpu_sync(L_): a barrier; pending writes: one if there are any. */
+void cg_warp_sync(C *c);
+void cg_warp_flush(C *c);
+/* A shared write's right side that lane 0 evaluates alone (no effects, no split work). */
+bool cg_warp_lane0(const C *c, const OrnNode *rhs);
+/* An element-wise view statement that a warp splits across its lanes. */
+bool cg_warp_view_split(const C *c, const OrnNode *s);
 
 /* c_loop.c */
 /* Seed the iteration's random stream rng_ from its logical key (runtime keys in kk_, the

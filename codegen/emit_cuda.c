@@ -10,12 +10,15 @@
  * calls of that code their device meaning). The statements written differently are the
  * updates of buffers and accumulators: recorded for the host, which applies them in element
  * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu.c).
+ * A body with view work runs on warps (c_warp.c): its view loops and reductions are split
+ * across the lanes, its shared writes made by lane 0, with __syncwarp() between.
  * Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
- *     orn_gpu_elem_N     one iteration
- *     orn_gpu_tile_N     a tile's iterations in order (one thread)
- *     orn_gpu_kern_N     a thread per tile of one schedule step
+ *     orn_gpu_elem_N     one iteration (on a lane L_ of a warp, when the body has view
+ *                        work: c_warp.c)
+ *     orn_gpu_tile_N     a tile's iterations in order (one thread, or one warp)
+ *     orn_gpu_kern_N     a thread, or a warp, per tile of one schedule step
  *     orn_gpu_launch_N   one step: the kernel, or (emulation) the tiles on the host
  *     orn_gpu_kernel_N   the descriptor the host C hands to the runtime */
 #include <stdlib.h>
@@ -47,6 +50,90 @@ static void cu_function(void *st_, const OrnNode *fn)
     (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
 }
 
+/* The body of a warp kernel (c_warp.c): an iteration starts with the accesses the tile's
+ * previous one left unsynchronized, so it is written until those are what it started with
+ * (a second pass at most, in practice; the fourth starts from "any lane read anything"). */
+static void warp_body(C *c, const OrnNode *stmts)
+{
+    OrnBuf *out = c->b;
+    WarpAcc start;
+    memset(&start, 0, sizeof start);
+    for (int pass = 0;; pass++) {
+        OrnBuf b;
+        orn_buf_init(&b);
+        c->b = &b;
+        int tmp = c->tmp;
+        if (pass == 3) start.rd = ~0u;
+        cg_warp_begin(c, &start);
+        cg_st_list(c, stmts);
+        bool stable = cg_warp_end(c, &start) || pass == 3;
+        c->b = out;
+        if (stable) orn_buf_put(out, b.data ? b.data : "", b.len);
+        orn_buf_free(&b);
+        if (stable) return;
+        c->tmp = tmp;
+    }
+}
+
+/* The tile, kernel and launcher of a body without view work: a thread per tile, the tiles of
+ * a step in 128-thread blocks; the emulation calls the tiles in turn. */
+static void thread_kernel(C *c, int id)
+{
+    cg_o(c,
+         "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const "
+         "OrnGpuEnv_%d *env_, int64_t t_)\n{\n"
+         "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
+         "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
+         id, id, id);
+    cg_o(c,
+         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
+         "int64_t *tiles_, int64_t nt_, const OrnGpuEnv_%d env_)\n{\n"
+         "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
+         id, id, id);
+    cg_o(c,
+         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "const void *env_, OrnGpuWarp *emu_)\n{\n"
+         "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
+         "    if (emu_) {\n"
+         "        for (int64_t i_ = 0; i_ < nt_; i_++) orn_gpu_tile_%d(a_, e_, tiles_[i_]);\n"
+         "        return 0;\n    }\n"
+         "    const unsigned nb_ = (unsigned)((nt_ + 127) / 128);\n"
+         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
+         "    return orn_gpu_cuda_wait(%d);\n}\n",
+         id, id, id, id, id, id);
+}
+
+/* ... of a body with view work: a warp per tile, its lanes running the same iteration (L_),
+ * four tiles per 128-thread block; the emulation runs each tile's lanes as the device's
+ * (runtime/gpu_emu.c). */
+static void warp_kernel(C *c, int id)
+{
+    cg_o(c,
+         "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const void *env_, "
+         "int64_t t_, const OrnGpuLane L_)\n{\n"
+         "    const OrnGpuEnv_%d *const en_ = (const OrnGpuEnv_%d *)env_;\n"
+         "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
+         "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n}\n",
+         id, id, id, id);
+    cg_o(c,
+         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
+         "int64_t *tiles_, int64_t nt_, const OrnGpuEnv_%d env_)\n{\n"
+         "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+         "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31};\n"
+         "    if (w_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[w_], L_); /* the whole warp, or "
+         "none of it */\n}\n",
+         id, id, id);
+    cg_o(c,
+         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "const void *env_, OrnGpuWarp *emu_)\n{\n"
+         "    if (emu_) return orn_gpu_emu_tiles(emu_, orn_gpu_tile_%d, a_, env_, tiles_, nt_);\n"
+         "    const unsigned nb_ = (unsigned)((nt_ + 3) / 4);\n"
+         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *(const OrnGpuEnv_%d *)env_);\n"
+         "    return orn_gpu_cuda_wait(%d);\n}\n",
+         id, id, id, id, id);
+}
+
 static void cu_loop(void *st_, const OrnCgLoop *l)
 {
     C *c = st_;
@@ -61,18 +148,23 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     const OrnLoop *lp = l->loop;
     int id = l->id, nk = lp->nkeys;
     c->b = &c->defs;
-    cg_o(c, "\n/* parallel_for at %s:%u */\n", c->p->file, lp->node->span.line);
+    c->cx = CX_BODY;
+    c->loop = l;
+    bool warp = cg_warp_loop(c, l); /* view work: a warp per tile (c_warp.c) */
+    cg_o(c, "\n/* parallel_for at %s:%u: %s */\n", c->p->file, lp->node->span.line,
+         warp ? "a warp per tile, its lanes across the view elements" : "a thread per tile");
     cg_gpu_env(c, l);
     cg_o(c,
          "static __host__ __device__ void orn_gpu_elem_%d(const OrnGpuArgs *a_, const "
-         "OrnGpuEnv_%d *env_, int64_t e_)\n{\n",
-         id, id);
+         "OrnGpuEnv_%d *env_, int64_t e_%s)\n{\n",
+         id, id, warp ? ", const OrnGpuLane L_" : "");
     cg_gpu_env_locals(c, l);
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "    const OrnGpuDims *const %s __attribute__((unused)) = &a_->dims[%d];\n",
              cg_nm(c, a->sym), k);
-        cg_o(c, "    const OrnRtBox X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
+        /* by reference: a copy whose address the accessors take would live in local memory */
+        cg_o(c, "    const OrnRtBox &X%d_ __attribute__((unused)) = a_->box[%d];\n", k, k);
     }
     cg_o(c, "    const int64_t *const kk_ = a_->keys + e_ * %d;\n", nk);
     if (lp->value) {
@@ -98,44 +190,26 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     cg_o(c, "    const OrnGpuArgs *const b_ __attribute__((unused)) = a_;\n");
     bool log = lp->naccums > 0;
     for (int k = 0; k < l->narrays; k++) log |= l->arrays[k].role == ORN_ROLE_BUFFERED;
-    if (log) cg_o(c, "    OrnGpuCur lc_ = {e_, 0};\n");
+    if (log) cg_o(c, "    OrnGpuCur lc_ = {e_, 0, %s};\n", warp ? "L_.lane" : "0");
     if (l->uses_rng) {
         cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
         cg_rng_iter(c, l, "    ");
     }
-    c->cx = CX_BODY;
-    c->loop = l;
     c->cloops = 0;
     c->pf_drop = 0;
     c->fast = 0;
     c->npromo = 0;
     c->ind = 1;
-    cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
+    if (warp)
+        warp_body(c, lp->node->u.parfor.body->u.block.stmts);
+    else
+        cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
     c->ind = 0;
     cg_o(c, "}\n");
-    cg_o(c,
-         "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const "
-         "OrnGpuEnv_%d *env_, int64_t t_)\n{\n"
-         "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
-         "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
-         id, id, id);
-    cg_o(c,
-         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t "
-         "nt_, const OrnGpuEnv_%d env_)\n{\n"
-         "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
-         id, id, id);
-    cg_o(c,
-         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
-         "const void *env_, int emulate_)\n{\n"
-         "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
-         "    if (emulate_) {\n"
-         "        for (int64_t i_ = 0; i_ < nt_; i_++) orn_gpu_tile_%d(a_, e_, tiles_[i_]);\n"
-         "        return 0;\n    }\n"
-         "    const unsigned nb_ = (unsigned)((nt_ + 127) / 128);\n"
-         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
-         "    return orn_gpu_cuda_wait(%d);\n}\n",
-         id, id, id, id, id, id);
+    if (warp)
+        warp_kernel(c, id);
+    else
+        thread_kernel(c, id);
     cg_o(c,
          "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, 0x%xu, "
          "sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",

@@ -123,4 +123,3 @@ int orn_dsm_norm(OrnDsmArray *a, double *out)
     if (!status) *out = sqrt(s);
     return status;
 }
-

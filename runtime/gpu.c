@@ -75,6 +75,7 @@ void orn_gpu_state_free(void *state)
     if (g) {
         gpu_res_free(g);
         free(g->caplog);
+        orn_gpu_emu_free(g->warp);
     }
     free(g);
 }
@@ -90,8 +91,9 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     const char *b = getenv("ORN_GPU_TEST_BROKEN");
     const char *seed = getenv("ORN_GPU_SEED");
     g->tiles_hint = t && *t ? atoi(t) : 0;
-    g->broken = b && *b && strcmp(b, "0") != 0 && strcmp(b, "stale") != 0;
-    g->broken_res = b && strcmp(b, "stale") == 0;
+    int lanes = b && strcmp(b, "lanes") == 0;     /* the warps' barriers dropped, not the tiles' */
+    g->broken_res = b && strcmp(b, "stale") == 0; /* copies not invalidated (gpu_res.c) */
+    g->broken = b && *b && strcmp(b, "0") != 0 && !lanes && !g->broken_res;
     g->shuffle = (seed && *seed ? strtoull(seed, NULL, 0) : 0x5eedULL) * 0x9e3779b97f4a7c15ULL + 1;
     int rank0 = orn_rt_rank(rt) == 0;
     if (m && strcmp(m, "off") == 0) {
@@ -99,9 +101,15 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     } else if (m && strcmp(m, "emulate") == 0) {
         g->mode = GPU_MODE_EMULATE;
         g->ops = &emu_ops;
+        g->warp = orn_gpu_emu_new(g->shuffle, lanes);
+        if (!g->warp) {
+            free(g);
+            rt->gpu = NULL;
+            return NULL;
+        }
         if (rank0)
             fprintf(stderr, "orion: ORN_GPU=emulate: @gpu loops run their kernels on the host, "
-                            "thread blocks in a shuffled order\n");
+                            "tiles and the lanes of warps in shuffled orders\n");
     } else {
         int n = k->dev ? k->dev->count() : 0;
         if (n <= 0) {
@@ -317,7 +325,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
             }
             tiles = host_tiles;
         }
-        if (k->launch(da, tiles, nt, env, g->mode == GPU_MODE_EMULATE) != 0) {
+        if (k->launch(da, tiles, nt, env, g->warp) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
                               plan->line);
             goto fn_forget;

@@ -16,6 +16,7 @@ typedef struct GpuState {
     int broken;       /* $ORN_GPU_TEST_BROKEN: a wrong 2-D schedule (gpu_sched_2d.c) */
     int broken_res;   /* $ORN_GPU_TEST_BROKEN=stale: written arrays keep their other copies */
     uint64_t shuffle; /* emulation: the shuffle's state (seeded by $ORN_GPU_SEED) */
+    OrnGpuWarp *warp; /* emulation: the lanes of warp kernels (gpu_emu.c) */
     int said_cpu;     /* a block ran on the CPU path: said once */
     /* buffer-update log records a block of loop id may need (the most seen), by loop id */
     int64_t *caplog;
@@ -29,6 +30,12 @@ typedef struct GpuState {
     /* bytes copied to the device, from it, and used where they were (the loop's stats) */
     int64_t st_in, st_out, st_resident;
 } GpuState;
+
+/* The emulation's warp (gpu_emu.c): lane orders from seed; nosync: __syncwarp does nothing
+ * (ORN_GPU_TEST_BROKEN=lanes). NULL out of memory. Its lane threads start at its first
+ * warp launch. */
+OrnGpuWarp *orn_gpu_emu_new(uint64_t seed, int nosync);
+void orn_gpu_emu_free(OrnGpuWarp *w);
 
 /* ---------------------------------------------------------------- residency (gpu_res.c) */
 

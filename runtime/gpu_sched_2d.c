@@ -4,7 +4,7 @@
  * Cost model. A block of n elements over keys (k0, k1) is cut into S x S tiles by ranges
  * of k0 and k1 (equal widths over the keys present). Tiles (I, J) with I + J = d share no
  * k0 and no k1 range, so no two iterations in different tiles of a step share a row or a
- * column key: step d runs its tiles at once, one thread block each, iterations of a tile
+ * column key: step d runs its tiles at once, a thread or a warp each, iterations of a tile
  * in element (key) order. 2S - 1 steps; step d has min(d + 1, 2S - 1 - d) tiles, S at the
  * middle. Every pair of iterations that share k0 (or k1) runs in key order: in the same
  * tile in element order, in tiles (I, J) < (I, J') at steps d < d'. So the result is that

@@ -111,6 +111,34 @@ typedef struct OrnGpuOps {
     size_t (*mem_free)(void);                         /* free device memory (bytes) */
 } OrnGpuOps;
 
+/* Warps. A loop body with view work (element-wise view statements, dot, loop reductions)
+ * runs a tile per warp: the 32 lanes run the same iteration, the body's scalar code on every
+ * lane, the view loops split across the lanes, its shared writes made by lane 0, with
+ * __syncwarp() between (codegen/c_warp.c). OrnGpuLane is what the body knows of its warp:
+ * its lane, and in the emulation the warp it belongs to (NULL on the device). */
+typedef struct OrnGpuWarp OrnGpuWarp;
+typedef struct OrnGpuLane {
+    OrnGpuWarp *warp;
+    unsigned lane;
+} OrnGpuLane;
+
+/* A tile's iterations in order, as one lane of its warp (generated: orn_gpu_tile_N). */
+typedef void (*OrnGpuTileFn)(const OrnGpuArgs *a, const void *env, int64_t tile, OrnGpuLane l);
+
+/* The emulation of warps (ORN_GPU=emulate; gpu_emu.c): each tile runs as 32 host threads,
+ * one per lane, of which one runs at a time; between two of the warp's sync points
+ * (orn_gpu_emu_sync, orn_gpu_emu_shfl) each lane runs once, in an order shuffled by the
+ * seed. Runs tiles[0 .. nt) one after another; 0, or -1 when the lane threads could not
+ * start. */
+int orn_gpu_emu_tiles(OrnGpuWarp *w, OrnGpuTileFn fn, const OrnGpuArgs *a, const void *env,
+                      const int64_t *tiles, int64_t nt);
+/* __syncwarp() of lane `lane`: it waits until every lane of the warp has reached a sync
+ * point (a lane that returned counts as there). */
+void orn_gpu_emu_sync(OrnGpuWarp *w, unsigned lane);
+/* __shfl_xor_sync(full mask, v, mask) of lane `lane`: v of lane lane ^ mask, exchanged at a
+ * sync point. */
+uint64_t orn_gpu_emu_shfl(OrnGpuWarp *w, unsigned lane, uint64_t v, unsigned mask);
+
 /* A @gpu loop's compiled kernels (generated .cu: orn_gpu_kernel_N). */
 typedef struct OrnGpuKernel {
     int loop_id;
@@ -119,10 +147,10 @@ typedef struct OrnGpuKernel {
     uint32_t rows; /* bit k: the body walks rows of plan array k (their CSR form goes along) */
     size_t env_size;
     /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
-     * tiles in device memory (emulate 0), or on the host in the order of tiles, host memory
-     * (emulate 1). Returns 0, or non-zero when the launch failed. */
+     * tiles in device memory (emu NULL), or emulated on the host in the order of tiles, host
+     * memory, warps through emu. Returns 0, or non-zero when the launch failed. */
     int (*launch)(const OrnGpuArgs *a, const int64_t *tiles, int64_t ntiles, const void *env,
-                  int emulate);
+                  OrnGpuWarp *emu);
     const OrnGpuOps *dev; /* the CUDA runtime */
 } OrnGpuKernel;
 

@@ -8,7 +8,8 @@
  *
  * Arithmetic is the host's: nvcc compiles with --fmad=false (no contraction, as the host C
  * is compiled with -ffp-contract=off), and view reductions keep the sixteen / eight
- * partial sums of orn_std.h in the same order. */
+ * partial sums of orn_std.h in the same order (in warp kernels, one per lane: "warps"
+ * below). */
 #ifndef ORN_GPU_DEV_CUH
 #define ORN_GPU_DEV_CUH
 
@@ -118,22 +119,25 @@ ORN_HD void orn_rt_row(const OrnRtView *v, int64_t i, const int64_t **keys, cons
 
 /* ---------------------------------------------------------------- buffers */
 
-/* The element being run and how many updates it has recorded. */
+/* The element being run, how many updates it has recorded, and the lane recording them (in a
+ * warp every lane makes the same updates: lane 0 records them). */
 typedef struct OrnGpuCur {
     int64_t elem;
     int32_t seq;
+    uint32_t lane;
 } OrnGpuCur;
 
 /* The element's next record (orn_gpu.h, OrnGpuRec) in the block's log, or NULL past the
- * log's capacity. Slots are taken with an integer atomic (no float atomics: the host orders
- * records by element and sequence); past the capacity the count still grows, and the host
- * runs the block again with a log that large. */
+ * log's capacity (and on lanes other than 0). Slots are taken with an integer atomic (no
+ * float atomics: the host orders records by element and sequence); past the capacity the
+ * count still grows, and the host runs the block again with a log that large. */
 ORN_HD OrnGpuRec *orn_gpu_rec(const OrnGpuArgs *a, OrnGpuCur *c, int arr)
 {
+    if (c->lane != 0) return NULL;
 #ifdef __CUDA_ARCH__
     unsigned long long slot = atomicAdd(a->nlog, 1ULL);
 #else
-    unsigned long long slot = (*a->nlog)++; /* emulation: one thread */
+    unsigned long long slot = (*a->nlog)++; /* emulation: one thread (lane) at a time */
 #endif
     int32_t seq = c->seq++;
     if (slot >= (unsigned long long)a->caplog) return NULL;
@@ -322,6 +326,96 @@ ORN_GPU_DOT_ROW(float, f32)
 ORN_GPU_DOT_ROW(double, f64)
 #undef ORN_GPU_DOT_ROW
 #undef ORN_GPU_DOT
+
+/* ---------------------------------------------------------------- warps */
+
+/* A warp kernel (orn_gpu.h, codegen/c_warp.c) runs an iteration on the 32 lanes of a warp:
+ * L_ in generated code. Its barrier and its exchanges are the hardware's on the device and
+ * the emulated warp's on the host (gpu_emu.c). */
+ORN_HD void orn_gpu_sync(OrnGpuLane l)
+{
+#ifdef __CUDA_ARCH__
+    (void)l;
+    __syncwarp();
+#else
+    orn_gpu_emu_sync(l.warp, l.lane);
+#endif
+}
+
+ORN_HD float orn_gpu_shfl_xor_f32(OrnGpuLane l, float v, int m)
+{
+#ifdef __CUDA_ARCH__
+    (void)l;
+    return __shfl_xor_sync(0xffffffffu, v, m);
+#else
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u = (uint32_t)orn_gpu_emu_shfl(l.warp, l.lane, u, (unsigned)m);
+    memcpy(&v, &u, sizeof v);
+    return v;
+#endif
+}
+
+ORN_HD double orn_gpu_shfl_xor(OrnGpuLane l, double v, int m)
+{
+#ifdef __CUDA_ARCH__
+    (void)l;
+    return __shfl_xor_sync(0xffffffffu, v, m);
+#else
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    u = orn_gpu_emu_shfl(l.warp, l.lane, u, (unsigned)m);
+    memcpy(&v, &u, sizeof v);
+    return v;
+#endif
+}
+
+/* The host's reductions split across a warp: lane l computes partial l mod 16 (f32) or l mod
+ * 8 (f64) exactly as orn_std.h does -- the elements x = l, l + 16, ... in order -- and the
+ * butterfly adds partners 1, 2, 4 (and 8) apart, which is orn_std_lanes(_f32)'s tree:
+ * (s0 + s1), ((s0 + s1) + (s2 + s3)), ... (a lane adding s1 + s0 gets the same bits: IEEE
+ * addition commutes). Every lane gets the sum; lanes 16..31 (8..31) duplicate the partials
+ * of lanes 0..15 (0..7), so the exchanges stay within each half. */
+ORN_HD float orn_gpu_lanes_f32(OrnGpuLane l, float s)
+{
+    for (int m = 1; m < 16; m <<= 1) s += orn_gpu_shfl_xor_f32(l, s, m);
+    return s;
+}
+
+ORN_HD double orn_gpu_lanes(OrnGpuLane l, double s)
+{
+    for (int m = 1; m < 8; m <<= 1) s += orn_gpu_shfl_xor(l, s, m);
+    return s;
+}
+
+/* dot of two views across the warp (orn_std_sdot_f32, orn_std_dot_*). */
+ORN_HD float orn_gpu_sdot_f32(OrnGpuLane l, const float *a, int64_t sa, const float *b, int64_t sb,
+                              int64_t n)
+{
+    float s = 0;
+    for (int64_t x = l.lane & 15; x < n; x += 16) s += a[x * sa] * b[x * sb];
+    return orn_gpu_lanes_f32(l, s);
+}
+
+#define ORN_GPU_WDOT(TA, NA, TB, NB)                                                               \
+    ORN_HD double orn_gpu_dot_##NA##_##NB(OrnGpuLane l, const TA *a, int64_t sa, const TB *b,      \
+                                          int64_t sb, int64_t n)                                   \
+    {                                                                                              \
+        double s = 0;                                                                              \
+        for (int64_t x = l.lane & 7; x < n; x += 8) s += (double)a[x * sa] * (double)b[x * sb];    \
+        return orn_gpu_lanes(l, s);                                                                \
+    }
+#define ORN_GPU_WDOT_ROW(TA, NA)                                                                   \
+    ORN_GPU_WDOT(TA, NA, int32_t, i32)                                                             \
+    ORN_GPU_WDOT(TA, NA, int64_t, i64)                                                             \
+    ORN_GPU_WDOT(TA, NA, float, f32)                                                               \
+    ORN_GPU_WDOT(TA, NA, double, f64)
+ORN_GPU_WDOT_ROW(int32_t, i32)
+ORN_GPU_WDOT_ROW(int64_t, i64)
+ORN_GPU_WDOT_ROW(float, f32)
+ORN_GPU_WDOT_ROW(double, f64)
+#undef ORN_GPU_WDOT_ROW
+#undef ORN_GPU_WDOT
 
 /* ---------------------------------------------------------------- the CUDA runtime */
 

@@ -16,7 +16,7 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
                   const OrnGpuDims *dims, const void *env, orn_rt_body_fn cpu, void *cpu_env);
 
 /* A schedule of one block's elements on the GPU: tiles of elements that run in order on
- * one thread, grouped in steps whose tiles run at once. */
+ * one thread (or one warp: orn_gpu.h), grouped in steps whose tiles run at once. */
 typedef struct OrnGpuSched {
     int64_t ntiles;
     int64_t *order; /* n elements, grouped by tile */

@@ -10,13 +10,19 @@
 #                                         CUDA back end runs every loop (--emit=cuda, which
 #                                         needs no nvcc, writes a kernel per loop and warns
 #                                         about none)
+#   run.sh cpupath ORIONC PROG.orn        every @gpu loop of PROG is one the CUDA back end does
+#                                         not run: --emit=cuda warns about each, writes no
+#                                         kernel
 #   run.sh emulate BIN NAME               under ORN_GPU=emulate at -n 1, 2, 3, in two
 #                                         configurations (shuffle seed, tiles per block,
 #                                         sub-blocks or flush interval), the program's results
 #                                         equal its oracle; ORN_GPU=off equals the CPU build;
 #                                         no block fell back to the CPU path
 #   run.sh broken BIN NAME                the deliberately wrong 2-D GPU schedule
-#                                         (ORN_GPU_TEST_BROKEN) breaks the equality at every -n
+#                                         (ORN_GPU_TEST_BROKEN=1) breaks the equality at every -n
+#   run.sh broken_lanes BIN NAME          warp kernels without their __syncwarp barriers
+#                                         (ORN_GPU_TEST_BROKEN=lanes): the emulated lanes, in
+#                                         their shuffled order, break the equality at every -n
 #   run.sh fallback BIN NAME              features_gpu with a randint bound of 0: the device
 #                                         flags it, the block runs on the CPU body, which
 #                                         reports the error with its line (exit 1), and the
@@ -85,10 +91,22 @@ if [ "$MODE" = examples ]; then
         [ "$loops" -gt 0 ] || fail "$name: no loop"
         "$ORIONC" --emit=cuda "$W/$name.orn" -o "$W/$name.cu" 2>"$W/err" || { cat "$W/err"; fail "$name: --emit=cuda"; }
         [ ! -s "$W/err" ] || { cat "$W/err"; fail "$name: a @gpu loop does not run on the GPU path"; }
-        kernels=$(grep -c '^__global__ void orn_gpu_kern_' "$W/$name.cu")
+        kernels=$(grep -c '^__global__ void .*orn_gpu_kern_' "$W/$name.cu")
         [ "$kernels" -eq "$loops" ] || fail "$name: $kernels kernels for $loops @gpu loops"
         echo "ok: $name: $loops loops, $kernels kernels"
     done
+    exit 0
+fi
+
+if [ "$MODE" = cpupath ]; then
+    ORIONC=$2 PROG=$3
+    "$ORIONC" --emit=cuda "$PROG" -o "$W/p.cu" 2>"$W/err" || { cat "$W/err"; fail "--emit=cuda"; }
+    loops=$(grep -c '^ *@gpu parallel_for' "$PROG")
+    said=$(grep -c 'warning: this @gpu loop runs on the CPU' "$W/err")
+    kernels=$(grep -c '^__global__ void .*orn_gpu_kern_' "$W/p.cu")
+    [ "$said" -eq "$loops" ] || { cat "$W/err"; fail "$said warnings for $loops loops"; }
+    [ "$kernels" -eq 0 ] || fail "$kernels kernels written"
+    echo "ok: $loops loops on the CPU path, each said"
     exit 0
 fi
 
@@ -287,6 +305,16 @@ for n in 1 2 3; do
         run "$b" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate ORN_GPU_TEST_BROKEN=1
         if same "$b" "$(ref "$b" "$c")" 0; then fail "-n $n: the broken schedule went unnoticed"; fi
         echo "ok: -n $n: the shuffled emulation shows the broken schedule" ;;
+    broken_lanes)
+        c=$W/cpu.$n
+        run "$c" "$n" "$NAME.cpu" "$CONF1"
+        e=$W/emu.$n
+        run "$e" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate
+        same "$e" "$(ref "$e" "$c")" 0 || fail "-n $n: the warps with their barriers differ"
+        b=$W/bad.$n
+        run "$b" "$n" "$NAME.gpu" "$CONF1" ORN_GPU=emulate ORN_GPU_TEST_BROKEN=lanes
+        if same "$b" "$(ref "$b" "$c")" 0; then fail "-n $n: the missing barriers went unnoticed"; fi
+        echo "ok: -n $n: the emulated lanes show the missing warp barriers" ;;
     device)
         tol=0
         [ "$NAME" = lda_gpu ] && tol=1e-9
