@@ -88,6 +88,22 @@ static void acc_record(C *c, int i, const OrnSym *acc, OrnOp op, const OrnNode *
     cg_ol(c, "}");
 }
 
+/* One element of a fused view assignment: `q[x] = (T)(q[x] op (rhs))`, unit or strided. */
+static void vx_store(C *c, const VX *vx, const OrnNode *rhs, int tid, int x, const char *T,
+                     const char *opn, int unit)
+{
+    const char *el = unit ? "q%d_[x%d_]" : "q%d_[x%d_ * t%d_]";
+    cg_ind(c);
+    cg_o(c, el, tid, x, tid);
+    cg_o(c, " = (%s)(", T);
+    if (opn) {
+        cg_o(c, el, tid, x, tid);
+        cg_o(c, " %s (", opn);
+    }
+    cg_vx_elem(c, vx, rhs, unit ? EL_UNIT : EL_STRIDED, x);
+    cg_o(c, opn ? "));\n" : ");\n");
+}
+
 /* A view assignment whose target and views are all proven in their boxes (version.h): the
  * storage addressed as pointers and strides, one length test per view, and the fused loop
  * (unit strides: a loop the compiler vectorizes). */
@@ -119,16 +135,7 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
         if (unit) cg_ol(c, "_Pragma(\"omp simd\")");
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < n%d_; x%d_++)", x, x, tid, x);
         c->ind++;
-        cg_ind(c);
-        const char *el = unit ? "q%d_[x%d_]" : "q%d_[x%d_ * t%d_]";
-        cg_o(c, el, tid, x, tid);
-        cg_o(c, " = (%s)(", T);
-        if (opn) {
-            cg_o(c, el, tid, x, tid);
-            cg_o(c, " %s (", opn);
-        }
-        cg_vx_elem(c, vx, rhs, unit ? EL_UNIT : EL_STRIDED, x);
-        cg_o(c, opn ? "));\n" : ");\n");
+        vx_store(c, vx, rhs, tid, x, T, opn, unit);
         c->ind -= 2;
     }
     cg_ol(c, "}");
@@ -160,11 +167,7 @@ static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNo
     c->warp = WARP_SPLIT;
     cg_ol(c, "for (int64_t x%d_ = L_.lane; x%d_ < w%d_.len; x%d_ += 32)", x, x, tid, x);
     c->ind++;
-    cg_ind(c);
-    cg_o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
-    if (opn) cg_o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
-    cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
-    cg_o(c, opn ? "));\n" : ");\n");
+    vx_store(c, vx, rhs, tid, x, T, opn, 0);
     c->ind--;
     c->warp = WARP_UNIFORM;
     c->ind--;
@@ -259,21 +262,13 @@ static void st_assign_view(C *c, const OrnNode *s)
         cg_ol(c, "_Pragma(\"omp simd\")");
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
-        cg_ind(c);
-        cg_o(c, "q%d_[x%d_] = (%s)(", tid, x, T);
-        if (opn) cg_o(c, "q%d_[x%d_] %s (", tid, x, opn);
-        cg_vx_elem(c, vx, rhs, EL_UNIT, x);
-        cg_o(c, opn ? "));\n" : ");\n");
+        vx_store(c, vx, rhs, tid, x, T, opn, 1);
         c->ind -= 2;
         cg_ol(c, "} else {");
         c->ind++;
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
-        cg_ind(c);
-        cg_o(c, "q%d_[x%d_ * t%d_] = (%s)(", tid, x, tid, T);
-        if (opn) cg_o(c, "q%d_[x%d_ * t%d_] %s (", tid, x, tid, opn);
-        cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
-        cg_o(c, opn ? "));\n" : ");\n");
+        vx_store(c, vx, rhs, tid, x, T, opn, 0);
         c->ind -= 2;
         cg_ol(c, "}");
         c->ind--;
