@@ -261,8 +261,8 @@ void gpu_res_wrote(GpuState *g, const OrnDsmArray *arr, const void *host, size_t
     for (int i = 0; i < g->nres && !g->broken_res; i++) {
         GpuRes *r = &g->res[i];
         if (r->kind != GPU_RES_COPY || r->arr != arr || r->dev == dev) continue;
-        const char *a = r->host, *z = a + r->bytes;
-        if (!a || (a < hi && lo < z)) r->gen = 0; /* tagged: a copy of any part */
+        const char *a = r->host;
+        if (!a || (a < hi && lo < a + r->bytes)) r->gen = 0; /* tagged: a copy of any part */
     }
 }
 
