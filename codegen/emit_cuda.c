@@ -212,8 +212,8 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         thread_kernel(c, id);
     cg_o(c,
          "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, 0x%xu, "
-         "sizeof(OrnGpuEnv_%d), orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
-         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, id);
+         "sizeof(OrnGpuEnv_%d), %d, orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
+         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, warp ? 32 : 1, id);
     c->loop = NULL;
 }
 

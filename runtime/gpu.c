@@ -147,10 +147,10 @@ void orn_gpu_sched_free(OrnGpuSched *s)
 }
 
 int orn_gpu_sched(const OrnRtPlan *plan, const int64_t *keys, int64_t n, int nkeys, int sms,
-                  int tiles_hint, int broken, OrnGpuSched *out)
+                  int lanes, int tiles_hint, int broken, OrnGpuSched *out)
 {
     if ((plan->strategy == ORN_RT_2D || plan->strategy == ORN_RT_2D_ORDERED) && nkeys >= 2) {
-        int S = tiles_hint > 0 ? tiles_hint : orn_gpu_sched_2d_tiles(n, sms);
+        int S = tiles_hint > 0 ? tiles_hint : orn_gpu_sched_2d_tiles(n, sms, lanes);
         return orn_gpu_sched_2d(keys, n, nkeys, plan->part_dims[0], plan->part_dims[1], S, broken,
                                 out);
     }
@@ -196,8 +196,8 @@ typedef struct GpuFlags {
 /* Block b's keys and schedule on the device, derived from the iteration space (resident
  * while it does not change: the keys of a sparse space are its tiles'): one allocation of
  * keys (n x nk), order (n), start (ntiles + 1), tiles (ntiles). *sched: the host's copy. */
-static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan, OrnDsmArray *it,
-                        OrnGpuSched **sched)
+static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
+                        const OrnGpuKernel *k, OrnDsmArray *it, OrnGpuSched **sched)
 {
     int64_t n = b->count;
     int nk = b->ndim, valid = 0;
@@ -221,7 +221,8 @@ static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
         orn_rt_block_key(b, b->first + i, kk);
         memcpy(keys + i * nk, kk, sizeof *keys * (size_t)nk);
     }
-    if (orn_gpu_sched(plan, keys, n, nk, g->sms, g->tiles_hint, g->broken, s) != 0) goto fn_fail;
+    if (orn_gpu_sched(plan, keys, n, nk, g->sms, k->lanes, g->tiles_hint, g->broken, s) != 0)
+        goto fn_fail;
     size_t nkeys = (size_t)n * (size_t)nk, nt = (size_t)s->ntiles;
     size_t words = nkeys + (size_t)n + (nt + 1) + nt;
     aux = s;
@@ -270,7 +271,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
                           plan->line);
         return RUN_FAIL;
     }
-    int64_t *dk = keys_in(g, b, plan, it, &s);
+    int64_t *dk = keys_in(g, b, plan, k, it, &s);
     if (!dk) goto fn_oom;
     a.keys = dk;
     a.order = dk + n * nk;

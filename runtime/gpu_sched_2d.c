@@ -11,21 +11,32 @@
  * of the serial loop in key order exactly, for ordered and unordered loops alike (the
  * rotation order, S steps of S tiles, would need a replay of its own order to compare
  * with; the wavefront's 2S - 1 steps cost at most twice the launches for that).
- * Time ~ sum over steps of max tile length + launch latency per step: S is chosen so that
- * the middle steps fill the multiprocessors (S ~ 2 x SMs thread blocks, one per warp
- * scheduler pair) while tiles keep at least ~32 iterations: S = min(2 sms, sqrt(n / 32)).
+ * Time ~ (2S - 1) (t_launch + (n / S^2) t_iter): a step costs a launch and the length of
+ * its tiles (n / S^2 iterations on average, each a chain of dependent loads, t_iter), so
+ * S* = sqrt(n t_iter / t_launch), within what the device runs at once (a middle step's S
+ * tiles of `lanes` threads: at most 1024 threads per multiprocessor, half of an H100's) and
+ * with tiles of at least one iteration on average (S <= sqrt(n)). t_launch ~ 5 us and
+ * t_iter ~ 1 us are estimates (SGD MF at K = 128: a dot and two row updates per iteration,
+ * 4 dependent global loads per lane), not calibrated on a GPU: none was lent. For 10 M
+ * ratings, S = 1,414 (a warp kernel: at most 4,224 on 132 SMs); the earlier S = 2 SMs
+ * (264) ran a middle step at 2 warps per SM.
  * Bytes moved per update: the iteration's own key and value plus its rows, counted in
  * docs/performance.md. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_gpu.h"
 
-int orn_gpu_sched_2d_tiles(int64_t n, int sms)
+enum { T_LAUNCH_NS = 5000, T_ITER_NS = 1000, THREADS_PER_SM = 1024 };
+
+int orn_gpu_sched_2d_tiles(int64_t n, int sms, int lanes)
 {
-    int64_t s = 1;
-    while ((s + 1) * (s + 1) * 32 <= n && s + 1 <= 2 * (int64_t)sms) s++;
-    return (int)s;
+    double s = sqrt((double)n * T_ITER_NS / T_LAUNCH_NS);
+    double cap = (double)sms * THREADS_PER_SM / (lanes > 0 ? lanes : 1);
+    if (s > cap) s = cap;
+    if (s > sqrt((double)n)) s = sqrt((double)n);
+    return s < 1 ? 1 : (int)s;
 }
 
 /* Tile index of key v in [lo, hi] cut into S ranges. */

@@ -146,6 +146,7 @@ typedef struct OrnGpuKernel {
     int naccs;
     uint32_t rows; /* bit k: the body walks rows of plan array k (their CSR form goes along) */
     size_t env_size;
+    int lanes; /* threads per tile: 32 (a warp, lanes across view elements) or 1 */
     /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
      * tiles in device memory (emu NULL), or emulated on the host in the order of tiles, host
      * memory, warps through emu. Returns 0, or non-zero when the launch failed. */

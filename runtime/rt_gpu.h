@@ -27,19 +27,21 @@ typedef struct OrnGpuSched {
 } OrnGpuSched;
 
 /* The schedule of n elements (keys: nkeys each, runtime order) for plan, on a device with
- * sms multiprocessors; tiles_hint > 0 overrides the cost model's tile count per dimension
+ * sms multiprocessors, for a kernel of `lanes` threads per tile; tiles_hint > 0 overrides the cost
+ * model's tile count per dimension
  * ($ORN_GPU_TILES). broken: the deliberately wrong 2-D schedule of the test that shows the
  * shuffled emulation catching it ($ORN_GPU_TEST_BROKEN). Returns 0, or -1 out of memory. */
 int orn_gpu_sched(const OrnRtPlan *plan, const int64_t *keys, int64_t n, int nkeys, int sms,
-                  int tiles_hint, int broken, OrnGpuSched *out);
+                  int lanes, int tiles_hint, int broken, OrnGpuSched *out);
 void orn_gpu_sched_free(OrnGpuSched *s);
 
 /* The schedules (gpu_sched_2d.c, gpu_sched_1d.c); tile assignment and steps. */
 int orn_gpu_sched_2d(const int64_t *keys, int64_t n, int nkeys, int d0, int d1, int S, int broken,
                      OrnGpuSched *out);
 int orn_gpu_sched_1d(const int64_t *keys, int64_t n, int nkeys, int d0, OrnGpuSched *out);
-/* The 2-D cost model: tiles per dimension for n elements on sms multiprocessors. */
-int orn_gpu_sched_2d_tiles(int64_t n, int sms);
+/* The 2-D cost model: tiles per dimension for n elements on sms multiprocessors, tiles of
+ * `lanes` threads. */
+int orn_gpu_sched_2d_tiles(int64_t n, int sms, int lanes);
 
 /* Free the GPU state of a runtime context (rt.c's finalize). */
 void orn_gpu_state_free(void *state);
