@@ -13,6 +13,14 @@
 #   run.sh cpupath ORIONC PROG.orn        every @gpu loop of PROG is one the CUDA back end does
 #                                         not run: --emit=cuda warns about each, writes no
 #                                         kernel
+#   run.sh allgpu ORIONC EXAMPLE.orn...   each example with @gpu on every parallel_for, built
+#                                         with --gpu, under ORN_GPU=emulate with the residency
+#                                         check (ORN_GPU_CHECK=1) at -n 1, 2, 3 on the tests'
+#                                         small data: no stale resident copy, no block on the
+#                                         CPU path; sgd_mf and gauss_seidel equal the CPU
+#                                         build, lda and slr (whose buffer updates apply at the
+#                                         end of each call on the GPU path) give the same
+#                                         output under two shuffle seeds
 #   run.sh emulate BIN NAME               under ORN_GPU=emulate at -n 1, 2, 3, in two
 #                                         configurations (shuffle seed, tiles per block,
 #                                         sub-blocks or flush interval), the program's results
@@ -107,6 +115,56 @@ if [ "$MODE" = cpupath ]; then
     [ "$said" -eq "$loops" ] || { cat "$W/err"; fail "$said warnings for $loops loops"; }
     [ "$kernels" -eq 0 ] || fail "$kernels kernels written"
     echo "ok: $loops loops on the CPU path, each said"
+    exit 0
+fi
+
+if [ "$MODE" = allgpu ]; then
+    ORIONC=$2
+    shift 2
+    : "${MPIEXEC:?}" "${ROOT:?}"
+    D=$ROOT/tests/e2e/data
+    # the output without timings ("  0.012 s  1.2e+07 tokens/s" ends a line)
+    strip() { sed -E 's/  [0-9.]+ s  .*$//' "$1"; }
+    for ex in "$@"; do
+        name=$(basename "$ex" .orn)
+        case $name in
+        sgd_mf) args="--train=$D/ratings.train --test=$D/ratings.test --epochs=3" oracle=cpu ;;
+        gauss_seidel) args="--n=40 --sweeps=4 --out=grid.txt" oracle=cpu ;;
+        lda) args="--data=$D/tokens.docword --topics=4 --iters=3" oracle=seeds ;;
+        slr) args="--train=$D/tiny.libsvm --test=$D/tiny.libsvm --epochs=3 --flush=16" oracle=seeds ;;
+        *) fail "no arguments for $name" ;;
+        esac
+        sed -E 's/^([[:space:]]*)(@ordered )?parallel_for/\1\2@gpu parallel_for/' "$ex" >"$W/$name.orn"
+        "$ORIONC" "$W/$name.orn" -o "$W/$name.cpu" || fail "$name: CPU build"
+        "$ORIONC" --gpu "$W/$name.orn" -o "$W/$name.gpu" 2>"$W/err" || { cat "$W/err"; fail "$name: --gpu build"; }
+        [ ! -s "$W/err" ] || { cat "$W/err"; fail "$name: a @gpu loop does not run on the GPU path"; }
+        for n in 1 2 3; do
+            for v in cpu 1 2; do
+                d=$W/$name.$n.$v
+                mkdir -p "$d"
+                if [ "$v" = cpu ]; then
+                    # shellcheck disable=SC2086
+                    (cd "$d" && "$MPIEXEC" -n "$n" "$W/$name.cpu" $args >out 2>err) ||
+                        { cat "$d/err"; fail "$name.cpu at -n $n"; }
+                    continue
+                fi
+                # shellcheck disable=SC2086
+                (cd "$d" && ORN_GPU=emulate ORN_GPU_CHECK=1 ORN_GPU_SEED=$v "$MPIEXEC" -n "$n" \
+                    "$W/$name.gpu" $args >out 2>err) || { cat "$d/err"; fail "$name.gpu at -n $n (seed $v)"; }
+                ! grep -q "ran on the CPU path\|resident copy" "$d/err" || { cat "$d/err"; fail "$name at -n $n (seed $v)"; }
+            done
+            c=$W/$name.$n.cpu a=$W/$name.$n.1 b=$W/$name.$n.2
+            if [ "$oracle" = cpu ]; then
+                for e in "$a" "$b"; do
+                    [ "$(strip "$e/out")" = "$(strip "$c/out")" ] || { diff "$c/out" "$e/out"; fail "$name at -n $n: the emulation differs from the CPU build"; }
+                    [ ! -f "$c/grid.txt" ] || cmp -s "$c/grid.txt" "$e/grid.txt" || fail "$name at -n $n: grid.txt differs"
+                done
+            else
+                [ "$(strip "$a/out")" = "$(strip "$b/out")" ] || { diff "$a/out" "$b/out"; fail "$name at -n $n: two shuffle seeds differ"; }
+            fi
+        done
+        echo "ok: $name: every loop on the GPU path, residency checked at -n 1, 2, 3 ($oracle)"
+    done
     exit 0
 fi
 
