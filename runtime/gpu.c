@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_int.h"
 
@@ -53,8 +54,8 @@ static int emu_copy(void *dst, const void *src, size_t n)
     if (n) memcpy(dst, src, n);
     return 0;
 }
-static const OrnGpuOps emu_ops = {emu_count,   emu_select, emu_sms,  emu_alloc,
-                                  emu_release, emu_copy,   emu_copy, NULL};
+static const OrnGpuOps emu_ops = {emu_count, emu_select, emu_sms, emu_alloc, emu_release,
+                                  emu_copy,  emu_copy,   NULL,    NULL};
 
 /* ---------------------------------------------------------------- mode */
 
@@ -331,6 +332,16 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
                               plan->line);
             goto fn_forget;
         }
+    }
+    /* while the kernels run, the rank's transfers move (rotated blocks for the next round,
+     * replies to remote reads), as the CPU path progresses them between slices */
+    while (g->ops->busy && g->ops->busy() > 0) {
+        if (orn_dsm_progress(orn_rt_dsm(rt)) != ORN_OK) {
+            orn_rt_body_error(rt, "%s", orn_dsm_error(orn_rt_dsm(rt)));
+            goto fn_forget;
+        }
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
     }
     if (g->ops->get(&fl, dfl, sizeof fl) != 0) goto fn_copy;
     if (fl.err) {

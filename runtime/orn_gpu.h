@@ -109,6 +109,9 @@ typedef struct OrnGpuOps {
     int (*put)(void *dst, const void *src, size_t n); /* host to device */
     int (*get)(void *dst, const void *src, size_t n); /* device to host */
     size_t (*mem_free)(void);                         /* free device memory (bytes) */
+    /* 1 while launched kernels still run, 0 when they are done (or failed: the next copy
+     * out says so); NULL when launches return done (the emulation) */
+    int (*busy)(void);
 } OrnGpuOps;
 
 /* Warps. A loop body with view work (element-wise view statements, dot, loop reductions)

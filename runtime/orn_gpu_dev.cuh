@@ -532,9 +532,15 @@ static size_t orn_gpu_cuda_mem_free(void)
     size_t avail = 0, total = 0;
     return cudaMemGetInfo(&avail, &total) == cudaSuccess ? avail : 0;
 }
+/* Whether the launches (the legacy default stream) still run. */
+static int orn_gpu_cuda_busy(void)
+{
+    return cudaStreamQuery(0) == cudaErrorNotReady;
+}
 static const OrnGpuOps orn_gpu_cuda_ops = {
-    orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms, orn_gpu_cuda_alloc,
-    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get, orn_gpu_cuda_mem_free};
+    orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms,      orn_gpu_cuda_alloc,
+    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get,      orn_gpu_cuda_mem_free,
+    orn_gpu_cuda_busy};
 
 /* After a launch on the copies' stream: whether it started; 0 or the CUDA error, said. The
  * host does not wait: the next copy out (the block's error flag) waits for the kernels, and
