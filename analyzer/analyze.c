@@ -484,7 +484,8 @@ static void candidate_notes(Builder *b)
         else if (k->s.strategy == ORN_STRAT_2D)
             note(b, ORN_NOTE_ALTERNATIVE, -1,
                  "%s (blocks of %s stay, blocks of %s rotate) is legal too and costs the same "
-                 "(estimated %d); the first key stays",
+                 "(estimated %d); the first key stays, unless at run time the other side's "
+                 "arrays have at most half the bytes to move",
                  sched_text(b, &k->s), dim_name(b, &k->s, k->s.dims[0]),
                  dim_name(b, &k->s, k->s.dims[1]), k->s.cost);
         else

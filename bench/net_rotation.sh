@@ -4,8 +4,9 @@
 #
 # For each profile (PROFILES, default "dc slow"), on 3 hosts: bench_rotation (SGD MF, K =
 # $K, rotation against compute-only, alternating epochs) for each problem shape in SHAPES
-# ("USERS:ITEMS:PER_USER", default a Netflix-like 500 ratings per item and the benchmark's
-# own 67 per item), twice, with E1 and E2 epochs; then, on 2 hosts, bench_xfer_order (a
+# ("USERS:ITEMS:PER_USER", default a Netflix-like 500 ratings per item, the benchmark's
+# own 67 per item, and the Netflix-like problem transposed: more items than users, where
+# the runtime rotates W), twice, with E1 and E2 epochs; then, on 2 hosts, bench_xfer_order (a
 # blocked reader's wait behind queued blocks; a transfer during computation with and
 # without polls). Prints the benchmarks' lines and, per shape, the bytes all hosts' links
 # carried per rotation epoch: the difference of the two runs' link counters over E2 - E1
@@ -20,7 +21,7 @@ ROOT=$(cd "$HERE/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build/release}" && pwd)
 CLUSTER=$ROOT/scripts/cluster.sh
 PROFILES=${PROFILES:-dc slow}
-SHAPES=${SHAPES:-100000:20000:100 40000:60000:100}
+SHAPES=${SHAPES:-100000:20000:100 40000:60000:100 20000:100000:500}
 K=${K:-100} E1=${E1:-3} E2=${E2:-7}
 TIMELINE=${TIMELINE:-}
 ROT=$BUILD/bench/bench_rotation

@@ -1,10 +1,12 @@
 /* rotation_overlap.c: does the 2-D rotation hide its communication behind computation?
  *
- * SGD matrix factorization on synthetic ratings (strategy 2d: ratings in 2-D blocks, W
- * partitioned with the users, H rotated around the ring of ranks), timed per epoch two
- * ways, alternating so that machine noise hits both alike:
- *   rotation      the real schedule: H's blocks travel (non-blocking sends and receives,
- *                 polled between slices of each block);
+ * SGD matrix factorization on synthetic ratings (strategy 2d: ratings in 2-D blocks; the
+ * plan keeps W partitioned with the users and rotates H around the ring of ranks, and the
+ * runtime rotates W instead where it is the smaller factor -- more items than users --
+ * unless $ORN_ROTATE=planned), timed per epoch two ways, alternating so that machine noise
+ * hits both alike:
+ *   rotation      the real schedule: the rotated factor's blocks travel (non-blocking
+ *                 sends and receives, polled between slices of each block);
  *   compute-only  the same blocks in the same order with the transfers switched off
  *                 (orn_rt_set_nocomm: blocks stay put; the numbers are meaningless, the
  *                 work is the same).
@@ -39,10 +41,13 @@ typedef struct Opt {
 /* What one measurement found (medians over epochs; bytes and counts per rotation epoch). */
 typedef struct Result {
     double with, without, wait;
-    double cwith, cwithout; /* rank 0's seconds computing (blocks), per epoch */
-    double uwith, uwithout; /* rank 0's processor seconds (user + system), per epoch */
-    int64_t steps, tiles1;  /* ring steps per epoch; tiles of H's rows (blocks x sub-blocks) */
-    double sent;            /* bytes rank 0 sent */
+    double cwith, cwithout;  /* rank 0's seconds computing (blocks), per epoch */
+    double uwith, uwithout;  /* rank 0's processor seconds (user + system), per epoch */
+    int64_t steps, tiles1;   /* ring steps per epoch; tiles along the rotated key (blocks x
+                                sub-blocks) */
+    int rotated;             /* the key whose factor rotated: 1 items (H), 0 users (W) */
+    int64_t grid[2], sub[2]; /* tiles and sub-blocks per block along users, items */
+    double sent;             /* bytes rank 0 sent */
     double early; /* share of the bytes rank 0 received that had arrived before it waited */
 } Result;
 
@@ -162,7 +167,9 @@ static void measure(OrnRtCtx *rt, const Opt *o, int bpr, OrnDsmArray *R, OrnDsmA
                 cw += st.compute;
                 uw += u;
                 res->steps = st.steps;
-                res->tiles1 = st.grid[1];
+                res->rotated = (int)st.rotated_key;
+                res->tiles1 = st.grid[res->rotated == 0 ? 0 : 1];
+                for (int d = 0; d < 2; d++) res->grid[d] = st.grid[d], res->sub[d] = st.sub[d];
                 sent += (double)st.sent;
                 orn_dsm_xfer_stats(orn_rt_dsm(rt), &x1);
             } else {
@@ -240,15 +247,20 @@ int main(int argc, char **argv)
     Result res;
     measure(rt, &o, o.bpr, R, W, H, &res);
     int64_t nb1 = (int64_t)o.bpr * P;
-    double block_mb = (double)o.items / (double)nb1 * o.k * 4 / 1e6;
+    /* The runtime rotates the smaller factor (layout.c; $ORN_ROTATE=planned: H) */
+    int64_t rows = res.rotated == 0 ? o.users : o.items;
+    double block_mb = (double)rows / (double)nb1 * o.k * 4 / 1e6;
     if (me == 0) {
         printf("rotation_overlap: %d ranks, %lld users x %lld items, %lld ratings, K = %d\n", P,
                (long long)o.users, (long long)o.items, (long long)R->nnz, o.k);
-        printf("  H: %d blocks of %.2f MB (%lld tiles of %.2f MB with sub-blocks), %lld ring "
-               "steps per epoch (%lld slots per rank), each block moves %d times per epoch\n",
-               (int)nb1, block_mb, (long long)res.tiles1,
-               (double)o.items / (double)(res.tiles1 ? res.tiles1 : 1) * o.k * 4 / 1e6,
+        printf("  %s rotates: %d blocks of %.2f MB (%lld tiles of %.2f MB with sub-blocks), %lld "
+               "ring steps per epoch (%lld slots per rank), each block moves %d times per epoch\n",
+               res.rotated == 0 ? "W" : "H", (int)nb1, block_mb, (long long)res.tiles1,
+               (double)rows / (double)(res.tiles1 ? res.tiles1 : 1) * o.k * 4 / 1e6,
                (long long)res.steps, (long long)(res.steps / P), P);
+        printf("  tiles %lld x %lld (users x items), sub-blocks per block %lld x %lld\n",
+               (long long)res.grid[0], (long long)res.grid[1], (long long)res.sub[0],
+               (long long)res.sub[1]);
         printf("  blocks per rank %d:\n", o.bpr);
         printf("    compute-only   %.4f s/epoch (median of %d)\n", res.without, o.epochs);
         printf("    rotation       %.4f s/epoch (median of %d), waiting for blocks %.4f s\n",

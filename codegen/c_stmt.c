@@ -144,6 +144,19 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
     return true;
 }
 
+/* The opening of a view assignment: the target's vector (its subscripts first: left to
+ * right), the right side's scalars and views, and each view's length against the target's. */
+static void open_view_assign(C *c, const VX *vx, const OrnNode *tg, int tid)
+{
+    cg_ind(c);
+    cg_o(c, "OrnStdVec w%d_ = ", tid);
+    cg_vec_ctor(c, tg);
+    cg_o(c, ";\n");
+    cg_vx_setup(c, vx, -2);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+}
+
 /* A view assignment in a warp kernel (c_warp.c): the leaves on every lane, then element x
  * on lane x mod 32, with the host's arithmetic. On the device a view's pointer is never
  * NULL (an access outside the box goes to scratch), so there is no slow version. */
@@ -153,13 +166,7 @@ static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNo
     const char *T = cg_ctype(tk), *opn = assign_op(op);
     cg_ol(c, "{");
     c->ind++;
-    cg_ind(c); /* the target's subscripts first: left to right */
-    cg_o(c, "OrnStdVec w%d_ = ", tid);
-    cg_vec_ctor(c, tg);
-    cg_o(c, ";\n");
-    cg_vx_setup(c, vx, -2);
-    for (int i = 0; i < vx->nviews; i++)
-        if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+    open_view_assign(c, vx, tg, tid);
     cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, tid, T, tid);
     cg_ol(c, "const int64_t t%d_ = w%d_.stride;", tid, tid);
     cg_vx_hoist(c, vx);
@@ -206,13 +213,7 @@ static void st_assign_view(C *c, const OrnNode *s)
     }
     cg_ol(c, "{");
     c->ind++;
-    cg_ind(c); /* the target's subscripts first: left to right */
-    cg_o(c, "OrnStdVec w%d_ = ", tid);
-    cg_vec_ctor(c, tg);
-    cg_o(c, ";\n");
-    cg_vx_setup(c, vx, -2); /* scalars and views; checks below */
-    for (int i = 0; i < vx->nviews; i++)
-        if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
+    open_view_assign(c, vx, tg, tid);
     const char *opn = assign_op(op);
     if (buf) {
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);

@@ -274,9 +274,8 @@ OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
 
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
 {
-    if (b->direct) {
+    if (b->direct) { /* inside a loop: its start and end touch the target (exec.c, gpu.c) */
         int64_t key[ORN_DSM_MAXDIM];
-        orn_dsm_touch(b->target);
         orn_dsm_unravel(b->target, lin, key);
         void *elem = orn_dsm_local_ptr(b->target, key);
         if (!elem)

@@ -1275,6 +1275,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     status = validate(&x);
     if (status) goto fn_fail;
     rt_progress_begin(&x);
+    rt_choose_orientation(&x);
     const OrnRtPlan *p = x.plan;
     x.sched = pick(p->strategy);
     x.n = p->narrays;
@@ -1373,6 +1374,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     status = rt_halo_drain(&x);
     if (status) goto fn_fail;
     rt->stats.steps = x.nsteps;
+    rt->stats.rotated_key = p->strategy == ORN_RT_2D && p->npart == 2 ? x.kd[1] : -1;
     if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
         for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];
         for (int i = 0; i < p->npart; i++) rt->stats.sub[x.kd[i]] = x.sub[i] > 1 ? x.sub[i] : 1;
@@ -1426,6 +1428,8 @@ fn_exit:
     rt->stats.received = t1x.received - t0x.received;
     loop_span_end(&x, lspan, &rt->stats);
     if (rt->summary_on && !status && x.plan) add_to_summary(rt, x.plan, &rt->stats);
+    free(x.own_arrays);
+    free(x.own_plan);
     return status;
 fn_fail:
     orn_dsm_fail_ctx(rt->dsm, status, "parallel_for at %s:%d (%s)",

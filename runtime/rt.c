@@ -116,6 +116,8 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     rt->replicate_max = (int64_t)64 << 20;
     env = getenv("ORN_REPLICATE_MAX");
     if (env && *env) rt->replicate_max = atoll(env);
+    env = getenv("ORN_ROTATE");
+    rt->rotate_planned = env && !strcmp(env, "planned");
     env = getenv("ORN_SUBBLOCK");
     if (env && *env) {
         int r = 0, c = 0;

@@ -268,6 +268,9 @@ typedef struct OrnRtStats {
      * working set (bytes of rows) of one sub-block; 0 where the loop is not blocked. */
     int64_t grid[ORN_RT_MAXDIM], sub[ORN_RT_MAXDIM];
     int64_t cache_bytes, ws_bytes;
+    /* 2d: the key whose arrays rotated (rt_choose_orientation may swap the plan's sides);
+     * -1 otherwise */
+    int64_t rotated_key;
     int64_t replicated;    /* prefetched arrays copied whole to every rank before the loop */
     int64_t replica_bytes; /* their size */
     /* @gpu loops: bytes copied to the GPU, from it, and found there already (resident) */

@@ -62,6 +62,7 @@ struct OrnRtCtx {
     int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
+    int rotate_planned;    /* $ORN_ROTATE=planned: 2d loops rotate the side their plan names */
     int64_t slice;
     int sliced; /* orn_rt_set_sliced: bodies always run a slice at a time */
     int trace_on;
@@ -183,7 +184,9 @@ struct Exec {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
     const OrnRtLoop *loop;
-    const OrnRtPlan *plan;
+    const OrnRtPlan *plan; /* the loop's plan, or own_plan (rt_choose_orientation) */
+    OrnRtPlan *own_plan;   /* the plan with its 2d sides swapped, and its arrays; or NULL */
+    OrnRtPlanArray *own_arrays;
     const OrnRtSched *sched;
     int P, me;
     OrnDsmArray *iter; /* the iteration store: args[0].array, or a transformed copy */
@@ -272,6 +275,9 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn);
 /* Before the schedule's setup: read-only rotated arrays small enough to copy are
  * replicated for this run instead (x->views[k].role; the cost model is in layout.c). */
 void rt_choose_rotated(Exec *x);
+/* Which side of a 2d loop rotates (layout.c): may point x->plan at a copy with the sides
+ * swapped (x->own_plan). Before the views are made. */
+void rt_choose_orientation(Exec *x);
 /* One tile held by every rank / by `rank`. */
 int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out);
 /* The tile of array k aligned with iteration tile t. */

@@ -315,7 +315,9 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
     const OrnRtPlan *pl = loop->plan;
     OrnRtStats s;
     orn_rt_stats(p->rt, &s);
-    char grid[96] = "", sub[96] = "", gpu[128] = "";
+    char grid[96] = "", sub[96] = "", gpu[128] = "", rot[48] = "";
+    if (pl->strategy == ORN_RT_2D && s.rotated_key >= 0)
+        snprintf(rot, sizeof rot, ", key %" PRId64 " rotates", s.rotated_key);
     if (s.gpu_in || s.gpu_out || s.gpu_resident)
         snprintf(gpu, sizeof gpu,
                  ", gpu in %" PRId64 " B, out %" PRId64 " B, resident %" PRId64 " B", s.gpu_in,
@@ -330,15 +332,15 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             "orion: stats: rank %d: %s:%d (%s) run %" PRId64
             ": %.6f s (bodies %.6f, wait %.6f, flush %.6f, transfer %.6f)"
             ", steps %" PRId64 ", rounds %" PRId64 ", blocks %" PRId64 ", tiles %s"
-            ", sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
+            "%s, sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
             " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "%s\n",
             p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
-            *grid ? grid : "-", *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched, s.misses,
-            s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent, s.received,
-            s.early, gpu);
+            *grid ? grid : "-", rot, *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
+            s.misses, s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent,
+            s.received, s.early, gpu);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the

@@ -45,12 +45,15 @@ int main(int argc, char **argv)
         return 0;
     }
     int64_t dims[2] = {8, 8};
-    OrnDsmArray *A = NULL, *H = NULL;
+    OrnDsmArray *A = NULL, *H = NULL, *W = NULL;
     if (orn_dsm_dense(dsm, ORN_DSM_F32, 2, dims, &A)) orn_rt_die(rt);
     if (orn_dsm_dense(dsm, ORN_DSM_F32, 2, dims, &H)) orn_rt_die(rt);
-    static const OrnRtPlanArray arrays[2] = {
+    if (orn_dsm_dense(dsm, ORN_DSM_F32, 2, dims, &W)) orn_rt_die(rt);
+    /* W as large as H: the runtime keeps the plan's side (H rotates; layout.c) */
+    static const OrnRtPlanArray arrays[3] = {
         {"A", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}},
-        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}, 0, {0}, {0}}};
+        {"H", ORN_RT_ROTATED, 2, {-1, 1, -1, -1}, 0, {0}, {0}},
+        {"W", ORN_RT_PARTITIONED, 2, {0, -1, -1, -1}, 0, {0}, {0}}};
     static const OrnRtPlanAcc accs[1] = {{"s", ORN_RT_ACC_SUM, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       1,
@@ -65,7 +68,7 @@ int main(int argc, char **argv)
                       {0, 0},
                       {{0}},
                       0,
-                      2,
+                      3,
                       arrays,
                       1,
                       accs,
@@ -76,12 +79,13 @@ int main(int argc, char **argv)
         plan.narrays = 1;
         plan.line = 3;
     }
-    OrnRtArg args[2] = {{A, NULL}, {H, NULL}};
+    OrnRtArg args[3] = {{A, NULL}, {H, NULL}, {W, NULL}};
     OrnRtScalar acc[1] = {{.f64 = 0}};
     OrnRtLoop loop = {&plan, args, body, NULL, (void *)mode, acc, 0};
     if (orn_rt_run(rt, &loop) != ORN_OK) orn_rt_die(rt);
     orn_dsm_free(A);
     orn_dsm_free(H);
+    orn_dsm_free(W);
     orn_rt_finalize(rt);
     return 0;
 }

@@ -317,6 +317,24 @@ sgd_replay)
     cmp W.txt RW.txt || fail "W differs from the serial replay (ORN_SUBBLOCK=$sb)"
     cmp H.txt RH.txt || fail "H differs from the serial replay (ORN_SUBBLOCK=$sb)"
   done
+  # users and items swapped, the items spread out (120 items, 45 users): W is now less than
+  # half of H, so from two ranks on the runtime rotates W (key 0) instead of the plan's H
+  # (layout.c, rt_choose_orientation); ORN_ROTATE=planned keeps H. Both replay exactly.
+  for f in train test; do
+    awk '/^#/ { print; next } { print $2, 2 * $1 + 1, $3 }' "$D/ratings.$f" >"t.$f"
+  done
+  for mode in auto planned; do
+    ORN_ROTATE=$mode ORN_STATS=runs ORN_TRACE=trace.txt run "$B/sgd_trace" --train=t.train \
+      --test=t.test --epochs=3 --wout=W.txt --hout=H.txt >log.txt 2>stats.txt ||
+      { cat log.txt stats.txt >&2; fail "sgd_trace, transposed (ORN_ROTATE=$mode)"; }
+    "$SGD_REPLAY" t.train t.test trace.txt "$line" 3 5 0.05 0.9 0.05 0.1 42 RW.txt RH.txt
+    cmp W.txt RW.txt || fail "W differs from the serial replay (transposed, ORN_ROTATE=$mode)"
+    cmp H.txt RH.txt || fail "H differs from the serial replay (transposed, ORN_ROTATE=$mode)"
+    want=1
+    [ "$mode" = planned ] || [ "$np" -eq 1 ] || want=0
+    grep -q "sgd_trace.orn:$line (2d) .* key $want rotates" stats.txt ||
+      { grep "sgd_trace.orn:$line" stats.txt >&2; fail "transposed, ORN_ROTATE=$mode: key $want did not rotate"; }
+  done
   ;;
 edit_distance)
   mkdir ref
