@@ -8,7 +8,8 @@
  * z and the sigmoid in float (the .orn program's `z = 0.0` is f32 by float inference: its
  * updates are f32 products), the loss in double, as in the .orn program. The serial loop
  * applies each update at once (as the .orn program does at one rank). Prints "bench: S s/iter
- * test_accuracy X". */
+ * test_accuracy X", and with $SLR_CURVE=1 after every epoch "curve EPOCH SECONDS LOGLOSS
+ * ACCURACY" (training seconds so far, evaluation excluded), as bench/slr/slr.orn --curve. */
 #include "../common/bench.h"
 
 typedef struct {
@@ -57,6 +58,18 @@ static void read_libsvm(const char *path, Csr *m)
     free(buf);
 }
 
+/* The share of T's samples whose sign of x . w matches the label's. */
+static double accuracy(const Csr *T, const float *w)
+{
+    int64_t correct = 0;
+    for (int64_t s = 0; s < T->n; s++) {
+        float z = 0;
+        for (int64_t x = T->start[s]; x < T->start[s + 1]; x++) z += T->val[x] * w[T->col[x]];
+        correct += (z > 0) == (T->label[s] > 0);
+    }
+    return (double)correct / (double)T->n;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -73,6 +86,8 @@ int main(int argc, char **argv)
     printf("slr_ref: %lld samples, %lld features, %lld non-zeros\n", (long long)X.n, (long long)nf,
            (long long)X.nnz);
     double total = 0;
+    const char *cv = getenv("SLR_CURVE");
+    int curve = cv && *cv == '1';
     for (int ep = 0; ep < epochs; ep++) {
         double t0 = bench_now(), loss = 0;
         for (int64_t s = 0; s < X.n; s++) {
@@ -90,14 +105,10 @@ int main(int argc, char **argv)
         double secs = bench_now() - t0;
         total += secs;
         printf("epoch %3d  log-loss %.4f  %.3f s\n", ep + 1, loss / (double)X.n, secs);
+        if (curve)
+            printf("curve %d %.6f %.4f %.6f\n", ep + 1, total, loss / (double)X.n,
+                   accuracy(&T, w));
     }
-    int64_t correct = 0;
-    for (int64_t s = 0; s < T.n; s++) {
-        float z = 0;
-        for (int64_t x = T.start[s]; x < T.start[s + 1]; x++) z += T.val[x] * w[T.col[x]];
-        correct += (z > 0) == (T.label[s] > 0);
-    }
-    printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs,
-           (double)correct / (double)T.n);
+    printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs, accuracy(&T, w));
     return 0;
 }
