@@ -106,8 +106,7 @@ int main(int argc, char **argv)
         total += secs;
         printf("epoch %3d  log-loss %.4f  %.3f s\n", ep + 1, loss / (double)X.n, secs);
         if (curve)
-            printf("curve %d %.6f %.4f %.6f\n", ep + 1, total, loss / (double)X.n,
-                   accuracy(&T, w));
+            printf("curve %d %.6f %.4f %.6f\n", ep + 1, total, loss / (double)X.n, accuracy(&T, w));
     }
     printf("bench: %.6f s/iter  test_accuracy %.6f\n", total / epochs, accuracy(&T, w));
     return 0;
