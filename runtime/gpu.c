@@ -54,8 +54,13 @@ static int emu_copy(void *dst, const void *src, size_t n)
     if (n) memcpy(dst, src, n);
     return 0;
 }
-static const OrnGpuOps emu_ops = {emu_count, emu_select, emu_sms, emu_alloc, emu_release,
-                                  emu_copy,  emu_copy,   NULL,    NULL};
+static int emu_zero(void *dst, size_t n)
+{
+    if (n) memset(dst, 0, n);
+    return 0;
+}
+static const OrnGpuOps emu_ops = {emu_count, emu_select, emu_sms,  emu_alloc, emu_release,
+                                  emu_copy,  emu_copy,   emu_zero, NULL,      NULL};
 
 /* ---------------------------------------------------------------- mode */
 
@@ -264,6 +269,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     OrnGpuSched *s = NULL;
     int64_t *host_tiles = NULL;
     OrnGpuRec *rec = NULL;
+    unsigned char *acc1 = NULL;
     GpuFlags fl = {0, 0, 0};
     gpu_res_begin(g);
     OrnDsmArray *it = orn_gpu_view_store(&b->views[0], NULL, 0, &own);
@@ -288,6 +294,16 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     if (g->ops->put(dfl, &fl, sizeof fl) != 0) goto fn_copy;
     a.err = &dfl->err;
     a.nlog = &dfl->nlog;
+    /* the accumulators' first update per element in slots, zeroed (OrnGpuArgs.acc1) */
+    int nacc = plan->naccs < 32 ? plan->naccs : 32;
+    size_t nslot = (size_t)nacc * (size_t)n;
+    if (nslot) {
+        a.acc1 = gpu_res_scratch(g, GPU_SLOT_ACC1, nslot * 9);
+        if (!a.acc1) goto fn_oom;
+        a.acc1n = n;
+        a.acc1k = nacc;
+        if (g->ops->zero(a.acc1 + nslot * 8, nslot) != 0) goto fn_copy;
+    }
     size_t vsize = b->views[0].esize;
     if (orn_gpu_data_in(g, b, plan, dims, k->rows, &a, &gd) != 0) goto fn_data;
     /* the values of a dense space live in its box when the host's do (gpu_data.c) */
@@ -359,12 +375,18 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         g->st_out += (int64_t)(vsize * (size_t)n);
         gpu_res_wrote(g, it, hvals, vsize * (size_t)n, a.vals);
     }
-    if (fl.nlog) {
-        rec = malloc(sizeof *rec * (size_t)fl.nlog);
+    if (nslot) {
+        acc1 = malloc(nslot * 9);
+        if (!acc1) goto fn_oom;
+        if (g->ops->get(acc1, a.acc1, nslot * 9) != 0) goto fn_copy;
+        g->st_out += (int64_t)(nslot * 9);
+    }
+    if (fl.nlog || acc1) {
+        rec = malloc(sizeof *rec * (size_t)(fl.nlog ? fl.nlog : 1));
         if (!rec) goto fn_oom;
         if (g->ops->get(rec, a.log, sizeof *rec * (size_t)fl.nlog) != 0) goto fn_copy;
         g->st_out += (int64_t)(sizeof *rec * (size_t)fl.nlog);
-        if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n) != 0) {
+        if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n, acc1, nacc) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records",
                               plan->file, plan->line);
             goto fn_exit;
@@ -396,6 +418,7 @@ fn_forget:
 fn_exit:
     orn_gpu_data_free(&gd);
     free(rec);
+    free(acc1);
     free(host_tiles);
     return rc;
 }

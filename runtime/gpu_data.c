@@ -410,13 +410,47 @@ static void acc_apply(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const OrnGpuRec 
         acc->i64 = x;
 }
 
-int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
-                      int64_t nelem)
+/* Accumulator acc's slots (OrnGpuArgs.acc1: operands v, flags f) in element order, where the
+ * block has no records: a float sum as a plain loop, the same operations as acc_apply's. */
+static void acc_slots(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const unsigned char *v,
+                      const unsigned char *f, int64_t nelem)
 {
-    if (n == 0) return 0;
+    if (pa->kind == ORN_RT_ACC_SUM && (pa->type == ORN_RT_F64 || pa->type == ORN_RT_F32)) {
+        int f32 = pa->type == ORN_RT_F32;
+        double x = f32 ? (double)acc->f32 : acc->f64, d;
+        for (int64_t e = 0; e < nelem; e++) {
+            if (!f[e]) continue;
+            memcpy(&d, v + e * 8, sizeof d);
+            x = f32 ? (double)(float)(x + d) : x + d;
+        }
+        if (f32)
+            acc->f32 = (float)x;
+        else
+            acc->f64 = x;
+        return;
+    }
+    OrnGpuRec r;
+    for (int64_t e = 0; e < nelem; e++) {
+        if (!f[e]) continue;
+        r.key[0] = f[e] - 1;
+        memcpy(r.d, v + e * 8, sizeof r.d);
+        acc_apply(acc, pa, &r);
+    }
+}
+
+int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
+                      int64_t nelem, const unsigned char *acc1, int nacc)
+{
+    if (n == 0 && !acc1) return 0;
+    if (n == 0) { /* accumulators are independent of each other: one at a time */
+        for (int i = 0; i < nacc; i++)
+            acc_slots(&b->acc[i], &plan->accs[i], acc1 + (size_t)i * (size_t)nelem * 8,
+                      acc1 + (size_t)nacc * (size_t)nelem * 8 + (size_t)i * (size_t)nelem, nelem);
+        return 0;
+    }
     /* counting sort: element e's records at start[e] + seq */
     int64_t *start = calloc((size_t)nelem + 1, sizeof *start);
-    int64_t *order = malloc(sizeof *order * (size_t)n);
+    int64_t *order = malloc(sizeof *order * (size_t)(n ? n : 1));
     int rc = -1;
     if (!start || !order) goto fn_exit;
     for (int64_t i = 0; i < n; i++) {
@@ -440,12 +474,23 @@ int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRe
         OrnRtBox bx[ORN_GPU_MAXARR];
         for (int j = 0; j < plan->narrays; j++)
             if (plan->arrays[j].role == ORN_RT_BUFFERED) bx[j] = orn_rt_bbox(&b->views[j]);
-        for (int64_t i = 0; i < n; i++) {
-            const OrnGpuRec *r = &rec[order[i]];
-            if (r->arr < 0)
-                acc_apply(&b->acc[-1 - r->arr], &plan->accs[-1 - r->arr], r);
-            else
-                badd(&bx[r->arr], &b->views[r->arr], plan->arrays[r->arr].ndim, r);
+        const unsigned char *flags = acc1 ? acc1 + (size_t)nacc * (size_t)nelem * 8 : NULL;
+        for (int64_t e = 0; e < nelem; e++) {
+            for (int i = 0; flags && i < nacc; i++) {
+                unsigned char f = flags[(int64_t)i * nelem + e];
+                if (!f) continue;
+                OrnGpuRec r;
+                r.key[0] = f - 1;
+                memcpy(r.d, acc1 + ((int64_t)i * nelem + e) * 8, sizeof r.d);
+                acc_apply(&b->acc[i], &plan->accs[i], &r);
+            }
+            for (int64_t j = start[e]; j < start[e + 1]; j++) {
+                const OrnGpuRec *r = &rec[order[j]];
+                if (r->arr < 0)
+                    acc_apply(&b->acc[-1 - r->arr], &plan->accs[-1 - r->arr], r);
+                else
+                    badd(&bx[r->arr], &b->views[r->arr], plan->arrays[r->arr].ndim, r);
+            }
         }
     }
     rc = 0;

@@ -74,6 +74,7 @@ enum {
     GPU_SLOT_FLAGS,
     GPU_SLOT_LOG,
     GPU_SLOT_EMPTY,
+    GPU_SLOT_ACC1,                          /* the accumulators' slots (OrnGpuArgs.acc1) */
     GPU_SLOT_BOX = 16,                      /* + plan array: a box not in the array's storage */
     GPU_SLOT_EXT = 16 + ORN_GPU_MAXARR,     /* + plan array: box + halo, assembled */
     GPU_SLOT_VALS = 16 + 2 * ORN_GPU_MAXARR /* a block's values not in the array's storage */
@@ -110,8 +111,9 @@ void orn_gpu_data_free(GpuData *gd);
 /* Apply the n update records of a block (host memory) in element order, each element's in
  * its order, as the CPU body makes them: buffers through its buffer calls, accumulators into
  * the block's partials. 0, or -1 (out of memory, or records that do not fit the block: an
- * internal error). */
+ * internal error). acc1 (or NULL): the slots of the first nacc accumulators' first update
+ * per element (OrnGpuArgs.acc1, copied back), each applied before the element's records. */
 int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
-                      int64_t nelem);
+                      int64_t nelem, const unsigned char *acc1, int nacc);
 
 #endif

@@ -96,6 +96,13 @@ typedef struct OrnGpuArgs {
     OrnGpuRec *log; /* buffer and accumulator updates: caplog records, *nlog used (or wanted) */
     unsigned long long *nlog;
     int64_t caplog;
+    /* Each element's first update of accumulator i < acc1k, in slots instead of records:
+     * its operand at acc1[(i acc1n + e) 8], and at acc1[acc1k acc1n 8 + i acc1n + e] 0 (no
+     * update), 1 (an update) or 2 (the accumulator was min's or max's second argument);
+     * zeroed before the launches. NULL: every update is a record. */
+    unsigned char *acc1;
+    int64_t acc1n;
+    int acc1k;
 } OrnGpuArgs;
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
@@ -108,6 +115,7 @@ typedef struct OrnGpuOps {
     void (*release)(void *p);
     int (*put)(void *dst, const void *src, size_t n); /* host to device */
     int (*get)(void *dst, const void *src, size_t n); /* device to host */
+    int (*zero)(void *dst, size_t n);                 /* device memory to 0, before launches */
     size_t (*mem_free)(void);                         /* free device memory (bytes) */
     /* 1 while launched kernels still run, 0 when they are done (or failed: the next copy
      * out says so); NULL when launches return done (the emulation) */

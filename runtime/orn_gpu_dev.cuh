@@ -125,6 +125,7 @@ typedef struct OrnGpuCur {
     int64_t elem;
     int32_t seq;
     uint32_t lane;
+    uint32_t accs; /* bit i: accumulator i has its slot for this element (OrnGpuArgs.acc1) */
 } OrnGpuCur;
 
 /* The element's next record (orn_gpu.h, OrnGpuRec) in the block's log, or NULL past the
@@ -164,10 +165,24 @@ ORN_GPU_BADD(float, f32)
 ORN_GPU_BADD(double, f64)
 #undef ORN_GPU_BADD
 
+/* The element's first update of accumulator i goes to its slot (OrnGpuArgs.acc1): 8 bytes and
+ * a flag instead of a 56-byte record, and no atomic. Returns 1 when it did. */
+ORN_HD int orn_gpu_acc_first(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, const void *v)
+{
+    if (!a->acc1 || i >= a->acc1k || i >= 32 || (c->accs >> i & 1u)) return 0;
+    c->accs |= 1u << i;
+    int64_t at = (int64_t)i * a->acc1n + c->elem;
+    memcpy(a->acc1 + at * 8, v, 8);
+    a->acc1[(int64_t)a->acc1k * a->acc1n * 8 + at] = (unsigned char)(1 + (second != 0));
+    return 1;
+}
+
 /* An update of accumulator i by operand v (second: the accumulator is min's or max's second
- * argument): recorded, applied on the host in element order (float and integer operands). */
+ * argument): the element's first in its slot, later ones recorded; applied on the host in
+ * element order (float and integer operands). */
 ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, double v)
 {
+    if (c->lane != 0 || orn_gpu_acc_first(a, c, i, second, &v)) return;
     OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
     if (!r) return;
     r->key[0] = second;
@@ -175,6 +190,7 @@ ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, 
 }
 ORN_HD void orn_gpu_acc_i(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, int64_t v)
 {
+    if (c->lane != 0 || orn_gpu_acc_first(a, c, i, second, &v)) return;
     OrnGpuRec *r = orn_gpu_rec(a, c, -1 - i);
     if (!r) return;
     r->key[0] = second;
@@ -532,6 +548,10 @@ static size_t orn_gpu_cuda_mem_free(void)
     size_t avail = 0, total = 0;
     return cudaMemGetInfo(&avail, &total) == cudaSuccess ? avail : 0;
 }
+static int orn_gpu_cuda_zero(void *dst, size_t n)
+{
+    return n == 0 || cudaMemsetAsync(dst, 0, n, orn_gpu_cuda_stream()) == cudaSuccess ? 0 : -1;
+}
 /* Whether the launches (the legacy default stream) still run. */
 static int orn_gpu_cuda_busy(void)
 {
@@ -539,8 +559,8 @@ static int orn_gpu_cuda_busy(void)
 }
 static const OrnGpuOps orn_gpu_cuda_ops = {
     orn_gpu_cuda_count,   orn_gpu_cuda_select, orn_gpu_cuda_sms,      orn_gpu_cuda_alloc,
-    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get,      orn_gpu_cuda_mem_free,
-    orn_gpu_cuda_busy};
+    orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get,      orn_gpu_cuda_zero,
+    orn_gpu_cuda_mem_free, orn_gpu_cuda_busy};
 
 /* After a launch on the copies' stream: whether it started; 0 or the CUDA error, said. The
  * host does not wait: the next copy out (the block's error flag) waits for the kernels, and

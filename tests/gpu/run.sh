@@ -52,7 +52,9 @@
 # updates apply at its end (docs/runtime.md section 16), so they equal the serial replay of
 # the recorded order in that mode ($LDA_REPLAY / $SLR_REPLAY ... gpu), bit for bit. On a
 # real GPU, exp and log are CUDA's: SLR's numbers and LDA's log-likelihood are compared
-# within a relative 1e-4 and 1e-9 there, everything else exactly.
+# within a relative 1e-4 and 1e-9 there, features_gpu's (whose normal draws take CUDA's log
+# and cos: its sum of draws differed in the 16th digit on an H100) within 1e-12, everything
+# else exactly.
 # Environment (CTest): MPIEXEC, ROOT (the source tree), LDA_REPLAY, SLR_REPLAY.
 set -u
 MODE=$1
@@ -247,6 +249,7 @@ same() {
             numeq "$dir/$f" "$ref/$f" "$tol" || return 1
         fi
     done
+    [ "$ORACLE" != cpu ] || [ "$tol" = 0 ] || { numeq "$dir/out" "$ref/out" "$tol"; return; }
     [ "$ORACLE" != cpu ] || cmp -s "$dir/out" "$ref/out"
 }
 
@@ -377,6 +380,7 @@ for n in 1 2 3; do
         tol=0
         [ "$NAME" = lda_gpu ] && tol=1e-9
         [ "$NAME" = slr_gpu ] && tol=1e-4
+        [ "$NAME" = features_gpu ] && tol=1e-12
         c=$W/cpu.$n
         run "$c" "$n" "$NAME.cpu" "$CONF1"
         g=$W/dev.$n
