@@ -89,13 +89,6 @@ int64_t rt_cache_size(void)
     return 1 << 20;
 }
 
-static int tied(const OrnRtPlanArray *pa, int key)
-{
-    for (int d = 0; d < pa->ndim; d++)
-        if (pa->key_dim[d] == key) return 1;
-    return 0;
-}
-
 /* Bytes of the arrays' rows per value of key `key` (arrays not tied to `other`). */
 static int64_t side_bytes(const Exec *x, int key, int other)
 {
@@ -104,7 +97,7 @@ static int64_t side_bytes(const Exec *x, int key, int other)
         const OrnRtPlanArray *pa = &x->plan->arrays[k];
         const OrnDsmArray *a = x->vi[k].store;
         if (pa->role == ORN_RT_BUFFERED || pa->role == ORN_RT_REMOTE) continue;
-        if (!tied(pa, key) || (other >= 0 && tied(pa, other))) continue;
+        if (!rt_tied(pa, key) || (other >= 0 && rt_tied(pa, other))) continue;
         int64_t b = (int64_t)a->esize;
         for (int d = 0; d < a->ndim; d++)
             if (pa->key_dim[d] != key) b *= a->dims[d] > 0 ? a->dims[d] : 1;
@@ -234,7 +227,7 @@ void rt_choose_blocking(Exec *x, int np)
         int64_t row = 0;
         for (int k = 0; k < x->n; k++) {
             const OrnRtPlanArray *pa = &p->arrays[k];
-            if (!tied(pa, k0) || !tied(pa, k1)) continue;
+            if (!rt_tied(pa, k0) || !rt_tied(pa, k1)) continue;
             int64_t lines = 1;
             for (int d = 0; d < pa->ndim; d++)
                 if (pa->key_dim[d] == k0 && pa->halo_lo[d] >= 0 && pa->halo_hi[d] >= 0)

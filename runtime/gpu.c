@@ -381,20 +381,20 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         if (g->ops->get(acc1, a.acc1, nslot * 9) != 0) goto fn_copy;
         g->st_out += (int64_t)(nslot * 9);
     }
-    if (fl.nlog || acc1) {
-        rec = malloc(sizeof *rec * (size_t)(fl.nlog ? fl.nlog : 1));
+    if (fl.nlog) {
+        rec = malloc(sizeof *rec * (size_t)fl.nlog);
         if (!rec) goto fn_oom;
         if (g->ops->get(rec, a.log, sizeof *rec * (size_t)fl.nlog) != 0) goto fn_copy;
         g->st_out += (int64_t)(sizeof *rec * (size_t)fl.nlog);
-        if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n, acc1, nacc) != 0) {
-            orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records",
-                              plan->file, plan->line);
-            goto fn_exit;
-        }
-        /* the buffers' targets changed here: their device copies are stale */
-        for (int j = 0; j < plan->narrays; j++)
-            if (plan->arrays[j].role == ORN_RT_BUFFERED && gd.store[j]) orn_dsm_touch(gd.store[j]);
     }
+    if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n, acc1, nacc) != 0) {
+        orn_rt_body_error(rt, "@gpu loop at %s:%d: internal error: bad update records", plan->file,
+                          plan->line);
+        goto fn_exit;
+    }
+    /* buffer updates (records only) changed their targets here: the device copies are stale */
+    for (int j = 0; j < plan->narrays && fl.nlog; j++)
+        if (plan->arrays[j].role == ORN_RT_BUFFERED && gd.store[j]) orn_dsm_touch(gd.store[j]);
     rc = RUN_OK;
     goto fn_exit;
 fn_data:

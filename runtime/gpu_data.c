@@ -410,6 +410,16 @@ static void acc_apply(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const OrnGpuRec 
         acc->i64 = x;
 }
 
+/* One slot (OrnGpuArgs.acc1): operand v (8 bytes), flag f (1 + second, 0 none). */
+static void slot_apply(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const unsigned char *v,
+                       unsigned char f)
+{
+    OrnGpuRec r;
+    r.key[0] = f - 1;
+    memcpy(r.d, v, sizeof r.d);
+    acc_apply(acc, pa, &r);
+}
+
 /* Accumulator acc's slots (OrnGpuArgs.acc1: operands v, flags f) in element order, where the
  * block has no records: a float sum as a plain loop, the same operations as acc_apply's. */
 static void acc_slots(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const unsigned char *v,
@@ -429,13 +439,8 @@ static void acc_slots(OrnRtScalar *acc, const OrnRtPlanAcc *pa, const unsigned c
             acc->f64 = x;
         return;
     }
-    OrnGpuRec r;
-    for (int64_t e = 0; e < nelem; e++) {
-        if (!f[e]) continue;
-        r.key[0] = f[e] - 1;
-        memcpy(r.d, v + e * 8, sizeof r.d);
-        acc_apply(acc, pa, &r);
-    }
+    for (int64_t e = 0; e < nelem; e++)
+        if (f[e]) slot_apply(acc, pa, v + e * 8, f[e]);
 }
 
 int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRec *rec, int64_t n,
@@ -450,7 +455,7 @@ int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRe
     }
     /* counting sort: element e's records at start[e] + seq */
     int64_t *start = calloc((size_t)nelem + 1, sizeof *start);
-    int64_t *order = malloc(sizeof *order * (size_t)(n ? n : 1));
+    int64_t *order = malloc(sizeof *order * (size_t)n);
     int rc = -1;
     if (!start || !order) goto fn_exit;
     for (int64_t i = 0; i < n; i++) {
@@ -478,11 +483,8 @@ int orn_gpu_log_apply(const OrnRtBlock *b, const OrnRtPlan *plan, const OrnGpuRe
         for (int64_t e = 0; e < nelem; e++) {
             for (int i = 0; flags && i < nacc; i++) {
                 unsigned char f = flags[(int64_t)i * nelem + e];
-                if (!f) continue;
-                OrnGpuRec r;
-                r.key[0] = f - 1;
-                memcpy(r.d, acc1 + ((int64_t)i * nelem + e) * 8, sizeof r.d);
-                acc_apply(&b->acc[i], &plan->accs[i], &r);
+                if (f)
+                    slot_apply(&b->acc[i], &plan->accs[i], acc1 + ((int64_t)i * nelem + e) * 8, f);
             }
             for (int64_t j = start[e]; j < start[e + 1]; j++) {
                 const OrnGpuRec *r = &rec[order[j]];

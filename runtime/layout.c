@@ -398,13 +398,6 @@ static int64_t travelling_bytes(const Exec *x, const OrnRtPlan *p)
     return sum;
 }
 
-static int follows(const OrnRtPlanArray *a, int key)
-{
-    for (int d = 0; d < a->ndim; d++)
-        if (a->key_dim[d] == key) return 1;
-    return 0;
-}
-
 /* Which side rotates. A 2d plan keeps the blocks of key k0 on their ranks and rotates the
  * arrays that follow k1 alone; its legality (every dependence 0 in k0 or in k1) is
  * symmetric, so the same loop may as well keep k1 and rotate the arrays that follow k0
@@ -447,7 +440,7 @@ void rt_choose_orientation(Exec *x)
         if (k == 0) continue;
         if (arr[k].role == ORN_RT_ROTATED)
             arr[k].role = ORN_RT_PARTITIONED;
-        else if (arr[k].role == ORN_RT_PARTITIONED && follows(&arr[k], k0) && !follows(&arr[k], k1))
+        else if (arr[k].role == ORN_RT_PARTITIONED && rt_tied(&arr[k], k0) && !rt_tied(&arr[k], k1))
             arr[k].role = ORN_RT_ROTATED;
     }
     char msg[256];

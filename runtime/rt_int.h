@@ -275,6 +275,13 @@ int rt_partition_args(Exec *x, int np, RtOwnerFn fn);
 /* Before the schedule's setup: read-only rotated arrays small enough to copy are
  * replicated for this run instead (x->views[k].role; the cost model is in layout.c). */
 void rt_choose_rotated(Exec *x);
+/* Whether plan array pa has a dimension indexed by loop key `key`. */
+static inline int rt_tied(const OrnRtPlanArray *pa, int key)
+{
+    for (int d = 0; d < pa->ndim; d++)
+        if (pa->key_dim[d] == key) return 1;
+    return 0;
+}
 /* Which side of a 2d loop rotates (layout.c): may point x->plan at a copy with the sides
  * swapped (x->own_plan). Before the views are made. */
 void rt_choose_orientation(Exec *x);
