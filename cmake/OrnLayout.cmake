@@ -30,8 +30,8 @@ endif()
 # The headers of the runtime that generated C includes (orn_std.h and what it includes; the
 # GPU ones for --gpu), and its static libraries in link order.
 set(ORN_RT_HEADERS stdlib/orn_std.h runtime/rt.h runtime/plan.h dsm/dsm.h runtime/orn_rng.h
-    runtime/orn_box.h runtime/orn_std_scalar.h runtime/rt_gpu.h runtime/orn_gpu.h
-    runtime/orn_gpu_dev.cuh)
+    runtime/orn_box.h runtime/orn_std_scalar.h runtime/gpu/rt_gpu.h runtime/gpu/orn_gpu.h
+    runtime/gpu/orn_gpu_dev.cuh)
 set(ORN_RT_LIBS orn_std orn_rt orn_plan orn_dsm orn_support)
 # Debug information and __FILE__ name files relative to the source and build trees (as
 # Debian's builds do), so that nothing installed holds a path of either and the prefix can

@@ -226,7 +226,7 @@ static int reduce_lanes(const OrnNode *st)
     return st->u.assign.target->u.name.sym->type->kind == T_F32 ? 16 : 8; /* orn_std.h */
 }
 
-/* The same segment in a warp kernel (c_warp.c): lane l adds the elements of partial l mod L,
+/* The same segment in a warp kernel (cuda_warp.c): lane l adds the elements of partial l mod L,
  * in order, into its r<id>_. */
 static void reduce_segment_lanes(C *c, const OrnNode *f, const OrnNode *st, int id,
                                  const char *from, const char *to)

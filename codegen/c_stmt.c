@@ -57,7 +57,7 @@ static void assign_into(C *c, const char *lhs, OrnTypeKind k, OrnOp op, const Or
 }
 
 /* CUDA: an update of accumulator i (`x += e`, `x *= e`, `x = min(x, e)`, ...) is recorded
- * for the host, which applies it in element order (runtime/gpu_data.c): its operand e,
+ * for the host, which applies it in element order (runtime/gpu/gpu_data.c): its operand e,
  * converted as the CPU body's `x op e` converts it (decltype of the operation) and widened
  * exactly to double or int64_t; the host's operation in the wider type, rounded to x's type,
  * is the CPU body's. */
@@ -157,7 +157,7 @@ static void open_view_assign(C *c, const VX *vx, const OrnNode *tg, int tid)
         if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
 }
 
-/* A view assignment in a warp kernel (c_warp.c): the leaves on every lane, then element x
+/* A view assignment in a warp kernel (cuda_warp.c): the leaves on every lane, then element x
  * on lane x mod 32, with the host's arithmetic. On the device a view's pointer is never
  * NULL (an access outside the box goes to scratch), so there is no slow version. */
 static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNode *rhs, int tid,
@@ -348,7 +348,7 @@ static void st_assign_elem(C *c, const OrnNode *s)
     cg_o(c, "const int64_t kk%d_[%d] = {", id, orn_list_len(tg->u.index.subs));
     cg_ex_subs(c, tg->u.index.subs, ts);
     cg_o(c, "};\n");
-    /* a warp kernel: lane 0 writes, its right side evaluated there when it can be (c_warp.c) */
+    /* a warp kernel: lane 0 writes, its right side evaluated there when it can be (cuda_warp.c) */
     bool lane0 = c->warp == WARP_UNIFORM && !cg_is_buffer(ts);
     bool rhs_all = !lane0 || !cg_warp_lane0(c, rhs);
     OrnTypeKind rk = cg_kind_of(rhs);
@@ -369,7 +369,7 @@ static void st_assign_elem(C *c, const OrnNode *s)
     if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, tg, ts);
         int nd = orn_list_len(tg->u.index.subs);
-        if (cg_is_buffer(ts) && c->cuda) { /* recorded, applied on the host (c_gpu.c) */
+        if (cg_is_buffer(ts) && c->cuda) { /* recorded, applied on the host (cuda_gpu.c) */
             cg_ol(c, "orn_gpu_badd_%s(a_, &lc_, %d, %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd,
                   id, T, neg, id);
         } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
@@ -417,7 +417,7 @@ static void st_assign_elem(C *c, const OrnNode *s)
     cg_ol(c, "}");
 }
 
-/* The iteration's value `v op= e` in a warp kernel: by lane 0 (c_warp.c). */
+/* The iteration's value `v op= e` in a warp kernel: by lane 0 (cuda_warp.c). */
 static void assign_value_lane0(C *c, OrnTypeKind k, OrnOp op, const OrnNode *rhs)
 {
     if (cg_warp_lane0(c, rhs)) {

@@ -300,7 +300,7 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     bool plain_a = a->kind == N_NAME || (a->kind == N_INDEX && cg_kind_of(a) == T_VIEW);
     bool plain_b = !b || b->kind == N_NAME || (b->kind == N_INDEX && cg_kind_of(b) == T_VIEW);
     if (bi == ORN_BI_DOT && reduce_fast(c, e, a, b)) return;
-    bool warp = c->warp == WARP_UNIFORM; /* split across the lanes (c_warp.c) */
+    bool warp = c->warp == WARP_UNIFORM; /* split across the lanes (cuda_warp.c) */
     if (warp && bi == ORN_BI_DOT && plain_a && plain_b) {
         cg_o(c, "({ OrnStdVec ra%d_ = ", id);
         cg_vec_ctor(c, a);

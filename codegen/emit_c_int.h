@@ -38,10 +38,10 @@ typedef struct VX {
 } VX;
 
 /* What the lanes of a warp kernel did to shared memory since its last __syncwarp
- * (c_warp.c): plan arrays (bit k) read on every lane, read and written by lane 0, and the
+ * (cuda_warp.c): plan arrays (bit k) read on every lane, read and written by lane 0, and the
  * dimensions (bit d) along which loops split across the lanes read and wrote views of array
  * k (element x on lane x mod 32). */
-enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/orn_gpu.h's limits */
+enum { ORN_GPU_MAXARR_CG = 16, ORN_GPU_MAXACC_CG = 8 }; /* runtime/gpu/orn_gpu.h's limits */
 typedef struct WarpAcc {
     uint32_t rd, rd0, wr0;
     uint8_t sr[ORN_GPU_MAXARR_CG], sw[ORN_GPU_MAXARR_CG];
@@ -88,7 +88,7 @@ typedef struct C {
     const OrnNode *subst[MAXLEAF];
     int subst_id[MAXLEAF];
     int nsubst;
-    int warp;       /* WARP_*: a warp kernel's body (c_warp.c) */
+    int warp;       /* WARP_*: a warp kernel's body (cuda_warp.c) */
     WarpAcc ws;     /* its accesses since the last barrier */
     WarpAcc wexit;  /* ... where the iteration ended early (a top-level continue) */
     WarpAcc wblock; /* ... at the start of a block of the compound statement being written */
@@ -163,7 +163,7 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
 void cg_st(C *c, const OrnNode *s);
-/* cg_st without a warp kernel's barriers (c_warp.c places them). */
+/* cg_st without a warp kernel's barriers (cuda_warp.c places them). */
 void cg_st_plain(C *c, const OrnNode *s);
 
 /* c_for.c */
@@ -179,7 +179,7 @@ void cg_st_for(C *c, const OrnNode *s);
 /* Whether `for` f is a loop reduction (docs/language.md, section 13). */
 bool cg_for_is_reduction(const C *c, const OrnNode *f);
 
-/* c_gpu.c (@gpu loops under --gpu) */
+/* cuda_gpu.c (@gpu loops under --gpu) */
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run
  * and a description of it. */
 bool cg_gpu_check(const C *c, const OrnCgLoop *l, const OrnNode **bad, const char **why);
@@ -191,7 +191,7 @@ void cg_gpu_env(C *c, const OrnCgLoop *l);
 void cg_gpu_env_locals(C *c, const OrnCgLoop *l);
 void cg_gpu_host(C *c, const OrnCgLoop *l);
 
-/* c_warp.c (warp kernels of the CUDA back end) */
+/* cuda_warp.c (warp kernels of the CUDA back end) */
 /* Does the CUDA back end run this loop body on warps (it has view work to split)? */
 bool cg_warp_loop(const C *c, const OrnCgLoop *l);
 /* The element function's body: its start (warp-uniform code, with the accesses a previous

@@ -122,7 +122,7 @@ struct OrnDsmArray {
     int perm[ORN_DSM_MAXDIM];
     /* Write generation: changes (orn_dsm_touch) whenever this rank's storage of the array
      * may have changed or moved, to a value no array of the context had before, so that a
-     * copy of the storage made at generation g (a GPU's resident copy, runtime/gpu_res.c)
+     * copy of the storage made at generation g (a GPU's resident copy, runtime/gpu/gpu_res.c)
      * is current while gen == g. The DSM's writers touch it; so do the runtime's (loops
      * that write the array, rotation, flushes, replica write-back). */
     uint64_t gen;

@@ -5,7 +5,7 @@
  * the analyzer (a loop that must run serially is a warning). Without a mode option orionc
  * compiles: front end, analyzer, C code generation (codegen/), then the system C compiler
  * (cc_driver.c); --emit=c stops after generating the C. --gpu also writes the kernels of
- * @gpu loops (codegen/emit_cuda.c) and builds them with nvcc; --emit=cuda prints them. */
+ * @gpu loops (codegen/cuda/emit_cuda.c) and builds them with nvcc; --emit=cuda prints them. */
 #define _XOPEN_SOURCE 700 /* sigaltstack */
 
 #include <errno.h>

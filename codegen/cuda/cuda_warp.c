@@ -1,4 +1,4 @@
-/* c_warp.c: warp kernels of the CUDA back end (emit_c_int.h, docs/runtime.md section 16).
+/* cuda_warp.c: warp kernels of the CUDA back end (emit_c_int.h, docs/runtime.md section 16).
  *
  * A @gpu body with view work -- element-wise view statements, dot, loop reductions -- runs
  * each tile on a warp: the 32 lanes run the same iteration. Scalar code runs on every lane

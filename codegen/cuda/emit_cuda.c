@@ -1,22 +1,22 @@
 /* emit_cuda.c: the CUDA back end (orn_cg_target_cuda): the .cu of an `orionc --gpu`
- * program, with the kernels of its @gpu loops (runtime/orn_gpu.h has the run-time model).
+ * program, with the kernels of its @gpu loops (runtime/gpu/orn_gpu.h has the run-time model).
  *
  * It shares the C back end's lowering and its statement and expression emitters (c_*.c):
  * a loop body is written by the same code, with the same element addressing, views and
  * fused view assignments, into a `__host__ __device__` element function whose prologue
  * binds the names that code uses: the outer scalars from the loop's env struct, each
  * array's extents, device box and view (rows of sparse arrays), the element's keys and value,
- * its random stream and buffer-update cursor (runtime/orn_gpu_dev.cuh gives the runtime
+ * its random stream and buffer-update cursor (runtime/gpu/orn_gpu_dev.cuh gives the runtime
  * calls of that code their device meaning). The statements written differently are the
  * updates of buffers and accumulators: recorded for the host, which applies them in element
- * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu.c).
- * A body with view work runs on warps (c_warp.c): its view loops and reductions are split
+ * order as the CPU body makes them (orn_gpu_badd_, orn_gpu_acc_; c_stmt.c, runtime/gpu/gpu.c).
+ * A body with view work runs on warps (cuda_warp.c): its view loops and reductions are split
  * across the lanes, its shared writes made by lane 0, with __syncwarp() between.
  * Per loop:
  *
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
  *     orn_gpu_elem_N     one iteration (on a lane L_ of a warp, when the body has view
- *                        work: c_warp.c)
+ *                        work: cuda_warp.c)
  *     orn_gpu_tile_N     a tile's iterations in order (one thread, or one warp)
  *     orn_gpu_kern_N     a thread, or a warp, per tile of one schedule step
  *     orn_gpu_launch_N   one step: the kernel, or (emulation) the tiles on the host
@@ -47,10 +47,10 @@ static void *cu_begin(const OrnCgProgram *p, OrnBuf *out)
 static void cu_function(void *st_, const OrnNode *fn)
 {
     (void)st_;
-    (void)fn; /* @gpu bodies call no fns (c_gpu.c) */
+    (void)fn; /* @gpu bodies call no fns (cuda_gpu.c) */
 }
 
-/* The body of a warp kernel (c_warp.c): an iteration starts with the accesses the tile's
+/* The body of a warp kernel (cuda_warp.c): an iteration starts with the accesses the tile's
  * previous one left unsynchronized, so it is written until those are what it started with
  * (a second pass at most, in practice; the fourth starts from "any lane read anything"). */
 static void warp_body(C *c, const OrnNode *stmts)
@@ -106,7 +106,7 @@ static void thread_kernel(C *c, int id)
 
 /* ... of a body with view work: a warp per tile, its lanes running the same iteration (L_),
  * four tiles per 128-thread block; the emulation runs each tile's lanes as the device's
- * (runtime/gpu_emu.c). */
+ * (runtime/gpu/gpu_emu.c). */
 static void warp_kernel(C *c, int id)
 {
     cg_o(c,
@@ -150,7 +150,7 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     c->b = &c->defs;
     c->cx = CX_BODY;
     c->loop = l;
-    bool warp = cg_warp_loop(c, l); /* view work: a warp per tile (c_warp.c) */
+    bool warp = cg_warp_loop(c, l); /* view work: a warp per tile (cuda_warp.c) */
     cg_o(c, "\n/* parallel_for at %s:%u: %s */\n", c->p->file, lp->node->span.line,
          warp ? "a warp per tile, its lanes across the view elements" : "a thread per tile");
     cg_gpu_env(c, l);

@@ -1,8 +1,8 @@
-/* c_gpu.c: what both back ends need of a @gpu loop under `orionc --gpu` (emit_c_int.h):
+/* cuda_gpu.c: what both back ends need of a @gpu loop under `orionc --gpu` (emit_c_int.h):
  * whether the CUDA back end runs its body (cg_gpu_loop), the struct of the body's outer
  * scalars that the host hands to the kernels (cg_gpu_env), and the host side of the loop
  * in the C file (cg_gpu_host): a body with the CPU body's signature that gives the block
- * to the runtime's GPU path (runtime/rt_gpu.h), the CPU body its fallback.
+ * to the runtime's GPU path (runtime/gpu/rt_gpu.h), the CPU body its fallback.
  *
  * The CUDA back end runs loop bodies made of scalar arithmetic and the math built-ins,
  * element access to the plan's dense dist arrays, views (dot, element-wise view

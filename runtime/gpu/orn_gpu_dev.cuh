@@ -1,4 +1,4 @@
-/* orn_gpu_dev.cuh: what a generated .cu (codegen/emit_cuda.c) compiles against: the
+/* orn_gpu_dev.cuh: what a generated .cu (codegen/cuda/emit_cuda.c) compiles against: the
  * element-access and view helpers of rt.h and orn_std.h that generated loop bodies call,
  * as __host__ __device__ functions over device boxes (OrnGpuBox), and the CUDA runtime
  * behind OrnGpuOps. The C emitter writes the loop body; this header gives its calls the
@@ -345,7 +345,7 @@ ORN_GPU_DOT_ROW(double, f64)
 
 /* ---------------------------------------------------------------- warps */
 
-/* A warp kernel (orn_gpu.h, codegen/c_warp.c) runs an iteration on the 32 lanes of a warp:
+/* A warp kernel (orn_gpu.h, codegen/cuda/cuda_warp.c) runs an iteration on the 32 lanes of a warp:
  * L_ in generated code. Its barrier and its exchanges are the hardware's on the device and
  * the emulated warp's on the host (gpu_emu.c). */
 ORN_HD void orn_gpu_sync(OrnGpuLane l)

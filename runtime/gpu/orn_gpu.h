@@ -2,7 +2,7 @@
  *
  * orionc --gpu compiles each @gpu loop body twice: into the host C as usual (the CPU
  * path), and into a CUDA file as a `__host__ __device__` element function with a kernel and
- * a launcher (codegen/emit_cuda.c). The runtime's schedules hand blocks to the body as
+ * a launcher (codegen/cuda/emit_cuda.c). The runtime's schedules hand blocks to the body as
  * always (whole pieces of blocks, never slices: rt.h, OrnRtLoop.whole); the host C's body of
  * a @gpu loop calls orn_gpu_block(), which
  *   - picks the mode once per run: ORN_GPU=off (CPU path), ORN_GPU=emulate (the kernels run
@@ -125,7 +125,7 @@ typedef struct OrnGpuOps {
 /* Warps. A loop body with view work (element-wise view statements, dot, loop reductions)
  * runs a tile per warp: the 32 lanes run the same iteration, the body's scalar code on every
  * lane, the view loops split across the lanes, its shared writes made by lane 0, with
- * __syncwarp() between (codegen/c_warp.c). OrnGpuLane is what the body knows of its warp:
+ * __syncwarp() between (codegen/cuda/cuda_warp.c). OrnGpuLane is what the body knows of its warp:
  * its lane, and in the emulation the warp it belongs to (NULL on the device). */
 typedef struct OrnGpuWarp OrnGpuWarp;
 typedef struct OrnGpuLane {

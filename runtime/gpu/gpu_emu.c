@@ -3,7 +3,7 @@
  * A warp kernel's tile runs as 32 lanes, the same code the device runs: the body's scalar
  * code on every lane, its view loops split across the lanes (x = lane, lane + 32, ...), its
  * reductions combined through shuffles, its shared writes made by lane 0, with warp
- * barriers between (codegen/c_warp.c). On the device the lanes of a warp advance
+ * barriers between (codegen/cuda/cuda_warp.c). On the device the lanes of a warp advance
  * independently between barriers; here each lane is a host thread, and one of them runs at a
  * time: a token goes from lane to lane in an order shuffled by the seed for every stretch
  * between two sync points (a segment). A lane runs until it reaches the next sync point
