@@ -23,6 +23,9 @@ int rt_default_blocks(const Exec *x, int i)
     /* One rank, 1d: a second block only splits (copies) the iteration space; its reason to
      * be -- a block to compute while another moves -- needs a second rank. */
     if (x->P == 1 && x->plan->strategy == ORN_RT_1D && !x->rt->blocks_explicit) return 1;
+    /* One rank, a @gpu loop (whole blocks): the device schedules its block itself, and
+     * every block costs a launch and the copies back of what it wrote. */
+    if (x->P == 1 && x->loop->whole && !x->rt->blocks_explicit) return 1;
     return x->rt->blocks_per_rank * x->P;
 }
 

@@ -273,8 +273,11 @@ typedef struct OrnRtStats {
     int64_t rotated_key;
     int64_t replicated;    /* prefetched arrays copied whole to every rank before the loop */
     int64_t replica_bytes; /* their size */
-    /* @gpu loops: bytes copied to the GPU, from it, and found there already (resident) */
+    /* @gpu loops: bytes copied to the GPU, from it, and found there already (resident);
+     * kernel launches, host-device synchronizations (copies back, each waiting for the
+     * device) and grid-wide barriers between schedule steps on the device */
     int64_t gpu_in, gpu_out, gpu_resident;
+    int64_t gpu_launches, gpu_syncs, gpu_barriers;
 } OrnRtStats;
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
 

@@ -315,13 +315,15 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
     const OrnRtPlan *pl = loop->plan;
     OrnRtStats s;
     orn_rt_stats(p->rt, &s);
-    char grid[96] = "", sub[96] = "", gpu[128] = "", rot[48] = "";
+    char grid[96] = "", sub[96] = "", gpu[224] = "", rot[48] = "";
     if (pl->strategy == ORN_RT_2D && s.rotated_key >= 0)
         snprintf(rot, sizeof rot, ", key %" PRId64 " rotates", s.rotated_key);
-    if (s.gpu_in || s.gpu_out || s.gpu_resident)
+    if (s.gpu_in || s.gpu_out || s.gpu_resident || s.gpu_launches)
         snprintf(gpu, sizeof gpu,
-                 ", gpu in %" PRId64 " B, out %" PRId64 " B, resident %" PRId64 " B", s.gpu_in,
-                 s.gpu_out, s.gpu_resident);
+                 ", gpu in %" PRId64 " B, out %" PRId64 " B, resident %" PRId64
+                 " B, gpu launches %" PRId64 ", syncs %" PRId64 ", device barriers %" PRId64,
+                 s.gpu_in, s.gpu_out, s.gpu_resident, s.gpu_launches, s.gpu_syncs,
+                 s.gpu_barriers);
     size_t g = 0, u = 0;
     for (int d = 0; d < pl->nkeys && s.grid[0]; d++) {
         g += (size_t)snprintf(grid + g, sizeof grid - g, "%s%" PRId64, d ? "x" : "", s.grid[d]);

@@ -18,8 +18,10 @@
  *     orn_gpu_elem_N     one iteration (on a lane L_ of a warp, when the body has view
  *                        work: cuda_warp.c)
  *     orn_gpu_tile_N     a tile's iterations in order (one thread, or one warp)
- *     orn_gpu_kern_N     a thread, or a warp, per tile of one schedule step
- *     orn_gpu_launch_N   one step: the kernel, or (emulation) the tiles on the host
+ *     orn_gpu_kern_N     the persistent kernel: every step of a block's schedule, a thread or
+ *                        a warp per tile, a grid-wide barrier between steps
+ *     orn_gpu_run_N      one launch of it per block
+ *     orn_gpu_emu_N      (emulation) one step's tiles on the host
  *     orn_gpu_kernel_N   the descriptor the host C hands to the runtime */
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +77,40 @@ static void warp_body(C *c, const OrnNode *stmts)
     }
 }
 
-/* The tile, kernel and launcher of a body without view work: a thread per tile, the tiles of
- * a step in 128-thread blocks; the emulation calls the tiles in turn. */
+/* The persistent kernel of loop id (orn_gpu.h): the grid walks the block's steps, unit w of
+ * nw (a warp, or a thread: `unit` computes w) taking the step's tiles w, w + nw, ..., with a
+ * grid-wide barrier on the device between steps; then the runner (one launch per block)
+ * and the emulation's step (the tiles on the host: `emu` runs one). */
+static void persistent(C *c, int id, bool warp)
+{
+    cg_o(c,
+         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
+         "OrnGpuEnv_%d env_)\n{\n",
+         id, id);
+    if (warp)
+        cg_o(c, "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+                "    const int64_t nw_ = (int64_t)gridDim.x * (blockDim.x / 32);\n"
+                "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31};\n");
+    else
+        cg_o(c, "    const int64_t w_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    const int64_t nw_ = (int64_t)gridDim.x * blockDim.x;\n");
+    cg_o(c,
+         "    for (int s_ = 0; s_ < a_->nsteps; s_++) {\n"
+         "        if (s_ > 0) orn_gpu_grid_sync(a_->bar, s_);\n"
+         "        for (int64_t i_ = a_->step_start[s_] + w_; i_ < a_->step_start[s_ + 1]; i_ += nw_)\n"
+         "            orn_gpu_tile_%d(a_, &env_, a_->tiles[i_]%s);\n"
+         "    }\n}\n",
+         id, warp ? ", L_" : "");
+    cg_o(c,
+         "static int orn_gpu_run_%d(const OrnGpuArgs *a_, int64_t widest_, const void *env_, "
+         "int *grid_)\n{\n"
+         "    return orn_gpu_cuda_run((const void *)orn_gpu_kern_%d, %d, a_, widest_, %d, env_, "
+         "grid_);\n}\n",
+         id, id, id, warp ? 4 : 128);
+}
+
+/* The tile and kernels of a body without view work: a thread per tile; the emulation calls
+ * a step's tiles in turn. */
 static void thread_kernel(C *c, int id)
 {
     cg_o(c,
@@ -85,27 +119,19 @@ static void thread_kernel(C *c, int id)
          "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
          "        orn_gpu_elem_%d(a_, env_, a_->order[i_]);\n}\n",
          id, id, id);
+    persistent(c, id, false);
     cg_o(c,
-         "__global__ void orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
-         "int64_t *tiles_, int64_t nt_, const OrnGpuEnv_%d env_)\n{\n"
-         "    const int64_t i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "    if (i_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[i_]);\n}\n",
-         id, id, id);
-    cg_o(c,
-         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "static int orn_gpu_emu_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
          "const void *env_, OrnGpuWarp *emu_)\n{\n"
-         "    const OrnGpuEnv_%d *const e_ = (const OrnGpuEnv_%d *)env_;\n"
-         "    if (emu_) {\n"
-         "        for (int64_t i_ = 0; i_ < nt_; i_++) orn_gpu_tile_%d(a_, e_, tiles_[i_]);\n"
-         "        return 0;\n    }\n"
-         "    const unsigned nb_ = (unsigned)((nt_ + 127) / 128);\n"
-         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *e_);\n"
-         "    return orn_gpu_cuda_wait(%d);\n}\n",
-         id, id, id, id, id, id);
+         "    (void)emu_;\n"
+         "    for (int64_t i_ = 0; i_ < nt_; i_++)\n"
+         "        orn_gpu_tile_%d(a_, (const OrnGpuEnv_%d *)env_, tiles_[i_]);\n"
+         "    return 0;\n}\n",
+         id, id, id);
 }
 
 /* ... of a body with view work: a warp per tile, its lanes running the same iteration (L_),
- * four tiles per 128-thread block; the emulation runs each tile's lanes as the device's
+ * four warps per 128-thread block; the emulation runs each tile's lanes as the device's
  * (runtime/gpu/gpu_emu.c). */
 static void warp_kernel(C *c, int id)
 {
@@ -116,22 +142,12 @@ static void warp_kernel(C *c, int id)
          "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
          "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n}\n",
          id, id, id, id);
+    persistent(c, id, true);
     cg_o(c,
-         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
-         "int64_t *tiles_, int64_t nt_, const OrnGpuEnv_%d env_)\n{\n"
-         "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
-         "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31};\n"
-         "    if (w_ < nt_) orn_gpu_tile_%d(a_, &env_, tiles_[w_], L_); /* the whole warp, or "
-         "none of it */\n}\n",
-         id, id, id);
-    cg_o(c,
-         "static int orn_gpu_launch_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
+         "static int orn_gpu_emu_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
          "const void *env_, OrnGpuWarp *emu_)\n{\n"
-         "    if (emu_) return orn_gpu_emu_tiles(emu_, orn_gpu_tile_%d, a_, env_, tiles_, nt_);\n"
-         "    const unsigned nb_ = (unsigned)((nt_ + 3) / 4);\n"
-         "    orn_gpu_kern_%d<<<nb_, 128>>>(a_, tiles_, nt_, *(const OrnGpuEnv_%d *)env_);\n"
-         "    return orn_gpu_cuda_wait(%d);\n}\n",
-         id, id, id, id, id);
+         "    return orn_gpu_emu_tiles(emu_, orn_gpu_tile_%d, a_, env_, tiles_, nt_);\n}\n",
+         id, id);
 }
 
 static void cu_loop(void *st_, const OrnCgLoop *l)
@@ -212,8 +228,8 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         thread_kernel(c, id);
     cg_o(c,
          "extern \"C\" const OrnGpuKernel orn_gpu_kernel_%d = {%d, %d, %d, 0x%xu, "
-         "sizeof(OrnGpuEnv_%d), %d, orn_gpu_launch_%d, &orn_gpu_cuda_ops};\n",
-         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, warp ? 32 : 1, id);
+         "sizeof(OrnGpuEnv_%d), %d, orn_gpu_run_%d, orn_gpu_emu_%d, &orn_gpu_cuda_ops};\n",
+         id, id, nk, lp->naccums, (unsigned)cg_gpu_rows(l), id, warp ? 32 : 1, id, id);
     c->loop = NULL;
 }
 

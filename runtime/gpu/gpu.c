@@ -193,15 +193,18 @@ static int64_t *caplog_of(GpuState *g, int id)
 
 enum { RUN_OK = 0, RUN_FAIL = -1, RUN_CPU = 1, RUN_AGAIN = 2 };
 
-/* The device's error flag and update count of a block (one scratch slot). */
+/* The device's error flag, update count and step barrier of a block (one scratch slot,
+ * zeroed by one copy before the launch). */
 typedef struct GpuFlags {
     int err, pad;
     unsigned long long nlog;
+    unsigned long long bar; /* the barrier between steps (OrnGpuArgs.bar) */
 } GpuFlags;
 
 /* Block b's keys and schedule on the device, derived from the iteration space (resident
  * while it does not change: the keys of a sparse space are its tiles'): one allocation of
- * keys (n x nk), order (n), start (ntiles + 1), tiles (ntiles). *sched: the host's copy. */
+ * keys (n x nk), order (n), start (ntiles + 1), tiles (ntiles), step_start (nsteps + 1).
+ * *sched: the host's copy. */
 static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
                         const OrnGpuKernel *k, OrnDsmArray *it, OrnGpuSched **sched)
 {
@@ -229,8 +232,8 @@ static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
     }
     if (orn_gpu_sched(plan, keys, n, nk, g->sms, k->lanes, g->tiles_hint, g->broken, s) != 0)
         goto fn_fail;
-    size_t nkeys = (size_t)n * (size_t)nk, nt = (size_t)s->ntiles;
-    size_t words = nkeys + (size_t)n + (nt + 1) + nt;
+    size_t nkeys = (size_t)n * (size_t)nk, nt = (size_t)s->ntiles, ns = (size_t)s->nsteps;
+    size_t words = nkeys + (size_t)n + (nt + 1) + nt + (ns + 1);
     aux = s;
     dk = gpu_res_derived(g, it, tag, sizeof *dk * words, &aux, &valid);
     if (!dk) goto fn_fail;
@@ -239,7 +242,8 @@ static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
     if (g->ops->put(dk, keys, sizeof *dk * nkeys) != 0 ||
         g->ops->put(dk + nkeys, hs->order, sizeof *dk * (size_t)n) != 0 ||
         g->ops->put(dk + nkeys + n, hs->start, sizeof *dk * (nt + 1)) != 0 ||
-        g->ops->put(dk + nkeys + n + nt + 1, hs->tiles, sizeof *dk * nt) != 0)
+        g->ops->put(dk + nkeys + n + nt + 1, hs->tiles, sizeof *dk * nt) != 0 ||
+        g->ops->put(dk + nkeys + n + 2 * nt + 1, hs->step_start, sizeof *dk * (ns + 1)) != 0)
         goto fn_fail;
     g->st_in += (int64_t)(sizeof *dk * words);
     gpu_res_filled(g, dk, it);
@@ -270,7 +274,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     int64_t *host_tiles = NULL;
     OrnGpuRec *rec = NULL;
     unsigned char *acc1 = NULL;
-    GpuFlags fl = {0, 0, 0};
+    GpuFlags fl = {0, 0, 0, 0};
     gpu_res_begin(g);
     OrnDsmArray *it = orn_gpu_view_store(&b->views[0], NULL, 0, &own);
     if (!it) {
@@ -283,12 +287,15 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     a.keys = dk;
     a.order = dk + n * nk;
     a.start = a.order + n;
-    const int64_t *dtiles = a.start + s->ntiles + 1;
+    a.tiles = a.start + s->ntiles + 1;
+    a.step_start = a.tiles + s->ntiles;
+    a.nsteps = s->nsteps;
     a.nkeys = nk;
     a.seed = b->seed;
     a.stream = b->stream;
     a.caplog = caplog;
     GpuFlags *dfl = gpu_res_scratch(g, GPU_SLOT_FLAGS, sizeof fl);
+    a.bar = &dfl->bar;
     a.log = gpu_res_scratch(g, GPU_SLOT_LOG, sizeof *a.log * (size_t)(caplog ? caplog : 1));
     if (!dfl || !a.log) goto fn_oom;
     if (g->ops->put(dfl, &fl, sizeof fl) != 0) goto fn_copy;
@@ -324,16 +331,27 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     OrnGpuArgs *da = gpu_res_scratch(g, GPU_SLOT_ARGS, sizeof a);
     if (!da) goto fn_oom;
     if (g->ops->put(da, &a, sizeof a) != 0) goto fn_copy;
-    if (g->mode == GPU_MODE_EMULATE) {
+    /* the whole schedule in one launch; the emulation runs the steps in order, each step's
+     * tiles in a seeded random order (Fisher-Yates), as the device's warps may take them */
+    g->st_launch++;
+    g->st_barrier += s->nsteps > 1 ? s->nsteps - 1 : 0;
+    if (g->mode == GPU_MODE_DEVICE) {
+        int64_t widest = 0;
+        for (int st = 0; st < s->nsteps; st++) {
+            int64_t nt = s->step_start[st + 1] - s->step_start[st];
+            widest = nt > widest ? nt : widest;
+        }
+        int grid = 0;
+        if (k->run(da, widest, env, &grid) != 0) {
+            orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
+                              plan->line);
+            goto fn_forget;
+        }
+    } else {
         host_tiles = malloc(sizeof *host_tiles * (size_t)(s->ntiles ? s->ntiles : 1));
         if (!host_tiles) goto fn_oom;
-    }
-    for (int st = 0; st < s->nsteps; st++) {
-        int64_t t0 = s->step_start[st], nt = s->step_start[st + 1] - t0;
-        if (nt == 0) continue;
-        const int64_t *tiles = dtiles + t0;
-        if (host_tiles) {
-            /* the step's thread blocks in a seeded random order (Fisher-Yates) */
+        for (int st = 0; st < s->nsteps; st++) {
+            int64_t t0 = s->step_start[st], nt = s->step_start[st + 1] - t0;
             memcpy(host_tiles, s->tiles + t0, sizeof *host_tiles * (size_t)nt);
             for (int64_t i = nt - 1; i > 0; i--) {
                 int64_t r = (int64_t)(next_rand(&g->shuffle) % (uint64_t)(i + 1));
@@ -341,12 +359,11 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
                 host_tiles[i] = host_tiles[r];
                 host_tiles[r] = t;
             }
-            tiles = host_tiles;
-        }
-        if (k->launch(da, tiles, nt, env, g->warp) != 0) {
-            orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
-                              plan->line);
-            goto fn_forget;
+            if (nt && k->emulate(da, host_tiles, nt, env, g->warp) != 0) {
+                orn_rt_body_error(rt, "@gpu loop at %s:%d: the emulated warp's lanes could not "
+                                      "start", plan->file, plan->line);
+                goto fn_forget;
+            }
         }
     }
     /* while the kernels run, the rank's transfers move (rotated blocks for the next round,
@@ -359,7 +376,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         struct timespec pause = {0, 20000};
         nanosleep(&pause, NULL);
     }
-    if (g->ops->get(&fl, dfl, sizeof fl) != 0) goto fn_copy;
+    if (gpu_get(g, &fl, dfl, sizeof fl) != 0) goto fn_copy;
     if (fl.err) {
         rc = RUN_CPU;
         goto fn_forget;
@@ -371,20 +388,20 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     }
     if (orn_gpu_data_out(g, b, plan, &a, &gd) != 0) goto fn_copy;
     if (a.vals && !plan->arrays[0].read_only) {
-        if (g->ops->get(hvals, a.vals, vsize * (size_t)n) != 0) goto fn_copy;
+        if (gpu_get(g, hvals, a.vals, vsize * (size_t)n) != 0) goto fn_copy;
         g->st_out += (int64_t)(vsize * (size_t)n);
         gpu_res_wrote(g, it, hvals, vsize * (size_t)n, a.vals);
     }
     if (nslot) {
         acc1 = malloc(nslot * 9);
         if (!acc1) goto fn_oom;
-        if (g->ops->get(acc1, a.acc1, nslot * 9) != 0) goto fn_copy;
+        if (gpu_get(g, acc1, a.acc1, nslot * 9) != 0) goto fn_copy;
         g->st_out += (int64_t)(nslot * 9);
     }
     if (fl.nlog) {
         rec = malloc(sizeof *rec * (size_t)fl.nlog);
         if (!rec) goto fn_oom;
-        if (g->ops->get(rec, a.log, sizeof *rec * (size_t)fl.nlog) != 0) goto fn_copy;
+        if (gpu_get(g, rec, a.log, sizeof *rec * (size_t)fl.nlog) != 0) goto fn_copy;
         g->st_out += (int64_t)(sizeof *rec * (size_t)fl.nlog);
     }
     if (orn_gpu_log_apply(b, plan, rec, (int64_t)fl.nlog, n, acc1, nacc) != 0) {
@@ -458,7 +475,11 @@ int orn_gpu_block(OrnRtCtx *rt, const OrnRtBlock *b, const OrnRtPlan *plan, cons
         rt->stats.gpu_in += g->st_in;
         rt->stats.gpu_out += g->st_out;
         rt->stats.gpu_resident += g->st_resident;
+        rt->stats.gpu_launches += g->st_launch;
+        rt->stats.gpu_syncs += g->st_sync;
+        rt->stats.gpu_barriers += g->st_barrier;
         g->st_in = g->st_out = g->st_resident = 0;
+        g->st_launch = g->st_sync = g->st_barrier = 0;
         if (rc == RUN_AGAIN) {
             *cap = need + need / 4;
             continue;

@@ -290,14 +290,14 @@ int orn_gpu_data_out(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan, co
         if (!gd->span[j] || !written(pa)) continue;
         size_t bytes = v->esize * (size_t)gd->span[j];
         if (!gd->ext[j]) {
-            if (g->ops->get(v->base, a->box[j].base, bytes) != 0) return -1;
+            if (gpu_get(g, v->base, a->box[j].base, bytes) != 0) return -1;
             g->st_out += (int64_t)bytes;
             if (gd->store[j]) gpu_res_wrote(g, gd->store[j], v->base, bytes, a->box[j].base);
             continue;
         }
         /* the view's box out of the extended copy, row by row */
         char *ext = gd->ext[j];
-        if (g->ops->get(ext, a->box[j].base, bytes) != 0) return -1;
+        if (gpu_get(g, ext, a->box[j].base, bytes) != 0) return -1;
         g->st_out += (int64_t)bytes;
         if (gd->store[j]) {
             OrnRtBox x = orn_rt_box(v);

@@ -27,9 +27,20 @@ typedef struct GpuState {
     size_t res_bytes, res_limit;
     uint64_t res_stamp; /* blocks run so far: an entry's last use */
     int res_check;      /* $ORN_GPU_CHECK: compare every resident copy used with the host */
-    /* bytes copied to the device, from it, and used where they were (the loop's stats) */
+    /* bytes copied to the device, from it, and used where they were; kernel launches,
+     * host-device synchronizations (copies back, each waiting for the device) and barriers
+     * between steps on the device (the loop's stats) */
     int64_t st_in, st_out, st_resident;
+    int64_t st_launch, st_sync, st_barrier;
 } GpuState;
+
+/* A copy from the device: the host waits for what the device was given before (a
+ * synchronization, counted). 0, or -1 when it failed. */
+static inline int gpu_get(GpuState *g, void *dst, const void *src, size_t n)
+{
+    g->st_sync++;
+    return g->ops->get(dst, src, n);
+}
 
 /* The emulation's warp (gpu_emu.c): lane orders from seed; nosync: __syncwarp does nothing
  * (ORN_GPU_TEST_BROKEN=lanes). NULL out of memory. Its lane threads start at its first

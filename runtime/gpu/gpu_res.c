@@ -179,7 +179,7 @@ static int check_hit(GpuState *g, const GpuRes *r, const void *host)
     if (!g->res_check) return 0;
     char *tmp = malloc(r->bytes ? r->bytes : 1);
     if (!tmp) return 0;
-    int bad = g->ops->get(tmp, r->dev, r->bytes) != 0 || memcmp(tmp, host, r->bytes) != 0;
+    int bad = gpu_get(g, tmp, r->dev, r->bytes) != 0 || memcmp(tmp, host, r->bytes) != 0;
     free(tmp);
     if (bad)
         fprintf(stderr,

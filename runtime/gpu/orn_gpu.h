@@ -11,9 +11,13 @@
  *     where the view lacks it) and the rows of sparse arrays the body walks to device memory
  *     (in emulation: separate host memory behind the same copies);
  *   - splits the block into tiles with the loop's GPU schedule (gpu_sched_2d.c,
- *     gpu_sched_1d.c) and launches them step by step: the tiles of one step share no key
- *     any iteration depends on, so they run at once; in emulation they run in a seeded
- *     shuffled order;
+ *     gpu_sched_1d.c), grouped in steps: the tiles of one step share no key any iteration
+ *     depends on, so they run at once;
+ *   - runs the whole schedule in one launch of a persistent kernel: a grid the device holds
+ *     at once (a cooperative launch) walks the steps, each warp (or thread) taking the
+ *     step's tiles w, w + nw, ..., with a grid-wide barrier between steps on the device
+ *     (orn_gpu_grid_sync): no host round trip inside a block; in emulation the steps run
+ *     in order on the host, each step's tiles in a seeded shuffled order;
  *   - copies back what the loop writes and applies the buffer and accumulator updates the
  *     device recorded (OrnGpuRec) in element order (no float atomics): a call's buffer
  *     updates take effect at its end, its accumulator updates are the CPU body's;
@@ -103,6 +107,13 @@ typedef struct OrnGpuArgs {
     unsigned char *acc1;
     int64_t acc1n;
     int acc1k;
+    /* The schedule's steps (device memory, with keys and order): step s runs the tiles
+     * tiles[step_start[s] .. step_start[s + 1]); the grid-wide barrier between steps counts
+     * arrivals in *bar (zeroed before the launch: after step s every block has added s). */
+    int nsteps;
+    const int64_t *step_start;
+    const int64_t *tiles;
+    unsigned long long *bar;
 } OrnGpuArgs;
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
@@ -158,11 +169,16 @@ typedef struct OrnGpuKernel {
     uint32_t rows; /* bit k: the body walks rows of plan array k (their CSR form goes along) */
     size_t env_size;
     int lanes; /* threads per tile: 32 (a warp, lanes across view elements) or 1 */
-    /* Run the ntiles tiles of one step (a: the arguments in device memory): on the device,
-     * tiles in device memory (emu NULL), or emulated on the host in the order of tiles, host
-     * memory, warps through emu. Returns 0, or non-zero when the launch failed. */
-    int (*launch)(const OrnGpuArgs *a, const int64_t *tiles, int64_t ntiles, const void *env,
-                  OrnGpuWarp *emu);
+    /* The device: run the block's whole schedule (a: the arguments in device memory, with
+     * its steps; widest: the most tiles of a step) in one launch of the persistent kernel,
+     * whose grid is what the device holds at once, at most one warp (thread) per tile of the
+     * widest step. Returns 0, or non-zero when the launch failed (said); *grid: the thread
+     * blocks launched. */
+    int (*run)(const OrnGpuArgs *a, int64_t widest, const void *env, int *grid);
+    /* The emulation: the ntiles tiles of one step on the host, in the order of tiles (host
+     * memory), warps through emu. Returns 0, or non-zero when the lanes could not start. */
+    int (*emulate)(const OrnGpuArgs *a, const int64_t *tiles, int64_t ntiles, const void *env,
+                   OrnGpuWarp *emu);
     const OrnGpuOps *dev; /* the CUDA runtime */
 } OrnGpuKernel;
 

@@ -562,14 +562,57 @@ static const OrnGpuOps orn_gpu_cuda_ops = {
     orn_gpu_cuda_release, orn_gpu_cuda_put,    orn_gpu_cuda_get,      orn_gpu_cuda_zero,
     orn_gpu_cuda_mem_free, orn_gpu_cuda_busy};
 
-/* After a launch on the copies' stream: whether it started; 0 or the CUDA error, said. The
- * host does not wait: the next copy out (the block's error flag) waits for the kernels, and
- * an error they hit shows there as a failed copy. */
-static int orn_gpu_cuda_wait(int loop_id)
+/* ---------------------------------------------------------------- the persistent kernel */
+
+/* The grid-wide barrier before step s (s >= 1) of a persistent kernel: every thread of the
+ * grid has finished step s - 1, and its writes are visible. Thread 0 of each block announces
+ * its block on the counter (a device-scope fence first) and waits until all gridDim.x blocks
+ * have announced s times; the counter is zeroed before the launch. The grid is one the device
+ * holds at once (orn_gpu_cuda_run), so the waiting blocks never keep another from running. */
+__device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s)
 {
-    cudaError_t e = cudaGetLastError();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1ULL);
+        const unsigned long long target = (unsigned long long)s * gridDim.x;
+        while (*(volatile unsigned long long *)bar < target) {
+#if __CUDA_ARCH__ >= 700
+            __nanosleep(32);
+#endif
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+/* One launch of persistent kernel fn (blocks of 128 threads, `units` warps or threads each
+ * taking tiles) for a block whose widest step has `widest` tiles: as many thread blocks as
+ * the device holds at once (the occupancy of fn on every multiprocessor), no more than the
+ * widest step can use. A cooperative launch where the device has it, which guarantees that
+ * the grid is resident at once (the barrier needs it), else a plain one of the same size.
+ * Returns 0, or -1 when the launch failed (said). */
+static int orn_gpu_cuda_run(const void *fn, int loop_id, const OrnGpuArgs *a, int64_t widest,
+                            int units, const void *env, int *grid)
+{
+    int dev = 0, sms = 1, per_sm = 0, coop = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        sms = 1;
+    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess) coop = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 128, 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    int64_t need = (widest + units - 1) / units, cap = (int64_t)per_sm * sms;
+    int g = (int)(need < 1 ? 1 : need < cap ? need : cap);
+    *grid = g;
+    void *args[2] = {(void *)&a, (void *)env};
+    cudaError_t e = coop ? cudaLaunchCooperativeKernel(fn, dim3(g), dim3(128), args, 0, 0)
+                         : cudaLaunchKernel(fn, dim3(g), dim3(128), args, 0, 0);
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess) return 0;
-    fprintf(stderr, "orion: @gpu loop %d: CUDA error: %s\n", loop_id, cudaGetErrorString(e));
+    fprintf(stderr, "orion: @gpu loop %d: CUDA error: %s (a launch of %d blocks)\n", loop_id,
+            cudaGetErrorString(e), g);
     return -1;
 }
 

@@ -43,6 +43,12 @@
 #                                         equal the CPU build; and with the invalidation of
 #                                         copies broken (ORN_GPU_TEST_BROKEN=stale) the check
 #                                         (ORN_GPU_CHECK=1) stops the run on a stale copy
+#   run.sh launches BIN NAME              the persistent kernel (sgd_mf_gpu): under the emulation
+#                                         with ORN_STATS=runs at -n 1, 2, 3 and S = 3 and 24 tiles
+#                                         per side, the training loop's launches and host-device
+#                                         syncs per run are the same for both S (one launch per
+#                                         block, one block per run at -n 1), its device barriers
+#                                         2S - 2 per launch; results equal the CPU build
 #   run.sh device BIN NAME                on a GPU (nvidia-smi works) the real run against the
 #                                         oracle; exit 77 (skipped: no GPU) otherwise
 #
@@ -146,7 +152,10 @@ if [ "$MODE" = allgpu ]; then
                 mkdir -p "$d"
                 if [ "$v" = cpu ]; then
                     # shellcheck disable=SC2086
-                    (cd "$d" && "$MPIEXEC" -n "$n" "$W/$name.cpu" $args >out 2>err) ||
+                    one=""
+                    [ "$n" != 1 ] || one=ORN_BLOCKS_PER_RANK=1 # a @gpu loop's one block
+                    # shellcheck disable=SC2086
+                    (cd "$d" && env $one "$MPIEXEC" -n "$n" "$W/$name.cpu" $args >out 2>err) ||
                         { cat "$d/err"; fail "$name.cpu at -n $n"; }
                     continue
                 fi
@@ -213,6 +222,9 @@ run() {
     mkdir -p "$dir"
     extra=""
     # shellcheck disable=SC2086
+    # one rank: a @gpu loop runs as one block (runtime/layout.c), the CPU build as the
+    # oracle too
+    case $n.$bin in 1.*.cpu) set -- ORN_BLOCKS_PER_RANK=1 "$@" ;; esac
     case $conf in --*) extra=$conf ;; *) set -- "$@" $conf ;; esac
     # MPI itself failing to start (MPICH's UCX on a loaded machine: "init_worker ... No such
     # device") is retried once; any other failure is the test's
@@ -304,6 +316,43 @@ gpuin() {
     grep "rank 0: .*$NAME.orn:$2 " "$1/err" | sed -n 's/.*gpu in \([0-9]*\) B.*/\1/p'
 }
 
+# the counts of ORN_STATS=runs for DIR's runs of the loop at LINE on rank 0: "launches syncs
+# barriers", a line per run
+counts() {
+    grep "rank 0: .*$NAME.orn:$2 " "$1/err" |
+        sed -n 's/.*gpu launches \([0-9]*\), syncs \([0-9]*\), device barriers \([0-9]*\).*/\1 \2 \3/p'
+}
+
+if [ "$MODE" = launches ]; then
+    line=$(grep -n '@gpu parallel_for (u, i), r in ratings' "$SRC" | cut -d: -f1)
+    for n in 1 2 3; do
+        c=$W/cpu.$n
+        run "$c" "$n" "$NAME.cpu" "$CONF1"
+        for S in 3 24; do
+            e=$W/s$S.$n
+            run "$e" "$n" "$NAME.gpu" "ORN_GPU_TILES=$S" ORN_GPU=emulate ORN_STATS=runs
+            same "$e" "$c" 0 || { show "$e" "$c"; fail "-n $n, S = $S: results differ from the CPU build"; }
+            counts "$e" "$line" >"$e/counts"
+            [ "$(wc -l <"$e/counts")" -eq 3 ] || { cat "$e/err"; fail "-n $n: no statistics of 3 runs"; }
+        done
+        a=$W/s3.$n/counts b=$W/s24.$n/counts
+        # launches and syncs per run do not depend on S; barriers on the device do (2S - 2 per
+        # block: the wavefront's steps)
+        [ "$(cut -d' ' -f1,2 "$a")" = "$(cut -d' ' -f1,2 "$b")" ] ||
+            { paste "$a" "$b"; fail "-n $n: launches or syncs change with S"; }
+        while read -r l s bar; do
+            [ "$n" != 1 ] || [ "$l" -eq 1 ] || fail "-n 1: $l launches in a run (one block: 1)"
+            [ "$s" -le $((8 * l)) ] || fail "-n $n: $s syncs for $l launches"
+        done <"$a"
+        read -r l3 s3 b3 <"$a"
+        read -r l24 s24 b24 <"$b"
+        [ "$b3" -eq $((4 * l3)) ] && [ "$b24" -eq $((46 * l24)) ] ||
+            fail "-n $n: $b3 and $b24 device barriers for S = 3 and 24 ($l3 launches)"
+        echo "ok: -n $n: per run $l3 launches, $s3 syncs at S = 3 and 24; device barriers $b3 and $b24"
+    done
+    exit 0
+fi
+
 if [ "$MODE" = resident ]; then
     line=$(grep -n '@gpu parallel_for (u, i), r in ratings' "$SRC" | cut -d: -f1)
     for n in 1 2 3; do
@@ -327,7 +376,8 @@ if [ "$MODE" = resident ]; then
     done
     b=$W/stale
     mkdir -p "$b"
-    (cd "$b" && ORN_GPU=emulate ORN_GPU_CHECK=1 ORN_GPU_TEST_BROKEN=stale "$MPIEXEC" -n 1 \
+    # two blocks per rank: a block's written copy overlaps the copies the other block used
+    (cd "$b" && ORN_GPU=emulate ORN_GPU_CHECK=1 ORN_GPU_TEST_BROKEN=stale ORN_BLOCKS_PER_RANK=2 "$MPIEXEC" -n 1 \
         "$BIN/$NAME.gpu" $ARGS >out 2>err)
     rc=$?
     [ $rc -ne 0 ] && grep -q "resident copy of .* differs from the host" "$b/err" ||
