@@ -10,17 +10,20 @@
  * tile in element order, in tiles (I, J) < (I, J') at steps d < d'. So the result is that
  * of the serial loop in key order exactly, for ordered and unordered loops alike (the
  * rotation order, S steps of S tiles, would need a replay of its own order to compare
- * with; the wavefront's 2S - 1 steps cost at most twice the launches for that).
- * Time ~ (2S - 1) (t_launch + (n / S^2) t_iter): a step costs a launch and the length of
+ * with; the wavefront's 2S - 1 steps cost at most twice the barriers for that).
+ * The whole schedule runs in one launch of a persistent kernel (orn_gpu.h): steps are
+ * separated by a grid-wide barrier on the device (t_step, a few microseconds: an atomic
+ * counter and a fence per thread block), not by a launch and a host wait (tens of
+ * microseconds with the host in the loop, as the H100 runs before this kernel suggest:
+ * docs/performance.md). Steps list only the tiles that hold elements.
+ * Time ~ (2S - 1) (t_step + (n / S^2) t_iter): a step costs a barrier and the length of
  * its tiles (n / S^2 iterations on average, each a chain of dependent loads, t_iter), so
- * S* = sqrt(n t_iter / t_launch), within what the device runs at once (a middle step's S
- * tiles of `lanes` threads: at most 1024 threads per multiprocessor, half of an H100's) and
- * with tiles of at least one iteration on average (S <= sqrt(n)). t_launch ~ 5 us and
- * t_iter ~ 1 us are estimates (SGD MF at K = 128: a dot and two row updates per iteration,
- * 4 dependent global loads per lane), not calibrated (on an H100, SGD MF on 10 M ratings in
- * one block ran as fast at S = 350 as at 4,200: the step count does not decide). For 10 M
- * ratings, S = 1,414 (a warp kernel: at most 4,224 on 132 SMs); the earlier S = 2 SMs
- * (264) ran a middle step at 2 warps per SM.
+ * S* = sqrt(n t_iter / t_step), within what the device holds at once (a middle step's S
+ * tiles of `lanes` threads: at most 2,048 threads per multiprocessor; a wider step only
+ * gives a warp several tiles) and with tiles of at least one iteration on average
+ * (S <= sqrt(n)). t_step ~ 2 us and t_iter ~ 1 us are estimates, not calibrated on a
+ * device: bench/gpu/device.sh sweeps S (ORN_GPU_TILES) to check the choice. For 10 M
+ * ratings, S = 2,236 (a warp kernel: at most 8,448 on 132 SMs); for 100 M, 7,071.
  * Bytes moved per update: the iteration's own key and value plus its rows, counted in
  * docs/performance.md. */
 #include <math.h>
@@ -29,11 +32,11 @@
 
 #include "rt_gpu.h"
 
-enum { T_LAUNCH_NS = 5000, T_ITER_NS = 1000, THREADS_PER_SM = 1024 };
+enum { T_STEP_NS = 2000, T_ITER_NS = 1000, THREADS_PER_SM = 2048 };
 
 int orn_gpu_sched_2d_tiles(int64_t n, int sms, int lanes)
 {
-    double s = sqrt((double)n * T_ITER_NS / T_LAUNCH_NS);
+    double s = sqrt((double)n * T_ITER_NS / T_STEP_NS);
     double cap = (double)sms * THREADS_PER_SM / (lanes > 0 ? lanes : 1);
     if (s > cap) s = cap;
     if (s > sqrt((double)n)) s = sqrt((double)n);
@@ -96,7 +99,8 @@ int orn_gpu_sched_2d(const int64_t *keys, int64_t n, int nkeys, int d0, int d1, 
                 continue;
             }
             int J = d - I;
-            if (J >= 0 && J < S) out->tiles[m++] = (int64_t)I * S + J;
+            int64_t t = (int64_t)I * S + J;
+            if (J >= 0 && J < S && out->start[t + 1] > out->start[t]) out->tiles[m++] = t;
         }
     }
     out->step_start[nsteps] = m;
