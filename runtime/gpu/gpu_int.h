@@ -43,7 +43,7 @@ static inline int gpu_get(GpuState *g, void *dst, const void *src, size_t n)
 }
 
 /* The emulation's warp (gpu_emu.c): lane orders from seed; nosync: __syncwarp does nothing
- * (ORN_GPU_TEST_BROKEN=lanes). NULL out of memory. Its lane threads start at its first
+ * (ORN_GPU_TEST_BROKEN=lanes). NULL out of memory. Its lanes' stacks are made at its first
  * warp launch. */
 OrnGpuWarp *orn_gpu_emu_new(uint64_t seed, int nosync);
 void orn_gpu_emu_free(OrnGpuWarp *w);

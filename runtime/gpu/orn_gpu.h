@@ -147,11 +147,11 @@ typedef struct OrnGpuLane {
 /* A tile's iterations in order, as one lane of its warp (generated: orn_gpu_tile_N). */
 typedef void (*OrnGpuTileFn)(const OrnGpuArgs *a, const void *env, int64_t tile, OrnGpuLane l);
 
-/* The emulation of warps (ORN_GPU=emulate; gpu_emu.c): each tile runs as 32 host threads,
- * one per lane, of which one runs at a time; between two of the warp's sync points
+/* The emulation of warps (ORN_GPU=emulate; gpu_emu.c): each tile runs as 32 fibers, one
+ * per lane, of which one runs at a time; between two of the warp's sync points
  * (orn_gpu_emu_sync, orn_gpu_emu_shfl) each lane runs once, in an order shuffled by the
- * seed. Runs tiles[0 .. nt) one after another; 0, or -1 when the lane threads could not
- * start. */
+ * seed. Runs tiles[0 .. nt) one after another; 0, or -1 when the lanes' stacks could not
+ * be made. */
 int orn_gpu_emu_tiles(OrnGpuWarp *w, OrnGpuTileFn fn, const OrnGpuArgs *a, const void *env,
                       const int64_t *tiles, int64_t nt);
 /* __syncwarp() of lane `lane`: it waits until every lane of the warp has reached a sync
