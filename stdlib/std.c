@@ -322,8 +322,7 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
         snprintf(gpu, sizeof gpu,
                  ", gpu in %" PRId64 " B, out %" PRId64 " B, resident %" PRId64
                  " B, gpu launches %" PRId64 ", syncs %" PRId64 ", device barriers %" PRId64,
-                 s.gpu_in, s.gpu_out, s.gpu_resident, s.gpu_launches, s.gpu_syncs,
-                 s.gpu_barriers);
+                 s.gpu_in, s.gpu_out, s.gpu_resident, s.gpu_launches, s.gpu_syncs, s.gpu_barriers);
     size_t g = 0, u = 0;
     for (int d = 0; d < pl->nkeys && s.grid[0]; d++) {
         g += (size_t)snprintf(grid + g, sizeof grid - g, "%s%" PRId64, d ? "x" : "", s.grid[d]);

@@ -9,9 +9,9 @@
  * distinct per user), as Netflix's ratings are long-tailed on both sides. Truth: factors of
  * rank 10 drawn N(0, 1/sqrt(10)) from (SEED, user or item, k), so every part agrees on the
  * items; rating = 3 + signal + N(0, 0.25^2), clamped to [1, 5]. A tenth of the ratings,
- * chosen by a hash of (SEED, user, item), go to TEST. Output: "user item rating" lines (load_triplets), and TRAIN_BIN the training
- * ratings as cuMF_SGD reads them (int32 user, int32 item, float rating, no header).
- * Deterministic for a given SEED and NPARTS. */
+ * chosen by a hash of (SEED, user, item), go to TEST. Output: "user item rating" lines
+ * (load_triplets), and TRAIN_BIN the training ratings as cuMF_SGD reads them (int32 user, int32
+ * item, float rating, no header). Deterministic for a given SEED and NPARTS. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -24,13 +24,14 @@ int main(int argc, char **argv)
     }
     int32_t h[4];
     float b;
-    if (fread(h, sizeof h, 1, f) != 1 || fread(&b, sizeof b, 1, f) != 1 || h[1] < 0 ||
-        h[2] < 0 || h[3] < 1) {
+    if (fread(h, sizeof h, 1, f) != 1 || fread(&b, sizeof b, 1, f) != 1 || h[1] < 0 || h[2] < 0 ||
+        h[3] < 1) {
         fprintf(stderr, "mf_rmse: %s: not a model\n", argv[1]);
         return 1;
     }
     int64_t m = h[1], n = h[2], k = h[3];
-    float *P = malloc(sizeof *P * (size_t)(m * k + 1)), *Q = malloc(sizeof *Q * (size_t)(n * k + 1));
+    float *P = malloc(sizeof *P * (size_t)(m * k + 1)),
+          *Q = malloc(sizeof *Q * (size_t)(n * k + 1));
     if (!P || !Q || fread(P, sizeof *P, (size_t)(m * k), f) != (size_t)(m * k) ||
         fread(Q, sizeof *Q, (size_t)(n * k), f) != (size_t)(n * k)) {
         fprintf(stderr, "mf_rmse: %s: short model\n", argv[1]);

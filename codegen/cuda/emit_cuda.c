@@ -97,7 +97,8 @@ static void persistent(C *c, int id, bool warp)
     cg_o(c,
          "    for (int s_ = 0; s_ < a_->nsteps; s_++) {\n"
          "        if (s_ > 0) orn_gpu_grid_sync(a_->bar, s_);\n"
-         "        for (int64_t i_ = a_->step_start[s_] + w_; i_ < a_->step_start[s_ + 1]; i_ += nw_)\n"
+         "        for (int64_t i_ = a_->step_start[s_] + w_; i_ < a_->step_start[s_ + 1]; i_ += "
+         "nw_)\n"
          "            orn_gpu_tile_%d(a_, &env_, a_->tiles[i_]%s);\n"
          "    }\n}\n",
          id, warp ? ", L_" : "");

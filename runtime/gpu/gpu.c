@@ -360,8 +360,10 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
                 host_tiles[r] = t;
             }
             if (nt && k->emulate(da, host_tiles, nt, env, g->warp) != 0) {
-                orn_rt_body_error(rt, "@gpu loop at %s:%d: the emulated warp's lanes could not "
-                                      "start", plan->file, plan->line);
+                orn_rt_body_error(rt,
+                                  "@gpu loop at %s:%d: the emulated warp's lanes could not "
+                                  "start",
+                                  plan->file, plan->line);
                 goto fn_forget;
             }
         }

@@ -86,7 +86,7 @@ typedef struct Ctx {
 #else
     ucontext_t uc;
 #endif
-    char *stack; /* lanes: LANE_STACK bytes (mmap); the host: NULL */
+    char *stack;        /* lanes: LANE_STACK bytes (mmap); the host: NULL */
     const void *bottom; /* the sanitizer's view of the stack: lanes' own, the host's learnt */
     size_t size;
 } Ctx;
@@ -95,7 +95,7 @@ struct OrnGpuWarp {
     uint64_t rng; /* the lane orders' state */
     int nosync;   /* ORN_GPU_TEST_BROKEN=lanes: __syncwarp does nothing */
     int started;
-    int cur;      /* the context running: a lane, or HOST */
+    int cur; /* the context running: a lane, or HOST */
     Ctx ctx[LANES + 1];
     /* the tile being run */
     OrnGpuTileFn fn;
