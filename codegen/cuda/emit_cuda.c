@@ -85,7 +85,7 @@ static void persistent(C *c, int id, bool warp)
 {
     cg_o(c,
          "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
-         "OrnGpuEnv_%d env_)\n{\n",
+         "OrnGpuEnv_%d env_, const int coop_)\n{\n",
          id, id);
     if (warp)
         cg_o(c, "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
@@ -96,7 +96,7 @@ static void persistent(C *c, int id, bool warp)
                 "    const int64_t nw_ = (int64_t)gridDim.x * blockDim.x;\n");
     cg_o(c,
          "    for (int s_ = 0; s_ < a_->nsteps; s_++) {\n"
-         "        if (s_ > 0) orn_gpu_grid_sync(a_->bar, s_);\n"
+         "        if (s_ > 0) orn_gpu_grid_sync(a_->bar, s_, coop_);\n"
          "        for (int64_t i_ = a_->step_start[s_] + w_; i_ < a_->step_start[s_ + 1]; i_ += "
          "nw_)\n"
          "            orn_gpu_tile_%d(a_, &env_, a_->tiles[i_]%s);\n"

@@ -16,8 +16,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "orn_gpu.h"
@@ -568,9 +570,15 @@ static const OrnGpuOps orn_gpu_cuda_ops = {
  * grid has finished step s - 1, and its writes are visible. Thread 0 of each block announces
  * its block on the counter (a device-scope fence first) and waits until all gridDim.x blocks
  * have announced s times; the counter is zeroed before the launch. The grid is one the device
- * holds at once (orn_gpu_cuda_run), so the waiting blocks never keep another from running. */
-__device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s)
+ * holds at once (orn_gpu_cuda_run), so the waiting blocks never keep another from running.
+ * coop: cooperative groups' grid.sync() instead (ORN_GPU_BARRIER=coop, on a cooperative
+ * launch), for the device script to compare the two. */
+__device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s, int coop)
 {
+    if (coop) {
+        cooperative_groups::this_grid().sync();
+        return;
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
@@ -591,7 +599,8 @@ __device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s)
  * the device holds at once (the occupancy of fn on every multiprocessor), no more than the
  * widest step can use. A cooperative launch where the device has it, which guarantees that
  * the grid is resident at once (the barrier needs it), else a plain one of the same size.
- * Returns 0, or -1 when the launch failed (said). */
+ * $ORN_GPU_BARRIER=coop takes cooperative groups' grid.sync() as the barrier (on a
+ * cooperative launch only). Returns 0, or -1 when the launch failed (said). */
 static int orn_gpu_cuda_run(const void *fn, int loop_id, const OrnGpuArgs *a, int64_t widest,
                             int units, const void *env, int *grid)
 {
@@ -606,7 +615,9 @@ static int orn_gpu_cuda_run(const void *fn, int loop_id, const OrnGpuArgs *a, in
     int64_t need = (widest + units - 1) / units, cap = (int64_t)per_sm * sms;
     int g = (int)(need < 1 ? 1 : need < cap ? need : cap);
     *grid = g;
-    void *args[2] = {(void *)&a, (void *)env};
+    const char *bk = getenv("ORN_GPU_BARRIER");
+    int gs = coop && bk && strcmp(bk, "coop") == 0;
+    void *args[3] = {(void *)&a, (void *)env, (void *)&gs};
     cudaError_t e = coop ? cudaLaunchCooperativeKernel(fn, dim3(g), dim3(128), args, 0, 0)
                          : cudaLaunchKernel(fn, dim3(g), dim3(128), args, 0, 0);
     if (e == cudaSuccess) e = cudaGetLastError();
