@@ -22,6 +22,7 @@ struct OrnDsmCtx {
     double timeout; /* 0: none (liveness decides, live.h); $ORN_TIMEOUT sets one */
     OrnLive *live;  /* NULL at size 1, or with $ORN_LIVENESS=off */
     int errcode;
+    int err_rank; /* the rank the error is from (orn_dsm_error_rank) */
     char err[1024];
     /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */
     OrnDsmArray **reg;

@@ -205,13 +205,17 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (p->recover) { /* the REPL: back to the prompt */
+    if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
+        orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
+        longjmp(*(jmp_buf *)p->body_jb, 1);
+    }
+    if (p->recover && !p->in_loop) { /* the REPL: back to the prompt */
         orn_progress_clear(p->progress);
         fflush(stdout);
-        if (p->body_jb || p->rank == 0) /* top-level code fails on every rank alike */
+        if (p->rank == 0) /* top-level code fails on every rank alike */
             fprintf(stderr, "orion: rank %d: %s:%d: %s\n", p->rank, p->file, line, msg);
         fflush(stderr);
-        longjmp(*(jmp_buf *)(p->body_jb ? p->body_jb : p->recover), 1);
+        longjmp(*(jmp_buf *)p->recover, 1);
     }
     orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
     orn_rt_die(p->rt);
@@ -343,39 +347,45 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             s.received, s.early, gpu);
 }
 
-/* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the
- * rest of its schedule without bodies, so every rank reaches the end of the loop. */
+/* The REPL's loops: a body that fails (orn_std_die) returns here, and the failure goes to
+ * the runtime as the body's error, which contains it (orn_rt_set_contain, runtime/
+ * contain.c): the rank runs the rest of its schedule without bodies, every rank learns of
+ * it, and the loop returns the lowest failing rank's error on every rank. An index out of
+ * range that the runtime finds itself takes the same way. */
 typedef struct Guard {
     const OrnRtLoop *loop;
     OrnStdProg *p;
     jmp_buf jb;
-    int failed;
 } Guard;
 
 static int guarded_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 {
     Guard *g = env;
-    if (g->failed) return 0;
-    if (g->p->interrupt && *g->p->interrupt) {
-        orn_progress_clear(g->p->progress);
-        fflush(stdout);
-        fprintf(stderr, "orion: rank %d: %s:%d: interrupted\n", g->p->rank,
-                g->loop->plan->file ? g->loop->plan->file : "?", g->loop->plan->line);
-        fflush(stderr);
-        g->failed = 1;
-        return 0;
+    if (g->p->interrupt && *g->p->interrupt)
+        return orn_rt_body_error(rt, "%s:%d: interrupted",
+                                 g->loop->plan->file ? g->loop->plan->file : "?",
+                                 g->loop->plan->line);
+    if (setjmp(g->jb)) { /* orn_std_die recorded the message */
+        g->p->body_jb = NULL;
+        return ORN_E_BODY;
     }
-    if (setjmp(g->jb)) {
-        g->failed = 1;
-        return 0;
-    }
-    return g->loop->body(rt, b, g->loop->env);
+    g->p->body_jb = &g->jb;
+    int rc = g->loop->body(rt, b, g->loop->env);
+    g->p->body_jb = NULL;
+    return rc;
 }
 
 static int guarded_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 {
     Guard *g = env;
-    return g->failed ? 0 : g->loop->prefetch(rt, b, g->loop->env);
+    if (setjmp(g->jb)) {
+        g->p->body_jb = NULL;
+        return ORN_E_BODY;
+    }
+    g->p->body_jb = &g->jb;
+    int rc = g->loop->prefetch(rt, b, g->loop->env);
+    g->p->body_jb = NULL;
+    return rc;
 }
 
 static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
@@ -385,23 +395,21 @@ static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
     l.body = guarded_body;
     l.prefetch = loop->prefetch ? guarded_prefetch : NULL;
     l.env = &g;
-    p->body_jb = &g.jb;
+    p->in_loop = 1;
+    orn_rt_set_contain(p->rt, 1);
     int status = orn_rt_run(p->rt, &l);
-    p->body_jb = NULL;
-    if (status && p->size == 1) { /* a failure the runtime found (an index out of range) */
+    orn_rt_set_contain(p->rt, 0);
+    p->in_loop = 0;
+    if (status && orn_rt_agreed(p->rt)) { /* every rank failed alike: rank 0 says it once */
         orn_progress_clear(p->progress);
         fflush(stdout);
-        fprintf(stderr, "orion: rank 0: %s\n", orn_rt_error(p->rt));
+        if (p->rank == 0)
+            fprintf(stderr, "orion: rank %d: %s\n", orn_rt_error_rank(p->rt), orn_rt_error(p->rt));
         fflush(stderr);
-        orn_dsm_clear_error(p->dsm);
-        g.failed = 1, status = 0;
-    }
-    if (status) orn_rt_die(p->rt); /* other ranks may wait on this one: end the job */
-    if (orn_dsm_agree(p->dsm, g.failed ? ORN_E_BODY : ORN_OK)) {
         orn_dsm_clear_error(p->dsm);
         longjmp(*(jmp_buf *)p->recover, 1);
     }
-    return 0;
+    return status; /* 0, or the ranks no longer agree: the caller ends the job */
 }
 
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
