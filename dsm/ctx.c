@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "progress.h"
@@ -19,6 +20,8 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
     ctx->rank = tp->rank;
     ctx->size = tp->size;
     ctx->err_rank = ctx->rank;
+    if (gethostname(ctx->host, sizeof ctx->host - 1) != 0)
+        snprintf(ctx->host, sizeof ctx->host, "?");
     const char *env = getenv("ORN_TIMEOUT");
     if (env && *env) {
         char *end = NULL;
@@ -160,6 +163,20 @@ void orn_dsm_clear_error(OrnDsmCtx *ctx)
 int orn_dsm_error_rank(const OrnDsmCtx *ctx)
 {
     return ctx->err_rank;
+}
+
+const char *orn_dsm_host(const OrnDsmCtx *ctx)
+{
+    return ctx->host;
+}
+
+int orn_dsm_fail_file(OrnDsmCtx *ctx, int code, const char *prefix, const char *path,
+                      const char *what, int err)
+{
+    if (ctx->size > 1)
+        return orn_dsm_fail(ctx, code, "%s%s: %s on host %s: %s", prefix, path, what, ctx->host,
+                            strerror(err));
+    return orn_dsm_fail(ctx, code, "%s%s: %s: %s", prefix, path, what, strerror(err));
 }
 
 void orn_dsm_set_progress_line(OrnDsmCtx *ctx, struct OrnProgress *p)

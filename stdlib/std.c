@@ -228,7 +228,10 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
     if (agreed || (p->recover && p->size == 1)) {
         orn_progress_clear(p->progress);
         fflush(stdout);
-        if (p->rank == 0) fprintf(stderr, "orion: rank 0: %s:%d: %s\n", p->file, line, msg);
+        /* the rank it happened on (an agreement hands every rank the failing one's message) */
+        if (p->rank == 0)
+            fprintf(stderr, "orion: rank %d: %s:%d: %s\n", orn_dsm_error_rank(p->dsm), p->file,
+                    line, msg);
         fflush(stderr);
         orn_dsm_clear_error(p->dsm);
         if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);

@@ -25,6 +25,9 @@
 #                  lost rank, none blamed another; once the link is back up the job ends
 #                  non-zero. (mpiexec cannot end before: it waits for the cut-off host's
 #                  process manager, which it cannot reach.)
+#   missing_file   a data file that host 2 does not have (its folder hidden under an empty
+#                  tmpfs in host 2's mount namespace; docs/cluster.md): the job exits 1 and
+#                  prints one error, naming rank 1, host 2 and the file's path
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${CLUSTER:?}" "${ORN_CLUSTER:?}"
 check=$1
@@ -204,6 +207,32 @@ fault_kill | fault_link)
     blames $r "$lost" "link$h.txt" $r || fail "no survivor named rank $r (pid $lost on $(ns_of $h))"
     echo "host $h cut off: the survivors named rank $r and left within $secs s; the job ended with $rc"
   done
+  ;;
+missing_file)
+  mkdir data
+  printf '0 0 1.0\n1 1 2.0\n2 0 3.0\n3 1 4.0\n4 0 5.0\n5 1 1.5\n' >data/r.train
+  printf 'param train = "data/r.train"\ndist R = load_triplets(train)\nprint(nnz(R))\n' >load.orn
+  "$ORIONC" load.orn -o prog || fail "orionc load.orn"
+  # the program, on host 2 with data/ hidden (a mount namespace of its own, as a node
+  # without the file system that holds the data)
+  cat >hide.sh <<'EOF2'
+#!/bin/sh
+if [ "$(hostname)" = "$HIDE_ON" ]; then
+  exec unshare --mount sh -c 'mount -t tmpfs none "$HIDE_DIR" && exec "$@"' sh "$@"
+fi
+exec "$@"
+EOF2
+  chmod +x hide.sh
+  "$MPIEXEC" -n 3 ./prog >ok.txt 2>&1 || { cat ok.txt >&2; fail "the job failed with the file on every host"; }
+  grep -qx 6 ok.txt || fail "the job did not load the 6 ratings"
+  h2=$(ns_of 2)
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/data" -n 3 ./hide.sh ./prog >out.txt 2>&1 || rc=$?
+  cat out.txt
+  [ "$rc" -eq 1 ] || fail "the job exited $rc, expected 1"
+  want="orion: rank 1: load.orn:2: load_triplets: data/r.train: cannot open on host $h2: No such file or directory"
+  grep -qxF "$want" out.txt || fail "no line '$want'"
+  [ "$(grep -c '^orion:' out.txt)" -eq 1 ] || fail "the error was not printed once"
   ;;
 *)
   fail "unknown check"
