@@ -37,6 +37,21 @@ static void open_trace(OrnStdProg *p)
     if (!p->trace) fprintf(stderr, "orion: rank 0: cannot write the trace to '%s'\n", path);
 }
 
+/* srun started this process as one of N > 1 tasks, but gave it no process-management
+ * interface (no PMI_* or PMIX_* in the environment: `srun --mpi=none`, often the default),
+ * so MPI sees a job of one rank: each task would run the whole program alone. Returns N
+ * then, else 0. */
+static long srun_alone(void)
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    long tasks = n ? strtol(n, NULL, 10) : 0;
+    if (tasks < 2) return 0;
+    static const char *const pmi[] = {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof pmi / sizeof pmi[0]; i++)
+        if (getenv(pmi[i])) return 0;
+    return tasks;
+}
+
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams)
 {
@@ -52,6 +67,19 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     p->dsm = orn_rt_dsm(p->rt);
     p->rank = orn_rt_rank(p->rt);
     p->size = orn_rt_size(p->rt);
+    long alone = p->size == 1 ? srun_alone() : 0;
+    if (alone) { /* exit 2: the command line that started it is wrong (docs/cluster.md) */
+        const char *id = getenv("SLURM_PROCID");
+        if (!id || strcmp(id, "0") == 0)
+            fprintf(stderr,
+                    "orion: error: srun started %ld tasks, but MPI sees each one alone (1 "
+                    "rank): MPICH's ranks need a process-management interface, srun "
+                    "--mpi=pmi2\n",
+                    alone);
+        fflush(stderr);
+        orn_rt_finalize(p->rt);
+        exit(2);
+    }
     int rc = orn_std_parse_params(p, *argc, *argv, params, nparams);
     if (rc < 0) rc = orn_std_observe(p);
     if (rc >= 0) {
