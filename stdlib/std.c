@@ -307,6 +307,45 @@ double orn_std_wall_time(void)
 
 /* ---------------------------------------------------------------- externs */
 
+void *orn_std_extern(OrnStdProg *p, const char *lib, const char *name, int line)
+{
+    if (p->extern_failed) return NULL; /* the first failure is the one reported */
+    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    char on[300] = "";
+    if (p->size > 1) snprintf(on, sizeof on, " on host %s", orn_dsm_host(p->dsm));
+    if (!h) {
+        const char *e = dlerror();
+        orn_dsm_fail(p->dsm, ORN_E_IO, "%s:%d: extern fn '%s': cannot load '%s'%s: %s", p->file,
+                     line, name, lib, on, e ? e : "?");
+        p->extern_failed = 1;
+        return NULL;
+    }
+    dlerror();
+    void *f = dlsym(h, name);
+    if (!f) {
+        const char *e = dlerror();
+        orn_dsm_fail(p->dsm, ORN_E_IO, "%s:%d: extern fn '%s': no such symbol in '%s'%s%s%s",
+                     p->file, line, name, lib, on, e ? ": " : "", e ? e : "");
+        p->extern_failed = 1;
+    }
+    return f;
+}
+
+void orn_std_externs_agreed(OrnStdProg *p)
+{
+    int failed = p->extern_failed;
+    p->extern_failed = 0;
+    if (!orn_dsm_agree(p->dsm, failed ? ORN_E_IO : ORN_OK)) return;
+    orn_progress_clear(p->progress);
+    fflush(stdout);
+    if (p->rank == 0)
+        fprintf(stderr, "orion: rank %d: %s\n", orn_dsm_error_rank(p->dsm), orn_dsm_error(p->dsm));
+    fflush(stderr);
+    orn_dsm_clear_error(p->dsm);
+    if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);
+    orn_std_exit(p, 1);
+}
+
 void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line)
 {
     void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);

@@ -27,7 +27,8 @@
 #                  process manager, which it cannot reach.)
 #   missing_file   a data file that host 2 does not have (its folder hidden under an empty
 #                  tmpfs in host 2's mount namespace; docs/cluster.md): the job exits 1 and
-#                  prints one error, naming rank 1, host 2 and the file's path
+#                  prints one error, naming rank 1, host 2 and the file's path; the same for
+#                  an extern fn's shared library
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${CLUSTER:?}" "${ORN_CLUSTER:?}"
 check=$1
@@ -233,6 +234,22 @@ EOF2
   want="orion: rank 1: load.orn:2: load_triplets: data/r.train: cannot open on host $h2: No such file or directory"
   grep -qxF "$want" out.txt || fail "no line '$want'"
   [ "$(grep -c '^orion:' out.txt)" -eq 1 ] || fail "the error was not printed once"
+  # an extern fn's library that host 2 does not have: the same, before anything runs
+  printf 'double orn_net_twice(double x);\ndouble orn_net_twice(double x) { return 2 * x; }\n' >twice.c
+  ${CC:-cc} -shared -fPIC -o data/libtwice.so twice.c || fail "cc libtwice.so"
+  printf 'extern "%s" fn orn_net_twice(x: f64) -> f64\nprint(orn_net_twice(21.0))\n' \
+    "$W/data/libtwice.so" >ext.orn
+  "$ORIONC" ext.orn -o ext || fail "orionc ext.orn"
+  "$MPIEXEC" -n 3 ./ext >ok.txt 2>&1 || { cat ok.txt >&2; fail "the extern failed with the library on every host"; }
+  grep -qx 42.0 ok.txt || fail "the extern did not print 42.0"
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/data" -n 3 ./hide.sh ./ext >ext.txt 2>&1 || rc=$?
+  cat ext.txt
+  [ "$rc" -eq 1 ] || fail "the extern's job exited $rc, expected 1"
+  want="orion: rank 1: ext.orn:1: extern fn 'orn_net_twice': cannot load '$W/data/libtwice.so' on host $h2: "
+  grep -qF "$want" ext.txt || fail "no line '$want...'"
+  [ "$(grep -c '^orion:' ext.txt)" -eq 1 ] || fail "the extern's error was not printed once"
+  if grep -q '^42' ext.txt; then fail "a rank ran the program without the library"; fi
   ;;
 *)
   fail "unknown check"

@@ -90,7 +90,7 @@ srun -N 2 -n 3 ./sgd_mf $args >alone.out 2>&1 || rc=$?
 grep -q "^orion: error: srun started 3 tasks, but MPI sees each one alone .*srun --mpi=pmi2$" alone.out ||
   { cat alone.out >&2; fail "srun without --mpi=pmi2: no message naming the flag"; }
 [ "$(grep -c '^orion: error' alone.out)" -eq 1 ] || { cat alone.out >&2; fail "the message was not printed once"; }
-grep -q '^sgd_mf:' alone.out && fail "srun without --mpi=pmi2: a task ran the program"
+if grep -q '^sgd_mf:' alone.out; then fail "srun without --mpi=pmi2: a task ran the program"; fi
 echo "srun without --mpi=pmi2: stopped with exit code 2 and the flag named"
 
 "$SC" down
