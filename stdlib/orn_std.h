@@ -242,9 +242,8 @@ void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
 
 /* ---------------------------------------------------------------- externs */
 
-/* dlopen(lib) and dlsym(name); a missing library or symbol ends the job naming both. */
-void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line);
-/* Generated programs and modules: the extern fns' libraries looked up one after another
+/* Extern fns' libraries: looked up one after another (generated programs and modules at
+ * their start, the REPL's evaluator at a piece's first call)
  * (orn_std_extern, which records a failure and returns NULL), then orn_std_externs_agreed,
  * collective: on a failure anywhere (a library missing on one node) rank 0 prints the
  * lowest failing rank's message once -- "file:LINE: extern fn 'f': cannot load 'lib' on host

@@ -346,23 +346,6 @@ void orn_std_externs_agreed(OrnStdProg *p)
     orn_std_exit(p, 1);
 }
 
-void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line)
-{
-    void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
-    if (!h) {
-        const char *e = dlerror();
-        orn_std_die(p, line, "extern fn '%s': cannot load '%s': %s", name, lib, e ? e : "?");
-    }
-    dlerror();
-    void *f = dlsym(h, name);
-    if (!f) {
-        const char *e = dlerror();
-        orn_std_die(p, line, "extern fn '%s': no such symbol in '%s'%s%s", name, lib, e ? ": " : "",
-                    e ? e : "");
-    }
-    return f;
-}
-
 /* ---------------------------------------------------------------- loops */
 
 static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
