@@ -28,7 +28,8 @@
 #   missing_file   a data file that host 2 does not have (its folder hidden under an empty
 #                  tmpfs in host 2's mount namespace; docs/cluster.md): the job exits 1 and
 #                  prints one error, naming rank 1, host 2 and the file's path; the same for
-#                  an extern fn's shared library
+#                  an extern fn's shared library; a checkpoint folder host 2 does not see
+#                  fails each checkpoint naming rank 1 and host 2, and the run goes on
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${CLUSTER:?}" "${ORN_CLUSTER:?}"
 check=$1
@@ -250,6 +251,19 @@ EOF2
   grep -qF "$want" ext.txt || fail "no line '$want...'"
   [ "$(grep -c '^orion:' ext.txt)" -eq 1 ] || fail "the extern's error was not printed once"
   if grep -q '^42' ext.txt; then fail "a rank ran the program without the library"; fi
+  # a checkpoint folder that host 2 does not see: each checkpoint fails naming rank 1 and
+  # host 2, the previous one is kept, and the run goes on to its end
+  mkdir ck
+  printf 'total = 0\nfor i in 0..3\n    total += i\nend\nprint(total)\n' >ck.orn
+  "$ORIONC" ck.orn -o ckp || fail "orionc ck.orn"
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/ck" -n 3 ./hide.sh ./ckp --checkpoint=ck \
+    --checkpoint-every=0 >ck.txt 2>&1 || rc=$?
+  cat ck.txt
+  [ "$rc" -eq 0 ] || fail "the run with a checkpoint folder host 2 lacks exited $rc, expected 0"
+  grep -qx 3 ck.txt || fail "the run did not print its result"
+  grep -q "^orion: checkpoint: ck/ckpt-[0-9]*.tmp/rank-1.bin: cannot write: No such file or directory (rank 1 on host $h2) (ck.orn:2, " ck.txt ||
+    fail "no checkpoint failure naming rank 1 and host 2"
   ;;
 *)
   fail "unknown check"
