@@ -130,6 +130,8 @@ conf() {
     # the nodes' CPUs are what this file says, not what each slurmd counts (shared cores)
     echo "SlurmdParameters=config_overrides"
     echo "MinJobAge=600"
+    # a node whose slurmd is gone is down after 30 s (default 300): its jobs end then
+    echo "SlurmdTimeout=30"
     echo "KillWait=5"
     i=1
     while [ "$i" -le "$3" ]; do
