@@ -27,8 +27,8 @@
 #
 # Needs root, network namespaces (cluster.sh), a cgroup file system at /sys/fs/cgroup
 # (slurmd 22.05 will not start without one), nsenter and unshare, and Debian's slurmctld,
-# slurmd and slurm-client (scripts/install-deps.sh installs them, and this script runs it
-# when they are missing). Where the machine cannot run the daemons it says why and exits
+# slurmd and slurm-client (scripts/install-deps.sh --slurm installs them, and this script
+# runs it when they are missing). Where the machine cannot run the daemons it says why and exits
 # 77 (a skipped test to CTest); usage errors exit 2; a daemon that fails exits 1 after its
 # log.
 set -eu
@@ -60,8 +60,8 @@ preflight() {
     command -v "$t" >/dev/null 2>&1 || missing="$missing $t"
   done
   if [ -n "$missing" ]; then
-    say "missing:$missing; installing Slurm (scripts/install-deps.sh)"
-    "$HERE/install-deps.sh" >&2 || skip "cannot install Slurm's packages"
+    say "missing:$missing; installing Slurm (scripts/install-deps.sh --slurm)"
+    "$HERE/install-deps.sh" --slurm >&2 || skip "cannot install Slurm's packages"
     for t in $missing; do
       command -v "$t" >/dev/null 2>&1 || skip "needs '$t', which is still not installed"
     done

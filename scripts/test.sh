@@ -26,7 +26,7 @@ case ${1:-} in
   ;;
 esac
 t0=$(date +%s)
-scripts/install-deps.sh
+scripts/install-deps.sh --slurm
 JOBS=$(nproc 2>/dev/null || echo 2)
 run_suite() { # name ctest-args cmake-args...
   dir=build/$1 args=$2
