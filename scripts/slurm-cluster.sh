@@ -209,6 +209,7 @@ up)
   i=1
   while [ "$i" -le "$nodes" ]; do
     h=${name}h$i
+    # shellcheck disable=SC2016
     setsid nsenter "--net=/run/netns/$h" unshare --uts sh -c 'hostname "$1" && exec slurmd -D -f "$2"' \
       sh "$h" "$SLURM_CONF" </dev/null >"$STATE/slurmd.$h.out" 2>&1 &
     i=$((i + 1))

@@ -15,7 +15,7 @@ set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${GEN_RATINGS:?}" "${ROOT:?}" "${WORK:?}"
 W=$WORK/slurm
 SC=$ROOT/scripts/slurm-cluster.sh
-export ORN_SLURM_STATE=$W/state
+export ORN_SLURM_STATE="$W/state"
 # a cluster left by a run that was killed (a CTest timeout)
 [ ! -d "$ORN_SLURM_STATE" ] || "$SC" down || true
 rm -rf "$W"
@@ -34,7 +34,7 @@ env=$("$SC" up 2) || rc=$?
 eval "$env"
 name=$(cat "$ORN_SLURM_STATE/cluster")
 pids="$(cat "$ORN_SLURM_STATE"/slurmctld.pid "$ORN_SLURM_STATE"/slurmd.*.pid)"
-[ "$(echo $pids | wc -w)" -eq 3 ] || fail "expected slurmctld and 2 slurmd, found pids: $pids"
+[ "$(echo "$pids" | wc -w)" -eq 3 ] || fail "expected slurmctld and 2 slurmd, found pids: $pids"
 
 "$GEN_RATINGS" 3000 600 90000 5 7 syn.train syn.test
 "$ORIONC" "$ROOT/examples/sgd_mf.orn" -o sgd_mf || fail "orionc examples/sgd_mf.orn"
@@ -72,6 +72,7 @@ grep -q "NumTasks=3 " job.txt || { cat job.txt >&2; fail "the batch job did not 
 # shellcheck disable=SC2086
 srun --mpi=pmi2 -N 2 -n 3 ./sgd_mf $args --logdir=sr >srun.out 2>&1 || { cat srun.out >&2; fail "srun --mpi=pmi2"; }
 same srun.out sr "srun --mpi=pmi2 -N 2 -n 3"
+# shellcheck disable=SC2016
 srun --mpi=pmi2 -N 2 -n 3 sh -c 'echo "$PMI_RANK $(hostname)"' | sort >where.txt
 printf '0 %sh1\n1 %sh1\n2 %sh2\n' "$name" "$name" "$name" | diff -u - where.txt ||
   fail "srun -N 2 -n 3 placed the ranks otherwise than 0, 1 on node 1 and 2 on node 2"
@@ -85,6 +86,7 @@ same salloc.out sa "salloc -N 2 -n 3 mpiexec -n 3"
 
 # srun without a process-management interface: every task alone, stopped
 rc=0
+# shellcheck disable=SC2086
 srun -N 2 -n 3 ./sgd_mf $args >alone.out 2>&1 || rc=$?
 [ "$rc" -ne 0 ] || { cat alone.out >&2; fail "srun without --mpi=pmi2 succeeded"; }
 grep -q "^orion: error: srun started 3 tasks, but MPI sees each one alone .*srun --mpi=pmi2$" alone.out ||
