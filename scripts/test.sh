@@ -6,8 +6,10 @@
 #              tests labelled heavy or gpu: what a change is checked with, under 10 minutes
 #              on 2 cores
 #   --full     everything, as CI runs it (.ci/run): the release suite with every test, the
-#              AddressSanitizer + UBSan build (build/asan, clang) and its suite, and every
-#              build type with gcc and clang (scripts/build-types.sh)
+#              AddressSanitizer + UBSan build (build/asan, clang) and its suite less the
+#              tests labelled heavy (which the release suite has just run), and every other
+#              build type with gcc and clang (scripts/build-types.sh; gcc RelWithDebInfo
+#              with -DORN_WERROR=ON is the release suite's own build)
 #
 # Label heavy: the slow tests whose checks the default suite makes at another rank count or
 # more briefly (the REPL's runs at -n 1 and 3 beside -n 2, the 30-program differential
@@ -39,8 +41,8 @@ run_suite() { # name ctest-args cmake-args...
 if [ "$full" = 1 ]; then
   run_suite release ""
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    run_suite asan "" -DORN_SANITIZE=ON -DCMAKE_C_COMPILER=clang
-  scripts/build-types.sh --jobs "$JOBS"
+    run_suite asan "-LE ^heavy$" -DORN_SANITIZE=ON -DCMAKE_C_COMPILER=clang
+  scripts/build-types.sh --jobs "$JOBS" --skip gcc-RelWithDebInfo
 else
   run_suite release "-LE ^(heavy|gpu)$"
 fi
