@@ -578,13 +578,16 @@ static void module_entry(C *c, const OrnNode *program, int np)
     /* an extern that cannot be loaded: nothing has run, the input is not taken (2) */
     cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n        return 2;\n    }\n");
     cg_o(c, "    p_->recover = &jb_;\n");
+    bool any_lib = false;
     for (int i = 0; i < c->u->sema.nfns; i++) {
         const OrnNode *fn = c->u->sema.fns[i];
         if (!fn || !fn->u.fn.is_extern || !fn->u.fn.lib || !fn->u.fn.sym) continue;
-        cg_o(c, "    *(void **)(&%s) = orn_std_dlsym(P_, ", cg_nm(c, fn->u.fn.sym));
+        cg_o(c, "    *(void **)(&%s) = orn_std_extern(P_, ", cg_nm(c, fn->u.fn.sym));
         cg_put_str(c, fn->u.fn.lib, strlen(fn->u.fn.lib));
         cg_o(c, ", \"%s\", %u);\n", fn->u.fn.id->s, fn->span.line);
+        any_lib = true;
     }
+    if (any_lib) cg_o(c, "    orn_std_externs_agreed(P_);\n"); /* every rank, or none */
     /* a run-time error: what ran stays done (1) */
     cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n");
     c->ind = 1;
@@ -619,13 +622,16 @@ static void c_toplevel(void *st_, const OrnNode *program)
     cg_o(c, "    orn_std_init(P_, &argc, &argv, ");
     cg_put_str(c, c->p->file, strlen(c->p->file));
     cg_o(c, ", %s, %d);\n", np ? "orn_params_" : "NULL", np);
+    bool any_lib = false;
     for (int i = 0; i < u->sema.nfns; i++) {
         const OrnNode *fn = u->sema.fns[i];
         if (!fn || !fn->u.fn.is_extern || !fn->u.fn.lib || !fn->u.fn.sym) continue;
-        cg_o(c, "    *(void **)(&%s) = orn_std_dlsym(P_, ", cg_nm(c, fn->u.fn.sym));
+        cg_o(c, "    *(void **)(&%s) = orn_std_extern(P_, ", cg_nm(c, fn->u.fn.sym));
         cg_put_str(c, fn->u.fn.lib, strlen(fn->u.fn.lib));
         cg_o(c, ", \"%s\", %u);\n", fn->u.fn.id->s, fn->span.line);
+        any_lib = true;
     }
+    if (any_lib) cg_o(c, "    orn_std_externs_agreed(P_);\n"); /* a library missing on a node */
     cg_o(c, "    orn_std_ckpt_init(P_, &orn_state_);\n");
     c->ind = 1;
     top_statements(c, program);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "progress.h"
@@ -18,6 +19,9 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
     ctx->tp = tp;
     ctx->rank = tp->rank;
     ctx->size = tp->size;
+    ctx->err_rank = ctx->rank;
+    if (gethostname(ctx->host, sizeof ctx->host - 1) != 0)
+        snprintf(ctx->host, sizeof ctx->host, "?");
     const char *env = getenv("ORN_TIMEOUT");
     if (env && *env) {
         char *end = NULL;
@@ -122,6 +126,7 @@ int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     set_error(ctx, code, msg, strlen(msg));
+    ctx->err_rank = ctx->rank;
     return code;
 }
 
@@ -141,6 +146,7 @@ int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
         orn_buf_put(&b, prefix, pl);
         orn_buf_puts(&b, ": ");
     }
+    if (!ctx->err[0]) ctx->err_rank = ctx->rank; /* else: context for the same error */
     orn_buf_puts(&b, ctx->err);
     set_error(ctx, code, b.data, b.len);
     orn_buf_free(&b);
@@ -151,6 +157,26 @@ void orn_dsm_clear_error(OrnDsmCtx *ctx)
 {
     ctx->err[0] = '\0';
     ctx->errcode = ORN_OK;
+    ctx->err_rank = ctx->rank;
+}
+
+int orn_dsm_error_rank(const OrnDsmCtx *ctx)
+{
+    return ctx->err_rank;
+}
+
+const char *orn_dsm_host(const OrnDsmCtx *ctx)
+{
+    return ctx->host;
+}
+
+int orn_dsm_fail_file(OrnDsmCtx *ctx, int code, const char *prefix, const char *path,
+                      const char *what, int err)
+{
+    if (ctx->size > 1)
+        return orn_dsm_fail(ctx, code, "%s%s: %s on host %s: %s", prefix, path, what, ctx->host,
+                            strerror(err));
+    return orn_dsm_fail(ctx, code, "%s%s: %s: %s", prefix, path, what, strerror(err));
 }
 
 void orn_dsm_set_progress_line(OrnDsmCtx *ctx, struct OrnProgress *p)
@@ -209,6 +235,7 @@ int orn_dsm_agree_at(OrnDsmCtx *ctx, int status, int64_t order)
     msg[sizeof msg - 1] = '\0';
     memcpy(ctx->err, msg, sizeof msg);
     ctx->errcode = code;
+    ctx->err_rank = first;
     rc = code;
 fn_exit:
     free(all);

@@ -174,6 +174,12 @@ double orn_dsm_timeout(const OrnDsmCtx *ctx);
  * (control characters, malformed UTF-8: from input files or paths) appear as \xNN. */
 const char *orn_dsm_error(const OrnDsmCtx *ctx);
 OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx);
+/* The rank the last error comes from: this one, or after an agreement (orn_dsm_agree) the
+ * failing rank whose message every rank now holds. */
+int orn_dsm_error_rank(const OrnDsmCtx *ctx);
+/* This rank's host name (gethostname at the context's start): messages about files name
+ * the machine, since on a cluster a file may be missing on one node only. */
+const char *orn_dsm_host(const OrnDsmCtx *ctx);
 /* Record an error and return `code` (for callers building on the DSM, e.g. the runtime). */
 int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

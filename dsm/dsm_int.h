@@ -22,6 +22,8 @@ struct OrnDsmCtx {
     double timeout; /* 0: none (liveness decides, live.h); $ORN_TIMEOUT sets one */
     OrnLive *live;  /* NULL at size 1, or with $ORN_LIVENESS=off */
     int errcode;
+    int err_rank;   /* the rank the error is from (orn_dsm_error_rank) */
+    char host[256]; /* gethostname (orn_dsm_host) */
     char err[1024];
     /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */
     OrnDsmArray **reg;
@@ -45,6 +47,11 @@ struct OrnDsmCtx {
 /* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the
  * lowest rank), e.g. the smallest line number of a file read in parallel. */
 int orn_dsm_agree_at(OrnDsmCtx *ctx, int status, int64_t order);
+
+/* ctx.c: records "<prefix>PATH: <what>: <strerror(err)>", at more than one rank "<prefix>PATH:
+ * <what> on host H: ..." (the file may be missing on one node only); returns `code`. */
+int orn_dsm_fail_file(OrnDsmCtx *ctx, int code, const char *prefix, const char *path,
+                      const char *what, int err);
 
 /* coll.c */
 double orn_dsm_now(void);

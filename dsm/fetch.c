@@ -134,10 +134,12 @@ static void answer(OrnDsmCtx *ctx, const Req *q, Rep *r)
     answer_m(ctx, &m, q, r);
 }
 
+/* *owner is written on every path (-1 on failure), so callers need not initialize it. */
 static int owner_m(OrnDsmCtx *ctx, Memo *m, int id, int64_t lin, int *owner)
 {
     int64_t key[ORN_DSM_MAXDIM];
     int have;
+    *owner = -1;
     int64_t t = memo_tile(ctx, m, id, lin, key, &have);
     if (!m->a) return orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no array with id %d", id);
     if (!m->ok)

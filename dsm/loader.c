@@ -84,7 +84,7 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r)
     memset(&st, 0, sizeof st);
     f = fopen(path, "rb");
     if (!f)
-        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        status = orn_dsm_fail_file(ctx, ORN_E_IO, "", path, "cannot open", errno);
     else if (fstat(fileno(f), &st) != 0)
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
     else if (S_ISDIR(st.st_mode))
@@ -145,7 +145,7 @@ int orn_dsm_read_file(OrnDsmCtx *ctx, const char *path, char **buf, size_t *len)
     *buf = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return orn_dsm_fail_file(ctx, ORN_E_IO, "", path, "cannot open", errno);
     if (fstat(fileno(f), &st) != 0) {
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
@@ -476,7 +476,7 @@ static int reader_open(OrnDsmCtx *ctx, const char *path, Reader *rd)
     rd->path = path;
     rd->f = fopen(path, "rb");
     if (!rd->f)
-        status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        status = orn_dsm_fail_file(ctx, ORN_E_IO, "", path, "cannot open", errno);
     else if (fstat(fileno(rd->f), &st) != 0)
         status = orn_dsm_fail(ctx, ORN_E_IO, "%s: cannot read: %s", path, strerror(errno));
     else if (S_ISDIR(st.st_mode))

@@ -207,8 +207,7 @@ int orn_dsm_save(OrnDsmArray *a, const char *path)
     orn_buf_init(&band);
 
     if (me == 0 && !(f = fopen(path, "wb")))
-        status = orn_dsm_fail(ctx, ORN_E_IO, "save: %s: cannot open for writing: %s", path,
-                              strerror(errno));
+        status = orn_dsm_fail_file(ctx, ORN_E_IO, "save: ", path, "cannot open for writing", errno);
     status = orn_dsm_agree(ctx, status);
     if (status) goto fn_exit;
 
@@ -367,7 +366,7 @@ static int load_binary(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned
     *out = NULL;
 
     if (!f) {
-        status = orn_dsm_fail(ctx, ORN_E_IO, "load: %s: cannot open: %s", path, strerror(errno));
+        status = orn_dsm_fail_file(ctx, ORN_E_IO, "load: ", path, "cannot open", errno);
     } else if (fstat(fileno(f), &st) != 0 || fread(&h, 1, HEADER, f) != HEADER ||
                memcmp(h.magic, MAGIC, 8) != 0) {
         status = orn_dsm_fail(ctx, ORN_E_FORMAT,

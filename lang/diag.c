@@ -8,6 +8,7 @@
  * within a diagnostic. */
 #include "diag.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -247,4 +248,29 @@ int orn_edit_distance(const char *a, const char *b)
         memcpy(prev, row, (lb + 1) * sizeof *row);
     }
     return prev[lb];
+}
+
+const char *orn_keyword_like(const char *w)
+{
+    static const char *const kw[] = {"parallel_for", "for",   "while",  "if",     "elif",
+                                     "else",         "fn",    "return", "break",  "continue",
+                                     "const",        "param", "dist",   "extern", "end"};
+    /* other languages' words for ours, which no edit distance finds */
+    static const char *const alias[][2] = {
+        {"function", "fn"}, {"def", "fn"}, {"func", "fn"}, {"elseif", "elif"}, {"elsif", "elif"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(w, alias[i][0]) == 0) return alias[i][1];
+    const char *best = NULL;
+    int bd = 3, bl = 99;
+    size_t lw = strlen(w);
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
+        int d = orn_edit_distance(w, kw[i]);
+        int l = abs((int)strlen(kw[i]) - (int)lw);
+        if (d > 0 && d <= 2 && (size_t)d < lw && (d < bd || (d == bd && l < bl))) {
+            best = kw[i];
+            bd = d;
+            bl = l;
+        }
+    }
+    return best;
 }

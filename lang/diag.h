@@ -45,5 +45,9 @@ void orn_ice(OrnDiags *d, OrnSpan span, const char *fmt, ...) __attribute__((for
 bool orn_diags_failed(const OrnDiags *d); /* errors > 0, or warnings > 0 with werror */
 /* Levenshtein distance of two names ("did you mean" hints); 99 for names over 62 bytes. */
 int orn_edit_distance(const char *a, const char *b);
+/* The statement keyword `word` looks like a misspelling of (edit distance 1 or 2, fewer
+ * edits than the word has bytes: "parallel_fro", "whiel", "retrun"), or NULL. The parser
+ * and sema use it for "unknown statement 'X': did you mean 'Y'?". */
+const char *orn_keyword_like(const char *word);
 
 #endif

@@ -38,7 +38,14 @@ typedef struct OrnLexer {
     OrnSpan prev_span, last_span;  /* their spans */
     OrnSpan real_span;             /* the last token that is not a statement end */
     bool prev_starts, last_starts; /* whether they began a statement */
-    int ntokens;                   /* tokens returned so far */
+    int stmt_tok, stmt_next;       /* the current statement's first and second tokens
+                                      (-1: none yet), for the misspelled-keyword hint */
+    OrnSpan stmt_span;             /* the first one's span */
+    /* The last statement that began `name (` where the name looks like a misspelled block
+     * keyword (`whiel (x > 0)` parses as a call): named when an 'end' closes nothing. */
+    const char *opener_kw;
+    OrnSpan opener_span;
+    int ntokens;             /* tokens returned so far */
     bool cont;               /* the last token cannot end an expression: newlines continue it */
     const unsigned char *nl; /* a newline skipped (continued line) since the last token */
     /* A token held back while a statement end is returned before it (see lex.re). */

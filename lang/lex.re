@@ -325,6 +325,7 @@ void orn_lex_init(OrnLexer *lx, OrnUnit *u)
     lx->base = (const unsigned char *)u->src.text;
     lx->cur = lx->mar = lx->tok = lx->base;
     lx->lim = lx->base + u->src.len;
+    lx->stmt_tok = lx->stmt_next = -1;
 }
 
 const char *orn_lex_token_text(int tok)
@@ -399,6 +400,23 @@ static void track(OrnLexer *lx, int t, OrnSpan sp)
     }
 }
 
+/* The statement begins `name (`: remember it if the name looks like a misspelled block
+ * keyword (lex.h, opener_kw). */
+static void note_opener(OrnLexer *lx)
+{
+    char w[64];
+    OrnSpan sp = lx->stmt_span;
+    if (sp.hi - sp.lo >= sizeof w) return;
+    memcpy(w, lx->base + sp.lo, sp.hi - sp.lo);
+    w[sp.hi - sp.lo] = '\0';
+    const char *kw = orn_keyword_like(w);
+    if (kw && (!strcmp(kw, "parallel_for") || !strcmp(kw, "for") || !strcmp(kw, "while") ||
+               !strcmp(kw, "if") || !strcmp(kw, "fn"))) {
+        lx->opener_kw = kw;
+        lx->opener_span = sp;
+    }
+}
+
 /* Bookkeeping for a token about to be returned. */
 static int emit(OrnLexer *lx, int t, OrnSpan span)
 {
@@ -411,6 +429,14 @@ static int emit(OrnLexer *lx, int t, OrnSpan span)
     lx->prev_starts = lx->last_starts;
     lx->last_starts = lx->ntokens == 0 || lx->last == TK_SEP || lx->last == TK_ORDERED ||
                       lx->last == TK_GPU;
+    if (lx->last_starts && t != TK_SEP) {
+        lx->stmt_tok = t;
+        lx->stmt_next = -1;
+        lx->stmt_span = span;
+    } else if (lx->stmt_next < 0 && t != TK_SEP) {
+        lx->stmt_next = t;
+        if (t == TK_LPAREN && lx->stmt_tok == TK_IDENT) note_opener(lx);
+    }
     lx->prev = lx->last;
     lx->last = t;
     lx->prev_span = lx->last_span;

@@ -805,27 +805,6 @@ static void put_expected(OrnBuf *b, const yysymbol_kind_t *exp, int n)
 
 /* ---- hints for mistakes people make coming from other languages -------------------- */
 
-/* A statement keyword close to `w` (a misspelling), or NULL. */
-static const char *keyword_like(const char *w)
-{
-    static const char *const kw[] = {"parallel_for", "for", "while", "if", "elif", "else",
-                                     "fn", "return", "break", "continue", "const", "param",
-                                     "dist", "extern", "end"};
-    const char *best = NULL;
-    int bd = 3, bl = 99;
-    size_t lw = strlen(w);
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
-        int d = orn_edit_distance(w, kw[i]);
-        int l = abs((int)strlen(kw[i]) - (int)lw);
-        if (d > 0 && d <= 2 && (size_t)d < lw && (d < bd || (d == bd && l < bl))) {
-            best = kw[i];
-            bd = d;
-            bl = l;
-        }
-    }
-    return best;
-}
-
 /* The source line holding byte `at`: [*lo, *hi). */
 static void line_of(const OrnParser *p, uint32_t at, uint32_t *lo, uint32_t *hi)
 {
@@ -936,6 +915,32 @@ static void hint_julia_for(OrnParser *p, OrnSpan loc)
                        ln, n0, (int)(ae - r), r, (int)(be - b), b);
 }
 
+/* The name at `w`, which begins a statement with a syntax error, if it looks like a
+ * misspelled keyword: reported as such (true). The block the keyword would have opened is
+ * opened, marked misspelled, so that its 'end' (and an if's 'else') close it quietly. */
+static bool misspelled_keyword(OrnParser *p, OrnSpan w)
+{
+    char word[64];
+    if (w.hi - w.lo >= sizeof word) return false;
+    memcpy(word, p->u->src.text + w.lo, w.hi - w.lo);
+    word[w.hi - w.lo] = 0;
+    const char *kw = orn_keyword_like(word);
+    if (!kw) return false;
+    orn_diag(&p->u->diags, ORN_ERROR, w, "unknown statement '%s': did you mean '%s'?", word, kw);
+    static const struct {
+        const char *kw;
+        int tok;
+    } opens[] = {{"parallel_for", TK_PARALLEL_FOR},
+                 {"for", TK_FOR},
+                 {"while", TK_WHILE},
+                 {"if", TK_IF},
+                 {"fn", TK_FN}};
+    for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++)
+        if (!strcmp(kw, opens[i].kw) && p->nblocks < ORN_LEX_MAX_NEST)
+            p->blocks[p->nblocks++] = (OrnLexOpen){-opens[i].tok, w};
+    return true;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
 {
     OrnDiags *d = &p->u->diags;
@@ -967,25 +972,17 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
         if ((la == YYSYMBOL_ELSE || la == YYSYMBOL_ELIF) && top->tok == -TK_IF) return 0;
     }
     /* A misspelled statement keyword: a name that begins a statement, followed by a name. */
-    if (p->lx.prev == TK_IDENT && p->lx.prev_starts && la == YYSYMBOL_IDENT) {
-        OrnSpan w = p->lx.prev_span;
-        char word[64];
-        if (w.hi - w.lo < sizeof word) {
-            memcpy(word, p->u->src.text + w.lo, w.hi - w.lo);
-            word[w.hi - w.lo] = 0;
-            const char *kw = keyword_like(word);
-            if (kw) {
-                orn_diag(d, ORN_ERROR, w, "unknown statement '%s': did you mean '%s'?", word, kw);
-                static const struct { const char *kw; int tok; } opens[] = {
-                    {"parallel_for", TK_PARALLEL_FOR}, {"for", TK_FOR}, {"while", TK_WHILE},
-                    {"if", TK_IF}, {"fn", TK_FN}};
-                for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++)
-                    if (!strcmp(kw, opens[i].kw) && p->nblocks < ORN_LEX_MAX_NEST)
-                        p->blocks[p->nblocks++] = (OrnLexOpen){-opens[i].tok, w};
-                return 0;
-            }
-        }
-    }
+    if (p->lx.prev == TK_IDENT && p->lx.prev_starts && la == YYSYMBOL_IDENT &&
+        misspelled_keyword(p, p->lx.prev_span))
+        return 0;
+    /* The same after something other than a name: `parallel_fro (u, i), r in R` reads as a
+     * call until the ','. The error lies in a statement that began with such a name and is
+     * no assignment (`fr = ...` may well be a variable). */
+    int nx = p->lx.stmt_next;
+    if (p->lx.stmt_tok == TK_IDENT && !p->lx.last_starts && nx >= 0 && nx != TK_ASSIGN &&
+        nx != TK_PLUSEQ && nx != TK_MINUSEQ && nx != TK_STAREQ && nx != TK_SLASHEQ &&
+        nx != TK_LBRACK && misspelled_keyword(p, p->lx.stmt_span))
+        return 0;
     if (la == YYSYMBOL_ASSIGN && expects_eq && !expects_la) {
         orn_diag(d, ORN_ERROR, loc, "'=' assigns; to compare, write '=='");
         return 0;
@@ -1025,6 +1022,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
     }
     if (la == YYSYMBOL_END && p->nblocks == 0) {
         orn_diag(d, ORN_ERROR, loc, "unexpected 'end': there is no open block to close");
+        if (p->lx.opener_kw)
+            orn_diag(d, ORN_NOTE, p->lx.opener_span, "'%.*s' is not a keyword: did you mean '%s'?",
+                     (int)(p->lx.opener_span.hi - p->lx.opener_span.lo),
+                     p->u->src.text + p->lx.opener_span.lo, p->lx.opener_kw);
         return 0;
     }
     if ((la == YYSYMBOL_ELSE || la == YYSYMBOL_ELIF) &&

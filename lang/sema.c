@@ -242,6 +242,23 @@ void orn_sema_unknown(Sema *s, const OrnName *id, OrnSpan span, bool call)
     if (g.best) ORN_NOTE(s, "did you mean '%s'?", g.best);
 }
 
+/* A statement that is only an unknown name, or a call of an unknown function, whose name
+ * looks like a misspelled keyword (`brek`, `contniue`, `retrun(x)`): reported as such. */
+static bool misspelled_keyword(Sema *s, const OrnNode *e)
+{
+    bool call = e->kind == N_CALL;
+    const OrnName *id = call ? e->u.call.id : e->kind == N_NAME ? e->u.name.id : NULL;
+    if (!id || map_get(&s->map, id) >= 0 || (call && orn_builtin_lookup(id->s) >= 0)) return false;
+    const char *kw = orn_keyword_like(id->s);
+    if (!kw) return false;
+    OrnSpan w = e->span;
+    w.hi = w.lo + (uint32_t)strlen(id->s);
+    ORN_ERR(s, w, "unknown statement '%s': did you mean '%s'?", id->s, kw);
+    int seen = map_get(&s->unknown, id);
+    map_set(&s->unknown, id, (seen > 0 ? seen : 0) | (call ? 2 : 1));
+    return true;
+}
+
 /* A new name bound by a parameter, a loop variable, a key or a value variable: it may not
  * redefine a type name or a built-in, nor shadow a visible name, except that a fn's
  * parameters and locals may reuse the names of top-level variables. */
@@ -1093,6 +1110,7 @@ static void stmt(Sema *s, OrnNode *n)
     switch (n->kind) {
     case N_EXPR: {
         OrnNode *e = n->u.expr_stmt.e;
+        if (e && misspelled_keyword(s, e)) break;
         if (e && e->kind == N_CALL)
             orn_sema_call(s, e, false);
         else if (e)

@@ -104,19 +104,21 @@ static const char *role_name(int r)
     return r >= 0 && r <= 5 ? names[r] : "?";
 }
 
-/* First error inside a body's slow path wins; the body carries on with zeros. */
+/* First error inside a body's slow path wins; the body carries on with zeros (contained,
+ * contain.c: to the end of its slice, its last). */
 static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
 {
-    if (x->status) return;
+    if (x->status || x->body_code) return;
     char ks[160];
     const ViewImpl *vi = v->impl;
     orn_dsm_key_text(vi->store, key, ks, sizeof ks); /* as the program writes it */
     char at[300] = "";
     if (v->line > 0)
         snprintf(at, sizeof at, " at %s:%d", x->plan->file ? x->plan->file : "?", v->line);
-    x->status = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s", what,
-                        x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks, at,
-                        role_name(v->role), why);
+    int code = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s", what,
+                       x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks, at,
+                       role_name(v->role), why);
+    if (!rt_body_contain(x, code)) x->status = code;
 }
 
 /* ---------------------------------------------------------------- view slow paths */
@@ -606,10 +608,13 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
 
 /* ---------------------------------------------------------------- running work */
 
+/* A body returned rc != 0: the loop's error, or contained (contain.c: OK, no more bodies). */
 static int body_failed(Exec *x, int rc)
 {
-    if (orn_dsm_error_code(x->dsm) == ORN_E_BODY) return ORN_E_BODY;
-    return rt_fail(x, ORN_E_BODY, "the loop body failed (status %d)", rc);
+    int code = orn_dsm_error_code(x->dsm) == ORN_E_BODY
+                   ? ORN_E_BODY
+                   : rt_fail(x, ORN_E_BODY, "the loop body failed (status %d)", rc);
+    return rt_body_contain(x, code) ? ORN_OK : code;
 }
 
 static void trace_push(Exec *x, const Work *w)
@@ -669,7 +674,8 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
 {
     OrnRtBlock b;
     const OrnRtLoop *L = x->loop;
-    x->in_prefetch = prefetch_pass; /* bind gives no direct pointers for this pass's writes */
+    if (x->body_skip) return ORN_OK; /* a contained error: the schedule goes on without bodies */
+    x->in_prefetch = prefetch_pass;  /* bind gives no direct pointers for this pass's writes */
     int status = bind(x, w->tile, &b);
     x->in_prefetch = 0;
     if (status) return status;
@@ -690,9 +696,9 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
             if (len > end - f) len = end - f;
             set_range(x, &b, t, decode, f, len);
             int rc = L->prefetch(x->rt, &b, L->env);
-            if (rc) {
+            if (rc || x->body_skip) {
                 x->in_prefetch = 0;
-                return body_failed(x, rc);
+                return rc ? body_failed(x, rc) : ORN_OK;
             }
         }
         x->in_prefetch = 0;
@@ -712,7 +718,7 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
         set_range(x, &b, t, decode, f, len);
         int rc = L->body(x->rt, &b, L->env);
         if (rc) return body_failed(x, rc);
-        if (x->status) return x->status;
+        if (x->status || x->body_skip) return x->status;
         if (x->need_progress && f + len < end) {
             status = orn_dsm_progress(x->dsm);
             if (status) return status;
@@ -1269,6 +1275,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     orn_dsm_traffic(rt->dsm, &t0x);
     RtSpan setup = {0, 0, -1}, fin = {0, 0, -1};
     orn_dsm_clear_error(rt->dsm);
+    rt->agreed = 0;
     if (loop->plan && (int)loop->plan->strategy >= 0 && loop->plan->strategy <= ORN_RT_SERIAL)
         x.sched = pick(loop->plan->strategy); /* names the strategy in messages */
     if (x.tl) lspan = loop_span(&x);
@@ -1369,6 +1376,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         status = x.sched->step_begin(&x, s);
         if (!status) status = run_step(&x, s);
         if (!status) status = x.sched->step_end(&x, s);
+        if (!status && rt->contain && x.P > 1 && s + 1 < x.nsteps) status = rt_body_step_agree(&x);
         if (status) goto fn_fail;
     }
     status = rt_halo_drain(&x);
@@ -1391,6 +1399,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             for (int j = 0; j < k; j++) done |= x.replica[j] == x.replica[k];
             if (!done) rt_replica_writeback(&x, k);
         }
+    /* contained body errors: the same verdict everywhere, before anything reduces */
+    if (!status) status = rt_body_agree(&x);
     if (!status) status = reduce_accs(&x);
     if (!status) status = gather_trace(&x);
     /* Nobody leaves (and maybe frees or rewrites an array) while a peer may still read
@@ -1421,6 +1431,7 @@ fn_exit:
     free(x.accpart);
     free(x.accused);
     free(x.tr);
+    free(x.body_msg);
     rt->stats.total = rt_now() - t0;
     OrnDsmTraffic t1x;
     orn_dsm_traffic(rt->dsm, &t1x);
@@ -1432,6 +1443,7 @@ fn_exit:
     free(x.own_plan);
     return status;
 fn_fail:
+    if (rt->agreed && status == ORN_E_BODY) goto fn_exit; /* its message names file and line */
     orn_dsm_fail_ctx(rt->dsm, status, "parallel_for at %s:%d (%s)",
                      loop->plan && loop->plan->file ? loop->plan->file : "?",
                      loop->plan ? loop->plan->line : 0, x.sched ? x.sched->name : "plan");

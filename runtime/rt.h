@@ -227,6 +227,22 @@ typedef struct OrnRtLoop {
 
 /* Collective: run a parallel_for. */
 int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop);
+/* Contained body errors (the REPL; off by default, where compiled programs end the job at
+ * the first one): an error inside a body -- an index out of range that a view's slow path
+ * finds, a body that returns non-zero (orn_rt_body_error) -- does not end the loop on its
+ * rank. The rank keeps its first such error, calls no more bodies and runs the rest of its
+ * schedule (every transfer and collective as planned, so no rank waits on it); at the end
+ * of each step the ranks learn whether any failed (an allreduce: no timeout decides), and
+ * from then on none calls bodies. orn_rt_run then returns the error on every rank, with
+ * the lowest failing rank's message (orn_rt_error; orn_rt_error_rank names the rank), and
+ * orn_rt_agreed() is 1. Accumulators are not reduced into loop->acc. Every rank must use
+ * the same setting. */
+void orn_rt_set_contain(OrnRtCtx *rt, int on);
+/* After orn_rt_run failed: 1 when every rank returned the same failure (a contained body
+ * error), so the program may go on; 0 when the ranks no longer agree (orn_rt_die). */
+int orn_rt_agreed(const OrnRtCtx *rt);
+/* The rank whose failure orn_rt_error describes (this rank, or the agreed failing one). */
+int orn_rt_error_rank(const OrnRtCtx *rt);
 /* Inside a body: report a failure (the body then returns non-zero). */
 int orn_rt_body_error(OrnRtCtx *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -64,7 +64,9 @@ struct OrnRtCtx {
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
     int rotate_planned;    /* $ORN_ROTATE=planned: 2d loops rotate the side their plan names */
     int64_t slice;
-    int sliced; /* orn_rt_set_sliced: bodies always run a slice at a time */
+    int sliced;  /* orn_rt_set_sliced: bodies always run a slice at a time */
+    int contain; /* orn_rt_set_contain: body errors are agreed, not fatal (contain.c) */
+    int agreed;  /* the last orn_rt_run failed with a contained, agreed error */
     int trace_on;
     int nocomm;
     OrnRtTraceEntry *trace;
@@ -210,6 +212,9 @@ struct Exec {
     int remote_reads;     /* bodies may read other ranks' data on demand */
     int skip_prefetch;    /* window.c: no key can be announced (all data local everywhere) */
     int status;           /* first error raised inside a body's slow path */
+    int body_code;        /* contain: this rank's first body error (contain.c), or 0 */
+    char *body_msg;       /* its message */
+    int body_skip;        /* contain: no more bodies (this rank, or every rank, failed) */
     OrnRtScalar *accpart; /* per iteration tile: naccs partials */
     unsigned char *accused;
     OrnRtTraceEntry *tr;
@@ -234,6 +239,16 @@ struct Exec {
     OrnDsmXfer **replica_x;          /* the copies' tiles in flight (blocking.c) */
     int64_t nreplica_x;
 };
+
+/* contain.c: body errors contained (orn_rt_set_contain, rt.h). */
+/* A body error (its message in the DSM context): returns non-zero when it is contained --
+ * recorded, the rank calls no more bodies -- and 0 when it must end the loop. */
+int rt_body_contain(Exec *x, int code);
+/* Collective, after every step but the last: whether any rank failed; then none runs
+ * bodies any more. */
+int rt_body_step_agree(Exec *x);
+/* Collective, at the loop's end: the lowest failing rank's error on every rank, or OK. */
+int rt_body_agree(Exec *x);
 
 struct OrnRtSched {
     const char *name;

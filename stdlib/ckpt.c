@@ -273,6 +273,11 @@ int orn_std_ckpt_fail(OrnStdProg *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* which node: a checkpoint folder that is not on a shared file system fails on the
+     * ranks of the nodes that do not see it (docs/cluster.md) */
+    if (p->size > 1)
+        return orn_dsm_fail(p->dsm, ORN_E_IO, "%s (rank %d on host %s)", msg, p->rank,
+                            orn_dsm_host(p->dsm));
     return orn_dsm_fail(p->dsm, ORN_E_IO, "%s", msg);
 }
 

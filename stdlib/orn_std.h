@@ -94,7 +94,10 @@ typedef struct OrnStdProg {
     /* The `orion` REPL (docs/repl.md): a jmp_buf * that run-time errors return to instead
      * of ending the job; NULL in compiled programs. See orn_std_die and orn_std_run. */
     void *recover;
-    void *body_jb; /* inside a guarded loop body (std.c): where a body error goes */
+    void *body_jb;     /* inside a guarded loop body (std.c): where a body error goes */
+    int in_loop;       /* a guarded loop runs: an error outside its bodies (a buffer's apply fn
+                          at a flush, where the ranks cannot agree) ends the job */
+    int extern_failed; /* orn_std_extern failed on this rank (orn_std_externs_agreed) */
     /* The REPL's Ctrl-C flag (set by its signal handler): a guarded loop runs no more
      * bodies once it is set, and every rank returns to the prompt at the loop's end. */
     volatile int *interrupt;
@@ -239,8 +242,14 @@ void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
 
 /* ---------------------------------------------------------------- externs */
 
-/* dlopen(lib) and dlsym(name); a missing library or symbol ends the job naming both. */
-void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line);
+/* Extern fns' libraries: looked up one after another (generated programs and modules at
+ * their start, the REPL's evaluator at a piece's first call)
+ * (orn_std_extern, which records a failure and returns NULL), then orn_std_externs_agreed,
+ * collective: on a failure anywhere (a library missing on one node) rank 0 prints the
+ * lowest failing rank's message once -- "file:LINE: extern fn 'f': cannot load 'lib' on host
+ * H: why" -- and every rank exits 1 (the REPL: returns to the prompt). */
+void *orn_std_extern(OrnStdProg *p, const char *lib, const char *name, int line);
+void orn_std_externs_agreed(OrnStdProg *p);
 
 /* ---------------------------------------------------------------- integer helpers */
 

@@ -37,6 +37,21 @@ static void open_trace(OrnStdProg *p)
     if (!p->trace) fprintf(stderr, "orion: rank 0: cannot write the trace to '%s'\n", path);
 }
 
+/* srun started this process as one of N > 1 tasks, but gave it no process-management
+ * interface (no PMI_* or PMIX_* in the environment: `srun --mpi=none`, often the default),
+ * so MPI sees a job of one rank: each task would run the whole program alone. Returns N
+ * then, else 0. */
+static long srun_alone(void)
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    long tasks = n ? strtol(n, NULL, 10) : 0;
+    if (tasks < 2) return 0;
+    static const char *const pmi[] = {"PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_PORT", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof pmi / sizeof pmi[0]; i++)
+        if (getenv(pmi[i])) return 0;
+    return tasks;
+}
+
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams)
 {
@@ -52,6 +67,19 @@ void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
     p->dsm = orn_rt_dsm(p->rt);
     p->rank = orn_rt_rank(p->rt);
     p->size = orn_rt_size(p->rt);
+    long alone = p->size == 1 ? srun_alone() : 0;
+    if (alone) { /* exit 2: the command line that started it is wrong (docs/cluster.md) */
+        const char *id = getenv("SLURM_PROCID");
+        if (!id || strcmp(id, "0") == 0)
+            fprintf(stderr,
+                    "orion: error: srun started %ld tasks, but MPI sees each one alone (1 "
+                    "rank): MPICH's ranks need a process-management interface, srun "
+                    "--mpi=pmi2\n",
+                    alone);
+        fflush(stderr);
+        orn_rt_finalize(p->rt);
+        exit(2);
+    }
     int rc = orn_std_parse_params(p, *argc, *argv, params, nparams);
     if (rc < 0) rc = orn_std_observe(p);
     if (rc >= 0) {
@@ -205,13 +233,17 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (p->recover) { /* the REPL: back to the prompt */
+    if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
+        orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
+        longjmp(*(jmp_buf *)p->body_jb, 1);
+    }
+    if (p->recover && !p->in_loop) { /* the REPL: back to the prompt */
         orn_progress_clear(p->progress);
         fflush(stdout);
-        if (p->body_jb || p->rank == 0) /* top-level code fails on every rank alike */
+        if (p->rank == 0) /* top-level code fails on every rank alike */
             fprintf(stderr, "orion: rank %d: %s:%d: %s\n", p->rank, p->file, line, msg);
         fflush(stderr);
-        longjmp(*(jmp_buf *)(p->body_jb ? p->body_jb : p->recover), 1);
+        longjmp(*(jmp_buf *)p->recover, 1);
     }
     orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
     orn_rt_die(p->rt);
@@ -224,7 +256,10 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
     if (agreed || (p->recover && p->size == 1)) {
         orn_progress_clear(p->progress);
         fflush(stdout);
-        if (p->rank == 0) fprintf(stderr, "orion: rank 0: %s:%d: %s\n", p->file, line, msg);
+        /* the rank it happened on (an agreement hands every rank the failing one's message) */
+        if (p->rank == 0)
+            fprintf(stderr, "orion: rank %d: %s:%d: %s\n", orn_dsm_error_rank(p->dsm), p->file,
+                    line, msg);
         fflush(stderr);
         orn_dsm_clear_error(p->dsm);
         if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);
@@ -272,21 +307,43 @@ double orn_std_wall_time(void)
 
 /* ---------------------------------------------------------------- externs */
 
-void *orn_std_dlsym(OrnStdProg *p, const char *lib, const char *name, int line)
+void *orn_std_extern(OrnStdProg *p, const char *lib, const char *name, int line)
 {
+    if (p->extern_failed) return NULL; /* the first failure is the one reported */
     void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+    char on[300] = "";
+    if (p->size > 1) snprintf(on, sizeof on, " on host %s", orn_dsm_host(p->dsm));
     if (!h) {
         const char *e = dlerror();
-        orn_std_die(p, line, "extern fn '%s': cannot load '%s': %s", name, lib, e ? e : "?");
+        orn_dsm_fail(p->dsm, ORN_E_IO, "%s:%d: extern fn '%s': cannot load '%s'%s: %s", p->file,
+                     line, name, lib, on, e ? e : "?");
+        p->extern_failed = 1;
+        return NULL;
     }
     dlerror();
     void *f = dlsym(h, name);
     if (!f) {
         const char *e = dlerror();
-        orn_std_die(p, line, "extern fn '%s': no such symbol in '%s'%s%s", name, lib, e ? ": " : "",
-                    e ? e : "");
+        orn_dsm_fail(p->dsm, ORN_E_IO, "%s:%d: extern fn '%s': no such symbol in '%s'%s%s%s",
+                     p->file, line, name, lib, on, e ? ": " : "", e ? e : "");
+        p->extern_failed = 1;
     }
     return f;
+}
+
+void orn_std_externs_agreed(OrnStdProg *p)
+{
+    int failed = p->extern_failed;
+    p->extern_failed = 0;
+    if (!orn_dsm_agree(p->dsm, failed ? ORN_E_IO : ORN_OK)) return;
+    orn_progress_clear(p->progress);
+    fflush(stdout);
+    if (p->rank == 0)
+        fprintf(stderr, "orion: rank %d: %s\n", orn_dsm_error_rank(p->dsm), orn_dsm_error(p->dsm));
+    fflush(stderr);
+    orn_dsm_clear_error(p->dsm);
+    if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);
+    orn_std_exit(p, 1);
 }
 
 /* ---------------------------------------------------------------- loops */
@@ -344,39 +401,45 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             s.received, s.early, gpu);
 }
 
-/* The REPL's loops: a body that fails (orn_std_die) returns here; the rank then runs the
- * rest of its schedule without bodies, so every rank reaches the end of the loop. */
+/* The REPL's loops: a body that fails (orn_std_die) returns here, and the failure goes to
+ * the runtime as the body's error, which contains it (orn_rt_set_contain, runtime/
+ * contain.c): the rank runs the rest of its schedule without bodies, every rank learns of
+ * it, and the loop returns the lowest failing rank's error on every rank. An index out of
+ * range that the runtime finds itself takes the same way. */
 typedef struct Guard {
     const OrnRtLoop *loop;
     OrnStdProg *p;
     jmp_buf jb;
-    int failed;
 } Guard;
 
 static int guarded_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 {
     Guard *g = env;
-    if (g->failed) return 0;
-    if (g->p->interrupt && *g->p->interrupt) {
-        orn_progress_clear(g->p->progress);
-        fflush(stdout);
-        fprintf(stderr, "orion: rank %d: %s:%d: interrupted\n", g->p->rank,
-                g->loop->plan->file ? g->loop->plan->file : "?", g->loop->plan->line);
-        fflush(stderr);
-        g->failed = 1;
-        return 0;
+    if (g->p->interrupt && *g->p->interrupt)
+        return orn_rt_body_error(rt, "%s:%d: interrupted",
+                                 g->loop->plan->file ? g->loop->plan->file : "?",
+                                 g->loop->plan->line);
+    if (setjmp(g->jb)) { /* orn_std_die recorded the message */
+        g->p->body_jb = NULL;
+        return ORN_E_BODY;
     }
-    if (setjmp(g->jb)) {
-        g->failed = 1;
-        return 0;
-    }
-    return g->loop->body(rt, b, g->loop->env);
+    g->p->body_jb = &g->jb;
+    int rc = g->loop->body(rt, b, g->loop->env);
+    g->p->body_jb = NULL;
+    return rc;
 }
 
 static int guarded_prefetch(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
 {
     Guard *g = env;
-    return g->failed ? 0 : g->loop->prefetch(rt, b, g->loop->env);
+    if (setjmp(g->jb)) {
+        g->p->body_jb = NULL;
+        return ORN_E_BODY;
+    }
+    g->p->body_jb = &g->jb;
+    int rc = g->loop->prefetch(rt, b, g->loop->env);
+    g->p->body_jb = NULL;
+    return rc;
 }
 
 static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
@@ -386,23 +449,21 @@ static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
     l.body = guarded_body;
     l.prefetch = loop->prefetch ? guarded_prefetch : NULL;
     l.env = &g;
-    p->body_jb = &g.jb;
+    p->in_loop = 1;
+    orn_rt_set_contain(p->rt, 1);
     int status = orn_rt_run(p->rt, &l);
-    p->body_jb = NULL;
-    if (status && p->size == 1) { /* a failure the runtime found (an index out of range) */
+    orn_rt_set_contain(p->rt, 0);
+    p->in_loop = 0;
+    if (status && orn_rt_agreed(p->rt)) { /* every rank failed alike: rank 0 says it once */
         orn_progress_clear(p->progress);
         fflush(stdout);
-        fprintf(stderr, "orion: rank 0: %s\n", orn_rt_error(p->rt));
+        if (p->rank == 0)
+            fprintf(stderr, "orion: rank %d: %s\n", orn_rt_error_rank(p->rt), orn_rt_error(p->rt));
         fflush(stderr);
-        orn_dsm_clear_error(p->dsm);
-        g.failed = 1, status = 0;
-    }
-    if (status) orn_rt_die(p->rt); /* other ranks may wait on this one: end the job */
-    if (orn_dsm_agree(p->dsm, g.failed ? ORN_E_BODY : ORN_OK)) {
         orn_dsm_clear_error(p->dsm);
         longjmp(*(jmp_buf *)p->recover, 1);
     }
-    return 0;
+    return status; /* 0, or the ranks no longer agree: the caller ends the job */
 }
 
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)

@@ -25,6 +25,11 @@
 #                  lost rank, none blamed another; once the link is back up the job ends
 #                  non-zero. (mpiexec cannot end before: it waits for the cut-off host's
 #                  process manager, which it cannot reach.)
+#   missing_file   a data file that host 2 does not have (its folder hidden under an empty
+#                  tmpfs in host 2's mount namespace; docs/cluster.md): the job exits 1 and
+#                  prints one error, naming rank 1, host 2 and the file's path; the same for
+#                  an extern fn's shared library; a checkpoint folder host 2 does not see
+#                  fails each checkpoint naming rank 1 and host 2, and the run goes on
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}" "${CLUSTER:?}" "${ORN_CLUSTER:?}"
 check=$1
@@ -204,6 +209,61 @@ fault_kill | fault_link)
     blames $r "$lost" "link$h.txt" $r || fail "no survivor named rank $r (pid $lost on $(ns_of $h))"
     echo "host $h cut off: the survivors named rank $r and left within $secs s; the job ended with $rc"
   done
+  ;;
+missing_file)
+  mkdir data
+  printf '0 0 1.0\n1 1 2.0\n2 0 3.0\n3 1 4.0\n4 0 5.0\n5 1 1.5\n' >data/r.train
+  printf 'param train = "data/r.train"\ndist R = load_triplets(train)\nprint(nnz(R))\n' >load.orn
+  "$ORIONC" load.orn -o prog || fail "orionc load.orn"
+  # the program, on host 2 with data/ hidden (a mount namespace of its own, as a node
+  # without the file system that holds the data)
+  cat >hide.sh <<'EOF2'
+#!/bin/sh
+if [ "$(hostname)" = "$HIDE_ON" ]; then
+  exec unshare --mount sh -c 'mount -t tmpfs none "$HIDE_DIR" && exec "$@"' sh "$@"
+fi
+exec "$@"
+EOF2
+  chmod +x hide.sh
+  "$MPIEXEC" -n 3 ./prog >ok.txt 2>&1 || { cat ok.txt >&2; fail "the job failed with the file on every host"; }
+  grep -qx 6 ok.txt || fail "the job did not load the 6 ratings"
+  h2=$(ns_of 2)
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/data" -n 3 ./hide.sh ./prog >out.txt 2>&1 || rc=$?
+  cat out.txt
+  [ "$rc" -eq 1 ] || fail "the job exited $rc, expected 1"
+  want="orion: rank 1: load.orn:2: load_triplets: data/r.train: cannot open on host $h2: No such file or directory"
+  grep -qxF "$want" out.txt || fail "no line '$want'"
+  [ "$(grep -c '^orion:' out.txt)" -eq 1 ] || fail "the error was not printed once"
+  # an extern fn's library that host 2 does not have: the same, before anything runs
+  printf 'double orn_net_twice(double x);\ndouble orn_net_twice(double x) { return 2 * x; }\n' >twice.c
+  ${CC:-cc} -shared -fPIC -o data/libtwice.so twice.c || fail "cc libtwice.so"
+  printf 'extern "%s" fn orn_net_twice(x: f64) -> f64\nprint(orn_net_twice(21.0))\n' \
+    "$W/data/libtwice.so" >ext.orn
+  "$ORIONC" ext.orn -o ext || fail "orionc ext.orn"
+  "$MPIEXEC" -n 3 ./ext >ok.txt 2>&1 || { cat ok.txt >&2; fail "the extern failed with the library on every host"; }
+  grep -qx 42.0 ok.txt || fail "the extern did not print 42.0"
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/data" -n 3 ./hide.sh ./ext >ext.txt 2>&1 || rc=$?
+  cat ext.txt
+  [ "$rc" -eq 1 ] || fail "the extern's job exited $rc, expected 1"
+  want="orion: rank 1: ext.orn:1: extern fn 'orn_net_twice': cannot load '$W/data/libtwice.so' on host $h2: "
+  grep -qF "$want" ext.txt || fail "no line '$want...'"
+  [ "$(grep -c '^orion:' ext.txt)" -eq 1 ] || fail "the extern's error was not printed once"
+  if grep -q '^42' ext.txt; then fail "a rank ran the program without the library"; fi
+  # a checkpoint folder that host 2 does not see: each checkpoint fails naming rank 1 and
+  # host 2, the previous one is kept, and the run goes on to its end
+  mkdir ck
+  printf 'total = 0\nfor i in 0..3\n    total += i\nend\nprint(total)\n' >ck.orn
+  "$ORIONC" ck.orn -o ckp || fail "orionc ck.orn"
+  rc=0
+  "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/ck" -n 3 ./hide.sh ./ckp --checkpoint=ck \
+    --checkpoint-every=0 >ck.txt 2>&1 || rc=$?
+  cat ck.txt
+  [ "$rc" -eq 0 ] || fail "the run with a checkpoint folder host 2 lacks exited $rc, expected 0"
+  grep -qx 3 ck.txt || fail "the run did not print its result"
+  grep -q "^orion: checkpoint: ck/ckpt-[0-9]*.tmp/rank-1.bin: cannot write: No such file or directory (rank 1 on host $h2) (ck.orn:2, " ck.txt ||
+    fail "no checkpoint failure naming rank 1 and host 2"
   ;;
 *)
   fail "unknown check"

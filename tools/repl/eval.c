@@ -25,6 +25,10 @@ typedef struct Ev {
     void *ud;
     int line;
     int jump; /* 1 break, 2 continue */
+    /* extern "lib" fns looked up in this piece (each once, agreed by the ranks) */
+    const OrnNode *ext_fn[16];
+    void *ext_ptr[16];
+    int next;
 } Ev;
 
 enum { MAXARGS = 32 };
@@ -436,8 +440,25 @@ static Val call_extern(Ev *x, const OrnNode *e)
 {
     const OrnSym *fs = e->u.call.sym;
     const OrnNode *fn = fs->decl;
-    void *f = fn->u.fn.lib ? orn_std_dlsym(x->p, fn->u.fn.lib, fn->u.fn.id->s, fn->span.line)
-                           : dlsym(RTLD_DEFAULT, fn->u.fn.id->s);
+    void *f = NULL;
+    if (fn->u.fn.lib) {
+        /* once per piece: looked up on every rank, then agreed (a library missing on one
+         * node is reported once and every rank leaves the piece, orn_std_externs_agreed) */
+        int i = 0;
+        while (i < x->next && x->ext_fn[i] != fn) i++;
+        if (i < x->next) {
+            f = x->ext_ptr[i];
+        } else {
+            f = orn_std_extern(x->p, fn->u.fn.lib, fn->u.fn.id->s, fn->span.line);
+            orn_std_externs_agreed(x->p);
+            if (x->next < (int)(sizeof x->ext_fn / sizeof x->ext_fn[0])) {
+                x->ext_fn[x->next] = fn;
+                x->ext_ptr[x->next++] = f;
+            }
+        }
+    } else {
+        f = dlsym(RTLD_DEFAULT, fn->u.fn.id->s);
+    }
     if (!f) orn_std_die(x->p, x->line, "extern fn '%s': no such symbol", fn->u.fn.id->s);
     ffi_type *types[MAXARGS];
     void *vals[MAXARGS];
