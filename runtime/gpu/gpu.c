@@ -232,6 +232,10 @@ static int64_t *keys_in(GpuState *g, const OrnRtBlock *b, const OrnRtPlan *plan,
     }
     if (orn_gpu_sched(plan, keys, n, nk, g->sms, k->lanes, g->tiles_hint, g->broken, s) != 0)
         goto fn_fail;
+    for (int st = 0; st < s->nsteps; st++) {
+        int64_t w = s->step_start[st + 1] - s->step_start[st];
+        s->widest = w > s->widest ? w : s->widest;
+    }
     size_t nkeys = (size_t)n * (size_t)nk, nt = (size_t)s->ntiles, ns = (size_t)s->nsteps;
     size_t words = nkeys + (size_t)n + (nt + 1) + nt + (ns + 1);
     aux = s;
@@ -336,13 +340,8 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     g->st_launch++;
     g->st_barrier += s->nsteps > 1 ? s->nsteps - 1 : 0;
     if (g->mode == GPU_MODE_DEVICE) {
-        int64_t widest = 0;
-        for (int st = 0; st < s->nsteps; st++) {
-            int64_t nt = s->step_start[st + 1] - s->step_start[st];
-            widest = nt > widest ? nt : widest;
-        }
         int grid = 0;
-        if (k->run(da, widest, env, &grid) != 0) {
+        if (k->run(da, s->widest, env, &grid) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
                               plan->line);
             goto fn_forget;

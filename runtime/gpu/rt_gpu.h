@@ -24,6 +24,7 @@ typedef struct OrnGpuSched {
     int nsteps;
     int64_t *step_start; /* nsteps + 1: step s runs tiles[step_start[s] .. step_start[s+1]) */
     int64_t *tiles;      /* ntiles, grouped by step */
+    int64_t widest;      /* the most tiles of a step (the persistent kernel's grid) */
 } OrnGpuSched;
 
 /* The schedule of n elements (keys: nkeys each, runtime order) for plan, on a device with
