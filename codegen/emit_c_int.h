@@ -194,6 +194,9 @@ void cg_gpu_host(C *c, const OrnCgLoop *l);
 /* cuda_warp.c (warp kernels of the CUDA back end) */
 /* Does the CUDA back end run this loop body on warps (it has view work to split)? */
 bool cg_warp_loop(const C *c, const OrnCgLoop *l);
+/* cuda_pref.c: orn_gpu_pref_N, the prefetch of a warp kernel's next element, when the body
+ * has accesses its keys alone address; false (nothing written) otherwise. */
+bool cg_gpu_pref(C *c, const OrnCgLoop *l, int id);
 /* The element function's body: its start (warp-uniform code, with the accesses a previous
  * iteration may have left unsynchronized) and end (pending writes synchronized). cg_warp_end
  * returns whether what this iteration leaves is within start, else adds it there: the body

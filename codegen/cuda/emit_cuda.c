@@ -17,6 +17,7 @@
  *     OrnGpuEnv_N        the body's outer scalars (the host C declares the same struct)
  *     orn_gpu_elem_N     one iteration (on a lane L_ of a warp, when the body has view
  *                        work: cuda_warp.c)
+ *     orn_gpu_pref_N     (warps) the cache prefetch of a tile's next element (cuda_pref.c)
  *     orn_gpu_tile_N     a tile's iterations in order (one thread, or one warp)
  *     orn_gpu_kern_N     the persistent kernel: every step of a block's schedule, a thread or
  *                        a warp per tile, a grid-wide barrier between steps
@@ -79,8 +80,10 @@ static void warp_body(C *c, const OrnNode *stmts)
 
 /* The persistent kernel of loop id (orn_gpu.h): the grid walks the block's steps, unit w of
  * nw (a warp, or a thread: `unit` computes w) taking the step's tiles w, w + nw, ..., with a
- * grid-wide barrier on the device between steps; then the runner (one launch per block)
- * and the emulation's step (the tiles on the host: `emu` runs one). */
+ * grid-wide barrier on the device between steps; a warp kernel given row bands
+ * (OrnGpuArgs.bands) runs them as a pipeline instead, warp w bands w, w + nw, ...; then the
+ * runner (one launch per block) and the emulation's step (the tiles on the host: `emu` runs
+ * one). */
 static void persistent(C *c, int id, bool warp)
 {
     cg_o(c,
@@ -94,6 +97,24 @@ static void persistent(C *c, int id, bool warp)
     else
         cg_o(c, "    const int64_t w_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
                 "    const int64_t nw_ = (int64_t)gridDim.x * blockDim.x;\n");
+    if (warp)
+        cg_o(c,
+             "    if (a_->bands > 0) {\n"
+             "        const int64_t S_ = a_->bands;\n"
+             "        for (int64_t I_ = w_; I_ < S_; I_ += nw_) {\n"
+             "            unsigned long long seen_ = I_ > 0 ? 0ULL : (unsigned long long)S_;\n"
+             "            for (int64_t J_ = 0; J_ < S_; J_++) {\n"
+             "                const int64_t t_ = I_ * S_ + J_;\n"
+             "                if (seen_ <= (unsigned long long)J_)\n"
+             "                    seen_ = orn_gpu_band_wait(a_->prog + I_ - 1, J_ + 1);\n"
+             "                const int ran_ = a_->start[t_ + 1] > a_->start[t_];\n"
+             "                if (ran_) orn_gpu_tile_%d(a_, &env_, t_, L_);\n"
+             "                orn_gpu_band_done(a_->prog + I_, J_ + 1, ran_);\n"
+             "            }\n"
+             "        }\n"
+             "        return;\n"
+             "    }\n",
+             id);
     cg_o(c,
          "    for (int s_ = 0; s_ < a_->nsteps; s_++) {\n"
          "        if (s_ > 0) orn_gpu_grid_sync(a_->bar, s_, coop_);\n"
@@ -134,15 +155,26 @@ static void thread_kernel(C *c, int id)
 /* ... of a body with view work: a warp per tile, its lanes running the same iteration (L_),
  * four warps per 128-thread block; the emulation runs each tile's lanes as the device's
  * (runtime/gpu/gpu_emu.c). */
-static void warp_kernel(C *c, int id)
+static void warp_kernel(C *c, const OrnCgLoop *l, int id)
 {
+    bool pref = cg_gpu_pref(c, l, id);
     cg_o(c,
          "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const void *env_, "
          "int64_t t_, const OrnGpuLane L_)\n{\n"
          "    const OrnGpuEnv_%d *const en_ = (const OrnGpuEnv_%d *)env_;\n"
-         "    for (int64_t i_ = a_->start[t_]; i_ < a_->start[t_ + 1]; i_++)\n"
-         "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n}\n",
-         id, id, id, id);
+         "    const int64_t end_ = a_->start[t_ + 1];\n"
+         "    for (int64_t i_ = a_->start[t_]; i_ < end_; i_++) {\n"
+         "#ifdef __CUDA_ARCH__\n"
+         "        if (i_ + 2 < end_) orn_gpu_prefetch_keys(a_, a_->order[i_ + 2]);\n",
+         id, id, id);
+    if (pref)
+        cg_o(c, "        if (i_ + 1 < end_) orn_gpu_pref_%d(a_, a_->order[i_ + 1], L_.lane);\n",
+             id);
+    cg_o(c,
+         "#endif\n"
+         "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n"
+         "    }\n}\n",
+         id);
     persistent(c, id, true);
     cg_o(c,
          "static int orn_gpu_emu_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
@@ -224,7 +256,7 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
     c->ind = 0;
     cg_o(c, "}\n");
     if (warp)
-        warp_kernel(c, id);
+        warp_kernel(c, l, id);
     else
         thread_kernel(c, id);
     cg_o(c,

@@ -294,6 +294,15 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     a.tiles = a.start + s->ntiles + 1;
     a.step_start = a.tiles + s->ntiles;
     a.nsteps = s->nsteps;
+    /* the pipeline of row bands: the device's warp kernels (a thread kernel's workers share
+     * warps, whose lanes would wait on each other) */
+    int piped = g->mode == GPU_MODE_DEVICE && k->lanes == 32 && s->bands > 0;
+    if (piped) {
+        a.bands = s->bands;
+        a.prog = gpu_res_scratch(g, GPU_SLOT_PROG, sizeof *a.prog * (size_t)s->bands);
+        if (!a.prog) goto fn_oom;
+        if (g->ops->zero(a.prog, sizeof *a.prog * (size_t)s->bands) != 0) goto fn_copy;
+    }
     a.nkeys = nk;
     a.seed = b->seed;
     a.stream = b->stream;
@@ -338,10 +347,10 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     /* the whole schedule in one launch; the emulation runs the steps in order, each step's
      * tiles in a seeded random order (Fisher-Yates), as the device's warps may take them */
     g->st_launch++;
-    g->st_barrier += s->nsteps > 1 ? s->nsteps - 1 : 0;
+    g->st_barrier += !piped && s->nsteps > 1 ? s->nsteps - 1 : 0;
     if (g->mode == GPU_MODE_DEVICE) {
         int grid = 0;
-        if (k->run(da, s->widest, env, &grid) != 0) {
+        if (k->run(da, piped ? s->bands : s->widest, env, &grid) != 0) {
             orn_rt_body_error(rt, "@gpu loop at %s:%d: the kernel launch failed", plan->file,
                               plan->line);
             goto fn_forget;

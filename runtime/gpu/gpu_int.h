@@ -86,6 +86,7 @@ enum {
     GPU_SLOT_LOG,
     GPU_SLOT_EMPTY,
     GPU_SLOT_ACC1,                          /* the accumulators' slots (OrnGpuArgs.acc1) */
+    GPU_SLOT_PROG,                          /* the row bands' counters (OrnGpuArgs.prog) */
     GPU_SLOT_BOX = 16,                      /* + plan array: a box not in the array's storage */
     GPU_SLOT_EXT = 16 + ORN_GPU_MAXARR,     /* + plan array: box + halo, assembled */
     GPU_SLOT_VALS = 16 + 2 * ORN_GPU_MAXARR /* a block's values not in the array's storage */

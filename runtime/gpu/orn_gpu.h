@@ -16,8 +16,10 @@
  *   - runs the whole schedule in one launch of a persistent kernel: a grid the device holds
  *     at once (a cooperative launch) walks the steps, each warp (or thread) taking the
  *     step's tiles w, w + nw, ..., with a grid-wide barrier between steps on the device
- *     (orn_gpu_grid_sync): no host round trip inside a block; in emulation the steps run
- *     in order on the host, each step's tiles in a seeded shuffled order;
+ *     (orn_gpu_grid_sync), or, for a 2-D wavefront run by warps, each warp a row band's
+ *     tiles in order, a tile starting when the band above has finished the tile above it
+ *     (counters: OrnGpuArgs.bands): no host round trip inside a block; in emulation the
+ *     steps run in order on the host, each step's tiles in a seeded shuffled order;
  *   - copies back what the loop writes and applies the buffer and accumulator updates the
  *     device recorded (OrnGpuRec) in element order (no float atomics): a call's buffer
  *     updates take effect at its end, its accumulator updates are the CPU body's;
@@ -114,6 +116,12 @@ typedef struct OrnGpuArgs {
     const int64_t *step_start;
     const int64_t *tiles;
     unsigned long long *bar;
+    /* bands > 0 (a 2-D wavefront on a warp kernel): instead of the steps, worker w (a warp)
+     * runs row bands w, w + nw, ..., each band I's tiles (I, 0 .. bands - 1) in order, tile
+     * (I, J) when prog[I - 1] > J; after it, prog[I] = J + 1 (prog: bands counters, zeroed
+     * before the launch). The same order as the steps, with no grid-wide barrier. */
+    int64_t bands;
+    unsigned long long *prog;
 } OrnGpuArgs;
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or

@@ -182,6 +182,40 @@ ORN_HD int orn_gpu_acc_first(const OrnGpuArgs *a, OrnGpuCur *c, int i, int secon
 /* An update of accumulator i by operand v (second: the accumulator is min's or max's second
  * argument): the element's first in its slot, later ones recorded; applied on the host in
  * element order (float and integer operands). */
+/* A contiguous row view's bytes (dim 1 of a 2-D box, row `fixed`) toward the L2 cache, a
+ * 128-byte line per lane; nothing when the row is not in the box (cuda_pref.c). */
+__device__ static inline void orn_gpu_pref_row(const OrnGpuBox *x, const int64_t *dims, int dim,
+                                               int64_t fixed, unsigned lane)
+{
+    uint64_t rf = (uint64_t)fixed - (uint64_t)x->lo[0], r0 = (uint64_t)0 - (uint64_t)x->lo[1];
+    if (dim != 1 || rf >= x->n[0] || r0 >= x->n[1] ||
+        (uint64_t)dims[1] - (uint64_t)x->lo[1] > x->n[1])
+        return;
+    uintptr_t p = (uintptr_t)(x->base + (rf * (uint64_t)x->s[0] + r0) * x->esize);
+    uintptr_t end = p + (uintptr_t)dims[1] * x->esize;
+    for (uintptr_t q = (p & ~(uintptr_t)127) + 128 * (uintptr_t)lane; q < end; q += 32 * 128)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(q));
+}
+/* ... and an element of a 1-D box (lane 0). */
+__device__ static inline void orn_gpu_pref_elt(const OrnGpuBox *x, int64_t key, unsigned lane)
+{
+    uint64_t r = (uint64_t)key - (uint64_t)x->lo[0];
+    if (lane == 0 && r < x->n[0])
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(x->base + r * x->esize));
+}
+/* Element e's keys and value toward the cache while the tile's previous element runs (they
+ * are a gather: order[] is the tile's, keys[] and vals[] the block's); nothing on the host. */
+ORN_HD void orn_gpu_prefetch_keys(const OrnGpuArgs *a, int64_t e)
+{
+#ifdef __CUDA_ARCH__
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a->keys + e * a->nkeys));
+    if (a->vals) asm volatile("prefetch.global.L2 [%0];" ::"l"(a->vals + e * a->box[0].esize));
+#else
+    (void)a;
+    (void)e;
+#endif
+}
+
 ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, double v)
 {
     if (c->lane != 0 || orn_gpu_acc_first(a, c, i, second, &v)) return;
@@ -592,6 +626,38 @@ __device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s, 
         __threadfence();
     }
     __syncthreads();
+}
+
+/* The pipeline of row bands (OrnGpuArgs.bands): the warp waits until the band above has
+ * published more than need - 1 finished tiles (*p >= need), lane 0 polling its counter and a
+ * device-scope fence after it (the band's writes are then visible, as after
+ * orn_gpu_grid_sync); returns the count seen (every lane), so that the warp waits again only
+ * when it gets past it. */
+__device__ static inline unsigned long long orn_gpu_band_wait(const unsigned long long *p,
+                                                              unsigned long long need)
+{
+    unsigned long long v = 0;
+    if ((threadIdx.x & 31) == 0) {
+        while ((v = *(const volatile unsigned long long *)p) < need) {
+#if __CUDA_ARCH__ >= 700
+            __nanosleep(20);
+#endif
+        }
+        __threadfence();
+    }
+    __syncwarp();
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+/* ... and publishes that its band has finished `done` tiles: after the warp's writes (a
+ * device-scope fence when the last tile wrote anything: wrote), the band's counter. */
+__device__ static inline void orn_gpu_band_done(unsigned long long *p, unsigned long long done,
+                                                int wrote)
+{
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) {
+        if (wrote) __threadfence();
+        *(volatile unsigned long long *)p = done;
+    }
 }
 
 /* One launch of persistent kernel fn (blocks of 128 threads, `units` warps or threads each

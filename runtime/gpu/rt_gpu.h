@@ -25,6 +25,10 @@ typedef struct OrnGpuSched {
     int64_t *step_start; /* nsteps + 1: step s runs tiles[step_start[s] .. step_start[s+1]) */
     int64_t *tiles;      /* ntiles, grouped by step */
     int64_t widest;      /* the most tiles of a step (the persistent kernel's grid) */
+    /* > 0: the tiles are S x S bands, tile (I, J) = I S + J, each after (I - 1, J) and
+     * (I, J - 1) (gpu_sched_2d.c): the device may run them as a pipeline of row bands
+     * instead of steps (OrnGpuArgs.bands) */
+    int64_t bands;
 } OrnGpuSched;
 
 /* The schedule of n elements (keys: nkeys each, runtime order) for plan, on a device with
