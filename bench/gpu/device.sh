@@ -13,7 +13,8 @@
 #                                         100 M ratings) and on 10 M ratings against the CPU
 #                                         build on every core and against cuMF_SGD (same data,
 #                                         K, epochs; both test RMSEs), LDA and SLR against the
-#                                         CPU build on every core, an S sweep, the two
+#                                         CPU build on every core, an S sweep, the band
+#                                         pipeline against the steps with each of the two
 #                                         device barriers, and an ncu
 #                                         summary of the training kernel; every figure under
 #                                         $OUT (default ./device-out), summary.txt first
@@ -197,11 +198,10 @@ run() {
         stage "sweep_$t" 60 env ORN_GPU_TILES=$t "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
         say "  S = $t: best epoch $(best "$W/sweep_$t.log") s"
     done
-    # the barrier between steps: the atomic counter (default) against cooperative groups'
-    # grid.sync(), at the cost model's S
-    # shellcheck disable=SC2086
-    stage barrier_coop 60 env ORN_GPU_BARRIER=coop "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
-    say "  barrier: grid.sync() best epoch $(best "$W/barrier_coop.log") s (the atomic counter: the small set's GPU run above)"
+    # the band pipeline against the barrier steps (ORN_GPU_PIPELINE=0), and their two barriers
+    stage steps_counter 60 env ORN_GPU_PIPELINE=0 "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
+    stage steps_coop 60 env ORN_GPU_PIPELINE=0 ORN_GPU_BARRIER=coop "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
+    say "  steps with a barrier instead of the band pipeline (the small set's GPU run above): atomic counter best epoch $(best "$W/steps_counter.log") s, grid.sync() $(best "$W/steps_coop.log") s"
     # 5. LDA and SLR: GPU at one rank against the CPU build on every core
     "$B/gen_corpus" 20000 5000 100 100 1 "$W/corpus.docword" >/dev/null 2>&1 || true
     stage lda_gpu 90 "$MPIEXEC" -n 1 "$B/lda.gpu" --data="$W/corpus.docword" --topics=100 --iters=5

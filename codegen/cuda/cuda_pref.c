@@ -77,8 +77,7 @@ bool cg_gpu_pref(C *c, const OrnCgLoop *l, int id)
 {
     const OrnLoop *lp = l->loop;
     Pref p = {c, l, {NULL}, 0};
-    for (const OrnNode *s = lp->node->u.parfor.body->u.block.stmts; s; s = s->next)
-        collect(s, &p);
+    for (const OrnNode *s = lp->node->u.parfor.body->u.block.stmts; s; s = s->next) collect(s, &p);
     if (p.n == 0) return false;
     int nk = lp->nkeys;
     cg_o(c,

@@ -97,6 +97,8 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     const char *b = getenv("ORN_GPU_TEST_BROKEN");
     const char *seed = getenv("ORN_GPU_SEED");
     g->tiles_hint = t && *t ? atoi(t) : 0;
+    const char *pipe = getenv("ORN_GPU_PIPELINE");
+    g->steps_only = pipe && strcmp(pipe, "0") == 0;
     int lanes = b && strcmp(b, "lanes") == 0;     /* the warps' barriers dropped, not the tiles' */
     g->broken_res = b && strcmp(b, "stale") == 0; /* copies not invalidated (gpu_res.c) */
     g->broken = b && *b && strcmp(b, "0") != 0 && !lanes && !g->broken_res;
@@ -296,7 +298,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
     a.nsteps = s->nsteps;
     /* the pipeline of row bands: the device's warp kernels (a thread kernel's workers share
      * warps, whose lanes would wait on each other) */
-    int piped = g->mode == GPU_MODE_DEVICE && k->lanes == 32 && s->bands > 0;
+    int piped = g->mode == GPU_MODE_DEVICE && k->lanes == 32 && s->bands > 0 && !g->steps_only;
     if (piped) {
         a.bands = s->bands;
         a.prog = gpu_res_scratch(g, GPU_SLOT_PROG, sizeof *a.prog * (size_t)s->bands);

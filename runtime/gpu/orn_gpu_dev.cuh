@@ -179,9 +179,6 @@ ORN_HD int orn_gpu_acc_first(const OrnGpuArgs *a, OrnGpuCur *c, int i, int secon
     return 1;
 }
 
-/* An update of accumulator i by operand v (second: the accumulator is min's or max's second
- * argument): the element's first in its slot, later ones recorded; applied on the host in
- * element order (float and integer operands). */
 /* A contiguous row view's bytes (dim 1 of a 2-D box, row `fixed`) toward the L2 cache, a
  * 128-byte line per lane; nothing when the row is not in the box (cuda_pref.c). */
 __device__ static inline void orn_gpu_pref_row(const OrnGpuBox *x, const int64_t *dims, int dim,
@@ -216,6 +213,9 @@ ORN_HD void orn_gpu_prefetch_keys(const OrnGpuArgs *a, int64_t e)
 #endif
 }
 
+/* An update of accumulator i by operand v (second: the accumulator is min's or max's second
+ * argument): the element's first in its slot, later ones recorded; applied on the host in
+ * element order (float and integer operands). */
 ORN_HD void orn_gpu_acc_f(const OrnGpuArgs *a, OrnGpuCur *c, int i, int second, double v)
 {
     if (c->lane != 0 || orn_gpu_acc_first(a, c, i, second, &v)) return;
