@@ -97,6 +97,22 @@ void rt_work_wavefront(Exec *x, int64_t s, int rank, WorkList *out)
     }
 }
 
+/* A buffer's target that the loop reads replicated: every rank's whole array as one tile,
+ * which is then the rank's copy (rt_buffer_set_replica: its own updates go to it at once and
+ * its reads see them, as for a prefetched copy; the flush makes every copy the same). NULL
+ * when the array is not held that way (sparse, or not one whole tile). */
+static char *replicated_copy(OrnDsmArray *a)
+{
+    if (a->sparse || a->part.ntiles != 1) return NULL;
+    OrnDsmTile *t = &a->tiles[0];
+    int64_t vol = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (t->lo[d] != 0 || t->hi[d] != a->dims[d]) return NULL;
+        vol *= a->dims[d];
+    }
+    return t->held && t->vals && t->n == vol ? t->vals : NULL;
+}
+
 static const char *role_name(int r)
 {
     static const char *const names[] = {"partitioned", "rotated",  "replicated",
@@ -1345,14 +1361,18 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (!status) status = rt_replica_ready(&x);
     if (status) goto fn_fail;
     rt_window_setup(&x);
-    for (int k = 0; k < x.n; k++) { /* after the schedule placed the arrays */
+    for (int k = 0; k < x.n && !status; k++) { /* after the schedule placed the arrays */
         if (!x.vi[k].buf) continue;
         rt_buffer_loop_begin(x.vi[k].buf, x.P);
-        for (int j = 0; j < x.n && x.replica; j++)
-            if (x.replica[j] && x.vi[j].store == x.vi[k].store) {
-                status = rt_buffer_set_replica(x.vi[k].buf, x.replica[j], x.P);
-                break;
-            }
+        char *copy = NULL;
+        for (int j = 0; j < x.n && !copy; j++) {
+            if (x.vi[j].store != x.vi[k].store) continue;
+            if (x.replica && x.replica[j])
+                copy = x.replica[j];
+            else if (x.views[j].role == ORN_RT_REPLICATED)
+                copy = replicated_copy(x.vi[j].store);
+        }
+        if (copy) status = rt_buffer_set_replica(x.vi[k].buf, copy, x.P);
     }
     rt_xfer_end(&x, setup, &rt->stats.transfer);
     if (status) goto fn_fail;

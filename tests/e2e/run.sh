@@ -23,7 +23,10 @@
 #   lda_replay NP  LDA (lda_trace.orn): topics, counts, topic totals (a buffer) and the
 #                  log-likelihood accumulator equal a serial replay of the recorded order
 #   slr_replay NP  SLR (slr_trace.orn) at the example's flush interval and at 7: weights (a
-#                  buffer), loss and accuracy accumulators equal a serial replay
+#                  buffer), loss and accuracy accumulators equal a serial replay, with w
+#                  copied to every rank (own updates visible) and prefetched per round
+#                  (ORN_REPLICATE_MAX=0: reads as of the last flush); the same over dense
+#                  rows (dlr_trace.orn, the buffer's target replicated)
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
 #   lda NP, slr NP the examples train on tiny data: the objective improves
 #   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
@@ -243,7 +246,7 @@ compile)
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn; do
+           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -393,8 +396,8 @@ xferq)
     done
   done
   # SLR reading w through prefetches (ORN_REPLICATE_MAX=0) reads it as of the round's start,
-  # without the rank's own updates since, which the replay does not model: the same bytes
-  # both ways is the check there
+  # without the rank's own updates since (the slr_replay check replays that): the same
+  # bytes both ways is the check here
   for f in W.txt H.txt side/W.txt side/H.txt slr/w.txt slr0/w.txt slr0/loss.txt; do
     cmp "c64/$f" "c0/$f" || fail "$f differs between 64-byte chunks and whole transfers"
   done
@@ -707,6 +710,37 @@ slr_replay)
     for f in w loss correct; do
       cmp "f$flush/$f.txt" "f$flush/replay/$f.txt" ||
         fail "$f differs from the serial replay (flush $flush)"
+    done
+    # w prefetched per round instead of copied (ORN_REPLICATE_MAX=0): reads see it as of the
+    # last flush, without the rank's own updates since
+    mkdir "p$flush" "p$flush/replay"
+    (cd "p$flush" && ORN_REPLICATE_MAX=0 ORN_TRACE=trace.txt run "$B/slr_trace" \
+      --train="$D/tiny.libsvm" --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 \
+      --flush="$flush" >log.txt 2>&1) || { cat "p$flush/log.txt" >&2; fail "slr_trace, no copy"; }
+    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "p$flush/trace.txt" "$tl" "$el" 4 0.05 \
+      0.0001 "p$flush/replay" stale
+    for f in w loss correct; do
+      cmp "p$flush/$f.txt" "p$flush/replay/$f.txt" ||
+        fail "no copy of w: $f differs from the serial replay (flush $flush)"
+    done
+  done
+  # the same over dense rows (dlr_trace.orn): w is replicated, not prefetched, and a rank's
+  # reads see its own updates there too
+  tl=$(grep -n 'parallel_for n, label in y$' "$S/dlr_trace.orn" | cut -d: -f1)
+  el=$(grep -n 'parallel_for n, label in yt$' "$S/dlr_trace.orn" | cut -d: -f1)
+  cl=$(grep -n 'parallel_for (n, f), x in X' "$S/dlr_trace.orn" | cut -d: -f1 | paste -sd, -)
+  "$ORIONC" --explain "$S/dlr_trace.orn" | grep -q '^    w  *replicated' ||
+    fail "dlr_trace.orn: w is no longer replicated (the case this check is for)"
+  for flush in 64 7; do
+    mkdir "d$flush" "d$flush/replay"
+    (cd "d$flush" && ORN_TRACE=trace.txt run "$B/dlr_trace" --train="$D/tiny.libsvm" \
+      --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0 --flush="$flush" >log.txt 2>&1) ||
+      { cat "d$flush/log.txt" >&2; fail "dlr_trace --flush=$flush"; }
+    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "d$flush/trace.txt" "$tl" "$el" 4 0.05 0 \
+      "d$flush/replay" "dense=$cl"
+    for f in w loss correct; do
+      cmp "d$flush/$f.txt" "d$flush/replay/$f.txt" ||
+        fail "dense rows: $f differs from the serial replay (flush $flush)"
     done
   done
   ;;

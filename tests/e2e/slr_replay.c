@@ -1,7 +1,8 @@
 /* slr_replay.c: the serial oracle of sparse logistic regression (slr_trace.orn,
  * examples/slr.orn's loops) for the unordered-loop check.
  *
- *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR [gpu]
+ *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR [gpu | dense=L,... |
+ * stale]
  *
  * Reads both libsvm files as load_libsvm does (sample n = the n-th data line, feature
  * idx in column idx - 1, f32 values and labels) and replays every loop run of the trace
@@ -19,6 +20,16 @@
  * With `gpu` (the GPU path of @gpu loops, docs/runtime.md section 16) a piece's updates of
  * dw are made at the end of the piece, in the order its samples made them: until then its
  * samples read w (or the rank's copy) as of the piece's start.
+ * With stale the buffer's target has no copy on the ranks (SLR with ORN_REPLICATE_MAX=0: w
+ * prefetched per round): every read of w sees it as of the last flush, a rank's own updates
+ * included, and each rank's deltas, summed per feature in f32 in the order it made them,
+ * are added at the flush in rank order.
+ * With dense=L,... the loops are dlr_trace.orn's, over dense rows: the runs of the loops at
+ * lines L (its copies of the samples into dense rows) are left out, and a margin is the
+ * generated code's reduction of a scalar loop over a whole row -- feature f into partial sum
+ * f mod 16, the partials added as a tree (orn_std_lanes_f32) -- where a zero feature adds
+ * +-0 to its partial. With LAM = 0 the weight updates are the sparse ones (a zero feature's
+ * update is +-0, which changes no weight).
  * The arithmetic is the generated code's: x * w[f] is an f32 product, everything else f64
  * in source order, the delta rounded to f32. Writes w.txt, loss.txt and correct.txt (one
  * value per epoch) in save()'s text format into OUTDIR, to be compared byte for byte with
@@ -103,6 +114,8 @@ typedef struct Slr {
     float *copy; /* several ranks: each rank's copy of w (nranks * nf), which takes its own
                     updates at once and is reset to w at every flush */
     int gpu;     /* updates wait for the end of their piece (pend, npend) */
+    int dense;   /* dlr_trace.orn's margins over dense rows (dense=) */
+    int stale;   /* no copies: reads see w as of the last flush (stale) */
     struct {
         int rank;
         int64_t f;
@@ -113,18 +126,37 @@ typedef struct Slr {
 
 /* z = sum over the row of x * w[f], in f32: `z = 0.0` then `z += x * w[f]` with x and w[f]
  * f32 makes z f32 (docs/language.md, "Float inference"). */
-static float margin(const float *w, const Data *D, int64_t n)
+static float margin_sparse(const float *w, const Data *D, int64_t n)
 {
     float z = 0.0f;
     for (int64_t k = D->rowptr[n]; k < D->rowptr[n + 1]; k++) z = z + D->val[k] * w[D->col[k]];
     return z;
 }
 
+/* ... over the dense row (nf features, the zeros included): sixteen partials, a tree. */
+static float margin_dense(const float *w, const Data *D, int64_t n, int64_t nf)
+{
+    float s[16] = {0};
+    int64_t k = D->rowptr[n];
+    for (int64_t f = 0; f < nf; f++) {
+        float x = k < D->rowptr[n + 1] && D->col[k] == f ? D->val[k++] : 0.0f;
+        s[f & 15] += x * w[f];
+    }
+    float t = (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) +
+              (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
+    return 0.0f + t;
+}
+
+static float margin(const Slr *S, const float *w, const Data *D, int64_t n)
+{
+    return S->dense ? margin_dense(w, D, n, S->nf) : margin_sparse(w, D, n);
+}
+
 /* Update f of dw by d as rank makes it: into what the rank reads, and its delta store. */
 static void update(Slr *S, int rank, int64_t f, float d)
 {
     float *wr = S->direct ? S->w : S->copy + rank * S->nf;
-    wr[f] += d;
+    if (S->direct || !S->stale) wr[f] += d;
     if (S->direct) return;
     S->delta[rank * S->nf + f] += d;
     S->touched[rank * S->nf + f] = 1;
@@ -142,7 +174,7 @@ static double train_sample(Slr *S, int rank, int64_t n)
 {
     const Data *D = &S->tr;
     float *wr = S->direct ? S->w : S->copy + rank * S->nf; /* what this rank reads */
-    float z = margin(wr, D, n);
+    float z = margin(S, wr, D, n);
     float p = 1.0f / (1.0f + expf(-z)); /* sigmoid of an f32 is f32 */
     double target = 0.0;                /* only ever assigned weak values: f64 */
     if (D->label[n] > 0) target = 1.0;
@@ -173,7 +205,7 @@ static double train_sample(Slr *S, int rank, int64_t n)
  * rank's summed deltas; w is small, so every rank has a copy here.) */
 static void flush(Slr *S)
 {
-    if (S->nranks > 1) {
+    if (S->nranks > 1 && !S->stale) {
         for (int64_t f = 0; f < S->nf; f++) {
             float old = S->w[f];
             for (int64_t q = 0; q < S->nranks; q++) {
@@ -231,7 +263,7 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
         for (int64_t n = e->lo[0] + e->first; n < e->lo[0] + e->first + e->count; n++) {
             if (train) {
                 loss[e->block] = loss[e->block] + train_sample(S, e->rank, n);
-            } else if ((margin(S->w, D, n) > 0.0) == (D->label[n] > 0)) {
+            } else if ((margin(S, S->w, D, n) > 0.0) == (D->label[n] > 0)) {
                 good[e->block] += 1;
             }
         }
@@ -254,14 +286,18 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
 
 int main(int argc, char **argv)
 {
-    if (argc != 10 && !(argc == 11 && strcmp(argv[10], "gpu") == 0)) {
+    const char *skip = argc == 11 && strncmp(argv[10], "dense=", 6) == 0 ? argv[10] + 5 : NULL;
+    int stale = argc == 11 && strcmp(argv[10], "stale") == 0;
+    if (argc != 10 && !(argc == 11 && (strcmp(argv[10], "gpu") == 0 || skip || stale))) {
         fprintf(stderr, "usage: slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP "
-                        "LAM OUTDIR [gpu]\n");
+                        "LAM OUTDIR [gpu | dense=L,... | stale]\n");
         return 2;
     }
     Slr S;
     memset(&S, 0, sizeof S);
-    S.gpu = argc == 11;
+    S.gpu = argc == 11 && !skip && !stale;
+    S.stale = stale;
+    S.dense = skip != NULL;
     S.r.prog = "slr_replay";
     load(&S.r, argv[1], &S.tr);
     load(&S.r, argv[2], &S.te);
@@ -279,6 +315,13 @@ int main(int argc, char **argv)
     ReplayLoop l = {0};
     int64_t runs = 0;
     while (replay_next(&S.r, 1, &l)) {
+        char at[32];
+        snprintf(at, sizeof at, ",%d,", l.line);
+        if (skip) {
+            char list[256];
+            snprintf(list, sizeof list, ",%s,", skip + 1);
+            if (strstr(list, at)) continue;
+        }
         int train = l.line == train_line;
         if (!train && l.line != test_line)
             replay_die(&S.r, "a loop at line %d in the trace", l.line);
