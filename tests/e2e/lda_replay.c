@@ -10,9 +10,11 @@
  *   - the random draws are the runtime's: orn_rt_rng_init(seed, the run's stream, the
  *     token's key), then randint/rand as the generated code draws them;
  *   - topic_delta (a buffer of topic_count) keeps one delta store per rank; at the end of
- *     each round the stores are applied in rank order, and until then the sampler reads
- *     topic_count as of the last flush (the replicated copy the runtime refreshes at
- *     flushes); at one rank each update applies to topic_count at once;
+ *     each round the stores are applied in rank order, and until then the sampler of a
+ *     rank reads topic_count as of the last flush plus that rank's own deltas since (the
+ *     sampler reads topic_count replicated: each rank's copy takes its own updates at once,
+ *     docs/language.md section 7; integer changes, so the copy's change at the flush is
+ *     exactly the summed deltas); at one rank each update applies to topic_count at once;
  *   - the log-likelihood accumulator keeps one partial per block, summed in the order that
  *     block ran its tokens, and the partials are added in block order to the value before
  *     the loop (0.0): the runtime's reduction, so ll is compared bit for bit too.
@@ -160,9 +162,10 @@ static void init_token(Lda *L, const ReplayLoop *l, int rank, Token *tk)
 }
 
 /* One term of the sampling distribution, as the generated code computes it. */
-static double weight(const Lda *L, const Token *tk, int64_t t, int64_t old)
+static double weight(const Lda *L, const Token *tk, int64_t t, int64_t old, int rank)
 {
     int64_t nt = L->tc[t];
+    if (!L->direct) nt = (int64_t)((uint64_t)nt + (uint64_t)L->delta[rank * L->K + t]);
     if (t == old) nt = nt - 1;
     return ((L->dt[t * L->ndocs + tk->d] + L->alpha) * (L->wt[t * L->nwords + tk->w] + L->beta)) /
            ((double)nt + L->vbeta);
@@ -178,12 +181,12 @@ static void sample_token(Lda *L, const ReplayLoop *l, int rank, Token *tk)
     L->wt[old * L->nwords + tk->w] -= 1;
     buffer_add(L, rank, old, -1);
     double total = 0.0;
-    for (int64_t t = 0; t < L->K; t++) total = total + weight(L, tk, t, old);
+    for (int64_t t = 0; t < L->K; t++) total = total + weight(L, tk, t, old, rank);
     double u = orn_rt_rng_uniform(&g) * total;
     int64_t nt = L->K - 1;
     double acc = 0.0;
     for (int64_t t = 0; t < L->K; t++) {
-        acc = acc + weight(L, tk, t, old);
+        acc = acc + weight(L, tk, t, old, rank);
         if (acc > u) {
             nt = t;
             break;
