@@ -15,16 +15,16 @@
 
 #ifdef REAL_F32
 typedef float real;
-#define LANES 16
+#define LANES     16
 #define TYPE_CODE 2
-#define EXP expf
-#define LOG logf
+#define EXP       expf
+#define LOG       logf
 #else
 typedef double real;
-#define LANES 8
+#define LANES     8
 #define TYPE_CODE 3
-#define EXP exp
-#define LOG log
+#define EXP       exp
+#define LOG       log
 #endif
 
 static const real *load_array(const char *path, int64_t *n, int64_t *d, char **keep)

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
             for (; j + 8 <= m; j += 8)
                 for (int l = 0; l < 8; l++) acc[l] += a[j + l] * x[j + l];
             for (; j < m; j++) acc[j % 8] += a[j] * x[j];
-            y[i] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+            y[i] =
+                ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
         }
         double secs = bench_now() - t0;
         total += secs;
