@@ -218,9 +218,9 @@ prep() {
       ORN_ARGS[$f]="--train=$MFDATA.train --test=$MFDATA.test --epochs=$MF_EPOCHS --rank=$K"
       TOL[$f]=0.03 ;;
     logreg_scalar|logreg_view|logreg_f32)
-      local t=f64 ref=logreg_ref
-      [ "$f" = logreg_f32 ] && t=f32 ref=logreg_ref32
-      data_labelled $t && build_c $ref "$HERE/logreg_ref.c" $([ $t = f32 ] && echo -DREAL_F32) ||
+      local t=f64 ref=logreg_ref flags=()
+      [ "$f" = logreg_f32 ] && t=f32 ref=logreg_ref32 flags=(-DREAL_F32)
+      data_labelled $t && build_c $ref "$HERE/logreg_ref.c" "${flags[@]}" ||
         { FAIL[$f]="no data or baseline"; return; }
       local how="for-j margin, gradient through a buffer element by element"
       [ "$f" != logreg_scalar ] && how="dot(X[i, :], w) margin, gradient through a buffer by row view"
