@@ -46,7 +46,7 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d
      jacobi2d mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     slr matvec_row matvec_view matvec_elem histogram stats_acc lda"
+     slr matvec_row matvec_view matvec_col matvec_elem histogram stats_acc lda"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
 if [ "$QUICK" = 1 ]; then
@@ -236,10 +236,11 @@ prep() {
       C_CMD[$f]="$BIN/slr_ref $SLRD.train $SLRD.test $SLR_EPOCHS"
       ORN_ARGS[$f]="--train=$SLRD.train --test=$SLRD.test --epochs=$SLR_EPOCHS"
       TOL[$f]=0.01 ;;
-    matvec_row|matvec_view|matvec_elem)
+    matvec_row|matvec_view|matvec_col|matvec_elem)
       data_matrix && build_c matvec_ref "$HERE/matvec_ref.c" || { FAIL[$f]="no data or baseline"; return; }
       local how="y[i] = for-j sum over row i"
       [ "$f" = matvec_view ] && how="y[i] = dot(A[i, :], x)"
+      [ "$f" = matvec_col ] && how="one iteration per column, for-i dy[i] += A[i, j] * x[j] through a buffer"
       [ "$f" = matvec_elem ] && how="one iteration per element, dy[i] += a * x[j] through a buffer"
       DESC[$f]="matrix-vector y = A x, $how; $MV_N x $MV_M f64, $MV_ITERS iterations"
       C_CMD[$f]="$BIN/matvec_ref $MVA $MV_ITERS"
