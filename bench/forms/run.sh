@@ -32,6 +32,8 @@
 #     SLR_N SLR_F SLR_Z SLR_EPOCHS  sparse LR            1000000 100000 20 5 / 20000 5000 20 5
 #     LDA_DOCS LDA_WORDS LDA_LEN LDA_K LDA_ITERS  LDA, synthetic corpus
 #                                                         20000 10000 100 100 5 / 300 500 40 10 5
+#     ALS_K ALS_ITERS             ALS on the MF ratings   10 10 / 10 10 (with fewer iterations
+#                                 the test RMSEs from the two initial draws differ by > 3%)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BENCH=$(cd "$HERE/.." && pwd)
@@ -46,7 +48,7 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d
      jacobi2d mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     slr matvec_row matvec_view matvec_col matvec_elem histogram stats_acc lda"
+     slr matvec_row matvec_view matvec_col matvec_elem histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
 if [ "$QUICK" = 1 ]; then
@@ -62,6 +64,7 @@ if [ "$QUICK" = 1 ]; then
   SLR_N=${SLR_N:-20000} SLR_F=${SLR_F:-5000} SLR_Z=${SLR_Z:-20} SLR_EPOCHS=${SLR_EPOCHS:-5}
   LDA_DOCS=${LDA_DOCS:-300} LDA_WORDS=${LDA_WORDS:-500} LDA_LEN=${LDA_LEN:-40}
   LDA_K=${LDA_K:-10} LDA_ITERS=${LDA_ITERS:-5}
+  ALS_K=${ALS_K:-10} ALS_ITERS=${ALS_ITERS:-10}
   WORK=$WORK-quick
 else
   KM_N=${KM_N:-1000000} KM_D=${KM_D:-16} KM_K=${KM_K:-16} KM_ITERS=${KM_ITERS:-10}
@@ -76,6 +79,7 @@ else
   SLR_N=${SLR_N:-1000000} SLR_F=${SLR_F:-100000} SLR_Z=${SLR_Z:-20} SLR_EPOCHS=${SLR_EPOCHS:-5}
   LDA_DOCS=${LDA_DOCS:-20000} LDA_WORDS=${LDA_WORDS:-10000} LDA_LEN=${LDA_LEN:-100}
   LDA_K=${LDA_K:-100} LDA_ITERS=${LDA_ITERS:-5}
+  ALS_K=${ALS_K:-10} ALS_ITERS=${ALS_ITERS:-10}
 fi
 DATA=$WORK/data BIN=$WORK/bin LOGS=$WORK/logs RES=$WORK/results
 mkdir -p "$DATA" "$BIN" "$LOGS"
@@ -85,11 +89,11 @@ say() { echo "forms: $*" >&2; }
 # ---- data, baselines and .orn programs ------------------------------------------------
 CFLAGS="-O3 -march=native -ffp-contract=off -Wall"  # the .orn arithmetic: IEEE, no FMA contraction
 declare -A DESC C_CMD ORN_ARGS ORN_PROG TOL FAIL
-build_c() { # build_c NAME SOURCE [FLAGS...]: the baseline binary $BIN/NAME, once per run
+build_c() { # build_c NAME SOURCE [FLAGS...]: the baseline binary $BIN/NAME (FLAGS: -D, -l, ...)
   local name=$1 src=$2; shift 2
   [ -x "$BIN/$name" ] && [ "$BIN/$name" -nt "$src" ] && [ "$BIN/$name" -nt "$BENCH/common/bench.h" ] &&
     return 0
-  "$CC" $CFLAGS "$@" -o "$BIN/$name" "$src" -lm 2>"$LOGS/$name.build" ||
+  "$CC" $CFLAGS -o "$BIN/$name" "$src" "$@" -lm 2>"$LOGS/$name.build" ||
     { say "cannot build $src: $(head -3 "$LOGS/$name.build")"; return 1; }
 }
 build_gen() { [ -x "$BIN/$1" ] && [ "$BIN/$1" -nt "$2" ] || "$CC" -O2 -o "$BIN/$1" "$2" -lm; }
@@ -131,6 +135,12 @@ data_ratings() { # synthetic ratings (bench/sgd_mf/gen_ratings.c), as bench/run.
     "$BIN/gen_ratings" "$USERS" "$ITEMS" "$RATINGS" 10 1 "$MFDATA.train.tmp" "$MFDATA.test.tmp" &&
       mv "$MFDATA.train.tmp" "$MFDATA.train" && mv "$MFDATA.test.tmp" "$MFDATA.test"
   fi
+}
+data_by_item() { # the training ratings transposed, "item user rating", for ALS's item half
+  data_ratings || return 1
+  [ -s "$MFDATA.train_by_item" ] ||
+    { awk '{ print $2, $1, $3 }' "$MFDATA.train" >"$MFDATA.train_by_item.tmp" &&
+      mv "$MFDATA.train_by_item.tmp" "$MFDATA.train_by_item"; }
 }
 data_labelled() { # data_labelled f32|f64: rows and labels for the logistic regressions
   build_gen gen_dense "$HERE/gen_dense.c"
@@ -265,6 +275,24 @@ prep() {
       DESC[$f]="LDA collapsed Gibbs (bench/lda/lda.orn), synthetic corpus $LDA_DOCS docs x $LDA_LEN tokens, $LDA_WORDS words, K=$LDA_K, $LDA_ITERS iterations"
       C_CMD[$f]="$BIN/lda_ref $CORPUS $LDA_K $LDA_ITERS"
       ORN_ARGS[$f]="--data=$CORPUS --topics=$LDA_K --iters=$LDA_ITERS"
+      TOL[$f]=0.03 ;;
+    als)
+      data_by_item || { FAIL[$f]="no data"; return; }
+      # bench/als/als_ref.c: serial C with the same OpenBLAS calls; it prints a line per
+      # iteration, which its wrapper turns into the bench line (mean s/iter, last test RMSE)
+      local blas; blas=$(pkg-config --cflags --libs openblas 2>/dev/null) ||
+        { FAIL[$f]="no OpenBLAS for the C baseline (pkg-config openblas)"; return; }
+      # shellcheck disable=SC2086
+      build_c als_ref "$BENCH/als/als_ref.c" $blas || { FAIL[$f]="no baseline"; return; }
+      cat >"$BIN/als_ref_bench" <<EOF
+#!/bin/sh
+"$BIN/als_ref" "\$@" | awk '{ print } \$1 == "iteration" { t += \$(NF - 1); n++; r = \$(NF - 2) }
+  END { if (n) printf "bench: %.6f s/iter  test_rmse %s\\n", t / n, r }'
+EOF
+      chmod +x "$BIN/als_ref_bench"
+      DESC[$f]="ALS (examples/als.orn's loops: add_outer into a local matrix, solve_into per row), $RATINGS ratings, $USERS x $ITEMS, K=$ALS_K, $ALS_ITERS iterations"
+      C_CMD[$f]="$BIN/als_ref_bench $MFDATA.train $MFDATA.test $ALS_ITERS $ALS_K 0.1"
+      ORN_ARGS[$f]="--train=$MFDATA.train --test=$MFDATA.test --train_by_item=$MFDATA.train_by_item --iters=$ALS_ITERS --rank=$ALS_K"
       TOL[$f]=0.03 ;;
     *) say "unknown form '$f' (known: $(echo $ALL))"; exit 2 ;;
   esac
