@@ -1,0 +1,54 @@
+/* matvec_ref.c: hand-written serial C baseline of the matrix-vector forms (matvec_row,
+ * matvec_view, matvec_elem; bench/forms/run.sh).
+ *
+ *   matvec_ref DATA ITERS
+ *
+ * DATA: a dense f64 (N, M) array in Orion's binary format (bench/forms/gen_dense.c). y = A x
+ * with x[j] = 1 / (j + 1), ITERS times: A row-major, each y[i] a dot product with 8 partial
+ * sums (vectorized without -ffast-math). Prints "bench: S s/iter  yy X" (dot(y, y)). */
+#include "../common/bench.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: matvec_ref DATA ITERS\n");
+        return 2;
+    }
+    int iters = atoi(argv[2]);
+    size_t len;
+    char *buf = bench_slurp(argv[1], &len);
+    int64_t n, m;
+    uint32_t type;
+    memcpy(&type, buf + 16, 4);
+    memcpy(&n, buf + 32, 8);
+    memcpy(&m, buf + 40, 8);
+    if (memcmp(buf, "ORNARR", 6) || type != 3 || len != 80 + (size_t)(n * m) * 8) {
+        fprintf(stderr, "%s: not a dense f64 Orion array of the expected size\n", argv[1]);
+        return 1;
+    }
+    const double *A = (const double *)(buf + 80);
+    double *x = bench_xmalloc((size_t)m * 8), *y = bench_xmalloc((size_t)n * 8);
+    for (int64_t j = 0; j < m; j++) x[j] = 1.0 / (double)(j + 1);
+    double total = 0;
+    for (int it = 0; it < iters; it++) {
+        double t0 = bench_now();
+        for (int64_t i = 0; i < n; i++) {
+            const double *a = A + i * m;
+            double acc[8] = {0};
+            int64_t j = 0;
+            for (; j + 8 <= m; j += 8)
+                for (int l = 0; l < 8; l++) acc[l] += a[j + l] * x[j + l];
+            for (; j < m; j++) acc[j % 8] += a[j] * x[j];
+            y[i] =
+                ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        }
+        double secs = bench_now() - t0;
+        total += secs;
+        printf("iteration %3d  %.3f s\n", it + 1, secs);
+    }
+    double yy = 0;
+    for (int64_t i = 0; i < n; i++) yy += y[i] * y[i];
+    printf("bench: %.6f s/iter  yy %.12e\n", total / iters, yy);
+    free(buf), free(x), free(y);
+    return 0;
+}
