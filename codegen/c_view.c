@@ -133,7 +133,28 @@ static OrnTypeKind leaf_elem(const OrnNode *n)
     return cg_elem_of(n->type);
 }
 
-/* Element x_<xid> of a view expression; fast: through the hoisted pointers q<id>_. */
+/* One element's term of a view reduction into partial `part` (a statement): dot's product,
+ * sum's element, norm's square, the elements read as `fast` says (cg_vx_elem). */
+static void reduce_elem(C *c, const VX *vx, const OrnNode *a, const OrnNode *b, int bi,
+                        const char *acc, const char *part, int fast, int id)
+{
+    cg_ind(c);
+    if (bi == ORN_BI_DOT) {
+        cg_o(c, "%s += (%s)(", part, acc);
+        cg_vx_elem(c, vx, a, fast, id);
+        cg_o(c, ") * (%s)(", acc);
+        cg_vx_elem(c, vx, b, fast, id);
+        cg_o(c, ");\n");
+    } else if (bi == ORN_BI_SUM) {
+        cg_o(c, "%s += (double)(", part);
+        cg_vx_elem(c, vx, a, fast, id);
+        cg_o(c, ");\n");
+    } else {
+        cg_o(c, "{ const double e%d_ = (double)(", id);
+        cg_vx_elem(c, vx, a, fast, id);
+        cg_o(c, "); %s += e%d_ * e%d_; }\n", part, id, id);
+    }
+}
 
 /* Element x<xid>_ of a view expression: through the accessors (EL_SLOW), or the hoisted
  * pointers q<id>_ with strides t<id>_ (EL_STRIDED) or stride 1 (EL_UNIT). */
@@ -371,9 +392,47 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         c->warp = WARP_SPLIT;
     } else {
         cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
+        /* every view in its box: pointers, and with unit strides blocks of `lanes` elements
+         * whose element l goes to partial l (the compiler vectorizes them), then the tail;
+         * element x still goes to partial x mod lanes, in order: the same bits */
+        cg_ind(c);
+        cg_vx_fast_cond(c, vx, -1);
+        c->ind++;
+        cg_vx_hoist(c, vx);
+        cg_ind(c);
+        cg_o(c, "if (");
+        for (int i = 0, n = 0; i < vx->nviews; i++)
+            if (!vx->views[i].dup) cg_o(c, "%st%d_ == 1", n++ ? " && " : "", vx->views[i].id);
+        cg_o(c, ") {\n");
+        c->ind++;
+        cg_ol(c, "int64_t b%d_ = 0;", id);
+        cg_ol(c, "for (; b%d_ + %d <= w%d_.len; b%d_ += %d)", id, lanes, wid, id, lanes);
+        c->ind++;
+        cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
+        c->ind++;
+        cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
+        snprintf(part, sizeof part, "r%d_[l%d_]", id, id);
+        reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+        c->ind--;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < w%d_.len; x%d_++)", id, id, id, wid, id);
+        c->ind++;
+        snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
+        reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+        c->ind -= 2;
+        cg_ol(c, "} else {");
+        c->ind++;
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", id, id, wid, id);
+        c->ind++;
+        reduce_elem(c, vx, a, b, bi, acc, part, EL_STRIDED, id);
+        c->ind -= 2;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "} else {");
+        c->ind++;
         cg_ind(c);
         cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id, wid, id);
-        snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
     }
     if (bi == ORN_BI_DOT) {
         cg_o(c, "%s += (%s)(", part, acc);
@@ -389,6 +448,10 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         cg_o(c, "{ const double e%d_ = (double)(", id);
         cg_vx_elem(c, vx, a, EL_SLOW, id);
         cg_o(c, "); %s += e%d_ * e%d_; }\n", part, id, id);
+    }
+    if (!warp) {
+        c->ind--;
+        cg_ol(c, "}");
     }
     if (warp) c->warp = WARP_UNIFORM;
     const char *tree = warp ? "orn_gpu_lanes" : "orn_std_lanes", *lane = warp ? "L_, " : "";

@@ -593,8 +593,17 @@ void orn_std_vec_slow_add(const OrnStdVec *v, int64_t x, const void *delta);
         else                                                                                       \
             orn_std_vec_slow_set(v, x, &val);                                                      \
     }                                                                                              \
+    /* A buffer's view in a loop body with a dense delta store: the scalar update's inline add     \
+     * (orn_rt_badd_), not a call per element. */                                                  \
     static inline void orn_std_vadd_##name(const OrnStdVec *v, int64_t x, T val)                   \
     {                                                                                              \
+        if (v->view && v->view->deltas) {                                                          \
+            int64_t key[2];                                                                        \
+            key[v->dim] = x;                                                                       \
+            key[1 - v->dim] = v->key[1 - v->dim];                                                  \
+            orn_rt_badd_##name(v->view, 2, key, val);                                              \
+            return;                                                                                \
+        }                                                                                          \
         orn_std_vec_slow_add(v, x, &val);                                                          \
     }
 ORN_STD_VEC_ACCESS(int32_t, i32)
