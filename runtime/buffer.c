@@ -222,8 +222,9 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     OrnDsmArray *a = b->target;
     b->direct = P == 1 && !b->apply;
     b->dd.direct = NULL;
-    b->dd.collect = !b->direct;
+    b->dd.collect = !b->direct && !b->owners_dense;
     b->most_touched = 0;
+    if (b->direct) b->owners_dense = 0;
     if (!b->direct || a->sparse) return;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
@@ -449,6 +450,84 @@ static int flush_snapshot(OrnRtBuffer *b)
     return ORN_OK;
 }
 
+/* A 1-D dense target without copies, with the default apply (PageRank's push `dnext[t] +=`,
+ * a histogram): when some rank touched so many keys that records (16 bytes a key, each
+ * unravelled, looked up and applied one by one) weigh more than the whole target, every
+ * rank sends each owner the dense slice of its store over the owner's tiles (a
+ * reduce-scatter), and the owner adds them, source rank by source rank, elements whose
+ * summed delta is +0 left alone (untouched ones among them): the records' result. The
+ * choice is collective (the most keys any rank touched) and holds from then on
+ * (owners_dense; until a run at one rank): updates in loops then add to the store without
+ * listing their keys, and a flush clears the whole store. Returns 1 in *done when it flushed, 0
+ * when records are the better choice (nothing changed then). */
+static int flush_dense_owners(OrnRtBuffer *b, int *done)
+{
+    OrnDsmCtx *dsm = b->rt->dsm;
+    OrnDsmArray *a = b->target;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm);
+    *done = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (a->part.owner[t] == ORN_DSM_ALL) return ORN_OK;
+    size_t es = a->esize;
+    int status = ORN_OK;
+    if (!b->owners_dense) {
+        int64_t most = b->dd.n;
+        status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
+        if (status) return status;
+        if ((size_t)most * 16 < (size_t)a->nnz * es) return ORN_OK;
+    }
+    *done = 1;
+    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
+    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        sc[a->part.owner[t]] += (size_t)(a->tiles[t].hi[0] - a->tiles[t].lo[0]) * es;
+    for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + sc[q];
+    char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = NULL;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        size_t len = (size_t)(a->tiles[t].hi[0] - a->tiles[t].lo[0]) * es;
+        int o = a->part.owner[t];
+        memcpy(sbuf + pos[o], b->dd.base + (size_t)a->tiles[t].lo[0] * es, len);
+        pos[o] += len;
+    }
+    if (b->owners_dense) {
+        memset(b->dd.base, 0, (size_t)a->nnz * es);
+        for (int64_t i = 0; i < b->dd.n; i++) b->dd.seen[b->dd.touched[i]] = 0; /* outside loops */
+        b->dd.n = 0;
+        b->rt->stats.flushed += a->nnz;
+    } else {
+        for (int64_t i = 0; i < b->dd.n; i++) {
+            memset(b->dd.base + (size_t)b->dd.touched[i] * es, 0, es);
+            b->dd.seen[b->dd.touched[i]] = 0;
+        }
+        b->rt->stats.flushed += b->dd.n;
+        b->dd.n = 0;
+        /* the rest of the loop flushes so too: its updates need not list their keys */
+        b->owners_dense = 1;
+        b->dd.collect = 0;
+    }
+    status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
+    size_t off = 0;
+    for (int q = 0; q < P && !status; q++)
+        for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
+            if (a->part.owner[t] != me) continue;
+            OrnDsmTile *tl = &a->tiles[t];
+            int64_t n = tl->hi[0] - tl->lo[0];
+            if (!tl->held || !tl->vals) {
+                status = orn_dsm_fail(dsm, ORN_E_INTERNAL, "buffer(%s): tile %lld not held",
+                                      a->name, (long long)t);
+                break;
+            }
+            status = rt_buffer_add_changes(b, tl->vals, rbuf + off, n);
+            off += (size_t)n * es;
+        }
+    free(sc);
+    free(rc);
+    free(pos);
+    free(sbuf);
+    free(rbuf);
+    return status;
+}
+
 /* The flush proper (orn_rt_buffer_flush records it on the timeline). */
 static int flush(OrnRtBuffer *b)
 {
@@ -471,6 +550,11 @@ static int flush(OrnRtBuffer *b)
             sub_typed(a->type, b->dd.base + at, b->replica + at, b->dd.orig + at);
             memcpy(b->replica + at, b->dd.orig + at, a->esize);
         }
+    if (!everyone && P > 1 && b->dense && !b->apply && !a->sparse && a->ndim == 1) {
+        int done = 0;
+        status = flush_dense_owners(b, &done);
+        if (status || done) return status;
+    }
     /* Dense or records: decided alike on every rank, from the last flush's counts. Only for
      * the default apply: the dense store cannot tell a touched element whose deltas sum to
      * +0 from an untouched one, and a custom f(old, 0) need not be old. */

@@ -846,16 +846,30 @@ static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int6
     return nr;
 }
 
+/* Buffer view k's target, which no view of the loop reads (PageRank's push `dnext[t] +=`),
+ * with the default apply and no flush interval: flushing it before the step's last round
+ * would change nothing any iteration sees, only cost an exchange (and the rounding of the
+ * sums, which the deltas then keep per rank until the step's end). */
+static int unread_target(const Exec *x, int k)
+{
+    const OrnRtBuffer *b = x->vi[k].buf;
+    if (b->apply || b->flush_every > 0) return 0;
+    for (int j = 0; j < x->n; j++)
+        if (j != k && x->vi[j].store == x->vi[k].store) return 0;
+    return 1;
+}
+
 /* Collective. An owner answers on-demand reads whenever it waits, also while it still
  * waits inside a flush whose deltas it has not applied yet; a rank that finished the flush
  * early could then read a stale value. So when bodies may read remotely, a barrier after
  * the flush makes every owner apply before anyone reads. */
-static int flush_buffers(Exec *x)
+static int flush_buffers(Exec *x, int last)
 {
     int any = 0;
     RtSpan sp = rt_xfer_begin(x, NULL); /* each flush is a span (buffer.c) */
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
+        if (!last && unread_target(x, k)) continue;
         int status = orn_rt_buffer_flush(x->vi[k].buf);
         if (status) return status;
         any = 1;
@@ -1001,7 +1015,7 @@ static int run_step(Exec *x, int64_t s)
         }
         status = run_round(x, &pieces, from, at);
         if (status) break;
-        status = flush_buffers(x);
+        status = flush_buffers(x, r == rounds - 1);
         rt_window_flushed(x);
         if (!status) status = flush_remote(x);
         clear_caches(x);

@@ -437,8 +437,8 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
 {
     OrnRtBox x;
     const OrnRtDeltas *q = v->deltas;
-    int on = q && q->direct && !q->collect;
-    x.base = on ? q->direct : NULL;
+    int on = q && !q->collect; /* no keys to list: adds into the target, its copy or the store */
+    x.base = on ? (q->direct ? q->direct : q->base) : NULL;
     x.v = v;
     int64_t s = 1;
     for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {

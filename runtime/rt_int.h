@@ -102,6 +102,8 @@ struct OrnRtBuffer {
     char *xbuf;           /* with snap: (P + 1) target sizes, the flush's exchange buffers */
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
+    int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
+                             listing touched keys (buffer.c, flush_dense_owners) */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
     int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
 };
