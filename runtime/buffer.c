@@ -222,9 +222,13 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     OrnDsmArray *a = b->target;
     b->direct = P == 1 && !b->apply;
     b->dd.direct = NULL;
+    /* the dense flush to owners needs owners: a target replicated by an earlier loop lists
+     * its keys again */
+    for (int64_t t = 0; t < a->part.ntiles && b->owners_dense; t++)
+        if (a->part.owner[t] == ORN_DSM_ALL) b->owners_dense = 0;
+    if (b->direct) b->owners_dense = 0;
     b->dd.collect = !b->direct && !b->owners_dense;
     b->most_touched = 0;
-    if (b->direct) b->owners_dense = 0;
     if (!b->direct || a->sparse) return;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
@@ -249,6 +253,8 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
     }
     if (!b->dense) return ORN_OK;
     b->dd.direct = copy;
+    b->dd.collect = 1; /* the flush sends copy - orig of the listed keys */
+    b->owners_dense = 0;
     if (!b->dd.orig) b->dd.orig = orn_xmalloc(bytes);
     return ORN_OK;
 }
