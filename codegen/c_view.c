@@ -385,9 +385,8 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     if (warp) {
         /* lane l: partial l mod lanes, the host's elements in the host's order */
         cg_ol(c, "%s r%d_ = 0;", acc, id);
-        cg_ind(c);
-        cg_o(c, "for (int64_t x%d_ = L_.lane & %d; x%d_ < w%d_.len; x%d_ += %d) ", id, lanes - 1,
-             id, wid, id, lanes);
+        cg_ol(c, "for (int64_t x%d_ = L_.lane & %d; x%d_ < w%d_.len; x%d_ += %d)", id, lanes - 1,
+              id, wid, id, lanes);
         snprintf(part, sizeof part, "r%d_", id);
         c->warp = WARP_SPLIT;
     } else {
@@ -431,24 +430,11 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         c->ind--;
         cg_ol(c, "} else {");
         c->ind++;
-        cg_ind(c);
-        cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) ", id, id, wid, id);
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", id, id, wid, id);
     }
-    if (bi == ORN_BI_DOT) {
-        cg_o(c, "%s += (%s)(", part, acc);
-        cg_vx_elem(c, vx, a, EL_SLOW, id);
-        cg_o(c, ") * (%s)(", acc);
-        cg_vx_elem(c, vx, b, EL_SLOW, id);
-        cg_o(c, ");\n");
-    } else if (bi == ORN_BI_SUM) {
-        cg_o(c, "%s += (double)(", part);
-        cg_vx_elem(c, vx, a, EL_SLOW, id);
-        cg_o(c, ");\n");
-    } else {
-        cg_o(c, "{ const double e%d_ = (double)(", id);
-        cg_vx_elem(c, vx, a, EL_SLOW, id);
-        cg_o(c, "); %s += e%d_ * e%d_; }\n", part, id, id);
-    }
+    c->ind++;
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_SLOW, id);
+    c->ind--;
     if (!warp) {
         c->ind--;
         cg_ol(c, "}");

@@ -60,8 +60,9 @@ enum { COUNT_SPAN = 4 };
 static int *bands_of(const int64_t *keys, int64_t n, int nkeys, int d, int64_t lo, int64_t hi,
                      int S)
 {
-    uint64_t span = (uint64_t)(hi - lo) + 1;
-    if (n == 0 || span > (uint64_t)n * COUNT_SPAN + 1024) return NULL;
+    if (n == 0) return NULL; /* (no keys: lo > hi) */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    if (span > (uint64_t)n * COUNT_SPAN + 1024) return NULL;
     int64_t *cnt = calloc((size_t)span, sizeof *cnt);
     int *band = malloc(sizeof *band * (size_t)span);
     if (!cnt || !band) {
@@ -83,7 +84,7 @@ static int *bands_of(const int64_t *keys, int64_t n, int nkeys, int d, int64_t l
 /* Tile index of key v in [lo, hi] cut into S ranges of equal width. */
 static int64_t band(int64_t v, int64_t lo, int64_t hi, int S)
 {
-    double w = (double)(uint64_t)(hi - lo) + 1.0;
+    double w = (double)((uint64_t)hi - (uint64_t)lo) + 1.0;
     int64_t t = (int64_t)((double)(uint64_t)(v - lo) / w * S);
     return t < S ? t : S - 1;
 }
