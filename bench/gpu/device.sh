@@ -10,7 +10,8 @@
 #   bench/gpu/device.sh run               on the device machine, from the repository root,
 #                                         with .device carried: the device tests, then SGD MF
 #                                         (K = 128) on a Netflix-shaped set (480,189 x 17,770,
-#                                         100 M ratings) and on 10 M ratings against the CPU
+#                                         100 M ratings), on 10 M ratings and on 10 M with
+#                                         uniform items against the CPU
 #                                         build on every core and against cuMF_SGD (same data,
 #                                         K, epochs; both test RMSEs), LDA and SLR against the
 #                                         CPU build on every core, an S sweep, the band
@@ -149,12 +150,12 @@ run() {
         cat "$W/test_$p.log" >>"$W/tests.log"
     done
     # 2. data: the Netflix-shaped set in NP parts at once, and the 10 M set
-    gen() { # NAME USERS ITEMS RATINGS
+    gen() { # NAME USERS ITEMS RATINGS [SKEW]
         d=$W/$1
         mkdir -p "$d"
         i=0
         while [ $i -lt "$NP" ]; do
-            "$B/gen_mf" "$2" "$3" "$4" 1 $i "$NP" "$d/tr.$i" "$d/te.$i" "$d/bin.$i" &
+            "$B/gen_mf" "$2" "$3" "$4" 1 $i "$NP" "$d/tr.$i" "$d/te.$i" "$d/bin.$i" ${5:+"$5"} &
             i=$((i + 1))
         done
         wait
@@ -169,6 +170,9 @@ run() {
     }
     gen big 480189 17770 "$BIG" >"$W/data_big.log" 2>&1 && say "$(cat "$W/data_big.log")" || say "data big: failed"
     gen small 480189 17770 "$SMALL" >"$W/data_small.log" 2>&1 && say "$(cat "$W/data_small.log")" || say "data small: failed"
+    # the same size with items drawn uniformly: no item with a long chain of updates, which
+    # bounds the serializable schedule on the skewed sets (docs/performance.md)
+    gen uniform 480189 17770 "$SMALL" 1 >"$W/data_uniform.log" 2>&1 && say "$(cat "$W/data_uniform.log")" || say "data uniform: failed"
     # 3. SGD MF, K = 128: GPU at one rank, CPU on every core, cuMF_SGD
     best() { awk '/^(epoch|iteration)/ { for (i = 1; i <= NF; i++) if ($i == "s") { s = $(i - 1); if (b == "" || s < b) b = s } } END { print b }' "$1"; }
     last_rmse() { awk '/test rmse/ { for (i = 1; i <= NF; i++) if ($i == "rmse") r = $(i + 1) } END { print r }' "$1"; }
@@ -183,7 +187,7 @@ run() {
         g=$(best "$W/mf_${1}_gpu.log") c=$(best "$W/mf_${1}_cpu.log")
         say "sgd_mf $1 ($n ratings, K = 128, $EPOCHS epochs): GPU best epoch ${g:-?} s, test rmse $(last_rmse "$W/mf_${1}_gpu.log"); CPU $NP ranks ${c:-?} s, test rmse $(last_rmse "$W/mf_${1}_cpu.log")"
         [ -z "$g" ] || [ -z "$c" ] || awk -v g="$g" -v c="$c" -v n="$n" 'BEGIN { printf "  GPU %.3g updates/s, CPU %.3g updates/s, GPU / CPU %.2f\n", n / g, n / c, c / g }' | tee -a "$S"
-        grep -m 2 "gpu launches" "$W/mf_${1}_gpu.log" | sed 's/.*\(gpu in .*\)/  stats: \1/' >>"$S" || true
+        grep "(2d)" "$W/mf_${1}_gpu.log" | tail -n 1 | sed 's/.*\(gpu in .*\)/  training loop: \1/' >>"$S" || true
         if [ -x "$B/cumf_sgd" ]; then
             (cd "$d" && stage "mf_${1}_cumf" 90 "$B/cumf_sgd" -g 0 -l 0.05 -a 0.08 -b 0.3 -u 1 -v 1 -x 1 -y 1 -s 6864 -k 128 -t "$EPOCHS" train.bin cumf.model)
             say "  cuMF_SGD: $(grep -i -m 3 'updates\|time' "$W/mf_${1}_cumf.log" | tr '\n' ' ')"
@@ -191,6 +195,7 @@ run() {
         fi
     }
     mf small
+    mf uniform
     mf big
     # 4. the S sweep on the 10 M set (the cost model's choice against others)
     for t in 500 1000 2000 4000 8000; do

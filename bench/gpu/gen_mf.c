@@ -1,11 +1,12 @@
 /* gen_mf.c: Netflix-shaped synthetic ratings for the GPU benchmark (bench/gpu/device.sh),
  * written in parts so that many processes make a large set at once.
  *
- *   gen_mf USERS ITEMS RATINGS SEED PART NPARTS TRAIN TEST TRAIN_BIN
+ *   gen_mf USERS ITEMS RATINGS SEED PART NPARTS TRAIN TEST TRAIN_BIN [SKEW]
  *
  * Part PART of NPARTS makes the ratings of users [PART U / NPARTS, (PART + 1) U / NPARTS).
  * Shape: a user's count is RATINGS / USERS times a log-normal factor (sigma 1, mean 1,
- * at most ITEMS / 2), items drawn with a popularity skew (item = ITEMS x^2 for uniform x;
+ * at most ITEMS / 2), items drawn with a popularity skew (item = ITEMS x^SKEW for uniform x,
+ * SKEW 2 by default: item 0 then has about 0.6% of the ratings; SKEW 1: uniform items;
  * distinct per user), as Netflix's ratings are long-tailed on both sides. Truth: factors of
  * rank 10 drawn N(0, 1/sqrt(10)) from (SEED, user or item, k), so every part agrees on the
  * items; rating = 3 + signal + N(0, 0.25^2), clamped to [1, 5]. A tenth of the ratings,
@@ -48,15 +49,16 @@ static void factor(uint64_t seed, uint64_t who, float *f)
 
 int main(int argc, char **argv)
 {
-    if (argc != 10) {
+    if (argc != 10 && argc != 11) {
         fprintf(stderr, "usage: gen_mf USERS ITEMS RATINGS SEED PART NPARTS TRAIN TEST "
-                        "TRAIN_BIN\n");
+                        "TRAIN_BIN [SKEW]\n");
         return 2;
     }
+    double skew = argc == 11 ? atof(argv[10]) : 2.0;
     int64_t U = atoll(argv[1]), I = atoll(argv[2]), R = atoll(argv[3]);
     uint64_t seed = strtoull(argv[4], NULL, 0);
     int64_t part = atoll(argv[5]), np = atoll(argv[6]);
-    if (U < 1 || I < 2 || R < 1 || np < 1 || part < 0 || part >= np) {
+    if (U < 1 || I < 2 || R < 1 || np < 1 || part < 0 || part >= np || !(skew >= 1 && skew <= 8)) {
         fprintf(stderr, "gen_mf: bad sizes\n");
         return 2;
     }
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
             int64_t i;
             do {
                 double x = uniform(&s);
-                i = (int64_t)((double)I * x * x);
+                i = (int64_t)((double)I * (skew == 2.0 ? x * x : pow(x, skew)));
                 if (i >= I) i = I - 1;
             } while (seen[i]);
             seen[i] = 1;
