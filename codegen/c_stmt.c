@@ -157,6 +157,65 @@ static void open_view_assign(C *c, const VX *vx, const OrnNode *tg, int tid)
         if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
 }
 
+/* `B[r, :] += e` (or -=) into a buffer in a loop body: where the buffer's updates go in place
+ * (its hoisted box B<k>_, orn_rt_bbox: the target, the rank's copy or the dense store) and
+ * the whole row lies in it, and every view of e is in its box, a strided loop adding into
+ * that storage (unit strides: a loop the compiler vectorizes); else an add per element
+ * (orn_std_vadd_). The same additions, element by element, either way. */
+static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode *rhs, int tid,
+                            int x, OrnOp op, OrnTypeKind tk)
+{
+    const char *T = cg_ctype(tk), *neg = op == OP_SUB ? "-" : "";
+    int k = cg_array_k(c, tg, orn_cg_base_sym(tg));
+    cg_ol(c, "int64_t b0%d_[2], b1%d_[2];", tid, tid);
+    cg_ol(c, "b0%d_[w%d_.dim] = 0;", tid, tid);
+    cg_ol(c, "b1%d_[w%d_.dim] = w%d_.len - 1;", tid, tid, tid);
+    cg_ol(c, "b0%d_[1 - w%d_.dim] = b1%d_[1 - w%d_.dim] = w%d_.key[1 - w%d_.dim];", tid, tid, tid,
+          tid, tid, tid);
+    cg_ol(c, "const int64_t o0%d_ = orn_rt_box_off(&B%d_, 2, b0%d_);", tid, k, tid);
+    cg_ind(c);
+    cg_o(c, "if (w%d_.len > 0 && o0%d_ >= 0 && orn_rt_box_off(&B%d_, 2, b1%d_) >= 0", tid, tid, k,
+         tid);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_o(c, " && w%d_.p", vx->views[i].id);
+    cg_o(c, ") {\n");
+    c->ind++;
+    cg_ol(c, "%s *const q%d_ = (%s *)(void *)B%d_.base + o0%d_;", T, tid, T, k, tid);
+    cg_ol(c, "const int64_t t%d_ = B%d_.s[w%d_.dim];", tid, k, tid);
+    cg_vx_hoist(c, vx);
+    cg_ind(c);
+    cg_o(c, "if (t%d_ == 1", tid);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_o(c, " && t%d_ == 1", vx->views[i].id);
+    cg_o(c, ") {\n");
+    c->ind++;
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+    cg_ind(c);
+    cg_o(c, "    q%d_[x%d_] += (%s)(%s(", tid, x, T, neg);
+    cg_vx_elem(c, vx, rhs, EL_UNIT, x);
+    cg_o(c, "));\n");
+    c->ind--;
+    cg_ol(c, "} else {");
+    c->ind++;
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+    cg_ind(c);
+    cg_o(c, "    q%d_[x%d_ * t%d_] += (%s)(%s(", tid, x, tid, T, neg);
+    cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
+    cg_o(c, "));\n");
+    c->ind--;
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "} else {");
+    c->ind++;
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+    cg_ind(c);
+    cg_o(c, "    orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T, neg);
+    cg_vx_elem(c, vx, rhs, EL_SLOW, x);
+    cg_o(c, ")));\n");
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 /* A view assignment in a warp kernel (cuda_warp.c): the leaves on every lane, then element x
  * on lane x mod 32, with the host's arithmetic. On the device a view's pointer is never
  * NULL (an access outside the box goes to scratch), so there is no slow version. */
@@ -215,7 +274,9 @@ static void st_assign_view(C *c, const OrnNode *s)
     c->ind++;
     open_view_assign(c, vx, tg, tid);
     const char *opn = assign_op(op);
-    if (buf) {
+    if (buf && !c->cuda && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
+        buffer_view_add(c, vx, tg, rhs, tid, x, op, tk);
+    } else if (buf) {
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
         c->ind++;
         cg_ind(c);

@@ -456,14 +456,63 @@ static int flush_snapshot(OrnRtBuffer *b)
     return ORN_OK;
 }
 
-/* A 1-D dense target without copies, with the default apply (PageRank's push `dnext[t] +=`,
- * a histogram): when some rank touched so many keys that records (16 bytes a key, each
- * unravelled, looked up and applied one by one) weigh more than the whole target, every
- * rank sends each owner the dense slice of its store over the owner's tiles (a
- * reduce-scatter), and the owner adds them, source rank by source rank, elements whose
- * summed delta is +0 left alone (untouched ones among them): the records' result. The
- * choice is collective (the most keys any rank touched) and holds from then on
- * (owners_dense; until a run at one rank): updates in loops then add to the store without
+/* The runs of a dense tile's box along its last dimension, in row-major order: each run's
+ * first element in the whole array (lin, row-major over the array) and in the tile's
+ * storage (at, row-major over the box), and its length (len; 0 after the last). */
+typedef struct TileRows {
+    const OrnDsmArray *a;
+    const OrnDsmTile *t;
+    int64_t idx[ORN_DSM_MAXDIM];
+    int64_t lin, at, len;
+} TileRows;
+
+static void tile_rows_set(TileRows *r)
+{
+    const OrnDsmArray *a = r->a;
+    int last = a->ndim - 1;
+    r->lin = 0;
+    for (int d = 0; d < a->ndim; d++)
+        r->lin = r->lin * a->dims[d] + (d < last ? r->idx[d] : r->t->lo[last]);
+}
+
+static void tile_rows_begin(TileRows *r, const OrnDsmArray *a, const OrnDsmTile *t)
+{
+    r->a = a;
+    r->t = t;
+    r->at = 0;
+    int last = a->ndim - 1;
+    r->len = t->hi[last] - t->lo[last];
+    for (int d = 0; d < last; d++) {
+        r->idx[d] = t->lo[d];
+        if (t->hi[d] <= t->lo[d]) r->len = 0;
+    }
+    if (r->len < 0) r->len = 0;
+    if (r->len) tile_rows_set(r);
+}
+
+static void tile_rows_next(TileRows *r)
+{
+    int last = r->a->ndim - 1, d = last - 1;
+    r->at += r->len;
+    for (; d >= 0; d--) {
+        if (++r->idx[d] < r->t->hi[d]) break;
+        r->idx[d] = r->t->lo[d];
+    }
+    if (d < 0) {
+        r->len = 0;
+        return;
+    }
+    tile_rows_set(r);
+}
+
+/* A dense target without copies, with the default apply (PageRank's push `dnext[t] +=`, a
+ * histogram, a gradient or k-means' sums through a buffer): when some rank touched so many keys
+ * that records (16 bytes a key, each unravelled, looked up and applied one by one) weigh more than
+ * the whole target, every rank sends each owner the dense slices of its store over the owner's
+ * tiles, run by run along the last dimension (a reduce-scatter), and the owner adds them, source
+ * rank by source rank, elements whose summed delta is +0 left alone (untouched ones among them):
+ * the records' result. The choice is collective (the most keys any rank touched) and holds from
+ * then on (owners_dense; until a run at one rank): updates in loops then add to the store without
  * listing their keys, and a flush clears the whole store. Returns 1 in *done when it flushed, 0
  * when records are the better choice (nothing changed then). */
 static int flush_dense_owners(OrnRtBuffer *b, int *done)
@@ -485,15 +534,16 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     *done = 1;
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
     size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
-    for (int64_t t = 0; t < a->part.ntiles; t++)
-        sc[a->part.owner[t]] += (size_t)(a->tiles[t].hi[0] - a->tiles[t].lo[0]) * es;
+    for (int64_t t = 0; t < a->part.ntiles; t++) sc[a->part.owner[t]] += (size_t)a->tiles[t].n * es;
     for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + sc[q];
     char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = NULL;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
-        size_t len = (size_t)(a->tiles[t].hi[0] - a->tiles[t].lo[0]) * es;
+        TileRows r;
         int o = a->part.owner[t];
-        memcpy(sbuf + pos[o], b->dd.base + (size_t)a->tiles[t].lo[0] * es, len);
-        pos[o] += len;
+        for (tile_rows_begin(&r, a, &a->tiles[t]); r.len; tile_rows_next(&r)) {
+            memcpy(sbuf + pos[o], b->dd.base + (size_t)r.lin * es, (size_t)r.len * es);
+            pos[o] += (size_t)r.len * es;
+        }
     }
     if (b->owners_dense) {
         memset(b->dd.base, 0, (size_t)a->nnz * es);
@@ -517,14 +567,18 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
             if (a->part.owner[t] != me) continue;
             OrnDsmTile *tl = &a->tiles[t];
-            int64_t n = tl->hi[0] - tl->lo[0];
+            if (tl->n == 0) continue; /* an empty box (more blocks than rows) */
             if (!tl->held || !tl->vals) {
                 status = orn_dsm_fail(dsm, ORN_E_INTERNAL, "buffer(%s): tile %lld not held",
                                       a->name, (long long)t);
                 break;
             }
-            status = rt_buffer_add_changes(b, tl->vals, rbuf + off, n);
-            off += (size_t)n * es;
+            TileRows r;
+            for (tile_rows_begin(&r, a, tl); r.len && !status; tile_rows_next(&r)) {
+                status = rt_buffer_add_changes(b, (char *)tl->vals + (size_t)r.at * es, rbuf + off,
+                                               r.len);
+                off += (size_t)r.len * es;
+            }
         }
     free(sc);
     free(rc);
@@ -556,7 +610,7 @@ static int flush(OrnRtBuffer *b)
             sub_typed(a->type, b->dd.base + at, b->replica + at, b->dd.orig + at);
             memcpy(b->replica + at, b->dd.orig + at, a->esize);
         }
-    if (!everyone && P > 1 && b->dense && !b->apply && !a->sparse && a->ndim == 1) {
+    if (!everyone && P > 1 && b->dense && !b->apply && !a->sparse) {
         int done = 0;
         status = flush_dense_owners(b, &done);
         if (status || done) return status;
