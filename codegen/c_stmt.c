@@ -124,11 +124,7 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
             cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", tid, l->id, tid,
                   l->id, c->line);
     }
-    cg_ind(c);
-    cg_o(c, "if (t%d_ == 1", tid);
-    for (int i = 0; i < vx->nviews; i++)
-        if (!vx->views[i].dup) cg_o(c, " && t%d_ == 1", vx->views[i].id);
-    cg_o(c, ") {\n");
+    cg_vx_unit_cond(c, vx, tid);
     for (int unit = 1; unit >= 0; unit--) {
         if (!unit) cg_ol(c, "} else {");
         c->ind++;
@@ -157,6 +153,18 @@ static void open_view_assign(C *c, const VX *vx, const OrnNode *tg, int tid)
         if (!vx->views[i].dup) cg_ol(c, "orn_std_vec_same(&w%d_, &w%d_);", tid, vx->views[i].id);
 }
 
+/* `B[r, :] += e` (or -=) one element at a time through the view (orn_std_vadd_). */
+static void buffer_add_each(C *c, const VX *vx, const OrnNode *rhs, int tid, int x, OrnOp op,
+                            OrnTypeKind tk)
+{
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+    cg_ind(c);
+    cg_o(c, "    orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, cg_ctype(tk),
+         op == OP_SUB ? "-" : "");
+    cg_vx_elem(c, vx, rhs, EL_SLOW, x);
+    cg_o(c, ")));\n");
+}
+
 /* `B[r, :] += e` (or -=) into a buffer in a loop body: where the buffer's updates go in place
  * (its hoisted box B<k>_, orn_rt_bbox: the target, the rank's copy or the dense store) and
  * the whole row lies in it, and every view of e is in its box, a strided loop adding into
@@ -183,11 +191,7 @@ static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode
     cg_ol(c, "%s *const q%d_ = (%s *)(void *)B%d_.base + o0%d_;", T, tid, T, k, tid);
     cg_ol(c, "const int64_t t%d_ = B%d_.s[w%d_.dim];", tid, k, tid);
     cg_vx_hoist(c, vx);
-    cg_ind(c);
-    cg_o(c, "if (t%d_ == 1", tid);
-    for (int i = 0; i < vx->nviews; i++)
-        if (!vx->views[i].dup) cg_o(c, " && t%d_ == 1", vx->views[i].id);
-    cg_o(c, ") {\n");
+    cg_vx_unit_cond(c, vx, tid);
     c->ind++;
     cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
     cg_ind(c);
@@ -207,11 +211,7 @@ static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode
     c->ind--;
     cg_ol(c, "} else {");
     c->ind++;
-    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
-    cg_ind(c);
-    cg_o(c, "    orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T, neg);
-    cg_vx_elem(c, vx, rhs, EL_SLOW, x);
-    cg_o(c, ")));\n");
+    buffer_add_each(c, vx, rhs, tid, x, op, tk);
     c->ind--;
     cg_ol(c, "}");
 }
@@ -277,14 +277,7 @@ static void st_assign_view(C *c, const OrnNode *s)
     if (buf && !c->cuda && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
         buffer_view_add(c, vx, tg, rhs, tid, x, op, tk);
     } else if (buf) {
-        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
-        c->ind++;
-        cg_ind(c);
-        cg_o(c, "orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T,
-             op == OP_SUB ? "-" : "");
-        cg_vx_elem(c, vx, rhs, EL_SLOW, x);
-        cg_o(c, ")));\n");
-        c->ind--;
+        buffer_add_each(c, vx, rhs, tid, x, op, tk);
     } else if (!orn_cg_view_fusable(tg, rhs)) {
         /* the right side reads the target across the other dimension: evaluate it first */
         OrnTypeKind rk = cg_elem_of(rhs->type);
@@ -315,11 +308,7 @@ static void st_assign_view(C *c, const OrnNode *s)
         /* unit strides: a plain loop the compiler vectorizes. Element x of the right side
          * reads element x of any view of the target's array, so no iteration depends on
          * another (cross-dimension reads were materialized above): omp simd is safe. */
-        cg_ind(c);
-        cg_o(c, "if (t%d_ == 1", tid);
-        for (int i = 0; i < vx->nviews; i++)
-            if (!vx->views[i].dup) cg_o(c, " && t%d_ == 1", vx->views[i].id);
-        cg_o(c, ") {\n");
+        cg_vx_unit_cond(c, vx, tid);
         c->ind++;
         cg_ol(c, "_Pragma(\"omp simd\")");
         cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);

@@ -228,6 +228,20 @@ void cg_vx_fast_cond(C *c, const VX *vx, int extra)
     cg_o(c, ") {\n");
 }
 
+/* `if (t<extra>_ == 1 && t<id>_ == 1 ...) {` over the views' hoisted strides (extra < 0:
+ * the views' only): the unit-stride version of a fast loop. */
+void cg_vx_unit_cond(C *c, const VX *vx, int extra)
+{
+    cg_ind(c);
+    cg_o(c, "if (");
+    int n = 0;
+    if (extra >= 0) cg_o(c, "t%d_ == 1", extra), n++;
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_o(c, "%st%d_ == 1", n++ ? " && " : "", vx->views[i].id);
+    if (!n) cg_o(c, "1");
+    cg_o(c, ") {\n");
+}
+
 /* ---- views proven in their boxes (version.h: orn_cg_view_proven) */
 
 bool cg_view_fast(const C *c, const OrnNode *e)
@@ -398,11 +412,7 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         cg_vx_fast_cond(c, vx, -1);
         c->ind++;
         cg_vx_hoist(c, vx);
-        cg_ind(c);
-        cg_o(c, "if (");
-        for (int i = 0, n = 0; i < vx->nviews; i++)
-            if (!vx->views[i].dup) cg_o(c, "%st%d_ == 1", n++ ? " && " : "", vx->views[i].id);
-        cg_o(c, ") {\n");
+        cg_vx_unit_cond(c, vx, -1);
         c->ind++;
         cg_ol(c, "int64_t b%d_ = 0;", id);
         cg_ol(c, "for (; b%d_ + %d <= w%d_.len; b%d_ += %d)", id, lanes, wid, id, lanes);

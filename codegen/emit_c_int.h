@@ -147,6 +147,7 @@ void cg_vx_setup(C *c, const VX *vx, int first);
 void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
 void cg_vx_hoist(C *c, const VX *vx);
 void cg_vx_fast_cond(C *c, const VX *vx, int extra);
+void cg_vx_unit_cond(C *c, const VX *vx, int extra);
 void cg_ex_reduce(C *c, const OrnNode *e, int bi);
 /* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
  * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */

@@ -228,6 +228,7 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
         if (a->part.owner[t] == ORN_DSM_ALL) b->owners_dense = 0;
     if (b->direct) b->owners_dense = 0;
     b->dd.collect = !b->direct && !b->owners_dense;
+    b->owners_checked = 0;
     b->most_touched = 0;
     if (!b->direct || a->sparse) return;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
@@ -511,7 +512,8 @@ static void tile_rows_next(TileRows *r)
  * the whole target, every rank sends each owner the dense slices of its store over the owner's
  * tiles, run by run along the last dimension (a reduce-scatter), and the owner adds them, source
  * rank by source rank, elements whose summed delta is +0 left alone (untouched ones among them):
- * the records' result. The choice is collective (the most keys any rank touched) and holds from
+ * the records' result. The choice is collective (the most keys any rank touched by a loop
+ * run's first flush; records for the rest of that run otherwise) and holds from
  * then on (owners_dense; until a run at one rank): updates in loops then add to the store without
  * listing their keys, and a flush clears the whole store. Returns 1 in *done when it flushed, 0
  * when records are the better choice (nothing changed then). */
@@ -526,6 +528,10 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     size_t es = a->esize;
     int status = ORN_OK;
     if (!b->owners_dense) {
+        /* decided once per loop run: a loop flushing every few iterations would otherwise pay
+         * a collective per flush for the same answer */
+        if (b->owners_checked) return ORN_OK;
+        b->owners_checked = 1;
         int64_t most = b->dd.n;
         status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
         if (status) return status;

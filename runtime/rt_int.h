@@ -104,6 +104,7 @@ struct OrnRtBuffer {
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
                              listing touched keys (buffer.c, flush_dense_owners) */
+    int owners_checked;   /* this loop run's first flush has made that choice */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
     int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
 };
