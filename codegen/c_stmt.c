@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A warp kernel's view assignment works on this many elements of a lane at a time (a row
+ * of 128 in one pass of 32 lanes). */
+enum { LANE_CHUNK = 4 };
+
 /* ---------------------------------------------------------------- statements */
 
 void cg_st_list(C *c, const OrnNode *list)
@@ -217,8 +221,9 @@ static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode
 }
 
 /* A view assignment in a warp kernel (cuda_warp.c): the leaves on every lane, then element x
- * on lane x mod 32, with the host's arithmetic. On the device a view's pointer is never
- * NULL (an access outside the box goes to scratch), so there is no slow version. */
+ * on lane x mod 32, with the host's arithmetic, LANE_CHUNK elements of a lane at a time. On the
+ * device a view's pointer is never NULL (an access outside the box goes to scratch), so there is no
+ * slow version. */
 static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNode *rhs, int tid,
                               int x, OrnOp op, OrnTypeKind tk)
 {
@@ -231,7 +236,35 @@ static void assign_view_lanes(C *c, const VX *vx, const OrnNode *tg, const OrnNo
     cg_vx_hoist(c, vx);
     cg_warp_mid(c);
     c->warp = WARP_SPLIT;
-    cg_ol(c, "for (int64_t x%d_ = L_.lane; x%d_ < w%d_.len; x%d_ += 32)", x, x, tid, x);
+    /* LANE_CHUNK elements per lane at a time: all their reads, then all their writes, with
+     * no branch between (the tail one element at a time). The view is fusable (element x
+     * reads element x of the target and of the other views, and views of one array along
+     * one dimension share no address at different x), so this is the element-by-element
+     * loop's result; the reads of a chunk are in flight together where a store between them
+     * would otherwise make each wait for the one before. */
+    int y = c->tmp++;
+    cg_ol(c, "int64_t x%d_ = L_.lane;", x);
+    cg_ol(c, "for (; x%d_ + 32 * %d < w%d_.len; x%d_ += 32 * %d) {", x, LANE_CHUNK - 1, tid, x,
+          LANE_CHUNK);
+    c->ind++;
+    cg_ol(c, "%s v%d_[%d];", T, x, LANE_CHUNK);
+    for (int u = 0; u < LANE_CHUNK; u++) {
+        cg_ol(c, "{");
+        c->ind++;
+        cg_ol(c, "const int64_t x%d_ = x%d_ + %d;", y, x, 32 * u);
+        cg_ind(c);
+        cg_o(c, "v%d_[%d] = (%s)(", x, u, T);
+        if (opn) cg_o(c, "q%d_[x%d_ * t%d_] %s (", tid, y, tid, opn);
+        cg_vx_elem(c, vx, rhs, EL_STRIDED, y);
+        cg_o(c, opn ? "));\n" : ");\n");
+        c->ind--;
+        cg_ol(c, "}");
+    }
+    for (int u = 0; u < LANE_CHUNK; u++)
+        cg_ol(c, "q%d_[(x%d_ + %d) * t%d_] = v%d_[%d];", tid, x, 32 * u, tid, x, u);
+    c->ind--;
+    cg_ol(c, "}");
+    cg_ol(c, "for (; x%d_ < w%d_.len; x%d_ += 32)", x, tid, x);
     c->ind++;
     vx_store(c, vx, rhs, tid, x, T, opn, 0);
     c->ind--;

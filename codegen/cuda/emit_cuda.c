@@ -83,12 +83,16 @@ static void warp_body(C *c, const OrnNode *stmts)
  * grid-wide barrier on the device between steps; a warp kernel given row bands
  * (OrnGpuArgs.bands) runs them as a pipeline instead, warp w bands w, w + nw, ...; then the
  * runner (one launch per block) and the emulation's step (the tiles on the host: `emu` runs
- * one). */
+ * one). Each thread block first copies the arguments into shared memory (orn_gpu_dev.cuh):
+ * the bodies read boxes and extents there, in a few cycles, where a read of global memory
+ * after every store of the body (which may alias it) would be a round trip. */
 static void persistent(C *c, int id, bool warp)
 {
     cg_o(c,
-         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a_, const "
-         "OrnGpuEnv_%d env_, const int coop_)\n{\n",
+         "__global__ void __launch_bounds__(128) orn_gpu_kern_%d(const OrnGpuArgs *a0_, const "
+         "OrnGpuEnv_%d env_, const int coop_)\n{\n"
+         "    __shared__ OrnGpuArgs sa_;\n"
+         "    const OrnGpuArgs *const a_ = orn_gpu_args_shared(&sa_, a0_);\n",
          id, id);
     if (warp)
         cg_o(c, "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"

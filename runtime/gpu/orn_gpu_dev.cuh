@@ -174,7 +174,8 @@ ORN_HD int orn_gpu_acc_first(const OrnGpuArgs *a, OrnGpuCur *c, int i, int secon
     if (!a->acc1 || i >= a->acc1k || i >= 32 || (c->accs >> i & 1u)) return 0;
     c->accs |= 1u << i;
     int64_t at = (int64_t)i * a->acc1n + c->elem;
-    memcpy(a->acc1 + at * 8, v, 8);
+    /* acc1 is 8-byte aligned (device or host allocation): one store, not eight byte stores */
+    memcpy(__builtin_assume_aligned(a->acc1 + at * 8, 8), v, 8);
     a->acc1[(int64_t)a->acc1k * a->acc1n * 8 + at] = (unsigned char)(1 + (second != 0));
     return 1;
 }
@@ -626,6 +627,21 @@ __device__ static inline void orn_gpu_grid_sync(unsigned long long *bar, int s, 
         __threadfence();
     }
     __syncthreads();
+}
+
+/* The kernel's arguments copied into the thread block's shared memory (sa), every thread
+ * taking 8-byte words, then a block barrier: what the bodies read of them (boxes, extents,
+ * the element order) then costs a shared-memory load, also where the compiler must reload it
+ * after a store of the body. */
+__device__ static inline const OrnGpuArgs *orn_gpu_args_shared(OrnGpuArgs *sa,
+                                                              const OrnGpuArgs *a)
+{
+    static_assert(sizeof(OrnGpuArgs) % 8 == 0, "OrnGpuArgs is copied in 8-byte words");
+    const int n = (int)(sizeof(OrnGpuArgs) / 8);
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x)
+        ((uint64_t *)(void *)sa)[i] = ((const uint64_t *)(const void *)a)[i];
+    __syncthreads();
+    return sa;
 }
 
 /* The pipeline of row bands (OrnGpuArgs.bands): the warp waits until the band above has

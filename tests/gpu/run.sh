@@ -188,11 +188,13 @@ fi
 D=$ROOT/tests/e2e/data
 
 # What each program runs with: ARGS, its two configurations (CONF1, CONF2: environment
-# assignments, or for slr_gpu a flush interval), the files it saves (OUTS), its oracle.
+# assignments and program options, as slr_gpu's flush interval), the files it saves (OUTS),
+# its oracle.
 case $NAME in
 sgd_mf_gpu)
     ARGS="--train=$D/ratings.train --test=$D/ratings.test"
-    CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2"
+    # the second: 133 factors, so that a warp's lanes take chunks of 4 elements and a tail
+    CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2 --rank=133"
     OUTS="" ORACLE=cpu ;;
 gauss_seidel_gpu)
     ARGS="--n=40 --sweeps=6 --out=grid.txt"
@@ -225,7 +227,10 @@ run() {
     # one rank: a @gpu loop runs as one block (runtime/layout.c), the CPU build as the
     # oracle too
     case $n.$bin in 1.*.cpu) set -- ORN_BLOCKS_PER_RANK=1 "$@" ;; esac
-    case $conf in --*) extra=$conf ;; *) set -- "$@" $conf ;; esac
+    # a configuration's words: environment assignments, and --options for the program
+    for w in $conf; do
+        case $w in --*) extra="$extra $w" ;; *) set -- "$@" "$w" ;; esac
+    done
     # MPI itself failing to start (MPICH's UCX on a loaded machine: "init_worker ... No such
     # device") is retried once; any other failure is the test's
     for try in 1 2; do
