@@ -117,6 +117,15 @@ void cg_ex_index(C *c, const OrnNode *e)
         return;
     }
     OrnTypeKind ek = cg_elem_of(s->type);
+    int rw = cg_row_of(c, e);
+    if (rw >= 0) { /* a row pointer of the fast loop (c_for.c): the same element */
+        const OrnNode *x = e->u.index.subs;
+        for (int d = 0; d < c->row_last[rw] && x; d++) x = x->next;
+        cg_o(c, "rp%d_[", c->row_id[rw]);
+        cg_ex_as(c, x, T_I64);
+        cg_o(c, "]");
+        return;
+    }
     if (cg_is_local_array(s)) {
         const OrnNode *sub[4] = {NULL, NULL, NULL, NULL};
         int i = 0;

@@ -120,6 +120,118 @@ static bool mentions(const OrnNode *e, const OrnSym *s)
     }
 }
 
+/* ---- row pointers (version.h, orn_cg_rows) */
+
+int cg_row_of(const C *c, const OrnNode *e)
+{
+    for (int i = c->nrows - 1; i >= 0; i--)
+        if (c->rows[i] == e) return i;
+    return -1;
+}
+
+/* `T *const rp<id>_ = <base> + <offset of the access with its last subscript 0>;`, for a
+ * buffer NULL unless its box holds the row's keys for var in [from, to). */
+static void row_decl(C *c, const OrnCgRow *r, int id, const char *from, const char *to)
+{
+    const OrnNode *e = r->access;
+    const OrnSym *s = orn_cg_base_sym(e);
+    const char *T = cg_ctype(cg_elem_of(s->type));
+    const OrnNode *sub[4] = {NULL, NULL, NULL, NULL};
+    int nd = 0;
+    for (const OrnNode *x = e->u.index.subs; x && nd < 4; x = x->next) sub[nd++] = x;
+    cg_ind(c);
+    if (r->array < 0) {
+        cg_o(c, "%s *const rp%d_ __attribute__((unused)) = (%s *)%s->data + orn_std_arr_at(%s, %d",
+             T, id, T, cg_nm(c, s), cg_nm(c, s), nd);
+        for (int d = 0; d < 4; d++) {
+            cg_o(c, ", ");
+            if (d < nd && d != r->last)
+                cg_ex_as(c, sub[d], T_I64);
+            else
+                cg_o(c, "0");
+        }
+        cg_o(c, ");\n");
+        return;
+    }
+    const int *perm = cg_perm_of(c, s);
+    char bx[24];
+    snprintf(bx, sizeof bx, "%s%d_", r->buffer ? "B" : "X", r->array);
+    cg_o(c, "%s *const rp%d_ __attribute__((unused)) = ", T, id);
+    if (r->buffer) {
+        /* in place only where the buffer's box is not empty; the row's keys in it */
+        cg_o(c, "%s.base", bx);
+        for (int i = 0; i < nd; i++) {
+            int d = perm ? perm[i] : i;
+            cg_o(c, " && ");
+            if (d != r->last) {
+                cg_o(c, "orn_rt_box_span(&%s, %d, ", bx, i);
+                cg_ex_as(c, sub[d], T_I64);
+                cg_o(c, ", ");
+                cg_ex_as(c, sub[d], T_I64);
+                cg_o(c, ")");
+            } else {
+                cg_o(c,
+                     "(%s >= %s || orn_rt_box_span(&%s, %d, %s + INT64_C(%lld), %s - 1 + "
+                     "INT64_C(%lld)))",
+                     from, to, bx, i, from, (long long)r->off, to, (long long)r->off);
+            }
+        }
+        cg_o(c, " ? ");
+    }
+    cg_o(c, "(%s *)(void *)%s.base + orn_rt_box_at(&%s, %d, (const int64_t[%d]){", T, bx, bx, nd,
+         nd);
+    for (int i = 0; i < nd; i++) {
+        int d = perm ? perm[i] : i;
+        if (i) cg_o(c, ", ");
+        if (d == r->last)
+            cg_o(c, "0");
+        else
+            cg_ex_as(c, sub[d], T_I64);
+    }
+    cg_o(c, "})%s;\n", r->buffer ? " : NULL" : "");
+}
+
+int cg_rows_open(C *c, const OrnSym *var, const OrnNode *body, const char *from, const char *to)
+{
+    if (!c->fast || c->cuda || c->warp != WARP_NONE || c->loop == NULL ||
+        (c->cx != CX_BODY && c->cx != CX_CLONE))
+        return 0;
+    OrnCgRow r[ORN_CG_MAXROWS];
+    int n = orn_cg_rows(c->loop, var, body, r, ORN_CG_MAXROWS), ids[ORN_CG_MAXROWS], pushed = 0;
+    for (int i = 0; i < n; i++) {
+        ids[i] = -1;
+        const OrnSym *s = orn_cg_base_sym(r[i].access);
+        if (c->nrows == ORN_CG_MAXROWS * 4 || cg_promoted(c, s) >= 0) continue;
+        /* addressed without a test where the per-access emitter would (cg_ex_index) */
+        if (r[i].array < 0 && !orn_cg_view_proven(c->loop, c->vfast_var, c->vfast_varying,
+                                                  c->vfast_body, c->vfast_vv, r[i].access))
+            continue;
+        /* the storage order the per-access emitters use (cg_ex_subs) stores `last` last */
+        const int *perm = cg_perm_of(c, s);
+        int nd = orn_list_len(r[i].access->u.index.subs);
+        if (r[i].array >= 0 && (perm ? perm[nd - 1] : nd - 1) != r[i].last) continue;
+        int g = r[i].group;
+        if (g == i || ids[g] < 0) {
+            ids[i] = c->tmp++;
+            row_decl(c, &r[i], ids[i], from, to);
+        } else {
+            ids[i] = ids[g];
+        }
+        c->rows[c->nrows] = r[i].access;
+        c->row_id[c->nrows] = ids[i];
+        c->row_last[c->nrows] = r[i].last;
+        c->row_buf[c->nrows] = r[i].buffer;
+        c->nrows++;
+        pushed++;
+    }
+    return pushed;
+}
+
+void cg_rows_close(C *c, int n)
+{
+    c->nrows -= n;
+}
+
 /* A temporary of a loop reduction: `t = e` declaring a scalar local of the body (so it is
  * not read after the loop), e free of effects. */
 static bool reduction_temp(const OrnNode *st)
@@ -267,6 +379,7 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
     const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
     int L = reduce_lanes(st);
     char key[48];
+    int nrows = cg_rows_open(c, v, f->u.for_.body, from, to);
     cg_ol(c, "int64_t i%d_ = %s;", id, from);
     for (int part = 0; part < 3; part++) {
         if (part == 0)
@@ -294,6 +407,7 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
         c->ind--;
         cg_ol(c, "}");
     }
+    cg_rows_close(c, nrows);
 }
 
 static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
@@ -410,6 +524,21 @@ static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, 
         else
             cg_ol(c, "if (g%d_ == 1) {", id);
         c->ind++;
+        int nrows = 0;
+        if (fast) { /* the rows under the fast body's context (cg_loop_body) */
+            const OrnSym *vv = c->vfast_var, *vy = c->vfast_varying;
+            const OrnNode *vb = c->vfast_body;
+            bool vvv = c->vfast_vv;
+            c->vfast_var = s->u.for_.var->u.name.sym, c->vfast_varying = NULL;
+            c->vfast_body = s->u.for_.body, c->vfast_vv = false;
+            c->fast++;
+            char from[40], to[40];
+            snprintf(from, sizeof from, whole ? "lo%d_" : "sg%d_[1]", id);
+            snprintf(to, sizeof to, whole ? "hi%d_" : "sg%d_[2]", id);
+            nrows = cg_rows_open(c, s->u.for_.var->u.name.sym, s->u.for_.body, from, to);
+            c->fast--;
+            c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
+        }
         if (whole)
             cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
         else
@@ -419,6 +548,7 @@ static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, 
         cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
         c->ind--;
         cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
+        cg_rows_close(c, nrows);
         cg_ol(c, "}");
         c->ind--;
     }
@@ -450,6 +580,25 @@ void cg_st_for(C *c, const OrnNode *s)
     }
     if (body && !c->fast && orn_cg_for_spans_whole(c->loop, s, sp, &nsp)) {
         versioned_for(c, s, sp, nsp, true); /* it may break */
+        return;
+    }
+    if (body && c->fast) { /* inside a proven range: row pointers before the loop */
+        int id = cg_for_bounds(c, s);
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        int nrows = cg_rows_open(c, s->u.for_.var->u.name.sym, s->u.for_.body, lo, hi);
+        cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+        c->ind++;
+        char v[24];
+        snprintf(v, sizeof v, "i%d_", id);
+        cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
+        c->ind--;
+        c->cloops++;
+        cg_st_block(c, s->u.for_.body);
+        c->cloops--;
+        cg_rows_close(c, nrows);
+        cg_for_close(c);
         return;
     }
     cg_for_open(c, s);

@@ -377,6 +377,14 @@ static void st_assign_view(C *c, const OrnNode *s)
     free(vx);
 }
 
+/* The subscript of access e that indexes its row pointer c->rows[rw] (c_for.c). */
+static const OrnNode *row_sub(const C *c, const OrnNode *e, int rw)
+{
+    const OrnNode *x = e->u.index.subs;
+    for (int d = 0; d < c->row_last[rw] && x; d++) x = x->next;
+    return x;
+}
+
 static void st_assign_elem(C *c, const OrnNode *s)
 {
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
@@ -456,13 +464,31 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_ol(c, "orn_gpu_badd_%s(a_, &lc_, %d, %d, kk%d_, (%s)(%sr%d_));", cg_sfx(tk), k, nd,
                   id, T, neg, id);
         } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
-            cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
-                  cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
+            int rw = cg_row_of(c, tg);
+            if (rw >= 0) { /* the fast loop's row in place (c_for.c), when there is one */
+                cg_ind(c);
+                cg_o(c, "if (rp%d_) rp%d_[", c->row_id[rw], c->row_id[rw]);
+                cg_ex_as(c, row_sub(c, tg, rw), T_I64);
+                cg_o(c, "] += (%s)(%sr%d_);\n", T, neg, id);
+                cg_ind(c);
+                cg_o(c, "else ");
+            } else {
+                cg_ind(c);
+            }
+            cg_o(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));\n",
+                 cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
         } else if (cg_is_buffer(ts)) {
             cg_ol(c, "orn_rt_badd_%s(&V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
                   cg_sfx(tk), k, nd, tg->span.line, id, T, neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {
-            if (c->fast)
+            int rw = c->fast ? cg_row_of(c, tg) : -1;
+            if (rw >= 0) { /* the fast loop's row (c_for.c) */
+                cg_ind(c);
+                cg_o(c, "%s *const e%d_ = rp%d_ + ", T, id, c->row_id[rw]);
+                cg_ex_as(c, row_sub(c, tg, rw), T_I64);
+                cg_o(c, ";\n");
+                cg_ol(c, "(void)kk%d_;", id);
+            } else if (c->fast)
                 cg_ol(c,
                       "%s *const e%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, kk%d_);",
                       T, id, T, k, k, nd, id);

@@ -88,6 +88,38 @@ static const VLeaf *vx_find(const VX *vx, const OrnNode *e)
     return NULL;
 }
 
+/* A local array, or a view of one, as q<id>_ (typed pointer), t<id>_ (stride) and n<id>_
+ * (length): its storage is always there, the fixed subscript checked by the inline
+ * constructor (orn_std_vec_local), whose descriptor the compiler then drops. */
+static void local_decl(C *c, const OrnNode *e, int id)
+{
+    const char *T = cg_ctype(cg_elem_of(e->type));
+    cg_ind(c);
+    cg_o(c, "const OrnStdVec w%d_ = ", id);
+    cg_vec_ctor(c, e);
+    cg_o(c, ";\n");
+    cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, id, T, id);
+    cg_ol(c, "const int64_t t%d_ = w%d_.stride, n%d_ = w%d_.len;", id, id, id, id);
+}
+
+static void leaf_decl(C *c, const OrnNode *e, int id)
+{
+    if (cg_view_fast(c, e))
+        cg_view_decl(c, e, id);
+    else
+        local_decl(c, e, id);
+}
+
+bool cg_leaf_fast(const C *c, const OrnNode *e)
+{
+    if (cg_view_fast(c, e)) return true;
+    if (!e || c->cuda || c->warp != WARP_NONE || c->cx == CX_PREFETCH || !e->type) return false;
+    const OrnSym *s = orn_cg_base_sym(e);
+    if (!s || !cg_is_local_array(s)) return false;
+    return (e->kind == N_NAME && e->type->kind == T_ARRAY) ||
+           (e->kind == N_INDEX && e->type->kind == T_VIEW);
+}
+
 void cg_vx_decls(C *c, const VX *vx, bool fast)
 {
     int i = 0, j = 0;
@@ -106,7 +138,7 @@ void cg_vx_decls(C *c, const VX *vx, bool fast)
         }
         const VLeaf *l = &vx->views[j++];
         if (fast) {
-            cg_view_decl(c, l->n, l->id);
+            leaf_decl(c, l->n, l->id);
             continue;
         }
         cg_ind(c);
@@ -290,16 +322,17 @@ void cg_view_decl(C *c, const OrnNode *e, int id)
     cg_o(c, "[%d];\n", sd);
 }
 
-/* dot of two proven views: pointers, strides and one length test. */
+/* dot of two fast leaves (proven views, local arrays): pointers, strides and one length
+ * test. */
 static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode *b)
 {
-    if (!b || !cg_view_fast(c, a) || !cg_view_fast(c, b)) return false;
+    if (!b || !cg_leaf_fast(c, a) || !cg_leaf_fast(c, b)) return false;
     OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
     int ia = c->tmp++, ib = c->tmp++;
     cg_o(c, "({\n");
     c->ind++;
-    cg_view_decl(c, a, ia);
-    cg_view_decl(c, b, ib);
+    leaf_decl(c, a, ia);
+    leaf_decl(c, b, ib);
     cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", ia, ib, ia, ib,
           c->line);
     cg_ind(c);
@@ -311,6 +344,60 @@ static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode 
     c->ind--;
     cg_ind(c);
     cg_o(c, "})");
+    return true;
+}
+
+/* A reduction over a view expression whose every view leaf is fast (cg_leaf_fast): the
+ * leaves as pointers, strides and lengths (no descriptors), one length test per leaf, then
+ * the general path's loops -- blocks of `lanes` at unit strides, the tail, or strided --
+ * with element x into partial x mod lanes: the same bits. */
+static bool reduce_vx_fast(C *c, const VX *vx, const OrnNode *e, const OrnNode *a, const OrnNode *b,
+                           int bi, int id)
+{
+    if (c->warp != WARP_NONE || !vx->nviews) return false;
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup && !cg_leaf_fast(c, vx->views[i].n)) return false;
+    bool f32 = cg_kind_of(e) == T_F32; /* as the general path: partial sums in f32 */
+    const char *acc = f32 ? "float" : "double";
+    int lanes = f32 ? 16 : 8;
+    int f = vx->views[0].id;
+    cg_vx_decls(c, vx, true);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup && vx->views[i].id != f)
+            cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", f,
+                  vx->views[i].id, f, vx->views[i].id, c->line);
+    cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
+    char part[32];
+    cg_vx_unit_cond(c, vx, -1);
+    c->ind++;
+    cg_ol(c, "int64_t b%d_ = 0;", id);
+    cg_ol(c, "for (; b%d_ + %d <= n%d_; b%d_ += %d)", id, lanes, f, id, lanes);
+    c->ind++;
+    cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
+    c->ind++;
+    cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
+    snprintf(part, sizeof part, "r%d_[l%d_]", id, id);
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+    c->ind--;
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < n%d_; x%d_++)", id, id, id, f, id);
+    c->ind++;
+    snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+    c->ind -= 2;
+    cg_ol(c, "} else {");
+    c->ind++;
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < n%d_; x%d_++)", id, id, f, id);
+    c->ind++;
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_STRIDED, id);
+    c->ind -= 2;
+    cg_ol(c, "}");
+    cg_ind(c);
+    if (bi == ORN_BI_NORM)
+        cg_o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
+    else
+        cg_o(c, "orn_std_lanes%s(r%d_);\n", f32 ? "_f32" : "", id);
     return true;
 }
 
@@ -389,6 +476,13 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     if (b) cg_vx_collect(c, vx, b);
     cg_o(c, "({\n");
     c->ind++;
+    if (reduce_vx_fast(c, vx, e, a, b, bi, id)) {
+        c->ind--;
+        cg_ind(c);
+        cg_o(c, "})");
+        free(vx);
+        return;
+    }
     cg_vx_setup(c, vx, -1);
     if (!vx->nviews) cg_ice(c, e, "reduction without a view");
     bool f32 = cg_kind_of(e) == T_F32; /* dot of two f32 views: partial sums in f32 */

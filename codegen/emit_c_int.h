@@ -84,6 +84,12 @@ typedef struct C {
      * accesses to these arrays read and write the local */
     const OrnSym *promo[ORN_CG_MAXFIXED];
     int npromo;
+    /* row pointers of the fast `for` loops being emitted (version.h, orn_cg_rows): a read
+     * listed here is rp<row_id>_[last subscript] */
+    const OrnNode *rows[ORN_CG_MAXROWS * 4];
+    int row_id[ORN_CG_MAXROWS * 4], row_last[ORN_CG_MAXROWS * 4];
+    bool row_buf[ORN_CG_MAXROWS * 4]; /* a buffer's row: NULL where it does not add in place */
+    int nrows;
     /* operands already evaluated into temporaries (left-to-right sequencing) */
     const OrnNode *subst[MAXLEAF];
     int subst_id[MAXLEAF];
@@ -136,6 +142,13 @@ bool cg_impure(const OrnNode *e);
 void cg_ex(C *c, const OrnNode *e);
 void cg_ex_cond(C *c, const OrnNode *e);
 
+/* c_for.c: row pointers before a fast `for` over var in [from, to) with this body
+ * (version.h, orn_cg_rows); returns how many accesses were listed, to pass to
+ * cg_rows_close after the loop. cg_row_of: the listed access e, or -1. */
+int cg_rows_open(C *c, const OrnSym *var, const OrnNode *body, const char *from, const char *to);
+void cg_rows_close(C *c, int n);
+int cg_row_of(const C *c, const OrnNode *e);
+
 /* c_view.c */
 void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
 /* The leaves' declarations in source order (ids grow as cg_vx_collect meets them), so that
@@ -143,6 +156,9 @@ void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
  * evaluated once (s<id>_), views as vectors (w<id>_) or, fast, as pointers and strides
  * (cg_view_decl). */
 void cg_vx_decls(C *c, const VX *vx, bool fast);
+/* A view leaf that fast code addresses as a pointer, a stride and a length (cg_vx_decls):
+ * a view proven in its box (cg_view_fast), a local array or a view of one. */
+bool cg_leaf_fast(const C *c, const OrnNode *e);
 void cg_vx_setup(C *c, const VX *vx, int first);
 void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid);
 void cg_vx_hoist(C *c, const VX *vx);

@@ -677,3 +677,75 @@ bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
     out->then = st->u.if_.then;
     return true;
 }
+
+/* ---------------------------------------------------------------- row pointers */
+
+typedef struct Rows {
+    Walk w;
+    OrnCgRow *out;
+    int n, max;
+} Rows;
+
+static bool same_row(const OrnCgRow *a, const OrnCgRow *b)
+{
+    const OrnNode *x = a->access->u.index.subs, *y = b->access->u.index.subs;
+    if (orn_cg_base_sym(a->access) != orn_cg_base_sym(b->access) || a->last != b->last)
+        return false;
+    for (int d = 0; x && y; x = x->next, y = y->next, d++)
+        if (d != a->last && !same(x, y)) return false;
+    return !x && !y;
+}
+
+static void rows_access(Rows *r, const OrnNode *e)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    int nd = 0, k = -1;
+    bool buffer = false;
+    int64_t roff = 0;
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next, nd++)
+        if (x->kind == N_SLICE || nd == 4) return;
+    if (!nd || r->n == r->max) return;
+    int last = nd - 1;
+    if (local_array(s)) {
+        if (is_assigned(&r->w, s)) return;
+    } else if (s && s->kind == SYM_DIST) {
+        k = orn_cg_array_index(r->w.l, s);
+        buffer = k >= 0 && r->w.l->arrays[k].role == ORN_ROLE_BUFFERED;
+        if (!buffer && !orn_cg_boxable(r->w.l, k)) return;
+        for (int d = 0; d < nd; d++)
+            if (storage_dim(r->w.l, k, d) == nd - 1) last = d;
+    } else {
+        return;
+    }
+    int d = 0;
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
+        if (d == last ? !var_form(&r->w, x, &roff) || roff == INT64_MIN
+                      : !invariant(&r->w, x) || !no_division(x))
+            return;
+    }
+    OrnCgRow row = {
+        .access = e, .array = k, .last = last, .group = r->n, .buffer = buffer, .off = roff};
+    for (int i = 0; i < r->n; i++)
+        if (r->out[i].group == i && same_row(&r->out[i], &row)) row.group = i;
+    r->out[r->n++] = row;
+}
+
+static void rows_visit(const OrnNode *n, void *ud)
+{
+    Rows *r = ud;
+    if (n->kind == N_INDEX && n->type && n->type->kind != T_VIEW) {
+        rows_access(r, n);
+        return; /* subscripts with reads of their own are not invariant */
+    }
+    orn_ast_each_child(n, rows_visit, ud);
+}
+
+int orn_cg_rows(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgRow *out, int max)
+{
+    Rows r = {.w = {.l = l, .var = var, .ok = true}, .out = out, .max = max};
+    if (!l || !var || !body) return 0;
+    orn_ast_each_child(body, collect_assigned, &r.w);
+    if (!r.w.ok || is_assigned(&r.w, var)) return 0;
+    orn_ast_each_child(body, rows_visit, &r);
+    return r.n;
+}

@@ -119,4 +119,25 @@ typedef struct OrnCgSplit {
 } OrnCgSplit;
 bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgSplit *out);
 
+/* Row pointers. In the fast version of `for var in lo..hi` (its accesses proven in their
+ * boxes), an element access (or a buffer update) whose unit-stride subscript -- the last in storage
+ * order, of a boxable dist array or a local array -- is `var + c` and whose other subscripts are
+ * invariant (no division, nothing the body assigns) reads one row: its address without the
+ * last subscript is computed once before the loop (`rp = base + at(s0, .., 0)`) and each
+ * read is `rp[var + c]`, the same element. The C compiler then sees unit-stride loads off
+ * one pointer (k-means' `X[i, j] - C[c, j]` over j) and vectorizes them as a hand-written
+ * loop. Reads of the same row share one pointer (`group`: the index of the first). Whether
+ * each is proven is the caller's question (the same as its per-access one). */
+enum { ORN_CG_MAXROWS = 16 };
+typedef struct OrnCgRow {
+    const OrnNode *access; /* the N_INDEX */
+    int array;             /* plan array index; -1: a local array */
+    int last;              /* the logical dimension stored last (unit stride) */
+    int group;             /* index of the first row of the same array and subscripts */
+    bool buffer;           /* an update of a buffer (array): its row exists only where the
+                              buffer adds in place (a non-empty hoisted box), tested once */
+    int64_t off;           /* the last subscript is var + off */
+} OrnCgRow;
+int orn_cg_rows(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgRow *out, int max);
+
 #endif

@@ -493,31 +493,6 @@ OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed,
     return r;
 }
 
-OrnStdVec orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line)
-{
-    OrnStdVec r;
-    if (dim < 0) {
-        memset(&r, 0, sizeof r);
-        r.p = a->data;
-        r.stride = 1;
-        r.len = a->n;
-        r.type = a->type;
-        r.esize = a->esize;
-        r.prog = p;
-        r.line = line;
-        return r;
-    }
-    r = vec_base(p, a->type, dim, fixed, a->dims, line);
-    if (dim == 0) { /* column `fixed` */
-        r.p = (char *)a->data + (size_t)fixed * a->esize;
-        r.stride = a->dims[1];
-    } else { /* row `fixed` */
-        r.p = (char *)a->data + (size_t)(fixed * a->dims[1]) * a->esize;
-        r.stride = 1;
-    }
-    return r;
-}
-
 void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b)
 {
     orn_std_die(a->prog, a->line,

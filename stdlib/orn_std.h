@@ -556,8 +556,39 @@ static inline __attribute__((always_inline)) OrnStdVec orn_std_vec_box(OrnStdPro
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);
 /* At top level: a view of a buffer (updates only). */
 OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, int line);
-/* A view of a local 2-D array, or (dim < 0) a whole local array as a flat vector. */
-OrnStdVec orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line);
+/* A view of a local 2-D array, or (dim < 0) a whole local array as a flat vector. Inline:
+ * generated code builds one per use (k-means: per point and centroid), and only p, stride
+ * and len survive the compiler's scalar replacement of the struct. */
+static inline __attribute__((always_inline)) OrnStdVec
+orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line)
+{
+    OrnStdVec r;
+    memset(&r, 0, sizeof r);
+    r.type = a->type;
+    r.esize = a->esize;
+    r.prog = p;
+    r.line = line;
+    if (dim < 0) {
+        r.p = (char *)a->data;
+        r.stride = 1;
+        r.len = a->n;
+        return r;
+    }
+    int other = 1 - dim;
+    if (__builtin_expect(fixed < 0 || fixed >= a->dims[other], 0))
+        orn_std_vec_bad_index(p, fixed, other, a->dims[other], line);
+    r.len = a->dims[dim];
+    r.dim = dim;
+    r.key[other] = fixed;
+    if (dim == 0) { /* column `fixed` */
+        r.p = (char *)a->data + (size_t)fixed * a->esize;
+        r.stride = a->dims[1];
+    } else { /* row `fixed` */
+        r.p = (char *)a->data + (size_t)(fixed * a->dims[1]) * a->esize;
+        r.stride = 1;
+    }
+    return r;
+}
 void orn_std_vec_len_mismatch(const OrnStdVec *a, const OrnStdVec *b) ORN_STD_NORETURN;
 /* The same for views addressed as pointers (a versioned fast path of generated code). */
 void orn_std_len_mismatch(OrnStdProg *p, int64_t a, int64_t b, int line) ORN_STD_NORETURN

@@ -9,7 +9,9 @@
 #
 #   compile        orionc builds every program (generated C must compile with -Wall -Wextra
 #                  -Werror) and the synthetic ratings are generated
-#   features NP    features.orn and features2.orn print their .expected at every rank count
+#   features NP    features.orn and features2.orn print their .expected at every rank count;
+#                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
+#                  disagreements)
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
 #   edit_distance NP  the edit distance of two sequences (an ordered 2-D loop reading A[i - 1]
@@ -246,7 +248,8 @@ compile)
            "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn; do
+           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
+           "$S"/fastpaths.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -300,6 +303,8 @@ features)
   run "$B/features2" --triplets="$D/small.triplets" >out2.txt 2>&1 ||
     { cat out2.txt >&2; fail "features2 exited non-zero"; }
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
+  run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
+  diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
   ;;
 gauss_seidel)
   run "$B/gauss_seidel" --n=40 --sweeps=7 --out=grid.txt >log.txt 2>&1 ||
