@@ -9,9 +9,10 @@
  * innermost parallel_for key 1; the most-voted dimension moves to the end when it has
  * strictly more votes than the declared last one, the others keep their order.
  *
- * Only arrays that the program creates with zeros/fill/rand/randn and uses through
+ * Only arrays that the program creates with zeros/fill/rand/randn or a dense load (which
+ * loads in declared order and then redistributes: orn_std_load_perm) and uses through
  * elements, views, reductions, extents, save, buffers and as iteration spaces of 1d, 2d
- * or serial loops are eligible; anything else (load, BLAS built-ins, whole-array dot,
+ * or serial loops are eligible; anything else (sparse loads, BLAS built-ins, whole-array dot,
  * ordered or skewed iteration spaces) keeps the declared order. Logical indices never
  * change: code generation permutes keys, extents and plans (codegen/lower.c), the runtime
  * fills rand arrays and saves by logical index. */

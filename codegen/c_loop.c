@@ -568,6 +568,69 @@ static void csr_row(C *c, const OrnSym *const *rks)
              cg_nm(c, rks[0]));
 }
 
+/* Scalar replacement for a run (orn_cg_fixed_elems): the buffers' elements first, as
+ * pointers into their in-place storage (orn_rt_bbox; NULL: none, or the element outside
+ * it), emitted by promo_bufs, then -- once the code has tested those pointers (promo_test)
+ * -- every element's pointer and its local (promo_open); promo_close stores the locals back
+ * and ends the replacement. Dist arrays' elements lie in their boxes where this is used
+ * (the fast version of the run). */
+static void promo_bufs(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx)
+{
+    for (int i = 0; i < nfx; i++) {
+        if (!fx[i].buffer) continue;
+        const OrnSym *s = l->arrays[fx[i].array].sym;
+        const char *T = cg_ctype(cg_elem_of(s->type));
+        int nd = orn_list_len(fx[i].access->u.index.subs);
+        cg_ind(c);
+        cg_o(c, "const int64_t po%d_ = orn_rt_box_off(&B%d_, %d, ", i, fx[i].array, nd);
+        cg_ex_key(c, fx[i].access->u.index.subs, s);
+        cg_o(c, ");\n");
+        cg_ol(c,
+              "%s *const pp%d_ = B%d_.base && po%d_ >= 0 ? (%s *)(void *)B%d_.base + po%d_ : "
+              "NULL;",
+              T, i, fx[i].array, i, T, fx[i].array, i);
+    }
+}
+
+/* " && pp<i>_" for each buffer's element (nothing when there is none). */
+static void promo_test(C *c, const OrnCgFixed *fx, int nfx)
+{
+    for (int i = 0; i < nfx; i++)
+        if (fx[i].buffer) cg_o(c, " && pp%d_", i);
+}
+
+static bool promo_any_buffer(const OrnCgFixed *fx, int nfx)
+{
+    for (int i = 0; i < nfx; i++)
+        if (fx[i].buffer) return true;
+    return false;
+}
+
+static void promo_open(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx)
+{
+    for (int i = 0; i < nfx; i++) {
+        const OrnSym *s = l->arrays[fx[i].array].sym;
+        const char *T = cg_ctype(cg_elem_of(s->type));
+        if (!fx[i].buffer) {
+            int nd = orn_list_len(fx[i].access->u.index.subs);
+            cg_ind(c);
+            cg_o(c, "%s *const pp%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, ", T, i,
+                 T, fx[i].array, fx[i].array, nd);
+            cg_ex_key(c, fx[i].access->u.index.subs, s);
+            cg_o(c, ");\n");
+        }
+        cg_ol(c, "%s pv%d_ = *pp%d_;", T, i, i);
+        c->promo[i] = s;
+    }
+    c->npromo = nfx;
+}
+
+static void promo_close(C *c, int nfx, const char *pad)
+{
+    for (int i = 0; i < nfx; i++) cg_o(c, "%s*pp%d_ = pv%d_;\n", pad, i, i);
+    c->npromo = 0;
+}
+
 /* The body over a CSR block: no keys decoded. Versioned like a `for` over the column key
  * (version.h): when every access's key is in its box for the block's whole column range
  * (checked once per block) and for the row (its row-invariant subscripts, once per row),
@@ -607,8 +670,10 @@ static void body_csr(C *c, const OrnCgLoop *l)
         const char *pad = versioned ? "                " : "            ";
         if (versioned && fast) {
             c->ind = 3;
+            promo_bufs(c, l, fx, nfx);
             cg_ind(c);
             cg_o(c, "if (cok_");
+            promo_test(c, fx, nfx);
             for (int i = 0; i < nsp; i++) {
                 if (sp[i].var || sp[i].full) continue;
                 cg_o(c, " &&\n");
@@ -618,19 +683,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
             }
             cg_o(c, ") {\n");
             c->ind = 4;
-            for (int i = 0; i < nfx; i++) {
-                const OrnSym *s = l->arrays[fx[i].array].sym;
-                const char *T = cg_ctype(cg_elem_of(s->type));
-                int nd = orn_list_len(fx[i].access->u.index.subs);
-                cg_ind(c);
-                cg_o(c, "%s *const pp%d_ = (%s *)(void *)X%d_.base + orn_rt_box_at(&X%d_, %d, ", T,
-                     i, T, fx[i].array, fx[i].array, nd);
-                cg_ex_key(c, fx[i].access->u.index.subs, s);
-                cg_o(c, ");\n");
-                cg_ol(c, "%s pv%d_ = *pp%d_;", T, i, i);
-                c->promo[i] = s;
-            }
-            c->npromo = nfx;
+            promo_open(c, l, fx, nfx);
         } else if (versioned) {
             cg_o(c, "            } else {\n");
         }
@@ -641,10 +694,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
         c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
-        if (versioned && fast) {
-            for (int i = 0; i < nfx; i++) cg_o(c, "%s*pp%d_ = pv%d_;\n", pad, i, i);
-            c->npromo = 0;
-        }
+        if (versioned && fast) promo_close(c, nfx, pad);
     }
     if (versioned) cg_o(c, "            }\n");
     cg_o(c, "        }\n");
@@ -768,6 +818,16 @@ static void body_dense(C *c, const OrnCgLoop *l)
         cg_split_range(c, sp, nsp, "j0_", "j1_", 0);
         cg_o(c, "        for (int g_ = 0; g_ < 3; g_++) {\n");
     }
+    OrnCgFixed fx[ORN_CG_MAXFIXED];
+    int nfx = last && !split
+                  ? orn_cg_fixed_elems(l, last, lp->node->u.parfor.body, fx, ORN_CG_MAXFIXED)
+                  : 0;
+    if (!versioned) { /* no fast version: only buffers' elements, whose pointers are tested */
+        int n = 0;
+        for (int i = 0; i < nfx; i++)
+            if (fx[i].buffer) fx[n++] = fx[i];
+        nfx = n;
+    }
     for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
         int ind = 2;
         const char *from = "j0_", *to = "j1_";
@@ -777,10 +837,40 @@ static void body_dense(C *c, const OrnCgLoop *l)
             from = "sg0_[g_]";
             to = "sg0_[g_ + 1]";
         }
-        if (split && (fast || !versioned))
+        if (split && (fast || !versioned)) {
             split_row(c, l, &sx, last, vt, from, to, ind, fast);
-        else
+        } else if ((fast || !versioned) && nfx > 0) {
+            /* elements fixed for the run in locals (orn_cg_fixed_elems) */
+            bool bufs = promo_any_buffer(fx, nfx);
+            c->ind = ind;
+            cg_ol(c, "{");
+            c->ind = ind + 1;
+            promo_bufs(c, l, fx, nfx);
+            if (bufs) {
+                cg_ind(c);
+                cg_o(c, "if (1");
+                promo_test(c, fx, nfx);
+                cg_o(c, ") {\n");
+                c->ind++;
+            }
+            promo_open(c, l, fx, nfx);
+            int pl = c->ind;
+            elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
+            char pad[64];
+            snprintf(pad, sizeof pad, "%*s", 4 * pl, "");
+            promo_close(c, nfx, pad);
+            if (bufs) {
+                c->ind = pl - 1;
+                cg_ol(c, "} else {");
+                elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
+                c->ind = pl - 1;
+                cg_ol(c, "}");
+            }
+            c->ind = ind;
+            cg_ol(c, "}");
+        } else {
             elem_loop(c, l, last, vt, from, to, NULL, ind, fast);
+        }
     }
     if (versioned) cg_o(c, "            }\n        }\n");
     cg_o(c, "        e_ += j1_ - j0_;\n");

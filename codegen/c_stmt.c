@@ -411,7 +411,9 @@ static void st_assign_elem(C *c, const OrnNode *s)
         cg_o(c, "const %s r%d_ = ", cg_ctype(cg_kind_of(rhs)), id);
         cg_ex(c, rhs);
         cg_o(c, ";\n");
-        if (opn)
+        if (cg_is_buffer(ts)) /* as orn_rt_bbadd_: the delta in the element type, added */
+            cg_ol(c, "pv%d_ += (%s)(%sr%d_);", pv, T, op == OP_SUB ? "-" : "", id);
+        else if (opn)
             cg_ol(c, "pv%d_ = (%s)(pv%d_ %s r%d_);", pv, T, pv, opn, id);
         else
             cg_ol(c, "pv%d_ = (%s)r%d_;", pv, T, id);
@@ -884,11 +886,20 @@ static void st_dist(C *c, const OrnNode *s)
         return;
     case ORN_BI_LOAD: {
         const OrnType *t = s1->type;
+        const int *perm = cg_perm_of(c, s1);
         cg_ind(c);
-        cg_o(c, "%s = orn_std_load(P_, ", cg_nm(c, s1));
+        cg_o(c, "%s = orn_std_load%s(P_, ", cg_nm(c, s1), perm ? "_perm" : "");
         cg_ex(c, a0);
-        cg_o(c, ", %s, %d, %d, ", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0);
-        cg_allow(c, anf);
+        if (perm) {
+            cg_o(c, ", %s, %d, ", cg_dsmt(t->elem), t->ndims);
+            cg_allow(c, anf);
+            cg_o(c, ", (const int[%d]){", t->ndims);
+            for (int d = 0; d < t->ndims; d++) cg_o(c, "%s%d", d ? ", " : "", perm[d]);
+            cg_o(c, "}");
+        } else {
+            cg_o(c, ", %s, %d, %d, ", cg_dsmt(t->elem), t->ndims, t->sparse ? 1 : 0);
+            cg_allow(c, anf);
+        }
         cg_o(c, ", \"%s\", %d);\n", n1, c->line);
         return;
     }

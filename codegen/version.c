@@ -511,7 +511,16 @@ static void fixed_bad(Fixed *f, const OrnSym *s)
     if (k >= 0 && k < f->narr) f->bad[k] = true;
 }
 
-static void fixed_access(Fixed *f, const OrnNode *e, bool written)
+/* Any use of dist array s rules out the buffers that update it: their element in a local
+ * would hide updates from a read of s that sees them in place. */
+static void fixed_target_used(Fixed *f, const OrnSym *s)
+{
+    for (int j = 0; j < f->narr; j++)
+        if (f->w.l->arrays[j].target == s) f->bad[j] = true;
+}
+
+/* op: the assignment's operator when written (a buffer element takes only += and -=). */
+static void fixed_access(Fixed *f, const OrnNode *e, bool written, OrnOp op)
 {
     const OrnNode *base = e->u.index.base;
     const OrnSym *s = base->kind == N_NAME ? base->u.name.sym : NULL;
@@ -519,9 +528,12 @@ static void fixed_access(Fixed *f, const OrnNode *e, bool written)
         orn_ast_each_child(e, fixed_visit, f);
         return;
     }
+    fixed_target_used(f, s);
     int k = orn_cg_array_index(f->w.l, s);
     for (const OrnNode *x = e->u.index.subs; x; x = x->next) fixed_visit(x, f);
-    if (k <= 0 || k >= f->narr || !orn_cg_boxable(f->w.l, k) || !e->type ||
+    bool buf = k > 0 && k < f->narr && f->w.l->arrays[k].role == ORN_ROLE_BUFFERED && written &&
+               (op == OP_ADD || op == OP_SUB);
+    if (k <= 0 || k >= f->narr || !(buf || orn_cg_boxable(f->w.l, k)) || !e->type ||
         e->type->kind == T_VIEW) {
         if (k > 0 && k < f->narr) f->bad[k] = true;
         return;
@@ -538,7 +550,7 @@ static void fixed_access(Fixed *f, const OrnNode *e, bool written)
             return;
         }
         i = f->n++;
-        f->out[i] = (OrnCgFixed){.array = k, .access = e, .written = false};
+        f->out[i] = (OrnCgFixed){.array = k, .access = e, .written = false, .buffer = buf};
     } else {
         const OrnNode *a = f->out[i].access->u.index.subs, *b = e->u.index.subs;
         for (; a && b; a = a->next, b = b->next)
@@ -563,14 +575,17 @@ static void fixed_visit(const OrnNode *n, void *ud)
         f->w.ok = false;
         return;
     case N_NAME:
-        if (n->u.name.sym && n->u.name.sym->kind == SYM_DIST) fixed_bad(f, n->u.name.sym);
+        if (n->u.name.sym && n->u.name.sym->kind == SYM_DIST) {
+            fixed_bad(f, n->u.name.sym);
+            fixed_target_used(f, n->u.name.sym);
+        }
         return;
     case N_INDEX:
-        fixed_access(f, n, false);
+        fixed_access(f, n, false, OP_NONE);
         return;
     case N_ASSIGN:
         if (n->u.assign.target->kind == N_INDEX) {
-            fixed_access(f, n->u.assign.target, true);
+            fixed_access(f, n->u.assign.target, true, n->u.assign.op);
             fixed_visit(n->u.assign.value, f);
             return;
         }

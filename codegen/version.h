@@ -87,12 +87,17 @@ bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCg
  * may live in a local for the whole run of var (loaded before, stored after): nothing else
  * in the body can reach it (no user function calls, no whole-array or view uses of the
  * array; distinct dist arrays never share storage). The iteration space (array 0) and
- * arrays that are not boxable are never listed. Returns how many (at most max). */
+ * arrays that are not boxable are never listed. A buffer's element qualifies too when the
+ * body only adds to it (+=, -=) and never uses the array it updates (buffer set): its adds
+ * go in order into the buffer's in-place storage (orn_rt_bbox), where nothing else reads
+ * them during the run; the code falls back to the adds when there is none. Returns how many
+ * (at most max). */
 enum { ORN_CG_MAXFIXED = 8 };
 typedef struct OrnCgFixed {
     int array;             /* plan array index */
     const OrnNode *access; /* one of its accesses (N_INDEX): the subscripts */
     bool written;
+    bool buffer; /* a buffer's element (only added to) */
 } OrnCgFixed;
 int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgFixed *out,
                        int max);

@@ -226,41 +226,63 @@ OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int6
     return a;
 }
 
-void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *path, int line)
+/* Collective. *out: a's elements in another order, from the elements each rank owns (rank
+ * 0 for replicated tiles) with their keys rearranged: to_declared, a (stored as perm says)
+ * becomes an array in declared order (dimension perm[s] = a's s); else a (in declared
+ * order) becomes one stored as perm says (dimension s = a's perm[s]). Returns the status. */
+static int reordered(OrnStdProg *p, const OrnDsmArray *a, const int *perm, bool to_declared,
+                     const char *what, int line, OrnDsmArray **out)
 {
-    /* The elements this rank owns (rank 0 for replicated tiles), keyed logically, form a
-     * temporary array in declared order, which is saved as usual. */
     int nd = a->ndim, me = orn_dsm_rank(p->dsm);
-    int64_t ldims[ORN_DSM_MAXDIM] = {1, 1, 1, 1}, n = 0;
-    int64_t sp = io_begin(p, "save", path, line);
-    for (int s = 0; s < nd; s++) ldims[perm[s]] = a->dims[s];
+    int64_t n = 0, dims[ORN_DSM_MAXDIM] = {1, 1, 1, 1}, *keys;
+    char *vals;
+    for (int s = 0; s < nd; s++) {
+        if (to_declared)
+            dims[perm[s]] = a->dims[s];
+        else
+            dims[s] = a->dims[perm[s]];
+    }
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         int own = a->part.owner[t];
         if (a->tiles[t].held && (own == me || (own == ORN_DSM_ALL && me == 0))) n += a->tiles[t].n;
     }
-    int64_t *keys = calloc((size_t)(n ? n : 1) * (size_t)nd, sizeof *keys);
-    char *vals = calloc((size_t)(n ? n : 1), a->esize);
-    if (!keys || !vals) orn_std_die(p, line, "save: out of memory");
+    keys = calloc((size_t)(n ? n : 1) * (size_t)nd, sizeof *keys);
+    vals = malloc((size_t)(n ? n : 1) * a->esize);
+    if (!keys || !vals) orn_std_die(p, line, "%s: out of memory", what);
     int64_t j = 0;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         int own = a->part.owner[t];
         if (!tl->held || !(own == me || (own == ORN_DSM_ALL && me == 0))) continue;
+        memcpy(vals + (size_t)j * a->esize, tl->vals, (size_t)tl->n * a->esize);
         for (int64_t e = 0; e < tl->n; e++, j++) {
-            int64_t rest = e;
-            for (int s = nd - 1; s >= 0; s--) {
-                int64_t w = tl->hi[s] - tl->lo[s];
-                keys[j * nd + perm[s]] = tl->lo[s] + rest % w;
+            int64_t rest = e, k[ORN_DSM_MAXDIM];
+            for (int d = nd - 1; d >= 0; d--) {
+                int64_t w = tl->hi[d] - tl->lo[d];
+                k[d] = tl->lo[d] + rest % w;
                 rest /= w;
             }
-            memcpy(vals + (size_t)j * a->esize, (const char *)tl->vals + (size_t)e * a->esize,
-                   a->esize);
+            for (int s = 0; s < nd; s++) {
+                if (to_declared)
+                    keys[j * nd + perm[s]] = k[s];
+                else
+                    keys[j * nd + s] = k[perm[s]];
+            }
         }
     }
-    OrnDsmArray *tmp = NULL;
-    int st = orn_dsm_from_elements(p->dsm, a->type, nd, ldims, 0, n, keys, vals, NULL, NULL, &tmp);
+    int st = orn_dsm_from_elements(p->dsm, a->type, nd, dims, 0, n, keys, vals, NULL, NULL, out);
     free(keys);
     free(vals);
+    return st;
+}
+
+void orn_std_save_perm(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *path, int line)
+{
+    /* The elements this rank owns, keyed logically, form a temporary array in declared
+     * order, which is saved as usual. */
+    int64_t sp = io_begin(p, "save", path, line);
+    OrnDsmArray *tmp = NULL;
+    int st = reordered(p, a, perm, true, "save", line, &tmp);
     if (!st) {
         orn_dsm_set_name(tmp, a->name);
         st = orn_dsm_save(tmp, path);
@@ -348,6 +370,24 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
                     sparse ? "sparse " : "", orn_dsm_type_name((OrnDsmType)type), ndim);
     orn_dsm_set_name(a, name);
     return a;
+}
+
+OrnDsmArray *orn_std_load_perm(OrnStdProg *p, const char *path, int type, int ndim,
+                               bool allow_nonfinite, const int *perm, const char *name, int line)
+{
+    /* Loaded in declared order, then the elements this rank owns, keyed in storage order,
+     * form the array stored as perm says (the reverse of orn_std_save_perm). */
+    OrnDsmArray *a = orn_std_load(p, path, type, ndim, 0, allow_nonfinite, name, line);
+    OrnDsmArray *out = NULL;
+    int st = reordered(p, a, perm, false, "load", line, &out);
+    orn_dsm_free(a);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "load: %s", path);
+        orn_std_fail(p, st, line, 1);
+    }
+    orn_dsm_set_name(out, name);
+    orn_dsm_set_perm(out, perm);
+    return out;
 }
 
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)

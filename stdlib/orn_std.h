@@ -364,6 +364,10 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
 /* load(path): the program expects `type`, `ndim`, `sparse`; anything else is an error. */
 OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, int sparse,
                           bool allow_nonfinite, const char *name, int line);
+/* load(path) of a dense array stored in another order than declared (analyzer/layout.h):
+ * perm[s] is the declared dimension stored as dimension s. */
+OrnDsmArray *orn_std_load_perm(OrnStdProg *p, const char *path, int type, int ndim,
+                               bool allow_nonfinite, const int *perm, const char *name, int line);
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line);
 /* An array stored in another order than declared (analyzer/layout.h): perm[s] is the
  * declared dimension stored as dimension s. dims are the declared extents; rand and randn

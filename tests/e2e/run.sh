@@ -305,6 +305,7 @@ features)
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
+  cmp B.bin L.bin || fail "an array loaded in another storage order saved other bytes"
   ;;
 gauss_seidel)
   run "$B/gauss_seidel" --n=40 --sweeps=7 --out=grid.txt >log.txt 2>&1 ||
