@@ -686,13 +686,16 @@ static inline float orn_std_lanes_f32(const float *s)
     /* The same tree, level by level in vector registers: a loop reduction runs it once per
      * loop (k-means: once per point and centroid), and written as scalars it is fifteen
      * loads and adds through memory. Lane-wise adds of the same pairs give the same bits. */
-    typedef float v16 __attribute__((vector_size(64)));
+    /* The partials come in as two 32-byte halves: where the loop kept them in two 256-bit
+     * registers and stored them, one 64-byte load would be a failed store-to-load forward
+     * (it waits for the stores to retire: a quarter of k-means' time). */
     typedef float v8 __attribute__((vector_size(32)));
     typedef float v4 __attribute__((vector_size(16)));
-    v16 v;
-    __builtin_memcpy(&v, s, sizeof v);
-    v8 a = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14) +
-           __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15);
+    v8 lo, hi;
+    __builtin_memcpy(&lo, s, sizeof lo);
+    __builtin_memcpy(&hi, s + 8, sizeof hi);
+    v8 a = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14) +
+           __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15);
     v4 b = __builtin_shufflevector(a, a, 0, 2, 4, 6) + __builtin_shufflevector(a, a, 1, 3, 5, 7);
     return (b[0] + b[1]) + (b[2] + b[3]);
 #else
