@@ -253,7 +253,7 @@ static int reordered(OrnStdProg *p, const OrnDsmArray *a, const int *perm, bool 
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         int own = a->part.owner[t];
-        if (!tl->held || !(own == me || (own == ORN_DSM_ALL && me == 0))) continue;
+        if (!tl->held || !tl->n || !(own == me || (own == ORN_DSM_ALL && me == 0))) continue;
         memcpy(vals + (size_t)j * a->esize, tl->vals, (size_t)tl->n * a->esize);
         for (int64_t e = 0; e < tl->n; e++, j++) {
             int64_t rest = e, k[ORN_DSM_MAXDIM];
