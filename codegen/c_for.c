@@ -588,12 +588,7 @@ void cg_st_for(C *c, const OrnNode *s)
         snprintf(lo, sizeof lo, "lo%d_", id);
         snprintf(hi, sizeof hi, "hi%d_", id);
         int nrows = cg_rows_open(c, s->u.for_.var->u.name.sym, s->u.for_.body, lo, hi);
-        cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
-        c->ind++;
-        char v[24];
-        snprintf(v, sizeof v, "i%d_", id);
-        cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
-        c->ind--;
+        cg_for_head(c, s, id);
         c->cloops++;
         cg_st_block(c, s->u.for_.body);
         c->cloops--;

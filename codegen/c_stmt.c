@@ -648,7 +648,11 @@ int cg_for_bounds(C *c, const OrnNode *s)
 
 void cg_for_open(C *c, const OrnNode *s)
 {
-    int id = cg_for_bounds(c, s);
+    cg_for_head(c, s, cg_for_bounds(c, s));
+}
+
+void cg_for_head(C *c, const OrnNode *s, int id)
+{
     cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
     c->ind++;
     char v[24];

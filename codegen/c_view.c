@@ -347,6 +347,41 @@ static bool reduce_fast(C *c, const OrnNode *e, const OrnNode *a, const OrnNode 
     return true;
 }
 
+/* The loops of a reduction whose views are addressed by pointers (cg_vx_hoist or the
+ * fast leaves) over len elements (a C expression): at unit strides blocks of `lanes`
+ * elements whose element l goes to partial l (the compiler vectorizes them), then the
+ * tail; else strided. Element x goes to partial x mod lanes, in order: the same bits. */
+static void reduce_loops(C *c, const VX *vx, const OrnNode *a, const OrnNode *b, int bi,
+                         const char *acc, int lanes, int id, const char *len)
+{
+    char part[32];
+    cg_vx_unit_cond(c, vx, -1);
+    c->ind++;
+    cg_ol(c, "int64_t b%d_ = 0;", id);
+    cg_ol(c, "for (; b%d_ + %d <= %s; b%d_ += %d)", id, lanes, len, id, lanes);
+    c->ind++;
+    cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
+    c->ind++;
+    cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
+    snprintf(part, sizeof part, "r%d_[l%d_]", id, id);
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+    c->ind--;
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < %s; x%d_++)", id, id, id, len, id);
+    c->ind++;
+    snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
+    c->ind -= 2;
+    cg_ol(c, "} else {");
+    c->ind++;
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < %s; x%d_++)", id, id, len, id);
+    c->ind++;
+    reduce_elem(c, vx, a, b, bi, acc, part, EL_STRIDED, id);
+    c->ind -= 2;
+    cg_ol(c, "}");
+}
+
 /* A reduction over a view expression whose every view leaf is fast (cg_leaf_fast): the
  * leaves as pointers, strides and lengths (no descriptors), one length test per leaf, then
  * the general path's loops -- blocks of `lanes` at unit strides, the tail, or strided --
@@ -367,32 +402,9 @@ static bool reduce_vx_fast(C *c, const VX *vx, const OrnNode *e, const OrnNode *
             cg_ol(c, "if (n%d_ != n%d_) orn_std_len_mismatch(P_, n%d_, n%d_, %d);", f,
                   vx->views[i].id, f, vx->views[i].id, c->line);
     cg_ol(c, "%s r%d_[%d] = {0};", acc, id, lanes);
-    char part[32];
-    cg_vx_unit_cond(c, vx, -1);
-    c->ind++;
-    cg_ol(c, "int64_t b%d_ = 0;", id);
-    cg_ol(c, "for (; b%d_ + %d <= n%d_; b%d_ += %d)", id, lanes, f, id, lanes);
-    c->ind++;
-    cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
-    c->ind++;
-    cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
-    snprintf(part, sizeof part, "r%d_[l%d_]", id, id);
-    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
-    c->ind--;
-    cg_ol(c, "}");
-    c->ind--;
-    cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < n%d_; x%d_++)", id, id, id, f, id);
-    c->ind++;
-    snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
-    reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
-    c->ind -= 2;
-    cg_ol(c, "} else {");
-    c->ind++;
-    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < n%d_; x%d_++)", id, id, f, id);
-    c->ind++;
-    reduce_elem(c, vx, a, b, bi, acc, part, EL_STRIDED, id);
-    c->ind -= 2;
-    cg_ol(c, "}");
+    char len[32];
+    snprintf(len, sizeof len, "n%d_", f);
+    reduce_loops(c, vx, a, b, bi, acc, lanes, id, len);
     cg_ind(c);
     if (bi == ORN_BI_NORM)
         cg_o(c, "sqrt(orn_std_lanes(r%d_));\n", id);
@@ -506,31 +518,10 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         cg_vx_fast_cond(c, vx, -1);
         c->ind++;
         cg_vx_hoist(c, vx);
-        cg_vx_unit_cond(c, vx, -1);
-        c->ind++;
-        cg_ol(c, "int64_t b%d_ = 0;", id);
-        cg_ol(c, "for (; b%d_ + %d <= w%d_.len; b%d_ += %d)", id, lanes, wid, id, lanes);
-        c->ind++;
-        cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
-        c->ind++;
-        cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
-        snprintf(part, sizeof part, "r%d_[l%d_]", id, id);
-        reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
-        c->ind--;
-        cg_ol(c, "}");
-        c->ind--;
-        cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < w%d_.len; x%d_++)", id, id, id, wid, id);
-        c->ind++;
+        char len[32];
+        snprintf(len, sizeof len, "w%d_.len", wid);
+        reduce_loops(c, vx, a, b, bi, acc, lanes, id, len);
         snprintf(part, sizeof part, "r%d_[x%d_ & %d]", id, id, lanes - 1);
-        reduce_elem(c, vx, a, b, bi, acc, part, EL_UNIT, id);
-        c->ind -= 2;
-        cg_ol(c, "} else {");
-        c->ind++;
-        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", id, id, wid, id);
-        c->ind++;
-        reduce_elem(c, vx, a, b, bi, acc, part, EL_STRIDED, id);
-        c->ind -= 2;
-        cg_ol(c, "}");
         c->ind--;
         cg_ol(c, "} else {");
         c->ind++;

@@ -177,6 +177,8 @@ void cg_st_assign(C *c, const OrnNode *s);
 void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val);
 int cg_for_bounds(C *c, const OrnNode *s);
 void cg_for_open(C *c, const OrnNode *s);
+/* The loop over [lo<id>_, hi<id>_) that cg_for_bounds declared, its variable bound. */
+void cg_for_head(C *c, const OrnNode *s, int id);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
 void cg_st(C *c, const OrnNode *s);

@@ -174,7 +174,7 @@ prep() {
   local f=$1 src=$HERE/$1.orn
   case $f in
     kmeans_buf|kmeans_view)
-      data_points && build_c kmeans_ref "$HERE/kmeans_ref.c" || { FAIL[$f]="no data or baseline"; return; }
+      data_points && build_c kmeans_ref "$BENCH/kmeans/kmeans_ref.c" -DKMEANS_F64 || { FAIL[$f]="no data or baseline"; return; }
       local how="scalar for-j distances, sums and counts through buffers"
       [ "$f" = kmeans_view ] && how="dot of view differences, row-view buffer updates"
       DESC[$f]="k-means, $how; $KM_N x $KM_D f64 points, k=$KM_K, $KM_ITERS iterations"

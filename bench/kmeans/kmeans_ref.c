@@ -10,8 +10,19 @@
  * in L1) so that the distances of one point to all K centroids are computed together, the
  * loop over centroids innermost: it vectorizes, and each distance is still summed over the
  * dimensions in order, as in the .orn program. Prints
- * "bench: S s/iter  sse X" (the sum of squared distances of the last assignment). */
+ * "bench: S s/iter  sse X" (the sum of squared distances of the last assignment).
+ *
+ * Built with -DKMEANS_F64 it is the baseline of the f64 forms of bench/forms (kmeans_buf,
+ * kmeans_view: points from bench/forms/gen_dense.c): the same algorithm in double. */
 #include "../common/bench.h"
+
+#ifdef KMEANS_F64
+typedef double real;
+#define REAL_NAME "f64"
+#else
+typedef float real;
+#define REAL_NAME "f32"
+#endif
 
 int main(int argc, char **argv)
 {
@@ -25,12 +36,14 @@ int main(int argc, char **argv)
     int64_t n, d;
     memcpy(&n, buf + 32, 8);
     memcpy(&d, buf + 40, 8);
-    if (len != 80 + (size_t)(n * d) * 4 || memcmp(buf, "ORNARR", 6) || k > n) {
-        fprintf(stderr, "%s: not a dense f32 Orion array of the expected size\n", argv[1]);
+    if (len != 80 + (size_t)(n * d) * sizeof(real) || memcmp(buf, "ORNARR", 6) || k > n) {
+        fprintf(stderr, "%s: not a dense " REAL_NAME " Orion array of the expected size\n",
+                argv[1]);
         return 1;
     }
-    const float *X = (const float *)(buf + 80);
-    float *CT = bench_xmalloc((size_t)(k * d) * 4), *dd = bench_xmalloc((size_t)k * 4);
+    const real *X = (const real *)(buf + 80);
+    real *CT = bench_xmalloc((size_t)(k * d) * sizeof(real)),
+         *dd = bench_xmalloc((size_t)k * sizeof(real));
     double *S = bench_xmalloc((size_t)(k * (d + 1)) * 8);
     int32_t *assign = bench_xmalloc((size_t)n * 4);
     for (int c = 0; c < k; c++)
@@ -42,17 +55,17 @@ int main(int argc, char **argv)
         memset(S, 0, (size_t)(k * (d + 1)) * 8);
         sse = 0;
         for (int64_t p = 0; p < n; p++) {
-            const float *x = X + p * d;
+            const real *x = X + p * d;
             for (int c = 0; c < k; c++) dd[c] = 0;
             for (int64_t j = 0; j < d; j++) {
-                const float *y = CT + j * k;
-                float xj = x[j];
+                const real *y = CT + j * k;
+                real xj = x[j];
                 for (int c = 0; c < k; c++) {
-                    float t = xj - y[c];
+                    real t = xj - y[c];
                     dd[c] += t * t;
                 }
             }
-            float best = 1e30f;
+            real best = (real)1e30;
             int bc = 0;
             for (int c = 0; c < k; c++)
                 if (dd[c] < best) best = dd[c], bc = c;
@@ -65,7 +78,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < k; c++)
             if (S[c * (d + 1) + d] > 0)
                 for (int64_t j = 0; j < d; j++)
-                    CT[j * k + c] = (float)(S[c * (d + 1) + j] / S[c * (d + 1) + d]);
+                    CT[j * k + c] = (real)(S[c * (d + 1) + j] / S[c * (d + 1) + d]);
         double secs = bench_now() - t0;
         total += secs;
         printf("iteration %3d  sse %.6e  %.3f s\n", it + 1, sse, secs);
