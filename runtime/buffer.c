@@ -86,6 +86,7 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->dd.seen);
     free(b->dd.touched);
     free(b->dd.orig);
+    free(b->marks);
     free(b);
 }
 
@@ -267,6 +268,7 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     b->dd.direct = NULL;
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
     b->replica = NULL;
+    b->count_changes = 0;
     rt_managed_free(b->mg);
     b->mg = NULL;
     free(b->snap);
@@ -384,6 +386,52 @@ int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
     return ORN_OK;
 }
 
+/* A block at a time: per element the ranks that changed it, summed over the P vectors in
+ * turn (each pass a vectorized compare, counts as wide as the elements), then the counts. */
+#define COUNT_CHANGES(T, name)                                                                     \
+    RT_VECTORIZE static void name(const char *d, size_t stride, int P, int64_t n, int64_t *c,      \
+                                  int64_t *s)                                                      \
+    {                                                                                              \
+        T k[RT_SNAP_BLOCK];                                                                        \
+        for (int64_t lo = 0; lo < n; lo += RT_SNAP_BLOCK) {                                        \
+            int64_t m = n - lo < RT_SNAP_BLOCK ? n - lo : RT_SNAP_BLOCK;                           \
+            memset(k, 0, sizeof k);                                                                \
+            for (int q = 0; q < P; q++) {                                                          \
+                const T *restrict v = (const T *)(const void *)(d + (size_t)q * stride) + lo;      \
+                for (int64_t i = 0; i < m; i++) k[i] += (T)(v[i] != 0);                            \
+            }                                                                                      \
+            T changed = 0, shared = 0;                                                             \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                changed += (T)(k[i] > 0);                                                          \
+                shared += (T)(k[i] > 1);                                                           \
+            }                                                                                      \
+            *c += (int64_t)changed;                                                                \
+            *s += (int64_t)shared;                                                                 \
+        }                                                                                          \
+    }
+COUNT_CHANGES(uint32_t, count_changes_4)
+COUNT_CHANGES(uint64_t, count_changes_8)
+#undef COUNT_CHANGES
+
+void rt_buffer_count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, int64_t n)
+{
+    size_t es = b->target->esize;
+    if (es == 4) {
+        count_changes_4(d, stride, P, n, &b->changed, &b->shared);
+        return;
+    }
+    if (es == 8) {
+        count_changes_8(d, stride, P, n, &b->changed, &b->shared);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int k = 0;
+        for (int q = 0; q < P; q++) k += !zero_bits(d + (size_t)q * stride + (size_t)i * es, es);
+        b->changed += k > 0;
+        b->shared += k > 1;
+    }
+}
+
 /* Everyone's whole dense store to everyone (when that is no more bytes than the touched
  * keys' records): each rank adds them to its copy in rank order, elements whose summed
  * delta is +0 left alone (untouched ones among them). */
@@ -403,6 +451,7 @@ static int flush_dense_everyone(OrnRtBuffer *b)
         b->dd.seen[b->dd.touched[i]] = 0;
     }
     b->dd.n = 0;
+    if (!status && b->count_changes) rt_buffer_count_changes(b, all + 8, bytes, P, vol);
     for (int q = 0; q < P && !status; q++) {
         const char *d = all + (size_t)q * bytes + 8;
         int64_t nq;
@@ -437,6 +486,7 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
+    if (!status && b->count_changes) rt_buffer_count_changes(b, all, bytes, P, vol);
     if (!status && b->stale_aware && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
         rt_stale_add(a->type, b->snap, all, bytes, P, vol);
         memcpy(b->replica, b->snap, bytes);
@@ -594,12 +644,36 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     return status;
 }
 
+/* rt_buffer_count_changes for a flush's records, gathered from every rank (one key at most
+ * once per rank). */
+static void count_records(OrnRtBuffer *b, const char *rbuf, size_t total, int eager)
+{
+    const size_t rec = 16;
+    OrnDsmArray *a = b->target;
+    if (!b->marks) b->marks = orn_xcalloc((size_t)(a->nnz ? a->nnz : 1), 1);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t off = 0; off < total; off += rec) {
+            int64_t lin;
+            memcpy(&lin, rbuf + off, 8);
+            if (eager && zero_bits(rbuf + off + 8, a->esize)) continue;
+            unsigned char *m = &b->marks[lin];
+            if (!pass) {
+                *m += *m < 2;
+                continue;
+            }
+            b->changed += *m > 0;
+            b->shared += *m > 1;
+            *m = 0;
+        }
+}
+
 /* The flush proper (orn_rt_buffer_flush records it on the timeline). */
 static int flush(OrnRtBuffer *b)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     OrnDsmArray *a = b->target;
     orn_dsm_touch(a);
+    b->changed = b->shared = 0;
     int P = orn_dsm_size(dsm), status = ORN_OK;
     /* With a copy of the target on every rank, every record goes to every rank; during
      * the loop only the copies are read, so the owners take theirs at its end
@@ -698,6 +772,7 @@ static int flush(OrnRtBuffer *b)
     /* Apply in source-rank order (the receive buffer is in rank order). */
     size_t total = 0;
     for (int p = 0; p < P; p++) total += rc[p];
+    if (everyone && b->count_changes) count_records(b, rbuf, total, eager);
     for (size_t off = 0; off < total && !status; off += rec) {
         int64_t lin, key[ORN_DSM_MAXDIM];
         memcpy(&lin, rbuf + off, 8);
@@ -738,6 +813,10 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     int64_t before = b->rt->stats.flushed;
     int status = flush(b);
     orn_tl_int(tl, sp, "deltas", b->rt->stats.flushed - before);
+    if (b->count_changes) { /* the adaptive interval's measure (exec.c, adapt_interval) */
+        orn_tl_int(tl, sp, "changed", b->changed);
+        orn_tl_int(tl, sp, "shared", b->shared);
+    }
     orn_tl_end(tl, sp);
     return status;
 }

@@ -974,6 +974,117 @@ static int run_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at)
     return status;
 }
 
+/* One round, pieces [from, at) of this rank's work: its prefetch, bodies and flushes. */
+static int one_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at, int last)
+{
+    int status = ORN_OK;
+    if (x->loop->prefetch && x->prefetch_needed && !x->skip_prefetch) {
+        int pass = rt_window_pass_needed(x);
+        for (int64_t i = from; i < at && pass && !status; i++)
+            status = run_item(x, &pieces->w[i], 1);
+        if (!status) status = exchange(x);
+        if (status) return status;
+    }
+    status = run_round(x, pieces, from, at);
+    if (status) return status;
+    status = flush_buffers(x, last);
+    rt_window_flushed(x);
+    if (!status) status = flush_remote(x);
+    clear_caches(x);
+    x->round++;
+    x->rt->stats.rounds++;
+    return status;
+}
+
+/* The adaptive flush interval, for a buffer without flush_every of an f32 or f64 target that
+ * the loop reads through a copy on every rank (own updates visible, the others' as of the
+ * last flush): SGD's parameters, whose changes are functions of the values read. (Integer
+ * targets are counts -- LDA's topic totals --, whose concurrent changes add up exactly as
+ * the serial loop's would; they keep a flush per block.) Its
+ * measure is the share of the elements changed in a round that two or more ranks changed:
+ * each such element took concurrent changes made from the same stale value, summed at the
+ * flush where a serial loop would have made each from the other's result. Above 3/8 the
+ * interval halves, down to RT_INTERVAL_MIN; below 3/16 it doubles, up to RT_INTERVAL_MAX.
+ * The counts come from the changes every rank gathered, so every rank chooses the same
+ * interval: a function of the data and the rank count, never of timings. At one rank
+ * updates are applied at once and there is nothing to choose. */
+#define RT_INTERVAL_MIN 64
+#define RT_INTERVAL_MAX ((int64_t)1 << 20)
+
+static void adapt_begin(Exec *x)
+{
+    if (x->P == 1 || !x->rounds || x->flush_every > 0) return;
+    int64_t t = 0;
+    for (int k = 0; k < x->n; k++) {
+        OrnRtBuffer *b = x->vi[k].buf;
+        if (!b || b->apply || b->mg || !b->replica || unread_target(x, k)) continue;
+        if (b->target->type != ORN_DSM_F32 && b->target->type != ORN_DSM_F64) continue;
+        b->count_changes = 1;
+        if (!b->interval) b->interval = RT_INTERVAL_MIN;
+        if (!t || b->interval < t) t = b->interval;
+    }
+    x->adapt = t > 0;
+    if (x->adapt) x->flush_every = t;
+}
+
+static void adapt_interval(Exec *x)
+{
+    int64_t t = 0;
+    for (int k = 0; k < x->n; k++) {
+        OrnRtBuffer *b = x->vi[k].buf;
+        if (!b || !b->count_changes) continue;
+        if (b->changed > 0 && b->shared * 8 > b->changed * 3)
+            b->interval = b->interval / 2 > RT_INTERVAL_MIN ? b->interval / 2 : RT_INTERVAL_MIN;
+        else if (b->changed > 0 && b->shared * 16 < b->changed * 3)
+            b->interval = b->interval < RT_INTERVAL_MAX / 2 ? 2 * b->interval : RT_INTERVAL_MAX;
+        if (!t || b->interval < t) t = b->interval;
+    }
+    x->flush_every = t;
+}
+
+/* Rounds of x->flush_every iterations per rank, chosen anew after each flush: everyone
+ * runs rounds until every rank's work is done, which each rank tells from everyone's work. */
+static int adaptive_rounds(Exec *x, int64_t s, const WorkList *mine)
+{
+    int status = ORN_OK, more = 0;
+    int64_t *left = orn_xcalloc((size_t)x->P, sizeof *left), item = 0, off = 0;
+    WorkList other = {0}, pieces = {0};
+    for (int q = 0; q < x->P; q++) {
+        other.n = 0;
+        x->sched->work(x, s, q, &other);
+        for (int64_t i = 0; i < other.n; i++) left[q] += other.w[i].count;
+        more |= left[q] > 0;
+    }
+    while (more && !status) {
+        int64_t t = x->flush_every;
+        int full = 1; /* a round everyone ran whole: its counts measure interval t */
+        more = 0;
+        for (int q = 0; q < x->P; q++) {
+            full &= left[q] >= t;
+            left[q] -= left[q] < t ? left[q] : t;
+            more |= left[q] > 0;
+        }
+        pieces.n = 0;
+        for (int64_t fill = 0; fill < t && item < mine->n;) {
+            const Work *w = &mine->w[item];
+            int64_t len = w->count - off < t - fill ? w->count - off : t - fill;
+            rt_work_push(&pieces, w->tile, w->first + off, len);
+            fill += len;
+            off += len;
+            if (off == w->count) {
+                item++;
+                off = 0;
+            }
+        }
+        status = one_round(x, &pieces, 0, pieces.n, !more);
+        if (!status && full) adapt_interval(x);
+    }
+    free(left);
+    free(other.w);
+    free(pieces.w);
+    return status;
+}
+
 static int run_step(Exec *x, int64_t s)
 {
     int status = ORN_OK;
@@ -986,6 +1097,10 @@ static int run_step(Exec *x, int64_t s)
         /* Values fetched on demand are valid for this step only: in ordered schedules an
          * element read before its block ran is rewritten by a later step. */
         clear_caches(x);
+        goto fn_exit;
+    }
+    if (x->adapt) {
+        status = adaptive_rounds(x, s, &mine);
         goto fn_exit;
     }
     /* Rounds: everyone runs max over ranks of their round counts. */
@@ -1005,22 +1120,7 @@ static int run_step(Exec *x, int64_t s)
     for (int64_t r = 0; r < rounds && !status; r++) {
         int64_t from = at;
         while (at < pieces.n && round_of[at] == r) at++;
-        if (x->loop->prefetch && x->prefetch_needed && !x->skip_prefetch) {
-            int pass = rt_window_pass_needed(x);
-            for (int64_t i = from; i < at && pass && !status; i++)
-                status = run_item(x, &pieces.w[i], 1);
-            if (status) break;
-            status = exchange(x);
-            if (status) break;
-        }
-        status = run_round(x, &pieces, from, at);
-        if (status) break;
-        status = flush_buffers(x, r == rounds - 1);
-        rt_window_flushed(x);
-        if (!status) status = flush_remote(x);
-        clear_caches(x);
-        x->round++;
-        x->rt->stats.rounds++;
+        status = one_round(x, &pieces, from, at, r == rounds - 1);
     }
 fn_exit:
     free(mine.w);
@@ -1388,6 +1488,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         }
         if (copy) status = rt_buffer_set_replica(x.vi[k].buf, copy, x.P);
     }
+    if (!status) adapt_begin(&x);
     rt_xfer_end(&x, setup, &rt->stats.transfer);
     if (status) goto fn_fail;
     rt_progress_total(&x);

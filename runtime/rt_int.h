@@ -107,6 +107,12 @@ struct OrnRtBuffer {
     int owners_checked;   /* this loop run's first flush has made that choice */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
     int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
+    /* The adaptive flush interval (exec.c, adapt_interval): kept from run to run */
+    int64_t interval;     /* iterations per rank between flushes, 0 before the first run */
+    int count_changes;    /* this loop's flushes count the elements below */
+    int64_t changed;      /* elements the last flush changed (same count on every rank) */
+    int64_t shared;       /* of them, those that two or more ranks changed */
+    unsigned char *marks; /* records flushes: ranks per element, for the counts */
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
@@ -124,6 +130,9 @@ void rt_buffer_loop_end(OrnRtBuffer *b);
 int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
 /* dst[i] = apply(dst[i], d[i]) for each of n elements whose change d[i] is not +0. */
 int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n);
+/* Adds to b->changed / b->shared the elements of P change vectors (stride bytes apart, n
+ * elements each) that some rank / two or more ranks changed (a change of +0: unchanged). */
+void rt_buffer_count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, int64_t n);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 
@@ -202,6 +211,7 @@ struct Exec {
     int halo;   /* reads outside the block go through the cache (ordered schedules) */
     int rounds; /* prefetch exchanges / buffer flushes per round */
     int64_t flush_every;
+    int adapt; /* flush_every is chosen anew after every flush (exec.c, adapt_interval) */
     int64_t nsteps;
     int kd[2];            /* partitioned key dimensions */
     int nb[2];            /* tiles along them (blocks x sub-blocks) */

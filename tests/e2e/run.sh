@@ -249,13 +249,23 @@ compile)
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
-           "$S"/fastpaths.orn; do
+           "$S"/fastpaths.orn "$S"/sgd_default.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
   "$ORIONC" --layout=declared "$S/layout.orn" -o "$B/layout_declared" || fail "orionc layout.orn"
+  # the trace programs with a plain buffer(w): the default flush interval (slr_replay)
+  for p in slr_trace dlr_trace; do
+    sed 's/buffer(w, flush_every = flush)/buffer(w)/' "$S/$p.orn" >"$B/${p}_default.orn"
+    grep -q '= buffer(w)$' "$B/${p}_default.orn" || fail "$p.orn: no buffer(w, flush_every = flush)"
+    ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$B/${p}_default.orn" -o "$B/${p}_default" ||
+      fail "orionc ${p}_default.orn"
+  done
   "$GEN_RATINGS" 3000 600 90000 5 7 "$B/syn.train" "$B/syn.test"
   awk '{ print $2, $1, $3 }' "$B/syn.train" >"$B/syn.train_by_item"
+  "$GEN_LIBSVM" 20000 5000 20 3 "$B/bq_s.train" "$B/bq_s.test"
+  "$GEN_LIBSVM" 16000 100 20 4 "$B/bq_d.train" "$B/bq_d.test"
+  "$GEN_LIBSVM" 1600 400 10 5 "$B/rp.libsvm" "$B/rp.test"
   ;;
 layout)
   # the chosen storage order against the declared one: same output, same saved arrays
@@ -700,18 +710,40 @@ lda_replay)
     done
   done
   ;;
+buffer_quality)
+  # SGD through plain buffers (sgd_default.orn, no option): at NP ranks the test accuracy
+  # of sparse and of dense logistic regression is at most 0.5 points below one rank's,
+  # which is serial SGD (the default flush interval, docs/language.md section 7; the old
+  # flush per block ended 20-35 points below at 3 ranks)
+  set -- --train="$B/bq_s.train" --test="$B/bq_s.test" --dtrain="$B/bq_d.train" \
+    --dtest="$B/bq_d.test"
+  run "$B/sgd_default" "$@" >par.txt 2>&1 || { cat par.txt >&2; fail "sgd_default -n $np"; }
+  "$MPIEXEC" -n 1 "$B/sgd_default" "$@" >serial.txt 2>&1 || { cat serial.txt >&2; fail "sgd_default"; }
+  for k in sparse dense; do
+    a=$(grep "^$k accuracy" par.txt | awk '{ print $3 }')
+    s=$(grep "^$k accuracy" serial.txt | awk '{ print $3 }')
+    awk -v a="$a" -v s="$s" 'BEGIN { exit !(a != "" && a >= s - 0.005) }' ||
+      fail "$k: test accuracy $a at -n $np, serial SGD $s"
+  done
+  ;;
 slr_replay)
   # the example's flush interval (64: one flush per rank at -n 1, blocks split across
-  # rounds) and 7 (many flushes, so reads of w are often stale)
+  # rounds), 7 (many flushes, so reads of w are often stale) and 0: the program with a plain
+  # buffer(w), whose interval is chosen per run from the flushes' changes where w is copied
+  # (docs/language.md section 7)
   tl=$(grep -n 'parallel_for n, label in y$' "$S/slr_trace.orn" | cut -d: -f1)
   el=$(grep -n 'parallel_for n, label in yt$' "$S/slr_trace.orn" | cut -d: -f1)
-  for flush in 64 7; do
+  for flush in 64 7 0; do
     mkdir "f$flush" "f$flush/replay"
+    data=$D/tiny.libsvm
+    [ "$flush" != 0 ] || data=$B/rp.libsvm # 800 samples a rank at -n 2: several intervals
     # sub-blocks share their block's rounds
-    (cd "f$flush" && ORN_SUBBLOCK=3x1 ORN_TRACE=trace.txt run "$B/slr_trace" --train="$D/tiny.libsvm" \
-      --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 --flush="$flush" \
+    prog=$B/slr_trace
+    [ "$flush" != 0 ] || prog=$B/slr_trace_default
+    (cd "f$flush" && ORN_SUBBLOCK=3x1 ORN_TRACE=trace.txt run "$prog" --train="$data" \
+      --test="$data" --epochs=4 --step=0.05 --lam=0.0001 --flush="$flush" \
       >log.txt 2>&1) || { cat "f$flush/log.txt" >&2; fail "slr_trace --flush=$flush"; }
-    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "f$flush/trace.txt" "$tl" "$el" 4 0.05 \
+    "$SLR_REPLAY" "$data" "$data" "f$flush/trace.txt" "$tl" "$el" 4 0.05 \
       0.0001 "f$flush/replay"
     for f in w loss correct; do
       cmp "f$flush/$f.txt" "f$flush/replay/$f.txt" ||
@@ -720,10 +752,10 @@ slr_replay)
     # w prefetched per round instead of copied (ORN_REPLICATE_MAX=0): reads see it as of the
     # last flush, without the rank's own updates since
     mkdir "p$flush" "p$flush/replay"
-    (cd "p$flush" && ORN_REPLICATE_MAX=0 ORN_TRACE=trace.txt run "$B/slr_trace" \
-      --train="$D/tiny.libsvm" --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0.0001 \
+    (cd "p$flush" && ORN_REPLICATE_MAX=0 ORN_TRACE=trace.txt run "$prog" \
+      --train="$data" --test="$data" --epochs=4 --step=0.05 --lam=0.0001 \
       --flush="$flush" >log.txt 2>&1) || { cat "p$flush/log.txt" >&2; fail "slr_trace, no copy"; }
-    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "p$flush/trace.txt" "$tl" "$el" 4 0.05 \
+    "$SLR_REPLAY" "$data" "$data" "p$flush/trace.txt" "$tl" "$el" 4 0.05 \
       0.0001 "p$flush/replay" stale
     for f in w loss correct; do
       cmp "p$flush/$f.txt" "p$flush/replay/$f.txt" ||
@@ -737,12 +769,16 @@ slr_replay)
   cl=$(grep -n 'parallel_for (n, f), x in X' "$S/dlr_trace.orn" | cut -d: -f1 | paste -sd, -)
   "$ORIONC" --explain "$S/dlr_trace.orn" | grep -q '^    w  *replicated' ||
     fail "dlr_trace.orn: w is no longer replicated (the case this check is for)"
-  for flush in 64 7; do
+  for flush in 64 7 0; do
     mkdir "d$flush" "d$flush/replay"
-    (cd "d$flush" && ORN_TRACE=trace.txt run "$B/dlr_trace" --train="$D/tiny.libsvm" \
-      --test="$D/tiny.libsvm" --epochs=4 --step=0.05 --lam=0 --flush="$flush" >log.txt 2>&1) ||
+    data=$D/tiny.libsvm
+    [ "$flush" != 0 ] || data=$B/rp.libsvm
+    prog=$B/dlr_trace
+    [ "$flush" != 0 ] || prog=$B/dlr_trace_default
+    (cd "d$flush" && ORN_TRACE=trace.txt run "$prog" --train="$data" \
+      --test="$data" --epochs=4 --step=0.05 --lam=0 --flush="$flush" >log.txt 2>&1) ||
       { cat "d$flush/log.txt" >&2; fail "dlr_trace --flush=$flush"; }
-    "$SLR_REPLAY" "$D/tiny.libsvm" "$D/tiny.libsvm" "d$flush/trace.txt" "$tl" "$el" 4 0.05 0 \
+    "$SLR_REPLAY" "$data" "$data" "d$flush/trace.txt" "$tl" "$el" 4 0.05 0 \
       "d$flush/replay" "dense=$cl"
     for f in w loss correct; do
       cmp "d$flush/$f.txt" "d$flush/replay/$f.txt" ||
