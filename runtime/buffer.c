@@ -816,6 +816,7 @@ int orn_rt_buffer_flush(OrnRtBuffer *b)
     if (b->count_changes) { /* the adaptive interval's measure (exec.c, adapt_interval) */
         orn_tl_int(tl, sp, "changed", b->changed);
         orn_tl_int(tl, sp, "shared", b->shared);
+        orn_tl_int(tl, sp, "interval", b->interval);
     }
     orn_tl_end(tl, sp);
     return status;
