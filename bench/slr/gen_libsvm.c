@@ -58,10 +58,12 @@ int main(int argc, char **argv)
     FILE *tr = fopen(argv[5], "w"), *te = fopen(argv[6], "w");
     if (!tr || !te) {
         perror("gen_libsvm");
+        free(w);
         return 1;
     }
     write_rows(tr, n, nf, z, w);
     write_rows(te, n / 10 > 0 ? n / 10 : 1, nf, z, w);
+    free(w);
     if (fclose(tr) || fclose(te)) return 1;
     return 0;
 }
