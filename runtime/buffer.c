@@ -413,23 +413,15 @@ COUNT_CHANGES(uint32_t, count_changes_4)
 COUNT_CHANGES(uint64_t, count_changes_8)
 #undef COUNT_CHANGES
 
-void rt_buffer_count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, int64_t n)
+/* Adds to b->changed / b->shared the elements of P change vectors (stride bytes apart, n
+ * elements each) that some rank / two or more ranks changed (a change of +0: unchanged).
+ * Only f32 and f64 targets count (exec.c, adapt_begin). */
+static void count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, int64_t n)
 {
-    size_t es = b->target->esize;
-    if (es == 4) {
+    if (b->target->esize == 4)
         count_changes_4(d, stride, P, n, &b->changed, &b->shared);
-        return;
-    }
-    if (es == 8) {
+    else
         count_changes_8(d, stride, P, n, &b->changed, &b->shared);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int k = 0;
-        for (int q = 0; q < P; q++) k += !zero_bits(d + (size_t)q * stride + (size_t)i * es, es);
-        b->changed += k > 0;
-        b->shared += k > 1;
-    }
 }
 
 /* Everyone's whole dense store to everyone (when that is no more bytes than the touched
@@ -451,7 +443,7 @@ static int flush_dense_everyone(OrnRtBuffer *b)
         b->dd.seen[b->dd.touched[i]] = 0;
     }
     b->dd.n = 0;
-    if (!status && b->count_changes) rt_buffer_count_changes(b, all + 8, bytes, P, vol);
+    if (!status && b->count_changes) count_changes(b, all + 8, bytes, P, vol);
     for (int q = 0; q < P && !status; q++) {
         const char *d = all + (size_t)q * bytes + 8;
         int64_t nq;
@@ -486,7 +478,7 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
-    if (!status && b->count_changes) rt_buffer_count_changes(b, all, bytes, P, vol);
+    if (!status && b->count_changes) count_changes(b, all, bytes, P, vol);
     if (!status && b->stale_aware && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
         rt_stale_add(a->type, b->snap, all, bytes, P, vol);
         memcpy(b->replica, b->snap, bytes);
@@ -644,7 +636,7 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     return status;
 }
 
-/* rt_buffer_count_changes for a flush's records, gathered from every rank (one key at most
+/* count_changes for a flush's records, gathered from every rank (one key at most
  * once per rank). */
 static void count_records(OrnRtBuffer *b, const char *rbuf, size_t total, int eager)
 {

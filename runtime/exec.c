@@ -802,47 +802,56 @@ static int exchange(Exec *x)
     return status;
 }
 
-/* Cut a work list into rounds: per item, or per flush_every iterations. Writes the round
+/* A position in a work list: an item and the iterations of it already taken. */
+typedef struct WorkCursor {
+    int64_t item, off;
+} WorkCursor;
+
+/* Appends to out the next t iterations of in from *c (fewer at its end), in pieces that
+ * do not cross items. */
+static void take_work(const WorkList *in, WorkCursor *c, int64_t t, WorkList *out)
+{
+    for (int64_t fill = 0; fill < t && c->item < in->n;) {
+        const Work *w = &in->w[c->item];
+        int64_t len = w->count - c->off < t - fill ? w->count - c->off : t - fill;
+        rt_work_push(out, w->tile, w->first + c->off, len);
+        fill += len;
+        c->off += len;
+        if (c->off == w->count) {
+            c->item++;
+            c->off = 0;
+        }
+    }
+}
+
+/* Cut a work list into rounds: per block, or per flush_every iterations. Writes the round
  * number of each piece into rounds (parallel to the pieces in out); returns the count. */
 static int64_t cut_rounds(const Exec *x, const WorkList *in, WorkList *out, int64_t **round_of)
 {
-    int64_t nr = 0, fill = 0, cap = 0, group = -1;
+    int64_t nr = 0, group = -1, cap = 0;
+    WorkCursor c = {0, 0};
     out->n = 0;
     *round_of = NULL;
-    for (int64_t i = 0; i < in->n; i++) {
-        const Work *w = &in->w[i];
-        if (x->flush_every <= 0) {
+    while (c.item < in->n) {
+        int64_t from = out->n;
+        if (x->flush_every > 0) {
+            take_work(in, &c, x->flush_every, out);
+        } else {
             /* A round per block: its sub-blocks (consecutive tiles of one group) share it. */
+            const Work *w = &in->w[c.item++];
             int64_t g = rt_tile_group(x, w->tile);
             if (group >= 0 && g != group) nr++;
             group = g;
             rt_work_push(out, w->tile, w->first, w->count);
-            if (out->n > cap) {
-                cap = out->cap;
-                *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
-            }
-            (*round_of)[out->n - 1] = nr;
-            continue;
         }
-        int64_t f = w->first, end = w->first + w->count;
-        while (f < end) {
-            int64_t len = x->flush_every - fill;
-            if (len > end - f) len = end - f;
-            rt_work_push(out, w->tile, f, len);
-            if (out->n > cap) {
-                cap = out->cap;
-                *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
-            }
-            (*round_of)[out->n - 1] = nr;
-            fill += len;
-            f += len;
-            if (fill == x->flush_every) {
-                fill = 0;
-                nr++;
-            }
+        if (out->cap > cap) {
+            cap = out->cap;
+            *round_of = orn_xrealloc(*round_of, (size_t)cap * sizeof **round_of);
         }
+        for (int64_t i = from; i < out->n; i++) (*round_of)[i] = nr;
+        if (x->flush_every > 0) nr++;
     }
-    if (fill || (x->flush_every <= 0 && group >= 0)) nr++;
+    if (x->flush_every <= 0 && group >= 0) nr++;
     return nr;
 }
 
@@ -1047,7 +1056,8 @@ static void adapt_interval(Exec *x)
 static int adaptive_rounds(Exec *x, int64_t s, const WorkList *mine)
 {
     int status = ORN_OK, more = 0;
-    int64_t *left = orn_xcalloc((size_t)x->P, sizeof *left), item = 0, off = 0;
+    int64_t *left = orn_xcalloc((size_t)x->P, sizeof *left);
+    WorkCursor c = {0, 0};
     WorkList other = {0}, pieces = {0};
     for (int q = 0; q < x->P; q++) {
         other.n = 0;
@@ -1065,17 +1075,7 @@ static int adaptive_rounds(Exec *x, int64_t s, const WorkList *mine)
             more |= left[q] > 0;
         }
         pieces.n = 0;
-        for (int64_t fill = 0; fill < t && item < mine->n;) {
-            const Work *w = &mine->w[item];
-            int64_t len = w->count - off < t - fill ? w->count - off : t - fill;
-            rt_work_push(&pieces, w->tile, w->first + off, len);
-            fill += len;
-            off += len;
-            if (off == w->count) {
-                item++;
-                off = 0;
-            }
-        }
+        take_work(mine, &c, t, &pieces);
         status = one_round(x, &pieces, 0, pieces.n, !more);
         if (!status && full) adapt_interval(x);
     }

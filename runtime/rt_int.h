@@ -130,9 +130,6 @@ void rt_buffer_loop_end(OrnRtBuffer *b);
 int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
 /* dst[i] = apply(dst[i], d[i]) for each of n elements whose change d[i] is not +0. */
 int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n);
-/* Adds to b->changed / b->shared the elements of P change vectors (stride bytes apart, n
- * elements each) that some rank / two or more ranks changed (a change of +0: unchanged). */
-void rt_buffer_count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, int64_t n);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 
