@@ -619,6 +619,9 @@ static void role_notes(Builder *b)
                 if (in->key_of_dim[m] >= 0 && (s->transformed || in->key_of_dim[m] == s->dims[1]))
                     break;
             const char *d1 = dim_name(b, s, s->dims[1]);
+            bool buffered = false; /* a buffer of the loop updates it: it rotates */
+            for (int j = 0; j < p->narrays; j++)
+                buffered |= p->arrays[j].target == p->arrays[k].sym;
             bool wave = (s->strategy == ORN_STRAT_UNIMODULAR ? s->inner : s->strategy) ==
                         ORN_STRAT_2D_ORDERED;
             note(b, ORN_NOTE_ROLE, k,
@@ -630,6 +633,8 @@ static void role_notes(Builder *b)
                       : "move from rank to rank",
                  d1,
                  in->written ? ""
+                 : buffered  ? "; its buffer's deltas go to the rank that holds the block, or "
+                               "that receives it next, at each flush"
                              : "; it is read-only, so the runtime copies it to every rank "
                                "instead when it is at most ORN_REPLICATE_MAX bytes (64 MiB): "
                                "a copy moves once, a rotation at every run");

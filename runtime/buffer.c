@@ -87,6 +87,8 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->dd.touched);
     free(b->dd.orig);
     free(b->marks);
+    free(b->route);
+    free(b->pending);
     free(b);
 }
 
@@ -269,6 +271,9 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
     b->replica = NULL;
     b->count_changes = 0;
+    free(b->route);
+    b->route = NULL;
+    b->npending = 0;
     rt_managed_free(b->mg);
     b->mg = NULL;
     free(b->snap);
@@ -659,6 +664,47 @@ static void count_records(OrnRtBuffer *b, const char *rbuf, size_t total, int ea
         }
 }
 
+/* A delta for an element of a travelling tile not installed here yet: kept, in arrival
+ * order, until the tile arrives. */
+static void wait_for_tile(OrnRtBuffer *b, int64_t tile, int64_t lin, const char *delta)
+{
+    const size_t rec = 24;
+    if (b->npending == b->cappending) {
+        b->cappending = b->cappending ? 2 * b->cappending : 64;
+        b->pending = orn_xrealloc(b->pending, b->cappending * rec);
+    }
+    char *r = b->pending + b->npending++ * rec;
+    memcpy(r, &tile, 8);
+    memcpy(r + 8, &lin, 8);
+    memcpy(r + 16, delta, 8);
+}
+
+int rt_buffer_arrived(OrnRtBuffer *b, int64_t tile)
+{
+    const size_t rec = 24;
+    OrnDsmArray *a = b->target;
+    size_t kept = 0;
+    int status = ORN_OK;
+    for (size_t i = 0; i < b->npending; i++) {
+        char *r = b->pending + i * rec;
+        int64_t t, lin, key[ORN_DSM_MAXDIM];
+        memcpy(&t, r, 8);
+        if (t != tile || status) {
+            memmove(b->pending + kept++ * rec, r, rec);
+            continue;
+        }
+        memcpy(&lin, r + 8, 8);
+        orn_dsm_unravel(a, lin, key);
+        void *elem = orn_dsm_local_ptr(a, key);
+        status = elem ? apply_one(b, elem, r + 16)
+                      : orn_dsm_fail(b->rt->dsm, ORN_E_INTERNAL,
+                                     "buffer(%s): block %lld arrived without its element", a->name,
+                                     (long long)tile);
+    }
+    b->npending = kept;
+    return status;
+}
+
 /* The flush proper (orn_rt_buffer_flush records it on the timeline). */
 static int flush(OrnRtBuffer *b)
 {
@@ -682,7 +728,7 @@ static int flush(OrnRtBuffer *b)
             sub_typed(a->type, b->dd.base + at, b->replica + at, b->dd.orig + at);
             memcpy(b->replica + at, b->dd.orig + at, a->esize);
         }
-    if (!everyone && P > 1 && b->dense && !b->apply && !a->sparse) {
+    if (!everyone && P > 1 && b->dense && !b->apply && !a->sparse && !b->route) {
         int done = 0;
         status = flush_dense_owners(b, &done);
         if (status || done) return status;
@@ -717,7 +763,8 @@ static int flush(OrnRtBuffer *b)
             dest[i] = 0; /* one copy, gathered by all */
         } else {
             orn_dsm_unravel(a, lins[i], key);
-            dest[i] = a->part.owner[orn_dsm_part_tile_of(&a->part, key)];
+            int64_t t = orn_dsm_part_tile_of(&a->part, key);
+            dest[i] = b->route ? b->route[t] : a->part.owner[t];
         }
         if (dest[i] == ORN_DSM_ALL)
             for (int p = 0; p < P; p++) sc[p] += rec;
@@ -775,6 +822,10 @@ static int flush(OrnRtBuffer *b)
         }
         orn_dsm_unravel(a, lin, key);
         void *elem = orn_dsm_local_ptr(a, key);
+        if (!elem && b->route) { /* its tile travels here (rt_buffer_arrived) */
+            wait_for_tile(b, orn_dsm_part_tile_of(&a->part, key), lin, rbuf + off + 8);
+            continue;
+        }
         if (!elem) {
             status = orn_dsm_fail(dsm, ORN_E_RANGE,
                                   "buffer(%s): a delta for an element that is not stored here "

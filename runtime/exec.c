@@ -868,6 +868,26 @@ static int unread_target(const Exec *x, int k)
     return 1;
 }
 
+/* The view of buffer k's target that the schedule rotates (its tiles travel during the
+ * loop: the flushes route its deltas by the schedule's holder), or -1. */
+static int rotated_view(const Exec *x, int k)
+{
+    if (x->P < 2 || !x->sched->holder) return -1;
+    for (int j = 0; j < x->n; j++)
+        if (j != k && x->vi[j].store == x->vi[k].buf->target && x->views[j].role == ORN_RT_ROTATED)
+            return j;
+    return -1;
+}
+
+int rt_buffers_arrived(Exec *x, const OrnDsmArray *a, int64_t tile)
+{
+    int status = ORN_OK;
+    for (int k = 0; k < x->n && !status; k++)
+        if (x->vi[k].buf && x->vi[k].buf->target == a && x->vi[k].buf->npending)
+            status = rt_buffer_arrived(x->vi[k].buf, tile);
+    return status;
+}
+
 /* Collective. An owner answers on-demand reads whenever it waits, also while it still
  * waits inside a flush whose deltas it has not applied yet; a rank that finished the flush
  * early could then read a stale value. So when bodies may read remotely, a barrier after
@@ -879,7 +899,11 @@ static int flush_buffers(Exec *x, int last)
     for (int k = 0; k < x->n; k++) {
         if (!x->vi[k].buf) continue;
         if (!last && unread_target(x, k)) continue;
-        int status = orn_rt_buffer_flush(x->vi[k].buf);
+        OrnRtBuffer *b = x->vi[k].buf;
+        int j = b->route ? rotated_view(x, k) : -1;
+        for (int64_t t = 0; j >= 0 && t < b->target->part.ntiles; t++)
+            b->route[t] = x->sched->holder(x, j, t);
+        int status = orn_rt_buffer_flush(b);
         if (status) return status;
         any = 1;
     }
@@ -1487,6 +1511,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
                 copy = replicated_copy(x.vi[j].store);
         }
         if (copy) status = rt_buffer_set_replica(x.vi[k].buf, copy, x.P);
+        if (!status && rotated_view(&x, k) >= 0) {
+            OrnDsmArray *a = x.vi[k].buf->target;
+            x.vi[k].buf->route = orn_xcalloc((size_t)a->part.ntiles, sizeof(int));
+        }
     }
     if (!status) adapt_begin(&x);
     rt_xfer_end(&x, setup, &rt->stats.transfer);
@@ -1527,6 +1555,10 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     }
     fin = rt_span_begin(&x, ORN_TL_PHASE, "finish");
     status = x.sched->finish(&x);
+    for (int k = 0; k < x.n && !status; k++)
+        if (x.vi[k].buf && x.vi[k].buf->npending)
+            status = rt_fail(&x, ORN_E_INTERNAL, "buffer(%s): deltas for blocks that never arrived",
+                             x.vi[k].buf->target->name);
     /* Buffers' targets whose every rank read a copy: the flushes went to the copies. */
     for (int k = 0; k < x.n && !status && x.replica && x.P > 1; k++)
         if (x.replica[k] && x.vi[k].buffered) {

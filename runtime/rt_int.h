@@ -113,6 +113,13 @@ struct OrnRtBuffer {
     int64_t changed;      /* elements the last flush changed (same count on every rank) */
     int64_t shared;       /* of them, those that two or more ranks changed */
     unsigned char *marks; /* records flushes: ranks per element, for the counts */
+    /* A target whose tiles travel during the loop (rotated by a 2-D schedule): the rank
+     * each tile's deltas go to at the next flush (Exec fills it from the schedule's
+     * `holder`), NULL otherwise (the owners). A delta that arrives for a tile not installed
+     * yet waits in `pending` until the tile arrives (rt_buffer_arrived). */
+    int *route;
+    char *pending; /* records (tile, linear key, delta: 24 bytes), in arrival order */
+    size_t npending, cappending;
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
@@ -132,6 +139,9 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
 int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
+/* Tile `tile` of b's target was installed on this rank: the deltas that waited for it are
+ * added, in the order they arrived. */
+int rt_buffer_arrived(OrnRtBuffer *b, int64_t tile);
 
 /* ---------------------------------------------------------------- one loop execution */
 
@@ -259,6 +269,9 @@ int rt_body_contain(Exec *x, int code);
 int rt_body_step_agree(Exec *x);
 /* Collective, at the loop's end: the lowest failing rank's error on every rank, or OK. */
 int rt_body_agree(Exec *x);
+/* Tile `tile` of array a (rotated) was installed here: the buffers of x's loop that update
+ * a add the deltas that waited for it (rt_buffer_arrived). */
+int rt_buffers_arrived(Exec *x, const OrnDsmArray *a, int64_t tile);
 
 struct OrnRtSched {
     const char *name;
@@ -273,6 +286,10 @@ struct OrnRtSched {
     int (*finish)(Exec *x);
     void (*cleanup)(Exec *x);
     int step_sync; /* steps must not overlap between ranks (wavefronts) */
+    /* Schedules that move rotated arrays: the rank that holds tile `tile` of view k's
+     * array at the current step's flushes, or that installs it next (a buffer's deltas
+     * for it go there); NULL where tiles stay with their owners. */
+    int (*holder)(const Exec *x, int k, int64_t tile);
 };
 
 extern const OrnRtSched orn_rt_sched_serial;

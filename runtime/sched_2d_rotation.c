@@ -154,7 +154,20 @@ static int install(Exec *x, Ring *R, int i, int64_t j, size_t at)
                        a->name);
     if (!kept) pool_put(R, R->rbuf[at], R->rbufcap[at]);
     R->rbuf[at] = NULL;
-    return ORN_OK;
+    return rt_buffers_arrived(x, a, j);
+}
+
+/* Block j of a rotated array at step x->step: with rank home + c during cycle c, worked on
+ * at step c L + (its slot); the rank of the first such step not before this one holds it
+ * now or installs it next, and after the last cycle it goes home. */
+static int holder(const Exec *x, int k, int64_t j)
+{
+    const Ring *R = x->sched_state;
+    const OrnDsmArray *a = x->loop->args[k].array;
+    int home = a->part.owner[j];
+    int64_t slot = j - R->start[home], c = 0;
+    if (x->step > slot) c = (x->step - slot + R->L - 1) / R->L;
+    return c >= x->P ? home : (int)((home + c) % x->P);
 }
 
 static int setup(Exec *x)
@@ -441,4 +454,5 @@ const OrnRtSched orn_rt_sched_2d_rotation = {
     .finish = finish,
     .cleanup = cleanup,
     .step_sync = 0,
+    .holder = holder,
 };

@@ -198,6 +198,7 @@ static int arrive(Exec *x, int64_t step)
                              (long long)m->tile, a->name);
         if (!kept) free(m->buf);
         m->buf = NULL;
+        if (!status) status = rt_buffers_arrived(x, a, m->tile);
     }
     for (int i = 0; i < F->send.n; i++) {
         free(F->send.m[i].buf);
@@ -210,6 +211,15 @@ static int arrive(Exec *x, int64_t step)
 static int step_begin(Exec *x, int64_t s)
 {
     return arrive(x, s);
+}
+
+/* Column block t at step x->step: with row s = step - t when that row is running, home
+ * before its first row and after its last (the blocks of a step arrive before it runs). */
+static int holder(const Exec *x, int k, int64_t t)
+{
+    (void)k;
+    int64_t s = x->step - t;
+    return s >= 0 && s < x->nb[0] ? (int)(s % x->P) : owner_home(x, NULL);
 }
 
 static int finish(Exec *x)
@@ -257,4 +267,5 @@ const OrnRtSched orn_rt_sched_2d_wavefront = {
     .finish = finish,
     .cleanup = cleanup,
     .step_sync = 1,
+    .holder = holder,
 };

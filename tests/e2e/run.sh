@@ -13,7 +13,8 @@
 #                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
 #                  disagreements)
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
-#   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order
+#   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order (also
+#                  with biases through buffers: partitioned and rotated targets)
 #   edit_distance NP  the edit distance of two sequences (an ordered 2-D loop reading A[i - 1]
 #                  and B[j - 1], writing row_best[i] and col_best[j]): output line and saved
 #                  arrays equal the serial C reference (ed_ref) byte for byte, with B copied
@@ -249,7 +250,7 @@ compile)
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
-           "$S"/fastpaths.orn "$S"/sgd_default.orn; do
+           "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -336,6 +337,19 @@ sgd_replay)
     cmp W.txt RW.txt || fail "W differs from the serial replay (ORN_SUBBLOCK=$sb)"
     cmp H.txt RH.txt || fail "H differs from the serial replay (ORN_SUBBLOCK=$sb)"
   done
+  # biases through buffers: bu partitioned, bi rotated (and updated at the next item's
+  # block too), read as of the last flush (docs/language.md section 7)
+  bl=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_bias_trace.orn" | cut -d: -f1)
+  for sb in auto 3x2; do
+    ORN_SUBBLOCK=$sb ORN_TRACE=trace.txt run "$B/sgd_bias_trace" --train="$D/ratings.train" \
+      --test="$D/ratings.test" --epochs=3 >log.txt 2>&1 ||
+      { cat log.txt >&2; fail "sgd_bias_trace (ORN_SUBBLOCK=$sb)"; }
+    "$SGD_REPLAY" "$D/ratings.train" "$D/ratings.test" trace.txt "$bl" 3 5 0.05 0.9 0.05 0.1 \
+      42 RW.txt RH.txt Rbu.txt Rbi.txt
+    for f in W H bu bi; do
+      cmp $f.txt R$f.txt || fail "$f differs from the serial replay (biases, ORN_SUBBLOCK=$sb)"
+    done
+  done
   # users and items swapped, the items spread out (120 items, 45 users): W is now less than
   # half of H, so from two ranks on the runtime rotates W (key 0) instead of the plan's H
   # (layout.c, rt_choose_orientation); ORN_ROTATE=planned keeps H. Both replay exactly.
@@ -349,6 +363,14 @@ sgd_replay)
     "$SGD_REPLAY" t.train t.test trace.txt "$line" 3 5 0.05 0.9 0.05 0.1 42 RW.txt RH.txt
     cmp W.txt RW.txt || fail "W differs from the serial replay (transposed, ORN_ROTATE=$mode)"
     cmp H.txt RH.txt || fail "H differs from the serial replay (transposed, ORN_ROTATE=$mode)"
+    # the same with biases: where W's side rotates, bu rotates and bi stays
+    ORN_ROTATE=$mode ORN_TRACE=trace.txt run "$B/sgd_bias_trace" --train=t.train --test=t.test \
+      --epochs=3 >log.txt 2>&1 || { cat log.txt >&2; fail "sgd_bias_trace, transposed"; }
+    "$SGD_REPLAY" t.train t.test trace.txt "$bl" 3 5 0.05 0.9 0.05 0.1 42 RW.txt RH.txt \
+      Rbu.txt Rbi.txt
+    for f in W H bu bi; do
+      cmp $f.txt R$f.txt || fail "$f differs from the serial replay (biases, transposed, $mode)"
+    done
     want=1
     [ "$mode" = planned ] || [ "$np" -eq 1 ] || want=0
     grep -q "sgd_trace.orn:$line (2d) .* key $want rotates" stats.txt ||
