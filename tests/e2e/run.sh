@@ -250,7 +250,8 @@ compile)
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
-           "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn; do
+           "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
+           "$S"/wave_buffer.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -350,6 +351,9 @@ sgd_replay)
       cmp $f.txt R$f.txt || fail "$f differs from the serial replay (biases, ORN_SUBBLOCK=$sb)"
     done
   done
+  # a buffer of a column array that travels down an ordered loop's wavefront
+  run "$B/wave_buffer" >wave.txt 2>&1 || { cat wave.txt >&2; fail "wave_buffer"; }
+  [ "$(cat wave.txt)" = 2380.0 ] || { cat wave.txt >&2; fail "wave_buffer: col sums to $(cat wave.txt), not 2380.0"; }
   # users and items swapped, the items spread out (120 items, 45 users): W is now less than
   # half of H, so from two ranks on the runtime rotates W (key 0) instead of the plan's H
   # (layout.c, rt_choose_orientation); ORN_ROTATE=planned keeps H. Both replay exactly.
