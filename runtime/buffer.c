@@ -268,6 +268,7 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     orn_dsm_touch(b->target); /* updates went into the target or its copy */
     b->direct = 0;
     b->dd.direct = NULL;
+    b->dd.held = NULL;
     b->dd.collect = 1; /* outside loops (orn_rt_buffer_add) deltas wait for a flush */
     b->replica = NULL;
     b->count_changes = 0;
@@ -317,6 +318,11 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
     void *acc = rt_map_insert(&b->deltas, lin, &created);
     add_typed(b->target->type, acc, delta);
     return ORN_OK;
+}
+
+void rt_buffer_add_at(OrnRtBuffer *b, void *elem, const void *delta)
+{
+    add_typed(b->target->type, elem, delta);
 }
 
 int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta)

@@ -329,6 +329,19 @@ static void op_add(OrnRtView *v, const int64_t *key, const void *delta)
             return;
         }
     }
+    const OrnRtDeltas *q = &vi->buf->dd;
+    if (q->held) { /* the block the current block holds takes it at once (bind) */
+        int64_t o = 0;
+        int in = 1;
+        for (int d = 0; d < a->ndim; d++) {
+            in &= (uint64_t)(key[d] - q->hlo[d]) < (uint64_t)q->hn[d];
+            o += (key[d] - q->hlo[d]) * q->hs[d];
+        }
+        if (in) {
+            rt_buffer_add_at(vi->buf, q->held + (size_t)o * a->esize, delta);
+            return;
+        }
+    }
     rt_buffer_add_lin(vi->buf, orn_dsm_ravel(a, key), delta);
 }
 
@@ -619,7 +632,45 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
                 empty_view(v);
         }
     }
+    for (int k = 0; k < x->n; k++) { /* after the targets' views are bound */
+        ViewImpl *vi = &x->vi[k];
+        if (!vi->buf) continue;
+        OrnRtDeltas *q = &vi->buf->dd;
+        q->held = NULL;
+        if (vi->held_view < 0 || x->in_prefetch) continue;
+        const ViewImpl *tv = &x->vi[vi->held_view];
+        OrnRtView box;
+        box_view(&box, tv->store, tv->tile);
+        if (!box.base) continue;
+        q->held = box.base;
+        for (int d = 0; d < ORN_RT_MAXDIM; d++) {
+            q->hlo[d] = box.lo[d];
+            q->hn[d] = box.hi[d] - box.lo[d];
+            q->hs[d] = box.stride[d];
+        }
+    }
     return ORN_OK;
+}
+
+/* Buffer k's updates of its target's block that the current block holds can go there at
+ * once (bind: OrnRtDeltas.held): several ranks, the default apply, a dense target without a
+ * copy whose every view in the loop is partitioned or rotated without a halo -- no other
+ * rank reads the block during the round, so only this rank's reads see the updates, and
+ * they see them in the order it makes them. The view, or -1. */
+static int held_view(const Exec *x, int k)
+{
+    const OrnRtBuffer *b = x->vi[k].buf;
+    if (x->P < 2 || b->apply || b->replica || b->target->sparse) return -1;
+    int view = -1;
+    for (int j = 0; j < x->n; j++) {
+        if (j == k || x->vi[j].store != b->target) continue;
+        int role = x->views[j].role;
+        if (role != ORN_RT_PARTITIONED && role != ORN_RT_ROTATED) return -1;
+        for (int d = 0; d < x->plan->arrays[j].ndim; d++)
+            if (x->plan->arrays[j].halo_lo[d] || x->plan->arrays[j].halo_hi[d]) return -1;
+        view = j;
+    }
+    return view;
 }
 
 /* ---------------------------------------------------------------- running work */
@@ -1511,6 +1562,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
                 copy = replicated_copy(x.vi[j].store);
         }
         if (copy) status = rt_buffer_set_replica(x.vi[k].buf, copy, x.P);
+        x.vi[k].held_view = status ? -1 : held_view(&x, k);
         if (!status && rotated_view(&x, k) >= 0) {
             OrnDsmArray *a = x.vi[k].buf->target;
             x.vi[k].buf->route = orn_xcalloc((size_t)a->part.ntiles, sizeof(int));

@@ -150,6 +150,12 @@ typedef struct OrnRtDeltas {
     int64_t n, cap;
     int64_t dims[ORN_RT_MAXDIM];
     int ndim;
+    /* At several ranks, with the default apply: the block of the target that the current
+     * block of work holds (the target partitioned or rotated with it, read by no other
+     * rank), where updates are added at once: key - hlo inside hn, at held + offset . hs
+     * elements. NULL otherwise. */
+    char *held;
+    int64_t hlo[ORN_RT_MAXDIM], hn[ORN_RT_MAXDIM], hs[ORN_RT_MAXDIM];
 } OrnRtDeltas;
 /* Room for one more touched key (out of line: rare). */
 void orn_rt_deltas_grow(OrnRtDeltas *q);
@@ -437,9 +443,18 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
 {
     OrnRtBox x;
     const OrnRtDeltas *q = v->deltas;
+    x.v = v;
+    if (q && q->held) { /* the held block: adds in place there, the rest through badd */
+        x.base = q->held;
+        for (int d = 0; d < ORN_RT_MAXDIM; d++) {
+            x.lo[d] = d < q->ndim ? q->hlo[d] : 0;
+            x.n[d] = d < q->ndim ? (uint64_t)q->hn[d] : 0;
+            x.s[d] = d < q->ndim ? q->hs[d] : 0;
+        }
+        return x;
+    }
     int on = q && !q->collect; /* no keys to list: adds into the target, its copy or the store */
     x.base = on ? (q->direct ? q->direct : q->base) : NULL;
-    x.v = v;
     int64_t s = 1;
     for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
         x.lo[d] = 0;
@@ -500,6 +515,19 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
     {                                                                                              \
         OrnRtDeltas *q = v->deltas;                                                                \
         if (__builtin_expect(q != NULL, 1)) {                                                      \
+            if (q->held) {                                                                         \
+                int64_t o = 0;                                                                     \
+                int h = 1;                                                                         \
+                for (int i = 0; i < ORN_RT_ND(nd); i++) {                                          \
+                    uint64_t r = (uint64_t)(key[i] - q->hlo[i]);                                   \
+                    h &= r < (uint64_t)q->hn[i];                                                   \
+                    o += (int64_t)r * q->hs[i];                                                    \
+                }                                                                                  \
+                if (h) {                                                                           \
+                    ((T *)(void *)q->held)[o] += d;                                                \
+                    return;                                                                        \
+                }                                                                                  \
+            }                                                                                      \
             uint64_t lin = 0;                                                                      \
             int in = 1;                                                                            \
             for (int i = 0; i < ORN_RT_ND(nd); i++) {                                              \

@@ -122,6 +122,8 @@ struct OrnRtBuffer {
     size_t npending, cappending;
 };
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
+/* *elem += *delta in the target's type (an update added where it lives). */
+void rt_buffer_add_at(OrnRtBuffer *b, void *elem, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
  * updates go to the target at once (dd.direct when the target is one held dense tile, the
  * element's storage otherwise); everywhere else they wait for the flush. */
@@ -175,9 +177,11 @@ typedef struct ViewImpl {
     RtHalo *halo;       /* 1d/2d, read-only, dense: box + halo copies; else NULL */
     OrnDsmArray *store; /* where the values live (unimodular: the transformed copy) */
     OrnRtBuffer *buf;
-    int64_t tile; /* tile of `store` bound for the current block, -1 none */
-    RtMap cache;  /* linear key of store -> CacheEnt */
-    int64_t *req; /* keys announced by the prefetch pass, not yet fetched */
+    int held_view; /* a buffer whose updates of its target's block held by the current block
+                      go there at once (OrnRtDeltas.held): the target's view, else -1 */
+    int64_t tile;  /* tile of `store` bound for the current block, -1 none */
+    RtMap cache;   /* linear key of store -> CacheEnt */
+    int64_t *req;  /* keys announced by the prefetch pass, not yet fetched */
     int64_t nreq, capreq;
     int64_t *dirty; /* remote role: keys written this round (in the cache) */
     int64_t ndirty, capdirty;

@@ -9,10 +9,12 @@
  * code's (f32 storage, f64 scalars, dot as eight partial sums). Writes W and H in save()'s
  * text format, to be compared byte for byte with the program's.
  * With BUOUT and BIOUT the loop is sgd_bias_trace.orn's: the biases bu (partitioned) and bi
- * (rotated) are read as of the last flush and updated through buffers, so at several ranks
- * each rank's deltas are summed per element in f32 in the order it made them, and at the
- * end of each round (the flush) added to the biases in rank order; at one rank every delta
- * is added at once. W and H are written in place as before (their blocks are exclusive). */
+ * (rotated) are updated through buffers. An update of an element in the block of the bias
+ * that the block holds is added at once (bu[u] and bi[i] always; bi[i + 1] inside the
+ * block's items); at several ranks the others (bi[i + 1] past the block) are summed per
+ * rank and element in f32 in the order made, and added at the end of the round (the
+ * flush) in rank order; at one rank every delta is added at once. W and H are written in
+ * place as before (their blocks are exclusive). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -157,14 +159,14 @@ int main(int argc, char **argv)
                     /* the deltas, from the biases as of the last flush */
                     float du = flr * (e - flam * bu[u]), di = flr * (e - flam * bi[i]);
                     float dn = (float)(lr * lam) * e;
-                    if (ranks == 1) {
-                        bu[u] += du;
-                        bi[i] += di;
-                        if (i + 1 < ni) bi[i + 1] += dn;
-                    } else {
-                        delta_add(&D.bu[rk * nu], &D.tbu[rk * nu], u, du);
-                        delta_add(&D.bi[rk * ni], &D.tbi[rk * ni], i, di);
-                        if (i + 1 < ni) delta_add(&D.bi[rk * ni], &D.tbi[rk * ni], i + 1, dn);
+                    /* bu[u] and bi[i] are in the blocks the block holds: at once */
+                    bu[u] += du;
+                    bi[i] += di;
+                    if (i + 1 < ni) {
+                        if (ranks == 1 || i + 1 < hi1)
+                            bi[i + 1] += dn;
+                        else
+                            delta_add(&D.bi[rk * ni], &D.tbi[rk * ni], i + 1, dn);
                     }
                 }
                 for (int f = 0; f < K; f++)
