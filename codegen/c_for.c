@@ -221,6 +221,7 @@ int cg_rows_open(C *c, const OrnSym *var, const OrnNode *body, const char *from,
         c->row_id[c->nrows] = ids[i];
         c->row_last[c->nrows] = r[i].last;
         c->row_buf[c->nrows] = r[i].buffer;
+        c->row_sure[c->nrows] = false;
         c->nrows++;
         pushed++;
     }
@@ -230,6 +231,49 @@ int cg_rows_open(C *c, const OrnSym *var, const OrnNode *body, const char *from,
 void cg_rows_close(C *c, int n)
 {
     c->nrows -= n;
+}
+
+/* The last n rows' buffer pointers (NULL where the buffer does not add in place): their
+ * test, "rpA_ && rpB_", into cond; false when there is none. */
+static bool buffer_rows(const C *c, int n, char *cond, size_t size)
+{
+    size_t len = 0;
+    cond[0] = 0;
+    for (int i = c->nrows - n; i < c->nrows; i++) {
+        if (!c->row_buf[i]) continue;
+        bool seen = false;
+        for (int j = c->nrows - n; j < i; j++)
+            seen |= c->row_buf[j] && c->row_id[j] == c->row_id[i];
+        if (seen) continue;
+        int w = snprintf(cond + len, size - len, "%srp%d_", len ? " && " : "", c->row_id[i]);
+        if (w < 0 || (size_t)w >= size - len) return false;
+        len += (size_t)w;
+    }
+    return len > 0;
+}
+
+/* Emits a loop whose last n rows are open: where some are a buffer's (a pointer tested per
+ * update), twice, under one test of them all -- the version where they all add in place
+ * updates without a branch, so the compiler vectorizes it as the hand-written loop; the
+ * other keeps the per-update test. */
+static void rows_versions(C *c, int n, void (*emit)(C *c, const void *ud), const void *ud)
+{
+    char cond[512];
+    if (!buffer_rows(c, n, cond, sizeof cond)) {
+        emit(c, ud);
+        return;
+    }
+    cg_ol(c, "if (%s) {", cond);
+    c->ind++;
+    for (int i = c->nrows - n; i < c->nrows; i++) c->row_sure[i] = c->row_buf[i];
+    emit(c, ud);
+    for (int i = c->nrows - n; i < c->nrows; i++) c->row_sure[i] = false;
+    c->ind--;
+    cg_ol(c, "} else {");
+    c->ind++;
+    emit(c, ud);
+    c->ind--;
+    cg_ol(c, "}");
 }
 
 /* A temporary of a loop reduction: `t = e` declaring a scalar local of the body (so it is
@@ -501,6 +545,31 @@ void cg_loop_body_in(C *c, const OrnSym *var, const OrnSym *varying, const OrnNo
     c->fast -= fast;
 }
 
+typedef struct SegFor {
+    const OrnNode *s;
+    int id;
+    bool whole;
+    int fast;
+    const char *v;
+} SegFor;
+
+/* The loop of one segment of a versioned `for` (versioned_for). */
+static void seg_for(C *c, const void *ud)
+{
+    const SegFor *f = ud;
+    int id = f->id;
+    if (f->whole)
+        cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
+    else
+        cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id, id,
+              id, id, id, id);
+    c->ind++;
+    cg_bind_var(c, f->s->u.for_.var->u.name.sym, "int64_t", f->v);
+    c->ind--;
+    cg_loop_body(c, f->s->u.for_.var->u.name.sym, f->s->u.for_.body, f->fast);
+    cg_ol(c, "}");
+}
+
 /* A `for` versioned by its spans' test (version.h): as three segments, the middle one
  * fast, or -- a loop that may break -- whole, the fast version when the test proves the
  * whole range and the checked one otherwise. */
@@ -539,17 +608,9 @@ static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, 
             c->fast--;
             c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
         }
-        if (whole)
-            cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_++) {", id, id, id, id, id);
-        else
-            cg_ol(c, "for (int64_t i%d_ = sg%d_[g%d_]; i%d_ < sg%d_[g%d_ + 1]; i%d_++) {", id, id,
-                  id, id, id, id, id);
-        c->ind++;
-        cg_bind_var(c, s->u.for_.var->u.name.sym, "int64_t", v);
-        c->ind--;
-        cg_loop_body(c, s->u.for_.var->u.name.sym, s->u.for_.body, fast);
+        SegFor sf = {s, id, whole, fast, v};
+        rows_versions(c, nrows, seg_for, &sf);
         cg_rows_close(c, nrows);
-        cg_ol(c, "}");
         c->ind--;
     }
     cg_ol(c, "}");
@@ -559,6 +620,22 @@ static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, 
     }
     c->ind--;
     cg_ol(c, "}");
+}
+
+typedef struct FastFor {
+    const OrnNode *s;
+    int id;
+} FastFor;
+
+/* The loop of a `for` inside a proven range (cg_st_for). */
+static void fast_for(C *c, const void *ud)
+{
+    const FastFor *f = ud;
+    cg_for_head(c, f->s, f->id);
+    c->cloops++;
+    cg_st_block(c, f->s->u.for_.body);
+    c->cloops--;
+    cg_ol(c, "}"); /* the loop; its bounds' block closes after the versions */
 }
 
 /* `for v in lo..hi`. In a loop body, when every element access of the loop has a subscript
@@ -588,12 +665,11 @@ void cg_st_for(C *c, const OrnNode *s)
         snprintf(lo, sizeof lo, "lo%d_", id);
         snprintf(hi, sizeof hi, "hi%d_", id);
         int nrows = cg_rows_open(c, s->u.for_.var->u.name.sym, s->u.for_.body, lo, hi);
-        cg_for_head(c, s, id);
-        c->cloops++;
-        cg_st_block(c, s->u.for_.body);
-        c->cloops--;
+        FastFor ff = {s, id};
+        rows_versions(c, nrows, fast_for, &ff);
         cg_rows_close(c, nrows);
-        cg_for_close(c);
+        c->ind--;
+        cg_ol(c, "}");
         return;
     }
     cg_for_open(c, s);

@@ -467,18 +467,24 @@ static void st_assign_elem(C *c, const OrnNode *s)
                   id, T, neg, id);
         } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
             int rw = cg_row_of(c, tg);
+            bool sure = rw >= 0 && c->row_sure[rw]; /* a version that tested it (c_for.c) */
             if (rw >= 0) { /* the fast loop's row in place (c_for.c), when there is one */
                 cg_ind(c);
-                cg_o(c, "if (rp%d_) rp%d_[", c->row_id[rw], c->row_id[rw]);
+                if (sure)
+                    cg_o(c, "rp%d_[", c->row_id[rw]);
+                else
+                    cg_o(c, "if (rp%d_) rp%d_[", c->row_id[rw], c->row_id[rw]);
                 cg_ex_as(c, row_sub(c, tg, rw), T_I64);
                 cg_o(c, "] += (%s)(%sr%d_);\n", T, neg, id);
                 cg_ind(c);
-                cg_o(c, "else ");
+                cg_o(c, sure ? "(void)kk%d_;\n" : "else ", id);
             } else {
                 cg_ind(c);
             }
-            cg_o(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));\n",
-                 cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
+            if (!sure)
+                cg_o(c,
+                     "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));\n",
+                     cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
         } else if (cg_is_buffer(ts)) {
             cg_ol(c, "orn_rt_badd_%s(&V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
                   cg_sfx(tk), k, nd, tg->span.line, id, T, neg, id);

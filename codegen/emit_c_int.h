@@ -88,7 +88,8 @@ typedef struct C {
      * listed here is rp<row_id>_[last subscript] */
     const OrnNode *rows[ORN_CG_MAXROWS * 4];
     int row_id[ORN_CG_MAXROWS * 4], row_last[ORN_CG_MAXROWS * 4];
-    bool row_buf[ORN_CG_MAXROWS * 4]; /* a buffer's row: NULL where it does not add in place */
+    bool row_buf[ORN_CG_MAXROWS * 4];  /* a buffer's row: NULL where it does not add in place */
+    bool row_sure[ORN_CG_MAXROWS * 4]; /* ... inside a version of the loop that tested it */
     int nrows;
     /* operands already evaluated into temporaries (left-to-right sequencing) */
     const OrnNode *subst[MAXLEAF];

@@ -540,8 +540,8 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
             orn_sema_record_bad(s, e, name, true);
         }
     }
-    /* dot of two f32 views (or local f32 vectors) is f32, summed in f32 */
-    if (!bad && n == 2 && t[0]->kind == T_VIEW && t[1]->kind == T_VIEW && t[0]->elem == T_F32 &&
+    /* dot of two f32 vectors -- views or local 1-D arrays -- is f32, summed in f32 */
+    if (!bad && n == 2 && is_vec(t[0]) && is_vec(t[1]) && !whole_dist && t[0]->elem == T_F32 &&
         t[1]->elem == T_F32)
         return orn_sema_scalar(s, T_F32);
     return orn_sema_scalar(s, T_F64);
