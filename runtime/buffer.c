@@ -31,6 +31,9 @@
  * than list touched keys: an allgather of P times this much against a flag, a list entry
  * and a saved value per first touch (40 % of SLR's updates with 10000 samples a round). */
 #define RT_SNAPSHOT_MAX ((size_t)4 << 20)
+/* Dense targets up to this size flush dense slices to their owners from a loop's start
+ * (rt_buffer_loop_begin; flush_dense_owners) */
+#define RT_OWNERS_DENSE_MAX ((size_t)64 << 10)
 /* elements a flush of such a copy adds up at a time (16 KiB of f64: fits L1 with the rest) */
 #define RT_SNAP_BLOCK 2048
 
@@ -230,6 +233,14 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     for (int64_t t = 0; t < a->part.ntiles && b->owners_dense; t++)
         if (a->part.owner[t] == ORN_DSM_ALL) b->owners_dense = 0;
     if (b->direct) b->owners_dense = 0;
+    /* A small dense target flushes dense from the start: its whole store costs less to send
+     * than listing the keys of even a few updates, and a first run that listed them would
+     * take every update through the slow path (the same sums either way). */
+    int fixed = 1;
+    for (int64_t t = 0; t < a->part.ntiles; t++) fixed &= a->part.owner[t] != ORN_DSM_ALL;
+    if (!b->direct && P > 1 && b->dense && !b->apply && !a->sparse && fixed &&
+        (size_t)a->nnz * a->esize <= RT_OWNERS_DENSE_MAX)
+        b->owners_dense = 1;
     b->dd.collect = !b->direct && !b->owners_dense;
     b->owners_checked = 0;
     b->most_touched = 0;

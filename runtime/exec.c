@@ -1564,8 +1564,11 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
         if (copy) status = rt_buffer_set_replica(x.vi[k].buf, copy, x.P);
         x.vi[k].held_view = status ? -1 : held_view(&x, k);
         if (!status && rotated_view(&x, k) >= 0) {
-            OrnDsmArray *a = x.vi[k].buf->target;
-            x.vi[k].buf->route = orn_xcalloc((size_t)a->part.ntiles, sizeof(int));
+            OrnRtBuffer *b = x.vi[k].buf;
+            b->route = orn_xcalloc((size_t)b->target->part.ntiles, sizeof(int));
+            /* records to where the blocks are: the dense flush to fixed owners is out */
+            b->owners_dense = 0;
+            b->dd.collect = !b->direct && !b->dd.direct;
         }
     }
     if (!status) adapt_begin(&x);
