@@ -339,7 +339,8 @@ sgd_replay)
     cmp H.txt RH.txt || fail "H differs from the serial replay (ORN_SUBBLOCK=$sb)"
   done
   # biases through buffers: bu partitioned, bi rotated (and updated at the next item's
-  # block too), read as of the last flush (docs/language.md section 7)
+  # block too); updates of the held blocks at once, the others at the flushes
+  # (docs/language.md section 7)
   bl=$(grep -n 'parallel_for (u, i), r in ratings' "$S/sgd_bias_trace.orn" | cut -d: -f1)
   for sb in auto 3x2; do
     ORN_SUBBLOCK=$sb ORN_TRACE=trace.txt run "$B/sgd_bias_trace" --train="$D/ratings.train" \
