@@ -686,19 +686,39 @@ __device__ static inline void orn_gpu_band_done(unsigned long long *p, unsigned 
 static int orn_gpu_cuda_run(const void *fn, int loop_id, const OrnGpuArgs *a, int64_t widest,
                             int units, const void *env, int *grid)
 {
-    int dev = 0, sms = 1, per_sm = 0, coop = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        sms = 1;
-    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess) coop = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 128, 0) != cudaSuccess ||
-        per_sm < 1)
-        per_sm = 1;
+    /* The device's figures and each kernel's occupancy are asked once (a process uses one
+     * device), not at every launch. */
+    static int dev = -1, sms = 1, coop = 0, grid_sync = 0;
+    enum { NFN = 16 };
+    static const void *fns[NFN];
+    static int occ[NFN], nfn = 0;
+    if (dev < 0) {
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            sms = 1;
+        if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess)
+            coop = 0;
+        const char *bk = getenv("ORN_GPU_BARRIER");
+        grid_sync = coop && bk && strcmp(bk, "coop") == 0;
+    }
+    int per_sm = 0, at = -1;
+    for (int i = 0; i < nfn && at < 0; i++)
+        if (fns[i] == fn) at = i;
+    if (at >= 0) {
+        per_sm = occ[at];
+    } else {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 128, 0) != cudaSuccess ||
+            per_sm < 1)
+            per_sm = 1;
+        if (nfn < NFN) {
+            fns[nfn] = fn;
+            occ[nfn++] = per_sm;
+        }
+    }
     int64_t need = (widest + units - 1) / units, cap = (int64_t)per_sm * sms;
     int g = (int)(need < 1 ? 1 : need < cap ? need : cap);
     *grid = g;
-    const char *bk = getenv("ORN_GPU_BARRIER");
-    int gs = coop && bk && strcmp(bk, "coop") == 0;
+    int gs = grid_sync;
     void *args[3] = {(void *)&a, (void *)env, (void *)&gs};
     cudaError_t e = coop ? cudaLaunchCooperativeKernel(fn, dim3(g), dim3(128), args, 0, 0)
                          : cudaLaunchKernel(fn, dim3(g), dim3(128), args, 0, 0);
