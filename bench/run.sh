@@ -29,6 +29,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=bench/common/interleave.sh
+. "$ROOT/bench/common/interleave.sh"
 BUILD=$(cd "${1:-$ROOT/build/release}" && pwd) || exit 2
 ORIONC=$BUILD/tools/orionc
 [ -x "$ORIONC" ] || { echo "run.sh: no orionc in $BUILD (build Orion first)" >&2; exit 2; }
@@ -221,25 +223,9 @@ run_one() {
   echo "$line" | awk -v rss="$rss" '{ print $2, $5, rss }' >>"$RES/$w.$kind"
 }
 
-for w in $WORKLOADS; do prep "$w"; done
-for r in $(seq 1 "$REPS"); do
-  for w in $WORKLOADS; do
-    [ -n "${FAIL[$w]:-}" ] && continue
-    # shellcheck disable=SC2086
-    run_one "$w" c 0 ${C_CMD[$w]}
-    if [ -n "${ORN_PROG[$w]:-}" ]; then
-      run_one "$w" n1 1 "${ORN_PROG[$w]}" ${ORN_ARGS[$w]}
-      run_one "$w" n2 2 "${ORN_PROG[$w]}" ${ORN_ARGS[$w]}
-    fi
-    say "run $r/$REPS $w: C $(tail -qn1 "$RES/$w.c" 2>/dev/null | cut -d' ' -f1)," \
-        ".orn -n 1 $(tail -qn1 "$RES/$w.n1" 2>/dev/null | cut -d' ' -f1)," \
-        "-n 2 $(tail -qn1 "$RES/$w.n2" 2>/dev/null | cut -d' ' -f1) s/iter"
-  done
-done
+interleave $WORKLOADS
 
 # ---- report ---------------------------------------------------------------------------
-best() { [ -s "$1" ] && sort -g "$1" | head -1; } # the fastest run: "secs figure rss"
-col() { echo "$1" | cut -d' ' -f"$2"; }
 mb() { [ -n "$1" ] && [ "$1" != 0 ] && awk -v k="$1" 'BEGIN { printf "%.0f MB", k / 1024 }' || echo "n/a"; }
 bad=0
 SUMMARY=$RES/summary

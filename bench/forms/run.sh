@@ -38,6 +38,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BENCH=$(cd "$HERE/.." && pwd)
 ROOT=$(cd "$BENCH/.." && pwd)
+# shellcheck source=bench/common/interleave.sh
+. "$ROOT/bench/common/interleave.sh"
 BUILD=$(cd "${1:-$ROOT/build/release}" && pwd) || exit 2
 ORIONC=$BUILD/tools/orionc
 [ -x "$ORIONC" ] || { echo "forms/run.sh: no orionc in $BUILD (build Orion first)" >&2; exit 2; }
@@ -317,25 +319,9 @@ run_one() {
   echo "$line" | awk '{ print $2, $5 }' >>"$RES/$f.$kind"
 }
 
-for f in $FORMS; do prep "$f"; done
-for r in $(seq 1 "$REPS"); do
-  for f in $FORMS; do
-    [ -n "${FAIL[$f]:-}" ] && continue
-    # shellcheck disable=SC2086
-    run_one "$f" c 0 ${C_CMD[$f]}
-    if [ -n "${ORN_PROG[$f]:-}" ]; then
-      run_one "$f" n1 1 "${ORN_PROG[$f]}" ${ORN_ARGS[$f]}
-      run_one "$f" n2 2 "${ORN_PROG[$f]}" ${ORN_ARGS[$f]}
-    fi
-    say "run $r/$REPS $f: C $(tail -qn1 "$RES/$f.c" 2>/dev/null | cut -d' ' -f1)," \
-        ".orn -n 1 $(tail -qn1 "$RES/$f.n1" 2>/dev/null | cut -d' ' -f1)," \
-        "-n 2 $(tail -qn1 "$RES/$f.n2" 2>/dev/null | cut -d' ' -f1) s/iter"
-  done
-done
+interleave $FORMS
 
 # ---- report ---------------------------------------------------------------------------
-best() { [ -s "$1" ] && sort -g "$1" | head -1; } # the fastest run: "secs figure"
-col() { echo "$1" | cut -d' ' -f"$2"; }
 TGT1=1.10 TGT2=1.7
 bad=0
 SUMMARY=$RES/summary
