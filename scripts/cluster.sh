@@ -41,18 +41,9 @@ set -eu
 STATE=${ORN_CLUSTER_STATE:-/run/orion-cluster}
 NET=${ORN_CLUSTER_NET:-10.251}
 HERE=$(cd "$(dirname "$0")" && pwd)
-SKIP=77
-
-say() { echo "cluster.sh: $*" >&2; }
-usage() {
-  say "$*"
-  sed -n '/^# Usage:/,/^#$/p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-skip() {
-  say "$* (skipped)"
-  exit "$SKIP"
-}
+ME=cluster.sh
+# shellcheck source=scripts/script_lib.sh
+. "$HERE/script_lib.sh"
 
 # profile P: sets rate, burst and delay_us (empty rate: no shaping)
 profile() {

@@ -35,22 +35,9 @@ set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 STATE=${ORN_SLURM_STATE:-/run/orion-slurm}
-SKIP=77
-
-say() { echo "slurm-cluster.sh: $*" >&2; }
-usage() {
-  say "$*"
-  sed -n '/^# Usage:/,/^#$/p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-skip() {
-  say "$* (skipped)"
-  exit "$SKIP"
-}
-die() {
-  say "$*"
-  exit 1
-}
+ME=slurm-cluster.sh
+# shellcheck source=scripts/script_lib.sh
+. "$HERE/script_lib.sh"
 
 # preflight: root, the tools (installed when missing), a cgroup file system
 preflight() {
