@@ -89,4 +89,51 @@ static inline char *bench_line(char *p)
         p++;
     }
 }
+static inline uint64_t bench_fnv(uint64_t index, const void *rec, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const unsigned char *p = (const unsigned char *)&index;
+    for (size_t i = 0; i < 8; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    p = rec;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Write VALS (d0 x d1 elements of es bytes, type code 2 f32 or 3 f64) as an ndim-D array
+ * (ndim 1: d0 elements) in Orion's binary array format (dsm/saveload.c: an 80-byte header
+ * with an FNV-1a checksum of each element and its index, then the values row-major),
+ * which load() reads. 0, or 1 after saying why. */
+static inline int bench_write_array(const char *path, const void *vals, int64_t d0, int64_t d1,
+                                    int ndim, uint32_t type, size_t es)
+{
+    int64_t count = d0 * d1;
+    uint64_t sum = 0;
+    for (int64_t i = 0; i < count; i++)
+        sum += bench_fnv((uint64_t)i, (const char *)vals + i * es, es);
+    struct {
+        char magic[8];
+        uint32_t version, bom, type, ndim, sparse, zero;
+        int64_t dims[4];
+        int64_t count;
+        uint64_t checksum;
+    } h = {{'O', 'R', 'N', 'A', 'R', 'R', '\r', '\n'},
+           1,
+           0x01020304,
+           type,
+           (uint32_t)ndim,
+           0,
+           0,
+           {d0, ndim == 2 ? d1 : 1, 1, 1},
+           count,
+           sum};
+    _Static_assert(sizeof h == 80, "header layout");
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(&h, sizeof h, 1, f) != 1 ||
+        fwrite(vals, es, (size_t)count, f) != (size_t)count || fclose(f)) {
+        perror(path);
+        return 1;
+    }
+    return 0;
+}
+
 #endif

@@ -9,16 +9,6 @@
  * the same file. Deterministic for a given SEED. */
 #include "../common/bench.h"
 
-static uint64_t fnv(uint64_t index, const void *rec, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    const unsigned char *p = (const unsigned char *)&index;
-    for (size_t i = 0; i < 8; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    p = rec;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 6) {
@@ -30,34 +20,10 @@ int main(int argc, char **argv)
     if (n < 1 || d < 1 || k < 1) return 2;
     float *ctr = bench_xmalloc((size_t)(k * d) * 4), *x = bench_xmalloc((size_t)(n * d) * 4);
     for (int64_t i = 0; i < k * d; i++) ctr[i] = (float)(20.0 * bench_uniform() - 10.0);
-    uint64_t sum = 0;
     for (int64_t p = 0; p < n; p++) {
         int64_t c = (int64_t)(bench_next() % (uint64_t)k);
         for (int64_t j = 0; j < d; j++) x[p * d + j] = ctr[c * d + j] + (float)bench_gauss();
     }
-    for (int64_t i = 0; i < n * d; i++) sum += fnv((uint64_t)i, &x[i], 4);
-    struct {
-        char magic[8];
-        uint32_t version, bom, type, ndim, sparse, zero;
-        int64_t dims[4];
-        int64_t count;
-        uint64_t checksum;
-    } h = {{'O', 'R', 'N', 'A', 'R', 'R', '\r', '\n'},
-           1,
-           0x01020304,
-           2,
-           2,
-           0,
-           0,
-           {n, d, 1, 1},
-           n * d,
-           sum};
-    _Static_assert(sizeof h == 80, "header layout");
-    FILE *f = fopen(argv[5], "wb");
-    if (!f || fwrite(&h, sizeof h, 1, f) != 1 ||
-        fwrite(x, 4, (size_t)(n * d), f) != (size_t)(n * d) || fclose(f)) {
-        perror(argv[5]);
-        return 1;
-    }
+    if (bench_write_array(argv[5], x, n, d, 2, 2, 4)) return 1;
     return 0;
 }
