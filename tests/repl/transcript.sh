@@ -18,14 +18,17 @@ cd "$W"
 export XDG_CACHE_HOME=$WORK/cache
 sed -e "s#@DIR@#$T#g" -e "s#@USERLIB@#$USERLIB#g" "$T/$name.in" >in.orn
 set +e
-# one rank: a singleton, so stdout and stderr reach out.txt in the order they are written
-# (mpiexec forwards them through separate pipes)
+# one rank: a singleton, so stdout and stderr reach out.txt in the order they are written.
+# Several: mpiexec forwards them through separate pipes, so a line of one may land inside
+# a line of the other in a shared file; they are caught apart and compared sorted.
 if [ "$np" -eq 1 ]; then
   "$ORION" <in.orn >out.txt 2>&1
+  echo "exit $?" >>out.txt
 else
-  "$MPIEXEC" -n "$np" "$ORION" <in.orn >out.txt 2>&1
+  "$MPIEXEC" -n "$np" "$ORION" <in.orn >out.txt 2>err.txt
+  echo "exit $?" >>out.txt
+  cat err.txt >>out.txt
 fi
-echo "exit $?" >>out.txt
 set -e
 sed -i -e "s#$T#@DIR@#g" -e "s#$USERLIB#@USERLIB@#g" -e 's/^time: [0-9.]* s$/time: T s/' out.txt
 exp=$T/$name.expected
