@@ -230,14 +230,12 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     b->dd.direct = NULL;
     /* the dense flush to owners needs owners: a target replicated by an earlier loop lists
      * its keys again */
-    for (int64_t t = 0; t < a->part.ntiles && b->owners_dense; t++)
-        if (a->part.owner[t] == ORN_DSM_ALL) b->owners_dense = 0;
-    if (b->direct) b->owners_dense = 0;
+    int fixed = 1;
+    for (int64_t t = 0; t < a->part.ntiles; t++) fixed &= a->part.owner[t] != ORN_DSM_ALL;
+    if (!fixed || b->direct) b->owners_dense = 0;
     /* A small dense target flushes dense from the start: its whole store costs less to send
      * than listing the keys of even a few updates, and a first run that listed them would
      * take every update through the slow path (the same sums either way). */
-    int fixed = 1;
-    for (int64_t t = 0; t < a->part.ntiles; t++) fixed &= a->part.owner[t] != ORN_DSM_ALL;
     if (!b->direct && P > 1 && b->dense && !b->apply && !a->sparse && fixed &&
         (size_t)a->nnz * a->esize <= RT_OWNERS_DENSE_MAX)
         b->owners_dense = 1;

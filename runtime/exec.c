@@ -329,18 +329,11 @@ static void op_add(OrnRtView *v, const int64_t *key, const void *delta)
             return;
         }
     }
-    const OrnRtDeltas *q = &vi->buf->dd;
-    if (q->held) { /* the block the current block holds takes it at once (bind) */
-        int64_t o = 0;
-        int in = 1;
-        for (int d = 0; d < a->ndim; d++) {
-            in &= (uint64_t)(key[d] - q->hlo[d]) < (uint64_t)q->hn[d];
-            o += (key[d] - q->hlo[d]) * q->hs[d];
-        }
-        if (in) {
-            rt_buffer_add_at(vi->buf, q->held + (size_t)o * a->esize, delta);
-            return;
-        }
+    /* the block the current block holds takes it at once (bind) */
+    int64_t o = orn_rt_held_off(&vi->buf->dd, a->ndim, key);
+    if (o >= 0) {
+        rt_buffer_add_at(vi->buf, vi->buf->dd.held + (size_t)o * a->esize, delta);
+        return;
     }
     rt_buffer_add_lin(vi->buf, orn_dsm_ravel(a, key), delta);
 }

@@ -485,6 +485,22 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
     (key)[0], ORN_RT_ND(nd) > 1 ? (key)[1] : 0, ORN_RT_ND(nd) > 2 ? (key)[2] : 0,                  \
         ORN_RT_ND(nd) > 3 ? (key)[3] : 0
 
+/* Offset in elements of key (nd subscripts) in the held block of q (OrnRtDeltas.held), or
+ * -1 when there is none or the key lies outside it. */
+static inline __attribute__((always_inline)) int64_t orn_rt_held_off(const OrnRtDeltas *q, int nd,
+                                                                     const int64_t *key)
+{
+    if (!q->held) return -1;
+    int64_t o = 0;
+    int in = 1;
+    for (int i = 0; i < nd; i++) {
+        uint64_t r = (uint64_t)(key[i] - q->hlo[i]);
+        in &= r < (uint64_t)q->hn[i];
+        o += (int64_t)r * q->hs[i];
+    }
+    return in ? o : -1;
+}
+
 #define ORN_RT_TYPED(T, name)                                                                      \
     static inline __attribute__((always_inline))                                                   \
     T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                              \
@@ -515,18 +531,10 @@ void orn_rt_slow_add(OrnRtView *v, int nd, int64_t k0, int64_t k1, int64_t k2, i
     {                                                                                              \
         OrnRtDeltas *q = v->deltas;                                                                \
         if (__builtin_expect(q != NULL, 1)) {                                                      \
-            if (q->held) {                                                                         \
-                int64_t o = 0;                                                                     \
-                int h = 1;                                                                         \
-                for (int i = 0; i < ORN_RT_ND(nd); i++) {                                          \
-                    uint64_t r = (uint64_t)(key[i] - q->hlo[i]);                                   \
-                    h &= r < (uint64_t)q->hn[i];                                                   \
-                    o += (int64_t)r * q->hs[i];                                                    \
-                }                                                                                  \
-                if (h) {                                                                           \
-                    ((T *)(void *)q->held)[o] += d;                                                \
-                    return;                                                                        \
-                }                                                                                  \
+            int64_t o = orn_rt_held_off(q, ORN_RT_ND(nd), key);                                    \
+            if (o >= 0) {                                                                          \
+                ((T *)(void *)q->held)[o] += d;                                                    \
+                return;                                                                            \
             }                                                                                      \
             uint64_t lin = 0;                                                                      \
             int in = 1;                                                                            \
