@@ -411,7 +411,7 @@ static void ex_blas(C *c, const OrnNode *e, int bi)
         cg_o(c, "orn_std_blas_gemv(P_, ");
         if (operand_dims(a[1]) == 1) order[1] = 2, order[2] = 1; /* x B: B' x */
     } else if (bi == ORN_BI_ADD_OUTER) {
-        cg_o(c, "orn_std_blas_ger(P_, ");
+        cg_o(c, "orn_std_add_outer(P_, ");
     } else {
         cg_o(c, "orn_std_blas_solve(P_, ");
     }

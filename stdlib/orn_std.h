@@ -662,6 +662,64 @@ void orn_std_blas_gemv(OrnStdProg *p, const OrnStdVec *y, const OrnStdArr *A, co
 /* A += scale x y' (ger). */
 void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const OrnStdVec *y,
                       double scale, int line);
+/* add_outer as the generated code calls it: a small A (at most ORN_STD_GER_INLINE
+ * elements, the K x K normal matrix of ALS) with both vectors on the fast path and apart
+ * from A is updated here, row by row, A[i, :] += (scale x[i]) y, each row in vectors of 32
+ * bytes (written out: gcc's cost model left a 10-element row scalar) and a scalar rest (a
+ * BLAS call per rank-1 update of a 10 x 10 matrix cost twice the whole loop body);
+ * anything else is orn_std_blas_ger. The same products as ger's kernel, without its fused
+ * multiply-adds. */
+#define ORN_STD_GER_INLINE 4096
+#define ORN_STD_GER_ROWS(T, name, W)                                                               \
+    typedef T name##_v __attribute__((vector_size(W * sizeof(T))));                                \
+    static inline __attribute__((always_inline)) void name(                                        \
+        T *a, int64_t m, int64_t n, T s, const T *x, int64_t sx, const T *y, int64_t sy)           \
+    {                                                                                              \
+        for (int64_t i = 0; i < m; i++) {                                                          \
+            T t = s * x[i * sx], *r = a + i * n;                                                   \
+            int64_t j = 0;                                                                         \
+            if (sy == 1)                                                                           \
+                for (; j + W <= n; j += W) {                                                       \
+                    name##_v rv, yv;                                                               \
+                    memcpy(&rv, r + j, sizeof rv);                                                 \
+                    memcpy(&yv, y + j, sizeof yv);                                                 \
+                    rv += t * yv;                                                                  \
+                    memcpy(r + j, &rv, sizeof rv);                                                 \
+                }                                                                                  \
+            for (; j < n; j++) r[j] += t * y[j * sy];                                              \
+        }                                                                                          \
+    }
+ORN_STD_GER_ROWS(double, orn_std_ger_rows_f64, 4)
+ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 8)
+#undef ORN_STD_GER_ROWS
+static inline int orn_std_vec_apart(const OrnStdVec *v, const char *lo, const char *hi)
+{
+    int64_t span = (v->len - 1) * v->stride * (int64_t)v->esize;
+    const char *a = v->p + (span < 0 ? span : 0), *b = v->p + (span > 0 ? span : 0) + v->esize;
+    return b <= lo || a >= hi;
+}
+static inline void orn_std_add_outer(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x,
+                                     const OrnStdVec *y, double scale, int line)
+{
+    const char *lo = (const char *)A->data, *hi = lo + (size_t)A->n * A->esize;
+    if (A->n <= ORN_STD_GER_INLINE && A->ndim == 2 && x->p && y->p && x->len > 0 && y->len > 0 &&
+        x->type == A->type && y->type == A->type && x->len == A->dims[0] && y->len == A->dims[1] &&
+        orn_std_vec_apart(x, lo, hi) && orn_std_vec_apart(y, lo, hi)) {
+        if (A->type == ORN_DSM_F64) {
+            orn_std_ger_rows_f64((double *)A->data, x->len, y->len, scale,
+                                 (const double *)(const void *)x->p, x->stride,
+                                 (const double *)(const void *)y->p, y->stride);
+            return;
+        }
+        if (A->type == ORN_DSM_F32) {
+            orn_std_ger_rows_f32((float *)A->data, x->len, y->len, (float)scale,
+                                 (const float *)(const void *)x->p, x->stride,
+                                 (const float *)(const void *)y->p, y->stride);
+            return;
+        }
+    }
+    orn_std_blas_ger(p, A, x, y, scale, line);
+}
 /* x = A^-1 b for a symmetric positive definite A, by Cholesky (posv), reading the upper
  * triangle of A (A[i, j], j >= i); A and b are not changed. Not positive definite: an
  * error naming the line. */

@@ -280,7 +280,7 @@ prep() {
       TOL[$f]=0.03 ;;
     als)
       data_by_item || { FAIL[$f]="no data"; return; }
-      # bench/als/als_ref.c: serial C with the same OpenBLAS calls; it prints a line per
+      # bench/als/als_ref.c: serial C, rank-1 updates as loops, dposv; it prints a line per
       # iteration, which its wrapper turns into the bench line (mean s/iter, last test RMSE)
       local blas; blas=$(pkg-config --cflags --libs openblas 2>/dev/null) ||
         { FAIL[$f]="no OpenBLAS for the C baseline (pkg-config openblas)"; return; }
