@@ -665,33 +665,53 @@ void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const Orn
 /* add_outer as the generated code calls it: a small A (at most ORN_STD_GER_INLINE
  * elements, the K x K normal matrix of ALS) with both vectors on the fast path and apart
  * from A is updated here, row by row, A[i, :] += (scale x[i]) y, each row in vectors of 32
- * bytes (written out: gcc's cost model left a 10-element row scalar) and a scalar rest (a
+ * bytes, then one of 16 (f32) and one of two elements, then one element (written out:
+ * gcc's cost model left a 10-element row scalar, or vectorized its rest in a loop; a
  * BLAS call per rank-1 update of a 10 x 10 matrix cost twice the whole loop body);
  * anything else is orn_std_blas_ger. The same products as ger's kernel, without its fused
  * multiply-adds. */
 #define ORN_STD_GER_INLINE 4096
+#define ORN_STD_GER_VEC(T, name, V, r, y, t)                                                       \
+    do {                                                                                           \
+        name rv_, yv_;                                                                             \
+        memcpy(&rv_, r, sizeof rv_);                                                               \
+        memcpy(&yv_, y, sizeof yv_);                                                               \
+        rv_ += t * yv_;                                                                            \
+        memcpy(r, &rv_, sizeof rv_);                                                               \
+    } while (0)
 #define ORN_STD_GER_ROWS(T, name, W)                                                               \
     typedef T name##_v __attribute__((vector_size(W * sizeof(T))));                                \
+    typedef T name##_h __attribute__((vector_size(W / 2 * sizeof(T))));                            \
+    typedef T name##_q __attribute__((vector_size(2 * sizeof(T))));                                \
     static inline __attribute__((always_inline)) void name(                                        \
         T *a, int64_t m, int64_t n, T s, const T *x, int64_t sx, const T *y, int64_t sy)           \
     {                                                                                              \
+        if (sy != 1) {                                                                             \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                T t = s * x[i * sx], *r = a + i * n;                                               \
+                for (int64_t j = 0; j < n; j++) r[j] += t * y[j * sy];                             \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t i = 0; i < m; i++) {                                                          \
             T t = s * x[i * sx], *r = a + i * n;                                                   \
             int64_t j = 0;                                                                         \
-            if (sy == 1)                                                                           \
-                for (; j + W <= n; j += W) {                                                       \
-                    name##_v rv, yv;                                                               \
-                    memcpy(&rv, r + j, sizeof rv);                                                 \
-                    memcpy(&yv, y + j, sizeof yv);                                                 \
-                    rv += t * yv;                                                                  \
-                    memcpy(r + j, &rv, sizeof rv);                                                 \
-                }                                                                                  \
-            for (; j < n; j++) r[j] += t * y[j * sy];                                              \
+            for (; j + W <= n; j += W) ORN_STD_GER_VEC(T, name##_v, W, r + j, y + j, t);           \
+            if (W > 4 && j + W / 2 <= n) {                                                         \
+                ORN_STD_GER_VEC(T, name##_h, W / 2, r + j, y + j, t);                              \
+                j += W / 2;                                                                        \
+            }                                                                                      \
+            if (j + 2 <= n) {                                                                      \
+                ORN_STD_GER_VEC(T, name##_q, 2, r + j, y + j, t);                                  \
+                j += 2;                                                                            \
+            }                                                                                      \
+            if (j < n) r[j] += t * y[j];                                                           \
         }                                                                                          \
     }
 ORN_STD_GER_ROWS(double, orn_std_ger_rows_f64, 4)
 ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 8)
 #undef ORN_STD_GER_ROWS
+#undef ORN_STD_GER_VEC
 static inline int orn_std_vec_apart(const OrnStdVec *v, const char *lo, const char *hi)
 {
     int64_t span = (v->len - 1) * v->stride * (int64_t)v->esize;
