@@ -223,7 +223,7 @@ int rt_buffer_prepare(OrnRtBuffer *b, int P)
     return status;
 }
 
-void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
+void rt_buffer_loop_begin(OrnRtBuffer *b, int P, int64_t iters)
 {
     OrnDsmArray *a = b->target;
     b->direct = P == 1 && !b->apply;
@@ -236,9 +236,18 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P)
     /* A small dense target flushes dense from the start: its whole store costs less to send
      * than listing the keys of even a few updates, and a first run that listed them would
      * take every update through the slow path (the same sums either way). */
-    if (!b->direct && P > 1 && b->dense && !b->apply && !a->sparse && fixed &&
-        (size_t)a->nnz * a->esize <= RT_OWNERS_DENSE_MAX)
-        b->owners_dense = 1;
+    b->owners_guess = 0;
+    int dense_ok = !b->direct && P > 1 && b->dense && !b->apply && !a->sparse && fixed;
+    if (dense_ok && (size_t)a->nnz * a->esize <= RT_OWNERS_DENSE_MAX) b->owners_dense = 1;
+    /* Before any flush measured the choice, a loop whose ranks each make at least as many
+     * updates between flushes as the target has elements (an iteration an update at least:
+     * PageRank's push) guesses the dense flush, so its first run does not list every key;
+     * that flush counts the touched elements and goes back to records for what follows when
+     * they were few. */
+    int64_t per = iters / P;
+    if (b->flush_every > 0 && b->flush_every < per) per = b->flush_every;
+    if (dense_ok && !b->owners_dense && !b->owners_known && per >= a->nnz)
+        b->owners_dense = b->owners_guess = 1;
     b->dd.collect = !b->direct && !b->owners_dense;
     b->owners_checked = 0;
     b->most_touched = 0;
@@ -267,7 +276,7 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
     if (!b->dense) return ORN_OK;
     b->dd.direct = copy;
     b->dd.collect = 1; /* the flush sends copy - orig of the listed keys */
-    b->owners_dense = 0;
+    b->owners_dense = b->owners_guess = 0;
     if (!b->dd.orig) b->dd.orig = orn_xmalloc(bytes);
     return ORN_OK;
 }
@@ -365,6 +374,20 @@ static int apply_one(OrnRtBuffer *b, void *elem, const char *delta)
 #else
 #define RT_VECTORIZE
 #endif
+
+/* The elements of d (n of es bytes, es 4 or 8) with a bit set. */
+RT_VECTORIZE static int64_t count_nonzero(const char *d, int64_t n, size_t es)
+{
+    int64_t c = 0;
+    if (es == 4) {
+        const uint32_t *v = (const uint32_t *)(const void *)d;
+        for (int64_t i = 0; i < n; i++) c += v[i] != 0;
+    } else {
+        const uint64_t *v = (const uint64_t *)(const void *)d;
+        for (int64_t i = 0; i < n; i++) c += v[i] != 0;
+    }
+    return c;
+}
 #define ADD_NONZERO(T, UT)                                                                         \
     RT_VECTORIZE static void add_nonzero_##T(T *restrict x, const T *restrict d, int64_t n)        \
     {                                                                                              \
@@ -589,15 +612,23 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         if (a->part.owner[t] == ORN_DSM_ALL) return ORN_OK;
     size_t es = a->esize;
     int status = ORN_OK;
+    int back = 0; /* a guessed dense choice that this flush finds wrong */
     if (!b->owners_dense) {
         /* decided once per loop run: a loop flushing every few iterations would otherwise pay
          * a collective per flush for the same answer */
         if (b->owners_checked) return ORN_OK;
-        b->owners_checked = 1;
+        b->owners_checked = b->owners_known = 1;
         int64_t most = b->dd.n;
         status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
         if (status) return status;
         if ((size_t)most * 16 < (size_t)a->nnz * es) return ORN_OK;
+    } else if (b->owners_guess) {
+        b->owners_guess = 0;
+        b->owners_checked = b->owners_known = 1;
+        int64_t most = count_nonzero(b->dd.base, a->nnz, es);
+        status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
+        if (status) return status;
+        back = (size_t)most * 16 < (size_t)a->nnz * es;
     }
     *done = 1;
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
@@ -618,6 +649,10 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         for (int64_t i = 0; i < b->dd.n; i++) b->dd.seen[b->dd.touched[i]] = 0; /* outside loops */
         b->dd.n = 0;
         b->rt->stats.flushed += a->nnz;
+        if (back) { /* the rest of the loop, and the next runs, list their keys */
+            b->owners_dense = 0;
+            b->dd.collect = 1;
+        }
     } else {
         for (int64_t i = 0; i < b->dd.n; i++) {
             memset(b->dd.base + (size_t)b->dd.touched[i] * es, 0, es);

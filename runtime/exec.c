@@ -1545,7 +1545,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     rt_window_setup(&x);
     for (int k = 0; k < x.n && !status; k++) { /* after the schedule placed the arrays */
         if (!x.vi[k].buf) continue;
-        rt_buffer_loop_begin(x.vi[k].buf, x.P);
+        rt_buffer_loop_begin(x.vi[k].buf, x.P, x.iter->nnz);
         char *copy = NULL;
         for (int j = 0; j < x.n && !copy; j++) {
             if (x.vi[j].store != x.vi[k].store) continue;
@@ -1560,7 +1560,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
             OrnRtBuffer *b = x.vi[k].buf;
             b->route = orn_xcalloc((size_t)b->target->part.ntiles, sizeof(int));
             /* records to where the blocks are: the dense flush to fixed owners is out */
-            b->owners_dense = 0;
+            b->owners_dense = b->owners_guess = 0;
             b->dd.collect = !b->direct && !b->dd.direct;
         }
     }

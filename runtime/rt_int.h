@@ -105,6 +105,9 @@ struct OrnRtBuffer {
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
                              listing touched keys (buffer.c, flush_dense_owners) */
     int owners_checked;   /* this loop run's first flush has made that choice */
+    int owners_known;     /* some flush has measured that choice (the guess below is out) */
+    int owners_guess;     /* owners_dense was guessed at this run's start, before any flush
+                             measured it: the first flush checks it */
     struct RtManaged *mg; /* during a loop: managed state (managed.c), or NULL */
     int mg_lag;           /* managed: the lag in sub-rounds chosen at the last flush (0: none) */
     /* The adaptive flush interval (exec.c, adapt_interval): kept from run to run */
@@ -126,8 +129,10 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta);
 void rt_buffer_add_at(OrnRtBuffer *b, void *elem, const void *delta);
 /* A loop that updates b begins (P ranks) / ends: at one rank, with the default apply, its
  * updates go to the target at once (dd.direct when the target is one held dense tile, the
- * element's storage otherwise); everywhere else they wait for the flush. */
-void rt_buffer_loop_begin(OrnRtBuffer *b, int P);
+ * element's storage otherwise); everywhere else they wait for the flush. iters: the loop's
+ * iterations over all ranks (the same everywhere), for the first choice of flush
+ * (flush_dense_owners). */
+void rt_buffer_loop_begin(OrnRtBuffer *b, int P, int64_t iters);
 /* Before the loop places its arrays: at one rank, a default-apply buffer's dense target is
  * gathered into one tile (local), which loop_begin then adds into directly. */
 int rt_buffer_prepare(OrnRtBuffer *b, int P);
