@@ -625,9 +625,10 @@ static void promo_open(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx)
     c->npromo = nfx;
 }
 
-static void promo_close(C *c, int nfx, const char *pad)
+static void promo_close(C *c, const OrnCgFixed *fx, int nfx, const char *pad)
 {
-    for (int i = 0; i < nfx; i++) cg_o(c, "%s*pp%d_ = pv%d_;\n", pad, i, i);
+    for (int i = 0; i < nfx; i++)
+        if (fx[i].written) cg_o(c, "%s*pp%d_ = pv%d_;\n", pad, i, i);
     c->npromo = 0;
 }
 
@@ -694,7 +695,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
         c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
-        if (versioned && fast) promo_close(c, nfx, pad);
+        if (versioned && fast) promo_close(c, fx, nfx, pad);
     }
     if (versioned) cg_o(c, "            }\n");
     cg_o(c, "        }\n");
@@ -858,7 +859,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
             elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
             char pad[64];
             snprintf(pad, sizeof pad, "%*s", 4 * pl, "");
-            promo_close(c, nfx, pad);
+            promo_close(c, fx, nfx, pad);
             if (bufs) {
                 c->ind = pl - 1;
                 cg_ol(c, "} else {");

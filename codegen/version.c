@@ -596,6 +596,17 @@ static void fixed_visit(const OrnNode *n, void *ud)
     orn_ast_each_child(n, fixed_visit, ud);
 }
 
+/* A read-only element of plan array k may be loaded once for the run unless a buffer of
+ * the loop updates k, whose adds may land in k's storage during the run (the held block at
+ * several ranks, the target itself at one rank). */
+static bool read_fixed(const OrnCgLoop *l, int k)
+{
+    if (l->arrays[k].role == ORN_ROLE_BUFFERED) return false;
+    for (int j = 0; j < l->narrays; j++)
+        if (l->arrays[j].target == l->arrays[k].sym) return false;
+    return true;
+}
+
 int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, OrnCgFixed *out,
                        int max)
 {
@@ -611,7 +622,8 @@ int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
     int n = 0;
     if (f->w.ok)
         for (int i = 0; i < f->n; i++)
-            if (!f->bad[out[i].array] && out[i].written) out[n++] = out[i];
+            if (!f->bad[out[i].array] && (out[i].written || read_fixed(l, out[i].array)))
+                out[n++] = out[i];
     free(f);
     return n;
 }

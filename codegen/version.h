@@ -83,8 +83,11 @@ bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCg
 
 /* Scalar replacement: the arrays whose every access in `body` (a loop body run for each
  * value of var, the column key of a CSR walk) is one and the same element while var
- * varies -- identical subscripts, each invariant -- and that body writes. Such an element
- * may live in a local for the whole run of var (loaded before, stored after): nothing else
+ * varies -- identical subscripts, each invariant -- and that body writes, or only reads
+ * (PageRank's push `pr[s] / outdeg[s]` over s's edges: loaded once per row, so the
+ * compiler also hoists the division; not when a buffer of the loop updates the array).
+ * Such an element may live in a local for the whole run of var (loaded before, stored
+ * after when written): nothing else
  * in the body can reach it (no user function calls, no whole-array or view uses of the
  * array; distinct dist arrays never share storage). The iteration space (array 0) and
  * arrays that are not boxable are never listed. A buffer's element qualifies too when the
