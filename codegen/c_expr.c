@@ -201,7 +201,7 @@ static void ex_name(C *c, const OrnNode *e)
         if (c->cx == CX_BODY && c->loop) {
             int i = orn_cg_acc_index(c->loop, s);
             if (i >= 0) {
-                cg_o(c, "acc%d_", i);
+                cg_o(c, c->lanes ? "accl%d_[l_]" : "acc%d_", i);
                 return;
             }
         }

@@ -706,9 +706,182 @@ static void body_csr(C *c, const OrnCgLoop *l)
 /* One element loop over [from, to) of the innermost key at indentation level lvl: its
  * key, its value pointer, its random stream, the statements of blk (the body when NULL);
  * fast: the accesses are proven in their boxes (version.h). */
+/* ---------------------------------------------------------------- accumulator lanes */
+
+/* An expression a lane may evaluate on its own: constants, names, element reads, operators
+ * and the pure built-ins (BI_CONST), nothing that calls user code or writes. */
+static bool lane_expr(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return true;
+    case N_UNARY:
+        return lane_expr(e->u.unary.e);
+    case N_BINARY:
+        return lane_expr(e->u.binary.l) && lane_expr(e->u.binary.r);
+    case N_INDEX:
+        if (!e->type || e->type->kind == T_VIEW) return false;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (x->kind == N_SLICE || !lane_expr(x)) return false;
+        return e->u.index.base->kind == N_NAME;
+    case N_CALL:
+        if (e->u.call.builtin < 0 || !(orn_builtins[e->u.call.builtin].flags & BI_CONST))
+            return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (a->kind == N_KWARG || !lane_expr(a)) return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Statements whose only effects are the loop's accumulators, the value variable (each
+ * lane its own element) and scalars declared in the body. */
+static bool lane_stmts(const OrnCgLoop *l, const OrnNode *s)
+{
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case N_BLOCK:
+            if (!lane_stmts(l, s->u.block.stmts)) return false;
+            break;
+        case N_IF:
+            if (!lane_expr(s->u.if_.cond) || !lane_stmts(l, s->u.if_.then) ||
+                (s->u.if_.els && !lane_stmts(l, s->u.if_.els)))
+                return false;
+            break;
+        case N_ASSIGN: {
+            const OrnNode *tg = s->u.assign.target;
+            const OrnSym *sym = tg->kind == N_NAME ? tg->u.name.sym : NULL;
+            if (!sym || !lane_expr(s->u.assign.value)) return false;
+            if (sym->kind == SYM_VALUE) break;
+            if (sym->kind != SYM_VAR || !sym->type || sym->type->kind == T_ARRAY) return false;
+            if (orn_cg_acc_index(l, sym) < 0 &&
+                (orn_cg_is_static(sym) || sym->parfor != l->loop->node))
+                return false;
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Lanes per run: 16 when every accumulator is 4 bytes wide, else 8 (one 512-bit vector). */
+static int lane_width(const OrnCgLoop *l)
+{
+    for (int i = 0; i < l->loop->naccums; i++) {
+        OrnTypeKind k = l->loop->accums[i].sym->type->kind;
+        if (k != T_F32 && k != T_I32) return 8;
+    }
+    return 16;
+}
+
+/* acc = acc OP (the lanes [lo, lo + n) combined as a balanced tree, left halves first) */
+static void lane_tree(C *c, const OrnAccum *a, int i, int lo, int n)
+{
+    if (n == 1) {
+        cg_o(c, "accl%d_[%d]", i, lo);
+        return;
+    }
+    const char *sfx = cg_sfx(a->sym->type->kind);
+    if (a->kind == ACC_MIN || a->kind == ACC_MAX)
+        cg_o(c, "orn_std_%s_%s(", a->kind == ACC_MIN ? "min" : "max", sfx);
+    else
+        cg_o(c, "(");
+    lane_tree(c, a, i, lo, n / 2);
+    cg_o(c, a->kind == ACC_SUM ? " + " : a->kind == ACC_PROD ? " * " : ", ");
+    lane_tree(c, a, i, lo + n / 2, n / 2);
+    cg_o(c, ")");
+}
+
+static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
+                      const OrnNode *blk, int lvl, int fast);
+
+/* The elements [from, to) of a dense run whose body only updates accumulators (lane_stmts):
+ * W lanes, iteration j into lane (j - from) mod W for the whole W-element groups, each lane
+ * its own partial from the accumulator's identity (min/max: its value), the groups as an
+ * `omp simd` loop; then acc = acc OP the lanes' balanced tree, then the rest of the run
+ * in order. A fixed order for the same blocks (docs/language.md, section 13: a rank's
+ * accumulator partials depend on the partition), and the loop vectorizes as the
+ * hand-written C with W accumulators does (one add after another was four cycles an
+ * element). */
+static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
+                      const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
+{
+    const OrnLoop *lp = l->loop;
+    int W = lane_width(l);
+    c->ind = lvl;
+    cg_ol(c, "{");
+    for (int i = 0; i < lp->naccums; i++) {
+        const OrnAccum *a = &lp->accums[i];
+        OrnTypeKind k = a->sym->type->kind;
+        const char *init = a->kind == ACC_SUM ? "0" : a->kind == ACC_PROD ? "1" : NULL;
+        cg_ol(c, "    %s accl%d_[%d];", cg_ctype(k), i, W);
+        if (init)
+            cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = (%s)%s;", W, i, cg_ctype(k),
+                  init);
+        else
+            cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = acc%d_;", W, i, i);
+    }
+    cg_ol(c, "    int64_t jl_ = %s;", from);
+    cg_ol(c, "    for (; jl_ + %d <= %s; jl_ += %d) {", W, to, W);
+    cg_ol(c, "        _Pragma(\"omp simd\")");
+    cg_ol(c, "        for (int l_ = 0; l_ < %d; l_++) {", W);
+    c->lanes = true;
+    elem_body(c, l, last, vt, "jl_ + l_", blk, lvl + 3, fast);
+    c->lanes = false;
+    c->ind = lvl;
+    cg_ol(c, "        }");
+    cg_ol(c, "    }");
+    for (int i = 0; i < lp->naccums; i++) {
+        const OrnAccum *a = &lp->accums[i];
+        const char *sfx = cg_sfx(a->sym->type->kind);
+        cg_ind(c);
+        if (a->kind == ACC_MIN || a->kind == ACC_MAX)
+            cg_o(c, "    acc%d_ = orn_std_%s_%s(acc%d_, ", i, a->kind == ACC_MIN ? "min" : "max",
+                 sfx, i);
+        else
+            cg_o(c, "    acc%d_ = (%s)(acc%d_ %s ", i, cg_ctype(a->sym->type->kind), i,
+                 a->kind == ACC_SUM ? "+" : "*");
+        lane_tree(c, a, i, 0, W);
+        cg_o(c, ");\n");
+    }
+    cg_ol(c, "    for (; jl_ < %s; jl_++) {", to);
+    elem_body(c, l, last, vt, "jl_", blk, lvl + 2, fast);
+    c->ind = lvl;
+    cg_ol(c, "    }");
+    cg_ol(c, "}");
+}
+
+/* One element of a dense run: the key bound to `key`, the value variable's pointer, the
+ * body, at indentation level lvl. */
+static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
+                      const OrnNode *blk, int lvl, int fast)
+{
+    c->ind = lvl;
+    if (last) cg_ol(c, "const int64_t %s __attribute__((unused)) = %s;", cg_nm(c, last), key);
+    if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &row_[%s];", vt, key);
+    OrnBuf body;
+    orn_buf_init(&body);
+    if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
+    stmts_of(c, l, blk, &body, lvl, fast);
+    c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
+    put_buf(c, &body);
+    orn_buf_free(&body);
+}
+
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
+    if (l->loop->naccums > 0 && !l->uses_rng && !c->cuda &&
+        lane_stmts(l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
+        lane_loop(c, l, last, vt, from, to, blk, lvl, fast);
+        return;
+    }
     c->ind = lvl;
     cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
     if (last) cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));

@@ -595,7 +595,7 @@ void cg_st_assign(C *c, const OrnNode *s)
         }
         if (i >= 0) {
             char lhs[48];
-            snprintf(lhs, sizeof lhs, "acc%d_", i);
+            snprintf(lhs, sizeof lhs, c->lanes ? "accl%d_[l_]" : "acc%d_", i);
             assign_into(c, lhs, k, op, rhs);
             return;
         }
