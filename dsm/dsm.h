@@ -109,6 +109,11 @@ struct OrnDsmArray {
     /* Opaque tag describing who produced the current partition (the runtime stores a
      * plan signature here so that a loop run twice does not recompute its partition). */
     uint64_t part_tag;
+    /* The runtime's too: part_tag as a loop left it after cutting the array into sub-blocks
+     * along a second key (0: none), and whether such cuts are off for this array because
+     * another loop undid one (runtime/layout.c, rt_partition_iter). */
+    uint64_t split_tag;
+    int split_off;
     char name[32];
     /* Sparse 3-D: for every (k0, k1) the stored keys k2 are 0..c-1 for some c (docword's
      * occurrences), so any box holds each such run from its lo[2] on, and tiles store

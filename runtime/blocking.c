@@ -161,9 +161,17 @@ void rt_choose_blocking(Exec *x, int np)
     if (x->loop->whole && rt->sub_mode != 1) return;
     int k0 = x->kd[0], k1 = -1;
     int rotate = np == 2;
+    /* A 1d cut along a second key that another loop undid since this loop made it (the
+     * array keeps the partition's tag after the cut, layout.c): ALS's evaluation over the
+     * ratings cut them by item for the cache, its user half wanted them by user rows only,
+     * and each of the two moved all 9 M ratings again at every run (0.35-0.5 s at -n 2).
+     * Such cuts are off for that array from then on -- and with them the row bands, which
+     * only pay for revisits (below) -- the same on every rank (the same loops ran). */
+    OrnDsmArray *ia = x->iter;
+    if (!rotate && ia->split_tag && ia->part_tag != ia->split_tag) ia->split_off = 1;
     if (rotate) {
         k1 = x->kd[1];
-    } else {
+    } else if (!ia->split_off) {
         /* 1d: the key whose rows take most bytes, among those the iteration space may be
          * cut along. */
         int64_t best = -1;

@@ -203,6 +203,7 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
     OrnDsmArray *cand[2] = {NULL, NULL};
     int cdim[2] = {-1, -1};
     x->part_salt = 0;
+    int split = x->split_dim >= 0 && x->nsplit > 1; /* for split_tag (rt_choose_blocking) */
     if (keep_bands(x, np, fn)) return ORN_OK;
     for (int i = 0; i < np; i++) {
         x->nb[i] = rt_blocks(x, i);
@@ -286,6 +287,7 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
     }
     if (!status) status = rt_repartition(x, it, &p);
     if (!status) it->part_tag = sig;
+    if (!status) it->split_tag = split ? sig : 0;
     orn_dsm_part_free(&p);
     return status;
 }
