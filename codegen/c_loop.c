@@ -1014,10 +1014,13 @@ static void body_dense(C *c, const OrnCgLoop *l)
         if (split && (fast || !versioned)) {
             split_row(c, l, &sx, last, vt, from, to, ind, fast);
         } else if ((fast || !versioned) && nfx > 0) {
-            /* elements fixed for the run in locals (orn_cg_fixed_elems) */
+            /* elements fixed for the run in locals (orn_cg_fixed_elems), loaded only for a
+             * run that is not empty: the fast range of a row whose fixed element lies
+             * outside its box (edit distance's A[i - 1] at i = 0, read only where i > 0)
+             * is empty, and the element must not be read then */
             bool bufs = promo_any_buffer(fx, nfx);
             c->ind = ind;
-            cg_ol(c, "{");
+            cg_ol(c, "if (%s < %s) {", from, to);
             c->ind = ind + 1;
             promo_bufs(c, l, fx, nfx);
             if (bufs) {
