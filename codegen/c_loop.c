@@ -858,13 +858,19 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 }
 
 /* One element of a dense run: the key bound to `key`, the value variable's pointer, the
- * body, at indentation level lvl. */
+ * iteration's random stream, the body, at indentation level lvl. */
 static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
                       const OrnNode *blk, int lvl, int fast)
 {
     c->ind = lvl;
     if (last) cg_ol(c, "const int64_t %s __attribute__((unused)) = %s;", cg_nm(c, last), key);
     if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &row_[%s];", vt, key);
+    if (l->uses_rng) { /* never in lanes (elem_loop) */
+        cg_ol(c, "kk_[%d] = %s;", l->loop->nkeys - 1, key);
+        char pad[64];
+        snprintf(pad, sizeof pad, "%*s", 4 * lvl, "");
+        cg_rng_iter(c, l, pad);
+    }
     OrnBuf body;
     orn_buf_init(&body);
     if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
@@ -884,21 +890,7 @@ static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     }
     c->ind = lvl;
     cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
-    if (last) cg_ol(c, "    const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
-    if (vt) cg_ol(c, "    %s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
-    if (l->uses_rng) {
-        cg_ol(c, "    kk_[%d] = j_;", l->loop->nkeys - 1);
-        char pad[64];
-        snprintf(pad, sizeof pad, "%*s", 4 * (lvl + 1), "");
-        cg_rng_iter(c, l, pad);
-    }
-    OrnBuf body;
-    orn_buf_init(&body);
-    if (fast) c->vfast_var = last, c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
-    stmts_of(c, l, blk, &body, lvl + 1, fast);
-    c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
-    put_buf(c, &body);
-    orn_buf_free(&body);
+    elem_body(c, l, last, vt, "j_", blk, lvl + 1, fast);
     c->ind = lvl;
     cg_ol(c, "}");
 }

@@ -613,22 +613,20 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     size_t es = a->esize;
     int status = ORN_OK;
     int back = 0; /* a guessed dense choice that this flush finds wrong */
-    if (!b->owners_dense) {
-        /* decided once per loop run: a loop flushing every few iterations would otherwise pay
-         * a collective per flush for the same answer */
-        if (b->owners_checked) return ORN_OK;
-        b->owners_checked = b->owners_known = 1;
-        int64_t most = b->dd.n;
-        status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
-        if (status) return status;
-        if ((size_t)most * 16 < (size_t)a->nnz * es) return ORN_OK;
-    } else if (b->owners_guess) {
+    /* decided once per loop run (a loop flushing every few iterations would otherwise pay a
+     * collective per flush for the same answer), from the listed keys, or from the changed
+     * elements of a guessed dense store */
+    if (!b->owners_dense || b->owners_guess) {
+        if (!b->owners_dense && b->owners_checked) return ORN_OK;
+        int guessed = b->owners_guess;
         b->owners_guess = 0;
         b->owners_checked = b->owners_known = 1;
-        int64_t most = count_nonzero(b->dd.base, a->nnz, es);
+        int64_t most = guessed ? count_nonzero(b->dd.base, a->nnz, es) : b->dd.n;
         status = orn_dsm_allreduce_i64(dsm, &most, 1, ORN_DSM_MAX);
         if (status) return status;
-        back = (size_t)most * 16 < (size_t)a->nnz * es;
+        int few = (size_t)most * 16 < (size_t)a->nnz * es;
+        if (few && !guessed) return ORN_OK;
+        back = few && guessed;
     }
     *done = 1;
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);

@@ -52,10 +52,7 @@ typedef struct Range {
 static Range vec_range(const OrnStdVec *v)
 {
     Range r = {NULL, NULL};
-    if (!v->p || v->len <= 0) return r;
-    int64_t span = (v->len - 1) * v->stride;
-    r.lo = v->p + (span < 0 ? span : 0) * (int64_t)v->esize;
-    r.hi = v->p + (span > 0 ? span : 0) * (int64_t)v->esize + v->esize;
+    if (v->p && v->len > 0) orn_std_vec_bytes(v, &r.lo, &r.hi);
     return r;
 }
 

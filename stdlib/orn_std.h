@@ -671,7 +671,7 @@ void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const Orn
  * anything else is orn_std_blas_ger. The same products as ger's kernel, without its fused
  * multiply-adds. */
 #define ORN_STD_GER_INLINE 4096
-#define ORN_STD_GER_VEC(T, name, V, r, y, t)                                                       \
+#define ORN_STD_GER_VEC(name, r, y, t)                                                             \
     do {                                                                                           \
         name rv_, yv_;                                                                             \
         memcpy(&rv_, r, sizeof rv_);                                                               \
@@ -696,13 +696,13 @@ void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const Orn
         for (int64_t i = 0; i < m; i++) {                                                          \
             T t = s * x[i * sx], *r = a + i * n;                                                   \
             int64_t j = 0;                                                                         \
-            for (; j + W <= n; j += W) ORN_STD_GER_VEC(T, name##_v, W, r + j, y + j, t);           \
+            for (; j + W <= n; j += W) ORN_STD_GER_VEC(name##_v, r + j, y + j, t);                 \
             if (W > 4 && j + W / 2 <= n) {                                                         \
-                ORN_STD_GER_VEC(T, name##_h, W / 2, r + j, y + j, t);                              \
+                ORN_STD_GER_VEC(name##_h, r + j, y + j, t);                                        \
                 j += W / 2;                                                                        \
             }                                                                                      \
             if (j + 2 <= n) {                                                                      \
-                ORN_STD_GER_VEC(T, name##_q, 2, r + j, y + j, t);                                  \
+                ORN_STD_GER_VEC(name##_q, r + j, y + j, t);                                        \
                 j += 2;                                                                            \
             }                                                                                      \
             if (j < n) r[j] += t * y[j];                                                           \
@@ -712,10 +712,17 @@ ORN_STD_GER_ROWS(double, orn_std_ger_rows_f64, 4)
 ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 8)
 #undef ORN_STD_GER_ROWS
 #undef ORN_STD_GER_VEC
-static inline int orn_std_vec_apart(const OrnStdVec *v, const char *lo, const char *hi)
+/* The bytes [*lo, *hi) a vector on the fast path (p set, len > 0) spans, either stride sign. */
+static inline void orn_std_vec_bytes(const OrnStdVec *v, const char **lo, const char **hi)
 {
     int64_t span = (v->len - 1) * v->stride * (int64_t)v->esize;
-    const char *a = v->p + (span < 0 ? span : 0), *b = v->p + (span > 0 ? span : 0) + v->esize;
+    *lo = v->p + (span < 0 ? span : 0);
+    *hi = v->p + (span > 0 ? span : 0) + v->esize;
+}
+static inline int orn_std_vec_apart(const OrnStdVec *v, const char *lo, const char *hi)
+{
+    const char *a, *b;
+    orn_std_vec_bytes(v, &a, &b);
     return b <= lo || a >= hi;
 }
 static inline void orn_std_add_outer(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x,
