@@ -621,6 +621,8 @@ static void promo_open(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx)
         }
         cg_ol(c, "%s pv%d_ = *pp%d_;", T, i, i);
         c->promo[i] = s;
+        c->promo_add[i] = fx[i].buffer && fx[i].written;
+        c->promo_lane[i] = false;
     }
     c->npromo = nfx;
 }
@@ -738,23 +740,38 @@ static bool lane_expr(const OrnNode *e)
     }
 }
 
+/* A buffer's element fixed for the run and held in a local (promo_open), which the body
+ * only adds to: `dy[i] += a * x[j]` along j. Its adds take lanes as a sum accumulator's. */
+static int lane_promo(const C *c, const OrnNode *tg)
+{
+    const OrnSym *b = tg->kind == N_INDEX ? orn_cg_base_sym(tg) : NULL;
+    int i = b ? cg_promoted(c, b) : -1;
+    if (i < 0 || !c->promo_add[i]) return -1;
+    OrnTypeKind k = cg_elem_of(b->type);
+    return k == T_F32 || k == T_F64 || k == T_I32 || k == T_I64 ? i : -1;
+}
+
 /* Statements whose only effects are the loop's accumulators, the value variable (each
- * lane its own element) and scalars declared in the body. */
-static bool lane_stmts(const OrnCgLoop *l, const OrnNode *s)
+ * lane its own element), scalars declared in the body and `+=` into the buffers' elements
+ * held for the run (lane_promo). */
+static bool lane_stmts(const C *c, const OrnCgLoop *l, const OrnNode *s)
 {
     for (; s; s = s->next) {
         switch (s->kind) {
         case N_BLOCK:
-            if (!lane_stmts(l, s->u.block.stmts)) return false;
+            if (!lane_stmts(c, l, s->u.block.stmts)) return false;
             break;
         case N_IF:
-            if (!lane_expr(s->u.if_.cond) || !lane_stmts(l, s->u.if_.then) ||
-                (s->u.if_.els && !lane_stmts(l, s->u.if_.els)))
+            if (!lane_expr(s->u.if_.cond) || !lane_stmts(c, l, s->u.if_.then) ||
+                (s->u.if_.els && !lane_stmts(c, l, s->u.if_.els)))
                 return false;
             break;
         case N_ASSIGN: {
             const OrnNode *tg = s->u.assign.target;
             const OrnSym *sym = tg->kind == N_NAME ? tg->u.name.sym : NULL;
+            if (!sym && s->u.assign.op == OP_ADD && lane_promo(c, tg) >= 0 &&
+                lane_expr(s->u.assign.value)) /* a buffer is never read (sema) */
+                break;
             if (!sym || !lane_expr(s->u.assign.value)) return false;
             if (sym->kind == SYM_VALUE) break;
             if (sym->kind != SYM_VAR || !sym->type || sym->type->kind == T_ARRAY) return false;
@@ -771,30 +788,42 @@ static bool lane_stmts(const OrnCgLoop *l, const OrnNode *s)
 }
 
 /* Lanes per run: 16 when every accumulator is 4 bytes wide, else 8 (one 512-bit vector). */
-static int lane_width(const OrnCgLoop *l)
+static int lane_width(const C *c, const OrnCgLoop *l)
 {
     for (int i = 0; i < l->loop->naccums; i++) {
         OrnTypeKind k = l->loop->accums[i].sym->type->kind;
         if (k != T_F32 && k != T_I32) return 8;
     }
+    for (int i = 0; i < c->npromo; i++) {
+        OrnTypeKind k = cg_elem_of(c->promo[i]->type);
+        if (c->promo_add[i] && k != T_F32 && k != T_I32) return 8;
+    }
     return 16;
 }
 
-/* acc = acc OP (the lanes [lo, lo + n) combined as a balanced tree, left halves first) */
-static void lane_tree(C *c, const OrnAccum *a, int i, int lo, int n)
+/* Does the run hold a buffer's element that lanes may add to (lane_promo)? */
+static bool lane_promos(const C *c)
+{
+    for (int i = 0; i < c->npromo; i++)
+        if (c->promo_add[i]) return true;
+    return false;
+}
+
+/* acc = acc OP (the lanes [lo, lo + n) of <pfx><i>_ combined as a balanced tree, left
+ * halves first); kind ACC_SUM for a buffer's element (pvl) */
+static void lane_tree(C *c, OrnAccKind kind, OrnTypeKind k, const char *pfx, int i, int lo, int n)
 {
     if (n == 1) {
-        cg_o(c, "accl%d_[%d]", i, lo);
+        cg_o(c, "%s%d_[%d]", pfx, i, lo);
         return;
     }
-    const char *sfx = cg_sfx(a->sym->type->kind);
-    if (a->kind == ACC_MIN || a->kind == ACC_MAX)
-        cg_o(c, "orn_std_%s_%s(", a->kind == ACC_MIN ? "min" : "max", sfx);
+    if (kind == ACC_MIN || kind == ACC_MAX)
+        cg_o(c, "orn_std_%s_%s(", kind == ACC_MIN ? "min" : "max", cg_sfx(k));
     else
         cg_o(c, "(");
-    lane_tree(c, a, i, lo, n / 2);
-    cg_o(c, a->kind == ACC_SUM ? " + " : a->kind == ACC_PROD ? " * " : ", ");
-    lane_tree(c, a, i, lo + n / 2, n / 2);
+    lane_tree(c, kind, k, pfx, i, lo, n / 2);
+    cg_o(c, kind == ACC_SUM ? " + " : kind == ACC_PROD ? " * " : ", ");
+    lane_tree(c, kind, k, pfx, i, lo + n / 2, n / 2);
     cg_o(c, ")");
 }
 
@@ -813,9 +842,12 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
     const OrnLoop *lp = l->loop;
-    int W = lane_width(l);
+    int W = lane_width(c, l);
     c->ind = lvl;
     cg_ol(c, "{");
+    for (int i = 0; i < c->npromo; i++)
+        if (c->promo_add[i])
+            cg_ol(c, "    %s pvl%d_[%d] = {0};", cg_ctype(cg_elem_of(c->promo[i]->type)), i, W);
     for (int i = 0; i < lp->naccums; i++) {
         const OrnAccum *a = &lp->accums[i];
         OrnTypeKind k = a->sym->type->kind;
@@ -832,7 +864,9 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     cg_ol(c, "        _Pragma(\"omp simd\")");
     cg_ol(c, "        for (int l_ = 0; l_ < %d; l_++) {", W);
     c->lanes = true;
+    for (int i = 0; i < c->npromo; i++) c->promo_lane[i] = c->promo_add[i];
     elem_body(c, l, last, vt, "jl_ + l_", blk, lvl + 3, fast);
+    for (int i = 0; i < c->npromo; i++) c->promo_lane[i] = false;
     c->lanes = false;
     c->ind = lvl;
     cg_ol(c, "        }");
@@ -847,7 +881,15 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
         else
             cg_o(c, "    acc%d_ = (%s)(acc%d_ %s ", i, cg_ctype(a->sym->type->kind), i,
                  a->kind == ACC_SUM ? "+" : "*");
-        lane_tree(c, a, i, 0, W);
+        lane_tree(c, a->kind, a->sym->type->kind, "accl", i, 0, W);
+        cg_o(c, ");\n");
+    }
+    for (int i = 0; i < c->npromo; i++) {
+        if (!c->promo_add[i]) continue;
+        OrnTypeKind k = cg_elem_of(c->promo[i]->type);
+        cg_ind(c);
+        cg_o(c, "    pv%d_ = (%s)(pv%d_ + ", i, cg_ctype(k), i);
+        lane_tree(c, ACC_SUM, k, "pvl", i, 0, W);
         cg_o(c, ");\n");
     }
     cg_ol(c, "    for (; jl_ < %s; jl_++) {", to);
@@ -883,8 +925,8 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
-    if (l->loop->naccums > 0 && !l->uses_rng && !c->cuda &&
-        lane_stmts(l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
+    if ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&
+        lane_stmts(c, l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
         lane_loop(c, l, last, vt, from, to, blk, lvl, fast);
         return;
     }
