@@ -429,9 +429,10 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
         if (part == 0)
             cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & %d); i%d_++) {", id, to, id, id, L - 1,
                   id);
-        else if (part == 1)
-            cg_ol(c, "for (; i%d_ + %d <= %s; i%d_ += %d) for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
-                  id, L, to, id, L, id, id, L, id);
+        else if (part == 1) /* omp simd: a body gcc would unroll whole is vectorized instead */
+            cg_ol(c,
+                  "for (; i%d_ + %d <= %s; i%d_ += %d)%s for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
+                  id, L, to, id, L, c->cuda ? "" : " _Pragma(\"omp simd\")", id, id, L, id);
         else
             cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
         c->ind++;

@@ -360,6 +360,7 @@ static void reduce_loops(C *c, const VX *vx, const OrnNode *a, const OrnNode *b,
     cg_ol(c, "int64_t b%d_ = 0;", id);
     cg_ol(c, "for (; b%d_ + %d <= %s; b%d_ += %d)", id, lanes, len, id, lanes);
     c->ind++;
+    if (!c->cuda) cg_ol(c, "_Pragma(\"omp simd\")"); /* as a loop reduction's lanes (c_for.c) */
     cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);
     c->ind++;
     cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
