@@ -622,7 +622,6 @@ static void promo_open(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx)
         cg_ol(c, "%s pv%d_ = *pp%d_;", T, i, i);
         c->promo[i] = s;
         c->promo_add[i] = fx[i].buffer && fx[i].written;
-        c->promo_lane[i] = false;
     }
     c->npromo = nfx;
 }
@@ -864,9 +863,7 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     cg_ol(c, "        _Pragma(\"omp simd\")");
     cg_ol(c, "        for (int l_ = 0; l_ < %d; l_++) {", W);
     c->lanes = true;
-    for (int i = 0; i < c->npromo; i++) c->promo_lane[i] = c->promo_add[i];
     elem_body(c, l, last, vt, "jl_ + l_", blk, lvl + 3, fast);
-    for (int i = 0; i < c->npromo; i++) c->promo_lane[i] = false;
     c->lanes = false;
     c->ind = lvl;
     cg_ol(c, "        }");

@@ -411,7 +411,7 @@ static void st_assign_elem(C *c, const OrnNode *s)
         cg_o(c, "const %s r%d_ = ", cg_ctype(cg_kind_of(rhs)), id);
         cg_ex(c, rhs);
         cg_o(c, ";\n");
-        if (cg_is_buffer(ts) && c->lanes && c->promo_lane[pv]) /* c_loop.c, lane_loop */
+        if (cg_is_buffer(ts) && c->lanes && c->promo_add[pv]) /* c_loop.c, lane_loop */
             cg_ol(c, "pvl%d_[l_] += (%s)(r%d_);", pv, T, id);
         else if (cg_is_buffer(ts)) /* as orn_rt_bbadd_: the delta in the element type, added */
             cg_ol(c, "pv%d_ += (%s)(%sr%d_);", pv, T, op == OP_SUB ? "-" : "", id);

@@ -84,8 +84,8 @@ typedef struct C {
      * accesses to these arrays read and write the local */
     const OrnSym *promo[ORN_CG_MAXFIXED];
     int npromo;
-    bool promo_add[ORN_CG_MAXFIXED];  /* ... a buffer's element, only added to */
-    bool promo_lane[ORN_CG_MAXFIXED]; /* ... inside lanes: pvl<i>_[l_] (c_loop.c, lane_loop) */
+    bool promo_add[ORN_CG_MAXFIXED]; /* ... a buffer's element, only added to: inside lanes,
+                                      * pvl<i>_[l_] (c_loop.c, lane_loop) */
     /* inside the lanes of a dense run (c_loop.c, lane_loop): accumulator i is accl<i>_[l_] */
     bool lanes;
     /* row pointers of the fast `for` loops being emitted (version.h, orn_cg_rows): a read
