@@ -179,9 +179,15 @@ __attribute__((noreturn)) static void mpi_abort(OrnDsmTransport *tp, int code)
     fflush(stderr);
     /* Alone, there is nobody to stop: leave with the code, without MPICH's "application
      * called MPI_Abort" line after the program's message (and, like MPI_Abort, without
-     * atexit handlers). */
-    if (m->comm != MPI_COMM_NULL && MPI_Comm_size(m->comm, &size) == MPI_SUCCESS && size == 1)
+     * atexit handlers). Finalize first (from the thread that initialized MPI, the only one
+     * allowed to): a process that ends without it closes its PMI socket unannounced, and
+     * Hydra then sometimes reports the provisional status it stored for that case, printing
+     * "BAD TERMINATION ... Hangup (signal 1)" on stdout (about 1 run in 50). */
+    if (m->comm != MPI_COMM_NULL && MPI_Comm_size(m->comm, &size) == MPI_SUCCESS && size == 1) {
+        int main_thread = 0;
+        if (MPI_Is_thread_main(&main_thread) == MPI_SUCCESS && main_thread) MPI_Finalize();
         _exit(code);
+    }
     /* Give the process manager a moment to forward what we just printed: MPI_Abort kills
      * the other ranks and the forwarding proxies at once, which can drop the message. */
     struct timespec ts = {0, 300 * 1000 * 1000};
