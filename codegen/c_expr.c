@@ -362,7 +362,11 @@ void cg_vec_ctor(C *c, const OrnNode *e)
         cg_o(c, "orn_std_vec_local(P_, %s, %d, ", cg_nm(c, s), dim);
     } else if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, e, s);
-        if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k))
+        if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k) && c->cuda &&
+            c->warp == WARP_UNIFORM && k >= 0 && k < ORN_GPU_MAXARR_CG && c->rc_slot[k] >= 0)
+            cg_o(c, "orn_gpu_vec_row(L_, %d, %u, &X%d_, ", c->rc_slot[k],
+                 c->rc_wr >> c->rc_slot[k] & 1u, k); /* the warp's row cache (cuda_rows.c) */
+        else if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k))
             cg_o(c, "orn_std_vec_box(P_, &X%d_, ", k);
         else
             cg_o(c, "orn_std_vec_view(P_, &V_[%d], ", k);

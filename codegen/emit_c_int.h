@@ -104,6 +104,11 @@ typedef struct C {
     WarpAcc wexit;  /* ... where the iteration ended early (a top-level continue) */
     WarpAcc wblock; /* ... at the start of a block of the compound statement being written */
     bool wmid;      /* the statement being written needs a barrier before its writes */
+    /* the row cache of a warp kernel (cuda_rows.c): plan array k's slot, or -1; bit s: slot
+     * s's array is written by the loop; slots in use */
+    signed char rc_slot[ORN_GPU_MAXARR_CG];
+    unsigned rc_wr;
+    int nrc;
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -218,9 +223,17 @@ void cg_gpu_host(C *c, const OrnCgLoop *l);
 /* cuda_warp.c (warp kernels of the CUDA back end) */
 /* Does the CUDA back end run this loop body on warps (it has view work to split)? */
 bool cg_warp_loop(const C *c, const OrnCgLoop *l);
+/* cuda_rows.c: the arrays of a warp kernel whose row views go through the warp's row cache
+ * (c->rc_slot, rc_wr, nrc), leaving out the plan arrays of `dropped` (bits); and, for the
+ * body written with them, the plan arrays it addresses otherwise too (bits: drop them and
+ * write the body again). */
+void cg_gpu_rc_choose(C *c, const OrnCgLoop *l, uint32_t dropped);
+uint32_t cg_gpu_rc_check(const C *c, const char *body, size_t n);
 /* cuda_pref.c: orn_gpu_pref_N, the prefetch of a warp kernel's next element, when the body
  * has accesses its keys alone address; false (nothing written) otherwise. */
 bool cg_gpu_pref(C *c, const OrnCgLoop *l, int id);
+/* Is s the name of one of the loop's keys? */
+bool cg_is_loop_key(const OrnLoop *lp, const OrnNode *s);
 /* The element function's body: its start (warp-uniform code, with the accesses a previous
  * iteration may have left unsynchronized) and end (pending writes synchronized). cg_warp_end
  * returns whether what this iteration leaves is within start, else adds it there: the body

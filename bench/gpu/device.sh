@@ -16,7 +16,9 @@
 #                                         K, epochs; both test RMSEs), LDA and SLR against the
 #                                         CPU build on every core, an S sweep, the band
 #                                         pipeline against the steps with each of the two
-#                                         device barriers, and an ncu
+#                                         device barriers, the row cache against none,
+#                                         the pipeline's profile
+#                                         (ORN_GPU_PROFILE) of SGD MF and LDA, and an ncu
 #                                         summary of the training kernel; every figure under
 #                                         $OUT (default ./device-out), summary.txt first
 #   bench/gpu/device.sh dry               prepare, then run: without a GPU it stops at the
@@ -207,10 +209,24 @@ run() {
     stage steps_counter 60 env ORN_GPU_PIPELINE=0 "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
     stage steps_coop 60 env ORN_GPU_PIPELINE=0 ORN_GPU_BARRIER=coop "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=3 --rank=128
     say "  steps with a barrier instead of the band pipeline (the small set's GPU run above): atomic counter best epoch $(best "$W/steps_counter.log") s, grid.sync() $(best "$W/steps_coop.log") s"
+    # the warps' row cache (codegen/cuda/cuda_rows.c) against none, on both 10 M sets
+    for set in small uniform; do
+        stage "rowcache_off_$set" 60 env ORN_GPU_ROWCACHE=0 "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/$set/train" --test="$W/$set/test" --epochs=3 --rank=128
+        say "  $set without the row cache (ORN_GPU_ROWCACHE=0): best epoch $(best "$W/rowcache_off_$set.log") s (with it: mf_$set above)"
+    done
+    # where the band pipeline's time goes (ORN_GPU_PROFILE: cycles waiting for the band above,
+    # in tiles, publishing; tiles and iterations), 2 epochs of each set: the training loop's
+    # lines (the evaluation loop is 2-D too)
+    for set in small uniform big; do
+        stage "prof_$set" 120 env ORN_GPU_PROFILE=1 "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/$set/train" --test="$W/$set/test" --epochs=2 --rank=128 --step=0.005 --lam=0.05
+        grep "gpu profile" "$W/prof_$set.log" | sed "s/^/  profile $set: /" >>"$S" || true
+    done
     # 5. LDA and SLR: GPU at one rank against the CPU build on every core
     "$B/gen_corpus" 20000 5000 100 100 1 "$W/corpus.docword" >/dev/null 2>&1 || true
     stage lda_gpu 90 "$MPIEXEC" -n 1 "$B/lda.gpu" --data="$W/corpus.docword" --topics=100 --iters=5
     stage lda_cpu 90 "$MPIEXEC" -n "$NP" "$B/lda.cpu" --data="$W/corpus.docword" --topics=100 --iters=5
+    stage lda_prof 90 env ORN_GPU_PROFILE=1 "$MPIEXEC" -n 1 "$B/lda.gpu" --data="$W/corpus.docword" --topics=100 --iters=2
+    grep "gpu profile" "$W/lda_prof.log" | sed "s/^/  profile lda: /" >>"$S" || true
     say "lda (2 M tokens, 100 topics): best iteration GPU $(best "$W/lda_gpu.log") s, CPU $NP ranks $(best "$W/lda_cpu.log") s; last lines: $(tail -n 1 "$W/lda_gpu.log") | $(tail -n 1 "$W/lda_cpu.log")"
     "$B/gen_libsvm" 200000 100000 50 1 "$W/slr.train" "$W/slr.test" >/dev/null 2>&1 || true
     stage slr_gpu 90 "$MPIEXEC" -n 1 "$B/slr.gpu" --train="$W/slr.train" --test="$W/slr.test" --epochs=5
@@ -222,7 +238,7 @@ run() {
             -k regex:orn_gpu_kern --launch-skip 3 --launch-count 1 \
             "$B/sgd_mf.gpu" --train="$W/small/train" --test="$W/small/test" --epochs=2 --rank=128
     fi
-    for f in tests mf_small_gpu mf_big_gpu ncu; do
+    for f in tests mf_small_gpu mf_big_gpu ncu prof_small prof_uniform prof_big lda_prof; do
         [ ! -f "$W/$f.log" ] || cp "$W/$f.log" "$OUT/$f.log"
     done
     cat "$W"/mf_*_cpu.log "$W"/mf_*_cumf.log "$W"/sweep_*.log "$W"/lda_*.log "$W"/slr_*.log >"$OUT/other.log" 2>/dev/null || true

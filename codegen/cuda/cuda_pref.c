@@ -23,7 +23,7 @@ typedef struct {
     int n;
 } Pref;
 
-static bool is_key(const OrnLoop *lp, const OrnNode *s)
+bool cg_is_loop_key(const OrnLoop *lp, const OrnNode *s)
 {
     if (!s || s->kind != N_NAME || !s->u.name.sym) return false;
     for (int j = 0; j < lp->nkeys; j++)
@@ -64,7 +64,7 @@ static void collect(const OrnNode *n, void *ud)
             if (s->kind == N_SLICE)
                 slices++;
             else
-                keys &= is_key(p->l->loop, s);
+                keys &= cg_is_loop_key(p->l->loop, s);
         }
         bool ok = keys && ((nsubs == 1 && slices == 0) || (nsubs == 2 && slices == 1));
         for (int i = 0; ok && i < p->n; i++) ok = !same_access(p->at[i], n);

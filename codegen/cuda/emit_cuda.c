@@ -37,6 +37,7 @@ static void *cu_begin(const OrnCgProgram *p, OrnBuf *out)
     c->u = p->u;
     c->out = out;
     c->cuda = true;
+    memset(c->rc_slot, -1, sizeof c->rc_slot);
     orn_buf_init(&c->defs);
     c->applied = calloc((size_t)p->u->sema.nfns + 1, 1);
     c->b = &c->defs;
@@ -94,10 +95,18 @@ static void persistent(C *c, int id, bool warp)
          "    __shared__ OrnGpuArgs sa_;\n"
          "    const OrnGpuArgs *const a_ = orn_gpu_args_shared(&sa_, a0_);\n",
          id, id);
-    if (warp)
+    if (warp && c->nrc) /* the warps' row caches (cuda_rows.c) */
+        cg_o(c,
+             "    __shared__ OrnGpuRowCache rcs_[4][%d];\n"
+             "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+             "    const int64_t nw_ = (int64_t)gridDim.x * (blockDim.x / 32);\n"
+             "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31, a_->rowcache ? rcs_[threadIdx.x "
+             "/ 32] : NULL};\n",
+             c->nrc);
+    else if (warp)
         cg_o(c, "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
                 "    const int64_t nw_ = (int64_t)gridDim.x * (blockDim.x / 32);\n"
-                "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31};\n");
+                "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31, NULL};\n");
     else
         cg_o(c, "    const int64_t w_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
                 "    const int64_t nw_ = (int64_t)gridDim.x * blockDim.x;\n");
@@ -105,17 +114,29 @@ static void persistent(C *c, int id, bool warp)
         cg_o(c,
              "    if (a_->bands > 0) {\n"
              "        const int64_t S_ = a_->bands;\n"
+             "        __shared__ OrnGpuProf pfs_[4];\n"
+             "        OrnGpuProf *const pf_ = orn_gpu_prof_begin(a_, pfs_);\n"
              "        for (int64_t I_ = w_; I_ < S_; I_ += nw_) {\n"
              "            unsigned long long seen_ = I_ > 0 ? 0ULL : (unsigned long long)S_;\n"
              "            for (int64_t J_ = 0; J_ < S_; J_++) {\n"
              "                const int64_t t_ = I_ * S_ + J_;\n"
-             "                if (seen_ <= (unsigned long long)J_)\n"
+             "                if (seen_ <= (unsigned long long)J_) {\n"
+             "                    orn_gpu_prof_lap(a_, pf_, ORN_GPU_PROF_OTHER);\n"
              "                    seen_ = orn_gpu_band_wait(a_->prog + I_ - 1, J_ + 1);\n"
+             "                    orn_gpu_prof_lap(a_, pf_, ORN_GPU_PROF_WAIT);\n"
+             "                }\n"
              "                const int ran_ = a_->start[t_ + 1] > a_->start[t_];\n"
-             "                if (ran_) orn_gpu_tile_%d(a_, &env_, t_, L_);\n"
+             "                if (ran_) {\n"
+             "                    orn_gpu_prof_lap(a_, pf_, ORN_GPU_PROF_OTHER);\n"
+             "                    orn_gpu_tile_%d(a_, &env_, t_, L_);\n"
+             "                    orn_gpu_prof_tile(a_, pf_, t_);\n"
+             "                }\n"
              "                orn_gpu_band_done(a_->prog + I_, J_ + 1, ran_);\n"
+             "                orn_gpu_prof_lap(a_, pf_, ORN_GPU_PROF_DONE);\n"
              "            }\n"
              "        }\n"
+             "        orn_gpu_prof_end(a_, pf_, w_ < S_ ? (unsigned long long)((S_ - 1 - w_) / nw_ "
+             "+ 1) * (unsigned long long)S_ : 0ULL);\n"
              "        return;\n"
              "    }\n",
              id);
@@ -166,19 +187,22 @@ static void warp_kernel(C *c, const OrnCgLoop *l, int id)
          "static __host__ __device__ void orn_gpu_tile_%d(const OrnGpuArgs *a_, const void *env_, "
          "int64_t t_, const OrnGpuLane L_)\n{\n"
          "    const OrnGpuEnv_%d *const en_ = (const OrnGpuEnv_%d *)env_;\n"
-         "    const int64_t end_ = a_->start[t_ + 1];\n"
-         "    for (int64_t i_ = a_->start[t_]; i_ < end_; i_++) {\n"
-         "#ifdef __CUDA_ARCH__\n"
-         "        if (i_ + 2 < end_) orn_gpu_prefetch_keys(a_, a_->order[i_ + 2]);\n",
+         "    const int64_t end_ = a_->start[t_ + 1];\n",
          id, id, id);
+    if (c->nrc) cg_o(c, "    orn_gpu_rc_begin(L_, %d);\n", c->nrc);
+    cg_o(c, "    for (int64_t i_ = a_->start[t_]; i_ < end_; i_++) {\n"
+            "#ifdef __CUDA_ARCH__\n"
+            "        if (i_ + 2 < end_) orn_gpu_prefetch_keys(a_, a_->order[i_ + 2]);\n");
     if (pref)
         cg_o(c, "        if (i_ + 1 < end_) orn_gpu_pref_%d(a_, a_->order[i_ + 1], L_.lane);\n",
              id);
     cg_o(c,
          "#endif\n"
          "        orn_gpu_elem_%d(a_, en_, a_->order[i_], L_);\n"
-         "    }\n}\n",
+         "    }\n",
          id);
+    if (c->nrc) cg_o(c, "    orn_gpu_rc_end(L_, %d, 0x%xu);\n", c->nrc, c->rc_wr);
+    cg_o(c, "}\n");
     persistent(c, id, true);
     cg_o(c,
          "static int orn_gpu_emu_%d(const OrnGpuArgs *a_, const int64_t *tiles_, int64_t nt_, "
@@ -248,15 +272,32 @@ static void cu_loop(void *st_, const OrnCgLoop *l)
         cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
         cg_rng_iter(c, l, "    ");
     }
-    c->cloops = 0;
-    c->pf_drop = 0;
-    c->fast = 0;
-    c->npromo = 0;
-    c->ind = 1;
-    if (warp)
+    /* a warp kernel's body is written with the row cache of the arrays cuda_rows.c chose,
+     * and again without those it finds addressed otherwise in what was written */
+    memset(c->rc_slot, -1, sizeof c->rc_slot);
+    c->rc_wr = 0;
+    c->nrc = 0;
+    size_t at = c->b->len;
+    int tmp = c->tmp;
+    for (uint32_t dropped = 0;;) {
+        c->cloops = 0;
+        c->pf_drop = 0;
+        c->fast = 0;
+        c->npromo = 0;
+        c->ind = 1;
+        if (!warp) {
+            cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
+            break;
+        }
+        cg_gpu_rc_choose(c, l, dropped);
         warp_body(c, lp->node->u.parfor.body->u.block.stmts);
-    else
-        cg_st_list(c, lp->node->u.parfor.body->u.block.stmts);
+        uint32_t bad = cg_gpu_rc_check(c, c->b->data + at, c->b->len - at);
+        if (!bad) break;
+        dropped |= bad;
+        c->b->len = at;
+        c->b->data[at] = '\0';
+        c->tmp = tmp;
+    }
     c->ind = 0;
     cg_o(c, "}\n");
     if (warp)

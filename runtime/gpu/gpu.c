@@ -17,6 +17,7 @@
  * result there too. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,10 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     g->tiles_hint = t && *t ? atoi(t) : 0;
     const char *pipe = getenv("ORN_GPU_PIPELINE");
     g->steps_only = pipe && strcmp(pipe, "0") == 0;
+    const char *prof = getenv("ORN_GPU_PROFILE");
+    g->profile = prof && *prof && strcmp(prof, "0") != 0;
+    const char *rc = getenv("ORN_GPU_ROWCACHE");
+    g->rowcache = !(rc && strcmp(rc, "0") == 0);
     int lanes = b && strcmp(b, "lanes") == 0;     /* the warps' barriers dropped, not the tiles' */
     g->broken_res = b && strcmp(b, "stale") == 0; /* copies not invalidated (gpu_res.c) */
     g->broken = b && *b && strcmp(b, "0") != 0 && !lanes && !g->broken_res;
@@ -263,6 +268,33 @@ fn_fail:
     return NULL;
 }
 
+/* $ORN_GPU_PROFILE: the band pipeline's profile of this launch (a.prof), one line on stderr:
+ * the kernel's span, and where the workers' cycles went. 0, or -1 when the copy failed. */
+static int print_profile(OrnRtCtx *rt, GpuState *g, const OrnRtPlan *plan, const OrnGpuArgs *a)
+{
+    unsigned long long q[ORN_GPU_PROF_N];
+    if (gpu_get(g, q, a->prof, sizeof q) != 0) return -1;
+    double total = (double)q[ORN_GPU_PROF_TOTAL], nw = (double)q[ORN_GPU_PROF_WORKERS];
+    double span = q[ORN_GPU_PROF_END] > q[ORN_GPU_PROF_START]
+                      ? (double)(q[ORN_GPU_PROF_END] - q[ORN_GPU_PROF_START]) * 1e-6
+                      : 0.0;
+    double pct[4];
+    for (int k = 0; k < 4; k++) pct[k] = total > 0 ? 100.0 * (double)q[k] / total : 0.0;
+    fprintf(
+        stderr,
+        "orion: gpu profile: rank %d: %s:%d: kernel %.3f ms, %" PRId64 " bands on %.0f "
+        "workers; per worker %.0f cycles (longest %llu): waiting %.1f%%, tiles %.1f%%, "
+        "publishing %.1f%%, other %.1f%%; tiles run %llu of %llu, iterations %llu; %.0f "
+        "cycles per tile run, %.0f per iteration\n",
+        orn_rt_rank(rt), plan->file, plan->line, span, a->bands, nw, nw > 0 ? total / nw : 0.0,
+        q[ORN_GPU_PROF_MAXTOTAL], pct[ORN_GPU_PROF_WAIT], pct[ORN_GPU_PROF_TILE],
+        pct[ORN_GPU_PROF_DONE], pct[ORN_GPU_PROF_OTHER], q[ORN_GPU_PROF_TILES],
+        q[ORN_GPU_PROF_VISITS], q[ORN_GPU_PROF_ITERS],
+        q[ORN_GPU_PROF_TILES] ? (double)q[ORN_GPU_PROF_TILE] / (double)q[ORN_GPU_PROF_TILES] : 0.0,
+        q[ORN_GPU_PROF_ITERS] ? (double)q[ORN_GPU_PROF_TILE] / (double)q[ORN_GPU_PROF_ITERS] : 0.0);
+    return 0;
+}
+
 /* One try at block b with a log of caplog records: RUN_OK, RUN_FAIL (reported), RUN_CPU
  * (the device flagged something: nothing changed on the host), RUN_AGAIN (*need records
  * wanted: nothing changed on the host). */
@@ -304,8 +336,16 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         a.prog = gpu_res_scratch(g, GPU_SLOT_PROG, sizeof *a.prog * (size_t)s->bands);
         if (!a.prog) goto fn_oom;
         if (g->ops->zero(a.prog, sizeof *a.prog * (size_t)s->bands) != 0) goto fn_copy;
+        if (g->profile) {
+            unsigned long long z[ORN_GPU_PROF_N] = {0};
+            z[ORN_GPU_PROF_START] = ~0ULL;
+            a.prof = gpu_res_scratch(g, GPU_SLOT_PROF, sizeof z);
+            if (!a.prof) goto fn_oom;
+            if (g->ops->put(a.prof, z, sizeof z) != 0) goto fn_copy;
+        }
     }
     a.nkeys = nk;
+    a.rowcache = g->rowcache;
     a.seed = b->seed;
     a.stream = b->stream;
     a.caplog = caplog;
@@ -389,6 +429,7 @@ static int run_block(OrnRtCtx *rt, GpuState *g, const OrnRtBlock *b, const OrnRt
         nanosleep(&pause, NULL);
     }
     if (gpu_get(g, &fl, dfl, sizeof fl) != 0) goto fn_copy;
+    if (a.prof && print_profile(rt, g, plan, &a) != 0) goto fn_copy;
     if (fl.err) {
         rc = RUN_CPU;
         goto fn_forget;

@@ -110,6 +110,7 @@ struct OrnGpuWarp {
      * writes the other slot while a slower lane may still read this one) */
     uint64_t slot[2][LANES];
     unsigned char par[LANES];
+    OrnGpuRowCache rc[ORN_GPU_RC_SLOTS]; /* the warp's row cache (the device's shared memory) */
 };
 
 /* Run context `to` until something switches back to the running one. */
@@ -221,7 +222,7 @@ static void lane_main(unsigned hi, unsigned lo)
 #endif
     const unsigned lane = (unsigned)w->cur;
     for (;;) {
-        OrnGpuLane me = {w, lane};
+        OrnGpuLane me = {w, lane, w->a->rowcache ? w->rc : NULL};
         w->fn(w->a, w->env, w->tile, me);
         pass(w);
     }

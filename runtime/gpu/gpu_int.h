@@ -14,6 +14,8 @@ typedef struct GpuState {
     int sms;
     int tiles_hint;
     int steps_only;   /* $ORN_GPU_PIPELINE=0: 2-D wavefronts of warps keep the barrier steps */
+    int profile;      /* $ORN_GPU_PROFILE=1: a band pipeline's profile per run (stderr) */
+    int rowcache;     /* warp kernels' row cache (OrnGpuArgs.rowcache); $ORN_GPU_ROWCACHE=0: off */
     int broken;       /* $ORN_GPU_TEST_BROKEN: a wrong 2-D schedule (gpu_sched_2d.c) */
     int broken_res;   /* $ORN_GPU_TEST_BROKEN=stale: written arrays keep their other copies */
     uint64_t shuffle; /* emulation: the shuffle's state (seeded by $ORN_GPU_SEED) */
@@ -88,6 +90,7 @@ enum {
     GPU_SLOT_EMPTY,
     GPU_SLOT_ACC1,                          /* the accumulators' slots (OrnGpuArgs.acc1) */
     GPU_SLOT_PROG,                          /* the row bands' counters (OrnGpuArgs.prog) */
+    GPU_SLOT_PROF,                          /* the pipeline's profile (OrnGpuArgs.prof) */
     GPU_SLOT_BOX = 16,                      /* + plan array: a box not in the array's storage */
     GPU_SLOT_EXT = 16 + ORN_GPU_MAXARR,     /* + plan array: box + halo, assembled */
     GPU_SLOT_VALS = 16 + 2 * ORN_GPU_MAXARR /* a block's values not in the array's storage */

@@ -122,7 +122,38 @@ typedef struct OrnGpuArgs {
      * before the launch). The same order as the steps, with no grid-wide barrier. */
     int64_t bands;
     unsigned long long *prog;
+    /* $ORN_GPU_PROFILE (a band pipeline on the device): where the band workers' time goes,
+     * summed over workers at prof[ORN_GPU_PROF_*] (zeroed before the launch, but
+     * ORN_GPU_PROF_START at all ones); NULL: not measured. */
+    unsigned long long *prof;
+    int rowcache; /* warp kernels keep rows in their row cache (OrnGpuRowCache); 0:
+                   * $ORN_GPU_ROWCACHE=0 */
+    int pad_;
 } OrnGpuArgs;
+
+/* The profile of a band pipeline's launch (OrnGpuArgs.prof). Lane 0 of each worker reads its
+ * multiprocessor's cycle counter (clock64) around each part of its walk, so every cycle of
+ * the walk falls in one part: WAIT for the band above, TILE (running a tile's iterations),
+ * DONE (publishing the band's progress: fence and counter), OTHER (the walk's own loads and
+ * branches). TOTAL sums the workers' walks, MAXTOTAL is the longest; TILES counts tiles run,
+ * VISITS tiles visited (empty ones too), ITERS iterations, WORKERS the warps that walked a
+ * band; START and END are the earliest start and latest end on the device's global
+ * nanosecond timer (the kernel's span). */
+enum {
+    ORN_GPU_PROF_WAIT,
+    ORN_GPU_PROF_TILE,
+    ORN_GPU_PROF_DONE,
+    ORN_GPU_PROF_OTHER,
+    ORN_GPU_PROF_TOTAL,
+    ORN_GPU_PROF_MAXTOTAL,
+    ORN_GPU_PROF_TILES,
+    ORN_GPU_PROF_VISITS,
+    ORN_GPU_PROF_ITERS,
+    ORN_GPU_PROF_WORKERS,
+    ORN_GPU_PROF_START,
+    ORN_GPU_PROF_END,
+    ORN_GPU_PROF_N
+};
 
 /* Device memory and devices: the CUDA runtime in the generated .cu (orn_gpu_cuda_ops), or
  * host memory for the emulation (gpu.c). */
@@ -145,11 +176,32 @@ typedef struct OrnGpuOps {
  * runs a tile per warp: the 32 lanes run the same iteration, the body's scalar code on every
  * lane, the view loops split across the lanes, its shared writes made by lane 0, with
  * __syncwarp() between (codegen/cuda/cuda_warp.c). OrnGpuLane is what the body knows of its warp:
- * its lane, and in the emulation the warp it belongs to (NULL on the device). */
+ * its lane, its row cache, and in the emulation the warp it belongs to (NULL on the
+ * device). */
 typedef struct OrnGpuWarp OrnGpuWarp;
+
+/* The row cache of a warp kernel (codegen/cuda/cuda_rows.c, orn_gpu_vec_row): a body whose
+ * every access to a 2-D array is the row view A[k, :] of one loop key k keeps that row in
+ * the warp's shared memory while consecutive iterations of its tile have the same k (SGD
+ * MF's H[i, :] along a tile of one item): the iteration reads and writes the copy, and the
+ * row goes back to global memory (when the loop writes the array) when the key changes and
+ * at the end of the tile, before the tile is published. Sound because a tile's rows of such
+ * an array are the tile's alone while it runs (what the schedule guarantees for written
+ * arrays) or never written (read-only ones). Each lane keeps its own tag (the row's address
+ * in global memory, NULL: empty) and length, so that the lanes' decisions need no exchange;
+ * the bytes are shared, with warp barriers around their copies. Rows over
+ * ORN_GPU_RC_BYTES, or not contiguous, are not cached. */
+enum { ORN_GPU_RC_BYTES = 2048, ORN_GPU_RC_SLOTS = 2 };
+typedef struct OrnGpuRowCache {
+    char *tag[32];
+    uint32_t words[32];
+    uint32_t buf[ORN_GPU_RC_BYTES / 4];
+} OrnGpuRowCache;
+
 typedef struct OrnGpuLane {
     OrnGpuWarp *warp;
     unsigned lane;
+    OrnGpuRowCache *rc; /* the warp's row cache (ORN_GPU_RC_SLOTS of them), or NULL: none */
 } OrnGpuLane;
 
 /* A tile's iterations in order, as one lane of its warp (generated: orn_gpu_tile_N). */

@@ -395,6 +395,70 @@ ORN_HD void orn_gpu_sync(OrnGpuLane l)
 #endif
 }
 
+/* The row cache (orn_gpu.h, OrnGpuRowCache). Its words are copied with memcpy: the body
+ * reads and writes them as its element type, which a uint32_t access must not be assumed
+ * apart from (an aligned 4-byte copy: one load and one store). */
+ORN_HD void orn_gpu_rc_word(void *dst, const void *src, uint32_t w)
+{
+    memcpy(__builtin_assume_aligned((char *)dst + 4 * (size_t)w, 4),
+           __builtin_assume_aligned((const char *)src + 4 * (size_t)w, 4), 4);
+}
+/* orn_gpu_rc_flush: the row in slot c goes back
+ * to global memory when the loop writes its array (wr), and the slot is empty; the warp's
+ * lanes first wait for each other (any of them may have written any word of it, or still
+ * read it), and again after the copy (the words are then free to be overwritten). */
+ORN_HD void orn_gpu_rc_flush(const OrnGpuLane L, OrnGpuRowCache *c, int wr)
+{
+    char *dst = c->tag[L.lane];
+    if (!dst) return;
+    orn_gpu_sync(L);
+    if (wr) {
+        for (uint32_t w = L.lane; w < c->words[L.lane]; w += 32) orn_gpu_rc_word(dst, c->buf, w);
+        orn_gpu_sync(L);
+    }
+    c->tag[L.lane] = NULL;
+}
+/* A tile starts with empty slots, and ends with its rows back in global memory (before
+ * the tile is published), the slots empty: wr has bit s set when slot s's array is
+ * written by the loop. */
+ORN_HD void orn_gpu_rc_begin(const OrnGpuLane L, int slots)
+{
+    if (!L.rc) return;
+    for (int s = 0; s < slots; s++) L.rc[s].tag[L.lane] = NULL;
+}
+ORN_HD void orn_gpu_rc_end(const OrnGpuLane L, int slots, unsigned wr)
+{
+    if (!L.rc) return;
+    for (int s = 0; s < slots; s++) orn_gpu_rc_flush(L, &L.rc[s], (int)(wr >> s & 1u));
+}
+/* The row view dims[dim]-long of box x at `fixed` (orn_std_vec_box), through slot `slot` of
+ * the warp's row cache: the cached copy when it holds that row, else the row loaded into
+ * it (the slot's previous row flushed first); the view itself when the warp has no cache or
+ * the row is not contiguous, not whole 4-byte words, or over ORN_GPU_RC_BYTES. */
+ORN_HD OrnStdVec orn_gpu_vec_row(const OrnGpuLane L, int slot, int wr, const OrnRtBox *x,
+                                 const int64_t *dims, int dim, int64_t fixed, int line)
+{
+    OrnStdVec r = orn_std_vec_box(NULL, x, dims, dim, fixed, line);
+    if (!L.rc) return r;
+    OrnGpuRowCache *c = &L.rc[slot];
+    if (c->tag[L.lane] == r.p && r.p) {
+        r.p = (char *)(void *)c->buf;
+        return r;
+    }
+    uint64_t bytes = (uint64_t)r.len * (uint64_t)x->esize;
+    orn_gpu_rc_flush(L, c, wr);
+    if (r.stride != 1 || r.p == x->scratch || bytes > ORN_GPU_RC_BYTES || bytes % 4 != 0 ||
+        ((uintptr_t)r.p & 3u) != 0)
+        return r;
+    const uint32_t words = (uint32_t)(bytes / 4);
+    for (uint32_t w = L.lane; w < words; w += 32) orn_gpu_rc_word(c->buf, r.p, w);
+    c->tag[L.lane] = r.p;
+    c->words[L.lane] = words;
+    orn_gpu_sync(L);
+    r.p = (char *)(void *)c->buf;
+    return r;
+}
+
 ORN_HD float orn_gpu_shfl_xor_f32(OrnGpuLane l, float v, int m)
 {
 #ifdef __CUDA_ARCH__
@@ -642,6 +706,65 @@ __device__ static inline const OrnGpuArgs *orn_gpu_args_shared(OrnGpuArgs *sa,
         ((uint64_t *)(void *)sa)[i] = ((const uint64_t *)(const void *)a)[i];
     __syncthreads();
     return sa;
+}
+
+/* $ORN_GPU_PROFILE: a band worker's profile (OrnGpuArgs.prof, orn_gpu.h), kept by lane 0 in
+ * the block's shared memory (not registers, which the tile's body needs), added to the
+ * launch's totals when the worker is done. Without a profile every call returns after one
+ * test of a->prof (a shared-memory load and a predictable branch). */
+typedef struct OrnGpuProf {
+    long long t, start;
+    unsigned long long part[4], tiles, iters, start_ns;
+} OrnGpuProf;
+__device__ static inline unsigned long long orn_gpu_prof_now_ns(void)
+{
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+}
+/* the warp's record: slot warp-in-block of the block's shared array */
+__device__ static inline OrnGpuProf *orn_gpu_prof_begin(const OrnGpuArgs *a, OrnGpuProf *block)
+{
+    OrnGpuProf *p = &block[threadIdx.x / 32];
+    if (a->prof && (threadIdx.x & 31) == 0) {
+        for (int k = 0; k < 4; k++) p->part[k] = 0;
+        p->tiles = p->iters = 0;
+        p->start_ns = orn_gpu_prof_now_ns();
+        p->t = p->start = clock64();
+    }
+    return p;
+}
+/* the cycles since the last lap go to part k */
+__device__ static inline void orn_gpu_prof_lap(const OrnGpuArgs *a, OrnGpuProf *p, int k)
+{
+    if (!a->prof || (threadIdx.x & 31) != 0) return;
+    long long now = clock64();
+    p->part[k] += (unsigned long long)(now - p->t);
+    p->t = now;
+}
+__device__ static inline void orn_gpu_prof_tile(const OrnGpuArgs *a, OrnGpuProf *p, int64_t t)
+{
+    if (!a->prof || (threadIdx.x & 31) != 0) return;
+    orn_gpu_prof_lap(a, p, ORN_GPU_PROF_TILE);
+    p->tiles++;
+    p->iters += (unsigned long long)(a->start[t + 1] - a->start[t]);
+}
+/* the worker's walk is over (it visited `visits` tiles): its parts into the launch's totals */
+__device__ static inline void orn_gpu_prof_end(const OrnGpuArgs *a, OrnGpuProf *p,
+                                               unsigned long long visits)
+{
+    if (!a->prof || (threadIdx.x & 31) != 0 || visits == 0) return;
+    orn_gpu_prof_lap(a, p, ORN_GPU_PROF_OTHER);
+    unsigned long long *q = a->prof, total = (unsigned long long)(p->t - p->start);
+    for (int k = 0; k < 4; k++) atomicAdd(&q[k], p->part[k]);
+    atomicAdd(&q[ORN_GPU_PROF_TOTAL], total);
+    atomicMax(&q[ORN_GPU_PROF_MAXTOTAL], total);
+    atomicAdd(&q[ORN_GPU_PROF_TILES], p->tiles);
+    atomicAdd(&q[ORN_GPU_PROF_VISITS], visits);
+    atomicAdd(&q[ORN_GPU_PROF_ITERS], p->iters);
+    atomicAdd(&q[ORN_GPU_PROF_WORKERS], 1ULL);
+    atomicMin(&q[ORN_GPU_PROF_START], p->start_ns);
+    atomicMax(&q[ORN_GPU_PROF_END], orn_gpu_prof_now_ns());
 }
 
 /* The pipeline of row bands (OrnGpuArgs.bands): the warp waits until the band above has
