@@ -488,6 +488,24 @@ typedef struct OrnStdVec {
  * the view's local box (a box is a product of ranges: its first and last element suffice). */
 void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent,
                            int line) ORN_STD_NORETURN;
+/* A loop body's view of v: the struct in one piece (orn_std_vec_view, orn_std_vec_box). */
+static inline __attribute__((always_inline)) OrnStdVec
+orn_std_vec_of(OrnStdProg *p, OrnRtView *v, char *q, int64_t stride, int64_t len, int dim,
+               int64_t k0, int64_t k1, int line)
+{
+    return (OrnStdVec){.p = q,
+                       .stride = stride,
+                       .len = len,
+                       .type = v->type,
+                       .esize = v->esize,
+                       .dim = dim,
+                       .key = {k0, k1},
+                       .view = v,
+                       .dist = NULL,
+                       .buf = NULL,
+                       .prog = p,
+                       .line = line};
+}
 static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int64_t *dims, int dim,
                                          int64_t fixed, int line)
 {
@@ -511,18 +529,7 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
             if (orn_rt_local(v, kl)) q = p0, stride = v->stride[dim];
         }
     }
-    return (OrnStdVec){.p = q,
-                       .stride = stride,
-                       .len = len,
-                       .type = v->type,
-                       .esize = v->esize,
-                       .dim = dim,
-                       .key = {k0[0], k0[1]},
-                       .view = v,
-                       .dist = NULL,
-                       .buf = NULL,
-                       .prog = p,
-                       .line = line};
+    return orn_std_vec_of(p, v, q, stride, len, dim, k0[0], k0[1], line);
 }
 /* The same through the view's hoisted box (rt.h): a view that lies in the box is a pointer
  * and a stride computed inline; anything else takes orn_std_vec_view. */
@@ -538,23 +545,11 @@ static inline __attribute__((always_inline)) OrnStdVec orn_std_vec_box(OrnStdPro
                              (uint64_t)dims[dim] - (uint64_t)x->lo[dim] <= x->n[dim] &&
                              fixed < dims[other],
                          1)) {
-        OrnStdVec r;
-        r.p = x->base + ((other == 1 ? rf : rf * (uint64_t)x->s[other]) +
-                         (dim == 1 ? r0 : r0 * (uint64_t)x->s[dim])) *
-                            x->v->esize;
-        r.stride = dim == 1 ? 1 : x->s[dim];
-        r.len = dims[dim];
-        r.type = x->v->type;
-        r.esize = x->v->esize;
-        r.dim = dim;
-        r.key[other] = fixed;
-        r.key[dim] = 0;
-        r.view = x->v;
-        r.dist = NULL;
-        r.buf = NULL;
-        r.prog = p;
-        r.line = line;
-        return r;
+        char *q = x->base + ((other == 1 ? rf : rf * (uint64_t)x->s[other]) +
+                             (dim == 1 ? r0 : r0 * (uint64_t)x->s[dim])) *
+                                x->v->esize;
+        return orn_std_vec_of(p, x->v, q, dim == 1 ? 1 : x->s[dim], dims[dim], dim,
+                              dim == 0 ? 0 : fixed, dim == 0 ? fixed : 0, line);
     }
     return orn_std_vec_view(p, x->v, dims, dim, fixed, line);
 }
