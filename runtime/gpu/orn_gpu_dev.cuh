@@ -403,10 +403,10 @@ ORN_HD void orn_gpu_rc_word(void *dst, const void *src, uint32_t w)
     memcpy(__builtin_assume_aligned((char *)dst + 4 * (size_t)w, 4),
            __builtin_assume_aligned((const char *)src + 4 * (size_t)w, 4), 4);
 }
-/* orn_gpu_rc_flush: the row in slot c goes back
- * to global memory when the loop writes its array (wr), and the slot is empty; the warp's
- * lanes first wait for each other (any of them may have written any word of it, or still
- * read it), and again after the copy (the words are then free to be overwritten). */
+/* The row in slot c goes back to global memory when the loop writes its array (wr), and the
+ * slot is empty; the warp's lanes first wait for each other (any of them may have written
+ * any word of it, or still read it), and again after the copy (the words are then free to
+ * be overwritten). */
 ORN_HD void orn_gpu_rc_flush(const OrnGpuLane L, OrnGpuRowCache *c, int wr)
 {
     char *dst = c->tag[L.lane];
