@@ -428,6 +428,10 @@ static inline void rt_progress_tick(Exec *x, int64_t extra)
 
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An array role's name, for messages ("partitioned", "prefetched", ...). */
+const char *rt_role_name(int r);
+/* The slow paths of a body's views (view_slow.c): what exec.c binds every view to. */
+extern const OrnRtViewOps rt_view_ops;
 double rt_now(void);
 
 /* A timed part of a loop: its seconds go to a statistic (stat, may be NULL) and, with the
