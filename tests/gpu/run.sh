@@ -193,10 +193,11 @@ D=$ROOT/tests/e2e/data
 case $NAME in
 sgd_mf_gpu)
     ARGS="--train=$D/ratings.train --test=$D/ratings.test"
-    # the first: rows of 10 factors, through the warps' row caches (codegen/cuda/cuda_rows.c);
+    # the first: rows of 10 factors, through the warps' row caches (codegen/cuda/cuda_rows.c,
+    # on when asked: ORN_GPU_ROWCACHE=1);
     # the second: 600 factors, so that a warp's lanes take chunks of 4 elements and a tail,
     # and rows of 2,400 bytes, over the row cache's 2,048: those rows are not cached
-    CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2 --rank=600"
+    CONF1="ORN_GPU_TILES=4 ORN_GPU_ROWCACHE=1" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2 ORN_GPU_ROWCACHE=1 --rank=600"
     OUTS="" ORACLE=cpu ;;
 gauss_seidel_gpu)
     ARGS="--n=40 --sweeps=6 --out=grid.txt"
