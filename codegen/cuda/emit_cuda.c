@@ -96,17 +96,13 @@ static void persistent(C *c, int id, bool warp)
          "    const OrnGpuArgs *const a_ = orn_gpu_args_shared(&sa_, a0_);\n",
          id, id);
     if (warp && c->nrc) /* the warps' row caches (cuda_rows.c) */
+        cg_o(c, "    __shared__ OrnGpuRowCache rcs_[4][%d];\n", c->nrc);
+    if (warp)
         cg_o(c,
-             "    __shared__ OrnGpuRowCache rcs_[4][%d];\n"
              "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
              "    const int64_t nw_ = (int64_t)gridDim.x * (blockDim.x / 32);\n"
-             "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31, a_->rowcache ? rcs_[threadIdx.x "
-             "/ 32] : NULL};\n",
-             c->nrc);
-    else if (warp)
-        cg_o(c, "    const int64_t w_ = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
-                "    const int64_t nw_ = (int64_t)gridDim.x * (blockDim.x / 32);\n"
-                "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31, NULL};\n");
+             "    const OrnGpuLane L_ = {NULL, threadIdx.x & 31, %s};\n",
+             c->nrc ? "a_->rowcache ? rcs_[threadIdx.x / 32] : NULL" : "NULL");
     else
         cg_o(c, "    const int64_t w_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
                 "    const int64_t nw_ = (int64_t)gridDim.x * blockDim.x;\n");
