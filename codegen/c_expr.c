@@ -116,6 +116,7 @@ void cg_ex_index(C *c, const OrnNode *e)
         cg_o(c, "pv%d_", pv);
         return;
     }
+    if (cg_jam_elem(c, e)) return;
     OrnTypeKind ek = cg_elem_of(s->type);
     int rw = cg_row_of(c, e);
     if (rw >= 0) { /* a row pointer of the fast loop (c_for.c): the same element */

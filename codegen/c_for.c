@@ -412,6 +412,30 @@ static void reduce_segment_lanes(C *c, const OrnNode *f, const OrnNode *st, int 
     cg_ol(c, "}");
 }
 
+/* The statement of one element v of a loop reduction (bound to key): its temporaries, then
+ * the add into its partial (partial: the C expression of its index). In a jam's vector code
+ * (c_jam.c), for each of the W values of the outer variable, the vector loop innermost. */
+static void reduce_elem(C *c, const OrnNode *f, const OrnNode *st, int id, const char *key,
+                        const char *partial)
+{
+    const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
+    const CgJam *j = c->jam && c->jam->nest ? c->jam : NULL;
+    cg_bind_var(c, f->u.for_.var->u.name.sym, "int64_t", key);
+    if (j) cg_jam_vec_open(c, id);
+    for (const OrnNode *t = f->u.for_.body->u.block.stmts; t != st; t = t->next) cg_st(c, t);
+    cg_ind(c);
+    if (j)
+        cg_o(c, "r%d_[%s][cc%d_] += (%s)(", id, partial, id, T);
+    else
+        cg_o(c, "r%d_[%s] += (%s)(", id, partial, T);
+    cg_ex(c, st->u.assign.value);
+    cg_o(c, ");\n");
+    if (j) {
+        c->ind--;
+        cg_ol(c, "}");
+    }
+}
+
 static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
                            const char *to)
 {
@@ -420,35 +444,31 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
         return;
     }
     const OrnSym *v = f->u.for_.var->u.name.sym;
-    const char *T = cg_ctype(st->u.assign.target->u.name.sym->type->kind);
     int L = reduce_lanes(st);
-    char key[48];
+    bool jam = c->jam && c->jam->nest;
+    char key[48], partial[48];
     int nrows = cg_rows_open(c, v, f->u.for_.body, from, to);
     cg_ol(c, "int64_t i%d_ = %s;", id, from);
     for (int part = 0; part < 3; part++) {
         if (part == 0)
             cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & %d); i%d_++) {", id, to, id, id, L - 1,
                   id);
-        else if (part == 1) /* omp simd: a body gcc would unroll whole is vectorized instead */
+        else if (part == 1) /* omp simd: a body gcc would unroll whole is vectorized instead
+                             * (in a jam, the loop over the outer variable's vector is) */
             cg_ol(c,
                   "for (; i%d_ + %d <= %s; i%d_ += %d)%s for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
-                  id, L, to, id, L, c->cuda ? "" : " _Pragma(\"omp simd\")", id, id, L, id);
+                  id, L, to, id, L, c->cuda || jam ? "" : " _Pragma(\"omp simd\")", id, id, L, id);
         else
             cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
         c->ind++;
-        if (part == 1)
+        if (part == 1) {
             snprintf(key, sizeof key, "i%d_ + l%d_", id, id);
-        else
+            snprintf(partial, sizeof partial, "l%d_", id);
+        } else {
             snprintf(key, sizeof key, "i%d_", id);
-        cg_bind_var(c, v, "int64_t", key);
-        for (const OrnNode *t = f->u.for_.body->u.block.stmts; t != st; t = t->next) cg_st(c, t);
-        cg_ind(c);
-        if (part == 1)
-            cg_o(c, "r%d_[l%d_] += (%s)(", id, id, T);
-        else
-            cg_o(c, "r%d_[(i%d_ - lo%d_) & %d] += (%s)(", id, id, id, L - 1, T);
-        cg_ex(c, st->u.assign.value);
-        cg_o(c, ");\n");
+            snprintf(partial, sizeof partial, "(i%d_ - lo%d_) & %d", id, id, L - 1);
+        }
+        reduce_elem(c, f, st, id, key, partial);
         c->ind--;
         cg_ol(c, "}");
     }
@@ -465,8 +485,11 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
                  orn_cg_for_spans(c->loop, f, sp, &nsp);
     int id = cg_for_bounds(c, f);
     bool warp = c->warp == WARP_UNIFORM; /* a partial per lane (reduce_segment_lanes) */
+    bool jam = c->jam && c->jam->nest;
     if (warp)
         cg_ol(c, "%s r%d_ = 0;", cg_ctype(k), id);
+    else if (jam)
+        cg_ol(c, "%s r%d_[%d][%d] = {{0}};", cg_ctype(k), id, reduce_lanes(st), c->jam->W);
     else
         cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, reduce_lanes(st));
     if (split) {
@@ -507,6 +530,12 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
         snprintf(lo, sizeof lo, "lo%d_", id);
         snprintf(hi, sizeof hi, "hi%d_", id);
         reduce_segment(c, f, st, id, lo, hi);
+    }
+    if (jam) {
+        cg_jam_tree(c, id, reduce_lanes(st));
+        c->ind--;
+        cg_ol(c, "}");
+        return;
     }
     /* f32: when the trip count leaves a tail, its partials were just stored one by one, and
      * the tail form of the tree reads them one by one (orn_std.h: no store-forward stall). */
@@ -644,6 +673,7 @@ static void fast_for(C *c, const void *ud)
  * middle part, where every access is proven in its box, runs without per-access tests. */
 void cg_st_for(C *c, const OrnNode *s)
 {
+    if (cg_jam_sum(c, s) || cg_jam_for(c, s)) return;
     const OrnNode *red = loop_reduction(c, s);
     if (red) {
         st_for_reduce(c, s, red);

@@ -1104,6 +1104,7 @@ static void body_fn(C *c, const OrnCgLoop *l)
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     box_prologue(c, l, "    ");
+    cg_jam_prologue(c);
     if (lp->naccums) {
         /* accumulator partials live in locals (registers) during the call */
         cg_o(c, "    OrnRtScalar *const A_ = b_->acc;\n");

@@ -137,6 +137,7 @@ void cg_vx_decls(C *c, const VX *vx, bool fast)
             continue;
         }
         const VLeaf *l = &vx->views[j++];
+        if (cg_jam_leaf(c, l->n)) continue; /* read from its transposed copy (c_jam.c) */
         if (fast) {
             leaf_decl(c, l->n, l->id);
             continue;
@@ -195,7 +196,11 @@ void cg_vx_elem(C *c, const VX *vx, const OrnNode *e, int fast, int xid)
     const VLeaf *l = vx_find(vx, e);
     if (l) {
         bool view = l >= vx->views && l < vx->views + MAXLEAF;
-        if (!view)
+        if (view && cg_jam_leaf(c, l->n)) {
+            char x[24];
+            snprintf(x, sizeof x, "x%d_", xid);
+            cg_jam_leaf_elem(c, l->n, x);
+        } else if (!view)
             cg_o(c, "s%d_", l->id);
         else if (fast == EL_UNIT)
             cg_o(c, "q%d_[x%d_]", l->id, xid);
@@ -417,6 +422,7 @@ static bool reduce_vx_fast(C *c, const VX *vx, const OrnNode *e, const OrnNode *
 /* dot/sum/norm of arrays and views. */
 void cg_ex_reduce(C *c, const OrnNode *e, int bi)
 {
+    if (cg_jam_value(c, e)) return; /* computed before the loop around it (c_jam.c) */
     const OrnNode *a = cg_arg_n(e, 0), *b = bi == ORN_BI_DOT ? cg_arg_n(e, 1) : NULL;
     const OrnSym *sa = orn_cg_base_sym(a);
     const char *what = bi == ORN_BI_DOT ? "dot" : bi == ORN_BI_SUM ? "sum" : "norm";
@@ -545,6 +551,86 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     c->ind--;
     cg_ind(c);
     cg_o(c, "})");
+    free(vx);
+}
+
+bool cg_jam_dot_ready(C *c, const OrnNode *call)
+{
+    VX *vx = calloc(1, sizeof *vx);
+    if (!vx) return false;
+    const OrnNode *a = cg_arg_n(call, 0), *b = cg_arg_n(call, 1);
+    cg_vx_collect(c, vx, a);
+    cg_vx_collect(c, vx, b);
+    bool ok = !vx->overflow && vx->nviews > 0;
+    for (int i = 0; ok && i < vx->nviews; i++) /* the jam's rows, local arrays' views, are */
+        if (!vx->views[i].dup && !cg_leaf_fast(c, vx->views[i].n)) ok = false;
+    free(vx);
+    return ok;
+}
+
+/* The dot jam's nest for the W values of the outer variable from cb<jam id>_ (c_jam.c):
+ * the operands' leaves as pointers, one length test, then element x into partial x mod L of
+ * each value -- the order of dot (docs/language.md, section 13) -- the vector over the
+ * values innermost, and the tree. */
+void cg_jam_dot_nest(C *c, const CgJam *j)
+{
+    const OrnNode *a = cg_arg_n(j->dot, 0), *b = cg_arg_n(j->dot, 1);
+    VX *vx = calloc(1, sizeof *vx);
+    if (!vx) {
+        cg_ice(c, j->dot, "out of memory");
+        return;
+    }
+    int line = c->line;
+    c->line = (int)j->red->span.line;
+    cg_vx_collect(c, vx, a);
+    cg_vx_collect(c, vx, b);
+    int id = c->tmp++, L = j->L;
+    const char *acc = L == 16 ? "float" : "double";
+    cg_ol(c, "{");
+    c->ind++;
+    cg_vx_decls(c, vx, true);
+    /* the length: every leaf's (a transposed array's row: its columns) */
+    char first[64] = "";
+    for (int i = 0; i < vx->nviews; i++) {
+        const VLeaf *l = &vx->views[i];
+        if (l->dup) continue;
+        char n[64];
+        if (cg_jam_leaf(c, l->n))
+            snprintf(n, sizeof n, "%s->dims[1]", cg_nm(c, orn_cg_base_sym(l->n)));
+        else
+            snprintf(n, sizeof n, "n%d_", l->id);
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", n);
+        else
+            cg_ol(c, "if (%s != %s) orn_std_len_mismatch(P_, %s, %s, %d);", first, n, first, n,
+                  c->line);
+    }
+    cg_ol(c, "%s r%d_[%d][%d] = {{0}};", acc, id, L, j->W);
+    cg_ol(c, "int64_t b%d_ = 0;", id);
+    char part[48];
+    for (int tail = 0; tail < 2; tail++) {
+        if (!tail) {
+            cg_ol(c, "for (; b%d_ + %d <= %s; b%d_ += %d) for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
+                  id, L, first, id, L, id, id, L, id);
+            c->ind++;
+            cg_ol(c, "const int64_t x%d_ = b%d_ + l%d_;", id, id, id);
+            snprintf(part, sizeof part, "r%d_[l%d_][cc%d_]", id, id, id);
+        } else {
+            cg_ol(c, "for (int64_t x%d_ = b%d_; x%d_ < %s; x%d_++) {", id, id, id, first, id);
+            c->ind++;
+            snprintf(part, sizeof part, "r%d_[x%d_ & %d][cc%d_]", id, id, L - 1, id);
+        }
+        cg_jam_vec_open(c, id);
+        reduce_elem(c, vx, a, b, ORN_BI_DOT, acc, part, EL_STRIDED, id);
+        c->ind--;
+        cg_ol(c, "}");
+        c->ind--;
+        cg_ol(c, "}");
+    }
+    cg_jam_tree(c, id, L);
+    c->ind--;
+    cg_ol(c, "}");
+    c->line = line;
     free(vx);
 }
 

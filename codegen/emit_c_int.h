@@ -52,6 +52,29 @@ typedef struct WarpAcc {
  * lanes (each lane runs its share: no barriers, no further splitting). */
 enum { WARP_NONE, WARP_UNIFORM, WARP_SPLIT };
 
+/* A loop reduction computed for W values of its enclosing `for`'s variable at once (c_jam.c):
+ * the outer loop, its variable, the reduction (an N_FOR of the outer body), its last
+ * statement `sum += e` and sum; the top-level local arrays read as arr[var + k0, jvar + k1]
+ * (read from transposed copies jt<site>_<a>_); the emitted names' id; W values of var per
+ * vector, L partials; nest: the reduction is being written for the vector (else the outer
+ * loop, which reads the sums). */
+enum { ORN_CG_MAXJAM = 4, ORN_CG_MAXJAMARR = 2, ORN_CG_MAXJAMACC = 8 };
+typedef struct CgJam {
+    const OrnNode *outer, *red_for, *red;
+    const OrnNode *dot; /* or, instead of red_for: `sum = dot(a, b)`'s call (c_view.c) */
+    const OrnSym *var, *sum;
+    const OrnSym *arr[ORN_CG_MAXJAMARR];
+    int narr;
+    struct {
+        int arr;
+        int64_t k0, k1;
+        bool row; /* a row view arr[var + k0, :] of dot's operands (k1 unused) */
+    } acc[ORN_CG_MAXJAMACC];
+    int nacc;
+    int site, id, W, L;
+    bool nest;
+} CgJam;
+
 typedef struct C {
     const OrnCgProgram *p;
     OrnUnit *u;
@@ -109,6 +132,12 @@ typedef struct C {
     signed char rc_slot[ORN_GPU_MAXARR_CG];
     unsigned rc_wr;
     int nrc;
+    /* the jams of the loop body being written (c_jam.c): their outer loops (the body declares
+     * their copies' pointers), the one being written, and an outer loop being written as is */
+    const OrnNode *jam_site[ORN_CG_MAXJAM];
+    int njam;
+    const CgJam *jam;
+    const OrnNode *jam_off;
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -175,6 +204,10 @@ void cg_vx_hoist(C *c, const VX *vx);
 void cg_vx_fast_cond(C *c, const VX *vx, int extra);
 void cg_vx_unit_cond(C *c, const VX *vx, int extra);
 void cg_ex_reduce(C *c, const OrnNode *e, int bi);
+/* A dot jam (c_jam.c): whether every operand view that is not a transposed row is addressed
+ * directly here (cg_leaf_fast); the sums of W values of the outer variable from cb<jam id>_. */
+bool cg_jam_dot_ready(C *c, const OrnNode *call);
+void cg_jam_dot_nest(C *c, const CgJam *j);
 /* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
  * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */
 bool cg_view_fast(const C *c, const OrnNode *e);
@@ -207,6 +240,29 @@ void cg_loop_body_in(C *c, const OrnSym *var, const OrnSym *varying, const OrnNo
 void cg_st_for(C *c, const OrnNode *s);
 /* Whether `for` f is a loop reduction (docs/language.md, section 13). */
 bool cg_for_is_reduction(const C *c, const OrnNode *f);
+
+/* c_jam.c */
+/* Whether `for` f (in a loop body) holds a loop reduction that can be computed for a vector
+ * of f's values at once; fills j. */
+bool cg_jam_match(const C *c, const OrnNode *f, CgJam *j);
+/* At the start of a loop body's function: the pointers of its jams' transposed copies. */
+void cg_jam_prologue(C *c);
+/* `for` f as a jam when it is one of the body's (true: written); the reduction inside the
+ * jam's outer loop, replaced by its sum (cg_jam_sum); an element of a transposed array in
+ * the jam's vector code (cg_jam_elem). */
+bool cg_jam_for(C *c, const OrnNode *f);
+bool cg_jam_sum(C *c, const OrnNode *f);
+bool cg_jam_elem(C *c, const OrnNode *e);
+/* In a dot jam: whether view leaf e is a transposed array's row, its element x (a C
+ * expression); the sums' tree of the W values (partials r<rid>_[L][W]) into the jam's sums;
+ * the jam's value in place of dot's call e (the outer loop). */
+bool cg_jam_leaf(const C *c, const OrnNode *e);
+void cg_jam_leaf_elem(C *c, const OrnNode *e, const char *x);
+void cg_jam_tree(C *c, int rid, int L);
+/* The loop over the jam's vector of W values (cc<id>_), the outer variable bound in it; the
+ * caller closes it. */
+void cg_jam_vec_open(C *c, int id);
+bool cg_jam_value(C *c, const OrnNode *e);
 
 /* cuda_gpu.c (@gpu loops under --gpu) */
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run

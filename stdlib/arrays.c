@@ -662,3 +662,35 @@ double orn_std_vnorm(const OrnStdVec *v)
     }
     return sqrt(orn_std_lanes(s));
 }
+
+const void *orn_std_jam_snap(OrnStdProg *p, const OrnStdArr *a, int slot, int pad)
+{
+    if (slot < 0 || slot >= ORN_STD_JAM_SLOTS || a->ndim != 2 || pad < 0 || pad > 64 ||
+        (a->type != ORN_DSM_F32 && a->type != ORN_DSM_F64) || a->n > ((int64_t)1 << 22))
+        return NULL;
+    int64_t R = a->dims[0], K = a->dims[1], Rp = R + pad;
+    size_t need = (size_t)(Rp * K) * a->esize;
+    if (need == 0) need = a->esize;
+    if (p->jam_cap[slot] < need) {
+        void *m = realloc(p->jam[slot], need);
+        if (!m) return NULL;
+        p->jam[slot] = m;
+        p->jam_cap[slot] = need;
+    }
+    if (a->type == ORN_DSM_F64) {
+        const double *s = a->data;
+        double *d = p->jam[slot];
+        for (int64_t k = 0; k < K; k++) {
+            for (int64_t r = 0; r < R; r++) d[k * Rp + r] = s[r * K + k];
+            for (int64_t r = R; r < Rp; r++) d[k * Rp + r] = 0;
+        }
+    } else {
+        const float *s = a->data;
+        float *d = p->jam[slot];
+        for (int64_t k = 0; k < K; k++) {
+            for (int64_t r = 0; r < R; r++) d[k * Rp + r] = s[r * K + k];
+            for (int64_t r = R; r < Rp; r++) d[k * Rp + r] = 0;
+        }
+    }
+    return p->jam[slot];
+}

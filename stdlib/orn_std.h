@@ -62,6 +62,7 @@ typedef struct OrnStdState OrnStdState;
 typedef struct OrnMetrics OrnMetrics;   /* metrics.h */
 typedef struct OrnProgress OrnProgress; /* support/progress.h */
 
+enum { ORN_STD_JAM_SLOTS = 8 };
 typedef struct OrnStdProg {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
@@ -101,6 +102,9 @@ typedef struct OrnStdProg {
     /* The REPL's Ctrl-C flag (set by its signal handler): a guarded loop runs no more
      * bodies once it is set, and every rank returns to the prompt at the loop's end. */
     volatile int *interrupt;
+    /* transposed copies of local arrays for generated code (orn_std_jam_snap), by slot */
+    void *jam[ORN_STD_JAM_SLOTS];
+    size_t jam_cap[ORN_STD_JAM_SLOTS];
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
@@ -315,6 +319,11 @@ orn_std_arr_at(const OrnStdArr *a, int nd, int64_t i0, int64_t i1, int64_t i2, i
     for (int d = 1; d < nd; d++) off = off * a->dims[d] + k[d];
     return off;
 }
+/* A transposed copy of the 2-D f32 or f64 local array a for generated code (codegen/c_jam.c):
+ * element (r, col) at col * (dims[0] + pad) + r, the pad rows zero; kept in slot of p
+ * (reused, freed by orn_std_finish). NULL when a is not such an array or has more than
+ * 2^22 elements, or memory runs out (the caller then runs its loops as written). */
+const void *orn_std_jam_snap(OrnStdProg *p, const OrnStdArr *a, int slot, int pad);
 /* Once-per-range tests of generated loops (codegen/version.h): subscript v is inside
  * dimension d; and [*lo, *hi) narrowed to the v for which v + off is. */
 static inline int orn_std_arr_span(const OrnStdArr *a, int d, int64_t v)

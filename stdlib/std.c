@@ -215,6 +215,11 @@ int orn_std_finish(OrnStdProg *p)
     orn_std_ckpt_free(p);
     free(p->given);
     p->given = NULL;
+    for (int i = 0; i < ORN_STD_JAM_SLOTS; i++) {
+        free(p->jam[i]);
+        p->jam[i] = NULL;
+        p->jam_cap[i] = 0;
+    }
     orn_rt_finalize(p->rt);
     p->rt = NULL;
     return 0;
