@@ -210,7 +210,19 @@ static void ex_name(C *c, const OrnNode *e)
     default:
         break;
     }
-    cg_o(c, "%s", cg_nm(c, s));
+    cg_o(c, cg_outer_local(c, s) ? "%s_l" : "%s", cg_nm(c, s));
+}
+
+bool cg_outer_local(const C *c, const OrnSym *s)
+{
+    if (!c->olocal || c->cx != CX_BODY || c->cuda || !c->loop || !s->type) return false;
+    if (s->kind != SYM_VAR && s->kind != SYM_PARAM && s->kind != SYM_LOOPVAR) return false;
+    OrnTypeKind k = s->type->kind;
+    if (k != T_I32 && k != T_I64 && k != T_F32 && k != T_F64 && k != T_BOOL) return false;
+    const OrnLoop *lp = c->loop->loop;
+    for (int i = 0; i < lp->nouter_reads; i++)
+        if (lp->outer_reads[i] == s) return true;
+    return false;
 }
 
 static const char *math_name(int bi)

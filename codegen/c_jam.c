@@ -45,8 +45,7 @@ static bool var_off(const OrnNode *e, const OrnSym *v, int64_t *off)
         *off = 0;
         return e->u.name.sym == v;
     }
-    if (e->kind != N_BINARY || (e->u.binary.op != OP_ADD && e->u.binary.op != OP_SUB))
-        return false;
+    if (e->kind != N_BINARY || (e->u.binary.op != OP_ADD && e->u.binary.op != OP_SUB)) return false;
     const OrnNode *l = e->u.binary.l, *r = e->u.binary.r;
     if (l->kind == N_NAME && l->u.name.sym == v && r->kind == N_INT) {
         *off = e->u.binary.op == OP_ADD ? r->u.ilit.v : -r->u.ilit.v;
@@ -497,8 +496,8 @@ bool cg_jam_for(C *c, const OrnNode *f)
     int id = j.id = cg_for_bounds(c, f); /* lo<id>_, hi<id>_: the outer loop's range */
     cg_ol(c, "/* the reduction's sums for %d values of %s at once (c_jam.c) */", j.W,
           j.var->name->s);
-    cg_ol(c, "const int jok%d_ = hi%d_ - lo%d_ >= %d && hi%d_ - lo%d_ <= %d;", id, id, id,
-          JAM_MINC, id, id, JAM_MAXC);
+    cg_ol(c, "const int jok%d_ = hi%d_ - lo%d_ >= %d && hi%d_ - lo%d_ <= %d;", id, id, id, JAM_MINC,
+          id, id, JAM_MAXC);
     for (int a = 0; a < j.narr; a++)
         cg_ol(c,
               "if (jok%d_ && !jt%d_%d_) jt%d_%d_ = (const %s *)orn_std_jam_snap(P_, %s, %d, %d);",
@@ -514,8 +513,7 @@ bool cg_jam_for(C *c, const OrnNode *f)
         cg_ol(c, "const int64_t jr%d_%d_ __attribute__((unused)) = %s->dims[0] + %d;", site, a,
               cg_nm(c, j.arr[a]), j.W);
     cg_ol(c, "%s jd%d_[%d];", T, id, JAM_MAXC);
-    cg_ol(c, "for (int64_t cb%d_ = lo%d_; cb%d_ < hi%d_; cb%d_ += %d) {", id, id, id, id, id,
-          j.W);
+    cg_ol(c, "for (int64_t cb%d_ = lo%d_; cb%d_ < hi%d_; cb%d_ += %d) {", id, id, id, id, id, j.W);
     c->ind++;
     char cb[24];
     snprintf(cb, sizeof cb, "cb%d_", id);
@@ -582,14 +580,14 @@ void cg_jam_tree(C *c, int id, int L)
     cg_o(c, "    jd%d_[cb%d_ - lo%d_ + cc%d_] = ", j->id, j->id, j->id, id);
     for (int h = 0; h < L / 8; h++) { /* f32: two eight-trees, the first eight's first */
         int b = h * 8;
-        cg_o(c, "%s((r%d_[%d][cc%d_] + r%d_[%d][cc%d_]) + (r%d_[%d][cc%d_] + r%d_[%d][cc%d_])) + "
-                "((r%d_[%d][cc%d_] + r%d_[%d][cc%d_]) + (r%d_[%d][cc%d_] + r%d_[%d][cc%d_]))%s",
+        cg_o(c,
+             "%s((r%d_[%d][cc%d_] + r%d_[%d][cc%d_]) + (r%d_[%d][cc%d_] + r%d_[%d][cc%d_])) + "
+             "((r%d_[%d][cc%d_] + r%d_[%d][cc%d_]) + (r%d_[%d][cc%d_] + r%d_[%d][cc%d_]))%s",
              L > 8 ? (h ? " + (" : "(") : "", id, b, id, id, b + 1, id, id, b + 2, id, id, b + 3,
              id, id, b + 4, id, id, b + 5, id, id, b + 6, id, id, b + 7, id, L > 8 ? ")" : "");
     }
     cg_o(c, ";\n");
 }
-
 
 void cg_jam_vec_open(C *c, int id)
 {

@@ -1104,6 +1104,16 @@ static void body_fn(C *c, const OrnCgLoop *l)
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     box_prologue(c, l, "    ");
+    /* the outer scalars the body reads, in locals: the body cannot change them, and through
+     * globals the compiler reloads them after every store it cannot tell apart (the
+     * histogram's bins, converted again per element) */
+    c->olocal = true;
+    for (int i = 0; i < lp->nouter_reads; i++) {
+        const OrnSym *s = lp->outer_reads[i];
+        if (cg_outer_local(c, s))
+            cg_o(c, "    const %s %s_l __attribute__((unused)) = %s;\n", cg_ctype(s->type->kind),
+                 cg_nm(c, s), cg_nm(c, s));
+    }
     cg_jam_prologue(c);
     if (lp->naccums) {
         /* accumulator partials live in locals (registers) during the call */
@@ -1125,6 +1135,7 @@ static void body_fn(C *c, const OrnCgLoop *l)
     acc_store(c, l, "    ");
     cg_o(c, "    return 0;\n}\n");
     c->ind = 0;
+    c->olocal = false;
 }
 
 /* The element walk of the prefetch pass. */

@@ -138,6 +138,9 @@ typedef struct C {
     int njam;
     const CgJam *jam;
     const OrnNode *jam_off;
+    /* writing a loop body's function: the outer scalars it reads are its locals <name>_l,
+     * copied at its start (c_loop.c, body_fn) */
+    bool olocal;
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -174,6 +177,9 @@ void cg_ex_key(C *c, const OrnNode *subs, const OrnSym *arr);
 void cg_put_dims(C *c, const OrnSym *s);
 int cg_array_k(C *c, const OrnNode *e, const OrnSym *s);
 void cg_ex_index(C *c, const OrnNode *e);
+/* Whether s, in the loop body being written, is an outer scalar read through its local copy
+ * (C.olocal). */
+bool cg_outer_local(const C *c, const OrnSym *s);
 int cg_promoted(const C *c, const OrnSym *s);
 void cg_vec_ctor(C *c, const OrnNode *e);
 void cg_arr_init_args(C *c, const OrnNode *call, int bi, const OrnNode *a1);

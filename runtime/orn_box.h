@@ -15,19 +15,30 @@
 #define ORN_RT_ND(ndl)       ((ndl)&7)
 #define ORN_RT_LINE(ndl)     ((ndl) >> 3)
 
-/* The element offset of key in the box, or -1 when it lies outside (nd, or ORN_RT_NDL, is a
- * constant at every call site, so the loop unrolls). */
-ORN_BOX_FN int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
+/* Whether key lies in the box, and its element offset there in *off (nd, or ORN_RT_NDL, is a
+ * constant at every call site, so the loop unrolls). The accessors branch on the answer
+ * alone: a test of the offset's sign as well would be a second compare and branch per
+ * access, which the compiler cannot drop (histogram: 11 instructions an update where the
+ * hand-written loop has 6). */
+ORN_BOX_FN int orn_rt_box_find(const OrnRtBox *x, int nd, const int64_t *key, int64_t *off)
 {
     nd = ORN_RT_ND(nd);
-    uint64_t off = 0;
+    uint64_t o = 0;
     int in = 1;
     for (int d = 0; d < nd; d++) {
         uint64_t r = (uint64_t)key[d] - (uint64_t)x->lo[d];
         in &= r < x->n[d];
-        off += d == nd - 1 ? r : r * (uint64_t)x->s[d];
+        o += d == nd - 1 ? r : r * (uint64_t)x->s[d];
     }
-    return ORN_BOX_LIKELY(in) ? (int64_t)off : -1;
+    *off = (int64_t)o;
+    return in;
+}
+
+/* The element offset of key in the box, or -1 when it lies outside. */
+ORN_BOX_FN int64_t orn_rt_box_off(const OrnRtBox *x, int nd, const int64_t *key)
+{
+    int64_t o;
+    return ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o)) ? o : -1;
 }
 
 /* Same without the bounds test: the caller has proven the key inside the box. */

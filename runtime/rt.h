@@ -505,8 +505,9 @@ static inline __attribute__((always_inline)) int64_t orn_rt_held_off(const OrnRt
     static inline __attribute__((always_inline))                                                   \
     T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                              \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) return ((const T *)(const void *)x->base)[o];                                  \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o)))                                       \
+            return ((const T *)(const void *)x->base)[o];                                          \
         T r;                                                                                       \
         orn_rt_slow_read(x->v, nd, ORN_RT_KEY4(nd, key), &r);                                      \
         return r;                                                                                  \
@@ -514,15 +515,15 @@ static inline __attribute__((always_inline)) int64_t orn_rt_held_off(const OrnRt
     static inline __attribute__((always_inline))                                                   \
     T *orn_rt_wp_##name(const OrnRtBox *x, int nd, const int64_t *key)                             \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o))) return (T *)(void *)x->base + o;      \
         return (T *)orn_rt_slow_write(x->v, nd, ORN_RT_KEY4(nd, key), 0);                          \
     }                                                                                              \
     static inline __attribute__((always_inline))                                                   \
     T *orn_rt_rw_##name(const OrnRtBox *x, int nd, const int64_t *key)                             \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o))) return (T *)(void *)x->base + o;      \
         return (T *)orn_rt_slow_write(x->v, nd, ORN_RT_KEY4(nd, key), 1);                          \
     }                                                                                              \
     /* A buffer delta: into the dense store inline, else through the view's add. */                \
@@ -564,8 +565,8 @@ static inline __attribute__((always_inline)) int64_t orn_rt_held_off(const OrnRt
     static inline __attribute__((always_inline)) void orn_rt_bbadd_##name(                         \
         const OrnRtBox *x, OrnRtView *v, int nd, const int64_t *key, T d)                          \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) {                                                                              \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o))) {                                     \
             ((T *)(void *)x->base)[o] += d;                                                        \
             return;                                                                                \
         }                                                                                          \

@@ -63,15 +63,15 @@ ORN_HD char *orn_gpu_miss(const OrnRtBox *x)
 #define ORN_GPU_TYPED(T, name)                                                                     \
     ORN_HD T orn_rt_ld_##name(const OrnRtBox *x, int nd, const int64_t *key)                       \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) return ((const T *)(const void *)x->base)[o];                                  \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o))) return ((const T *)(const void *)x->base)[o];                                  \
         orn_gpu_miss(x);                                                                           \
         return (T)0;                                                                               \
     }                                                                                              \
     ORN_HD T *orn_rt_wp_##name(const OrnRtBox *x, int nd, const int64_t *key)                      \
     {                                                                                              \
-        int64_t o = orn_rt_box_off(x, nd, key);                                                    \
-        if (o >= 0) return (T *)(void *)x->base + o;                                               \
+        int64_t o;                                                                                 \
+        if (ORN_BOX_LIKELY(orn_rt_box_find(x, nd, key, &o))) return (T *)(void *)x->base + o;                                               \
         return (T *)(void *)orn_gpu_miss(x);                                                       \
     }                                                                                              \
     ORN_HD T *orn_rt_rw_##name(const OrnRtBox *x, int nd, const int64_t *key)                      \
