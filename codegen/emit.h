@@ -30,6 +30,9 @@ typedef struct OrnCgLoop OrnCgLoop;       /* lower.h */
 typedef struct OrnCgOptions {
     const char *file; /* source name used in run-time messages (default: the unit's path) */
     bool gpu;         /* orionc --gpu: @gpu loops also get CUDA kernels (emit_cuda.c) */
+    /* orionc --gpu-rowcache: warp kernels keep the rows of the loop's keys in shared memory
+     * (cuda_rows.c); without it their loads are global loads (no generic addressing) */
+    bool gpu_rowcache;
     /* A loadable module for the `orion` REPL instead of a program (docs/repl.md): no main()
      * but `int orn_module_entry(OrnStdProg *, OrnStdSlots *, int argc, char **argv)`, which
      * copies every top-level variable, param and dist array in from the session's slots,

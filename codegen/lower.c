@@ -583,6 +583,7 @@ bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, 
     out->plans = plans;
     out->file = opt && opt->file ? opt->file : u->src.path;
     out->gpu = opt && opt->gpu;
+    out->gpu_rowcache = opt && opt->gpu && opt->gpu_rowcache;
     out->module = opt && opt->module;
     out->from = opt ? opt->from : 0;
     make_names(out);

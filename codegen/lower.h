@@ -72,6 +72,7 @@ struct OrnCgProgram {
     unsigned char *uses_rng;  /* by index in u->sema.fns: fn (transitively) draws numbers */
     const char **names;       /* by sym id */
     bool gpu;                 /* --gpu (OrnCgOptions) */
+    bool gpu_rowcache;        /* --gpu-rowcache (OrnCgOptions) */
     bool module;              /* OrnCgOptions.module, .from */
     uint32_t from;
 };

@@ -53,6 +53,8 @@ static const char usage_text[] =
     "  --emit=cuda     print the CUDA kernels of the @gpu loops (to -o OUT if given)\n"
     "  --gpu           run @gpu loop bodies on the GPU: builds their kernels with nvcc\n"
     "                  (ORN_NVCC, or nvcc on PATH); ORN_GPU=off|emulate at run time\n"
+    "  --gpu-rowcache  --gpu, and warp kernels keep their keys' rows in shared memory\n"
+    "                  (off by default: measured slower; ORN_GPU_ROWCACHE=0 at run time)\n"
     "  -o OUT          output file; without a mode option above, the executable\n"
     "                  (default: FILE without .orn)\n"
     "  -O0 -O1 -O2 -O3 optimization of the generated C (default -O3)\n"
@@ -177,7 +179,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
     Mode mode = MODE_NONE;
     bool declared_layout = false; /* --layout=declared: store every array as declared */
     const char *input = NULL, *output = NULL;
-    bool werror = false, options_done = false, gpu = false;
+    bool werror = false, options_done = false, gpu = false, rowcache = false;
     char nvcc[4096] = "";
     OrnCcOptions cc = {0};
     cc.extra = extra;
@@ -241,6 +243,8 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
             cflags[cc.ncflags++] = a;
         } else if (strcmp(a, "--gpu") == 0) {
             gpu = true;
+        } else if (strcmp(a, "--gpu-rowcache") == 0) {
+            gpu = rowcache = true;
         } else if (strncmp(a, "--emit=", 7) == 0) {
             return usage_error("unknown output kind '%s' (expected --emit=ast, --emit=c or "
                                "--emit=cuda)",
@@ -318,7 +322,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                 orn_buf_init(&code);
                 OrnBuf cu;
                 orn_buf_init(&cu);
-                OrnCgOptions copt = {.file = u->src.path, .gpu = gpu};
+                OrnCgOptions copt = {.file = u->src.path, .gpu = gpu, .gpu_rowcache = rowcache};
                 if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code) ||
                     (gpu && !orn_cg_generate(u, &plans, &orn_cg_target_cuda, &copt, &cu))) {
                     rc = EXIT_ICE;

@@ -54,6 +54,8 @@ prepare() {
         "$ORIONC" "$DEV/src/$ex.orn" -march=x86-64-v3 -o "$DEV/bin/$ex.cpu"
         "$ORIONC" --gpu "$DEV/src/$ex.orn" -march=x86-64-v3 -o "$DEV/bin/$ex.gpu"
     done
+    # SGD MF with the warps' row caches, compiled in only when asked (stage rowcache_on)
+    "$ORIONC" --gpu-rowcache "$DEV/src/sgd_mf.orn" -march=x86-64-v3 -o "$DEV/bin/sgd_mf.gpurc"
     # the device tests' programs (tests/gpu/run.sh device) and their replay oracles
     mkdir -p "$DEV/bin/tests"
     for p in sgd_mf_gpu gauss_seidel_gpu lda_gpu slr_gpu features_gpu; do
@@ -201,8 +203,8 @@ run() {
     # the warps' row cache (codegen/cuda/cuda_rows.c, off by default) against none, on both
     # 10 M sets
     for set in small uniform; do
-        stage "rowcache_on_$set" 60 env ORN_GPU_ROWCACHE=1 "$MPIEXEC" -n 1 "$B/sgd_mf.gpu" --train="$W/$set/train" --test="$W/$set/test" --epochs=3 --rank=128
-        say "  $set with the row cache (ORN_GPU_ROWCACHE=1): best epoch $(best "$W/rowcache_on_$set.log") s (without it: mf_$set above)"
+        stage "rowcache_on_$set" 60 "$MPIEXEC" -n 1 "$B/sgd_mf.gpurc" --train="$W/$set/train" --test="$W/$set/test" --epochs=3 --rank=128
+        say "  $set with the row cache (orionc --gpu-rowcache): best epoch $(best "$W/rowcache_on_$set.log") s (without it: mf_$set above)"
     done
     # where the band pipeline's time goes (ORN_GPU_PROFILE: cycles waiting for the band above,
     # in tiles, publishing; tiles and iterations), 2 epochs of each 10 M set: the training

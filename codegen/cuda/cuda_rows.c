@@ -60,6 +60,7 @@ void cg_gpu_rc_choose(C *c, const OrnCgLoop *l, uint32_t dropped)
     memset(c->rc_slot, -1, sizeof c->rc_slot);
     c->rc_wr = 0;
     c->nrc = 0;
+    if (!c->p->gpu_rowcache) return; /* orionc --gpu-rowcache only: measured slower (docs) */
     const OrnLoop *lp = l->loop;
     for (int k = 1; k < l->narrays && k < ORN_GPU_MAXARR_CG && c->nrc < RC_SLOTS; k++) {
         const OrnCgArray *a = &l->arrays[k];

@@ -103,7 +103,7 @@ static GpuState *gpu_state(OrnRtCtx *rt, const OrnGpuKernel *k)
     const char *prof = getenv("ORN_GPU_PROFILE");
     g->profile = prof && *prof && strcmp(prof, "0") != 0;
     const char *rc = getenv("ORN_GPU_ROWCACHE");
-    g->rowcache = rc && strcmp(rc, "1") == 0;     /* off unless asked: measured slower (docs) */
+    g->rowcache = !rc || strcmp(rc, "0") != 0;    /* kernels built with --gpu-rowcache only */
     int lanes = b && strcmp(b, "lanes") == 0;     /* the warps' barriers dropped, not the tiles' */
     g->broken_res = b && strcmp(b, "stale") == 0; /* copies not invalidated (gpu_res.c) */
     g->broken = b && *b && strcmp(b, "0") != 0 && !lanes && !g->broken_res;

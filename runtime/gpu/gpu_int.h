@@ -15,7 +15,7 @@ typedef struct GpuState {
     int tiles_hint;
     int steps_only;   /* $ORN_GPU_PIPELINE=0: 2-D wavefronts of warps keep the barrier steps */
     int profile;      /* $ORN_GPU_PROFILE=1: a band pipeline's profile per run (stderr) */
-    int rowcache;     /* warp kernels' row cache (OrnGpuArgs.rowcache): $ORN_GPU_ROWCACHE=1 */
+    int rowcache;     /* warp kernels' row cache (OrnGpuArgs.rowcache): $ORN_GPU_ROWCACHE != 0 */
     int broken;       /* $ORN_GPU_TEST_BROKEN: a wrong 2-D schedule (gpu_sched_2d.c) */
     int broken_res;   /* $ORN_GPU_TEST_BROKEN=stale: written arrays keep their other copies */
     uint64_t shuffle; /* emulation: the shuffle's state (seeded by $ORN_GPU_SEED) */

@@ -126,8 +126,8 @@ typedef struct OrnGpuArgs {
      * summed over workers at prof[ORN_GPU_PROF_*] (zeroed before the launch, but
      * ORN_GPU_PROF_START at all ones); NULL: not measured. */
     unsigned long long *prof;
-    int rowcache; /* warp kernels keep rows in their row cache (OrnGpuRowCache):
-                   * $ORN_GPU_ROWCACHE=1 (off by default: measured slower on an H200) */
+    int rowcache; /* warp kernels built with orionc --gpu-rowcache keep rows in their row
+                   * cache (OrnGpuRowCache) unless $ORN_GPU_ROWCACHE=0 */
     int pad_;
 } OrnGpuArgs;
 

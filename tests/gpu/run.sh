@@ -80,6 +80,12 @@ if [ "$MODE" = build ]; then
         "$ORIONC" "$prog" -o "$BIN/$name.cpu" || fail "CPU build of $prog"
         "$ORIONC" --gpu "$prog" -o "$BIN/$name.gpu" 2>"$W/err" || { cat "$W/err"; fail "--gpu build of $prog"; }
         [ ! -s "$W/err" ] || { cat "$W/err"; fail "--gpu build of $prog warned"; }
+        # SGD MF also with the warps' row caches (compiled in only when asked)
+        if [ "$name" = sgd_mf_gpu ]; then
+            "$ORIONC" --gpu-rowcache "$prog" -o "$BIN/$name.gpurc" 2>"$W/err" ||
+                { cat "$W/err"; fail "--gpu-rowcache build of $prog"; }
+            [ ! -s "$W/err" ] || { cat "$W/err"; fail "--gpu-rowcache build of $prog warned"; }
+        fi
         echo "ok: $name built (CPU and --gpu)"
     done
     exit 0
@@ -193,12 +199,12 @@ D=$ROOT/tests/e2e/data
 case $NAME in
 sgd_mf_gpu)
     ARGS="--train=$D/ratings.train --test=$D/ratings.test"
-    # the first: rows of 10 factors, through the warps' row caches (codegen/cuda/cuda_rows.c,
-    # on when asked: ORN_GPU_ROWCACHE=1);
-    # the second: 600 factors, so that a warp's lanes take chunks of 4 elements and a tail,
-    # and rows of 2,400 bytes, over the row cache's 2,048: those rows are not cached
-    CONF1="ORN_GPU_TILES=4 ORN_GPU_ROWCACHE=1" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2 ORN_GPU_ROWCACHE=1 --rank=600"
-    OUTS="" ORACLE=cpu ;;
+    # the first: rows of 10 factors; the second: 600 factors, so that a warp's lanes take
+    # chunks of 4 elements and a tail. The emulation runs both also on the build with the
+    # warps' row caches (codegen/cuda/cuda_rows.c, orionc --gpu-rowcache: RCBIN), where the
+    # second's rows of 2,400 bytes are over the cache's 2,048 and are not cached
+    CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3 ORN_SUBBLOCK=2x2 --rank=600"
+    RCBIN=$NAME.gpurc OUTS="" ORACLE=cpu ;;
 gauss_seidel_gpu)
     ARGS="--n=40 --sweeps=6 --out=grid.txt"
     CONF1="ORN_GPU_TILES=4" CONF2="ORN_GPU_TILES=3"
@@ -218,6 +224,7 @@ slr_gpu)
 *) fail "unknown program $NAME" ;;
 esac
 SRC=$ROOT/tests/gpu/$NAME.orn
+RCBIN=${RCBIN:-}
 
 # run DIR N BIN CONF [env...]: run BIN at -n N in DIR (created) with CONF and the
 # environment given; stdout to DIR/out, stderr to DIR/err
@@ -402,18 +409,20 @@ for n in 1 2 3; do
             i=$((i + 1))
             c=$W/cpu.$n.$i
             run "$c" "$n" "$NAME.cpu" "$conf"
-            e=$W/emu.$n.$i
-            run "$e" "$n" "$NAME.gpu" "$conf" ORN_GPU=emulate ORN_GPU_SEED=$i ORN_GPU_CHECK=1
-            grep -q "ORN_GPU=emulate" "$e/err" || fail "the emulation did not say so"
-            r=$(ref "$e" "$c")
-            same "$e" "$r" 0 || { show "$e" "$r"; fail "-n $n ($conf): the emulation differs from its oracle"; }
+            for bin in "$NAME.gpu" $RCBIN; do
+                e=$W/emu.$n.$i.$bin
+                run "$e" "$n" "$bin" "$conf" ORN_GPU=emulate ORN_GPU_SEED=$i ORN_GPU_CHECK=1
+                grep -q "ORN_GPU=emulate" "$e/err" || fail "the emulation did not say so"
+                r=$(ref "$e" "$c")
+                same "$e" "$r" 0 || { show "$e" "$r"; fail "-n $n ($conf, $bin): the emulation differs from its oracle"; }
+            done
             o=$W/off.$n.$i
             run "$o" "$n" "$NAME.gpu" "$conf" ORN_GPU=off
             { same "$o" "$c" 0 && cmp -s "$o/out" "$c/out"; } ||
                 { show "$o" "$c"; fail "-n $n ($conf): ORN_GPU=off differs from the CPU build"; }
             ! grep -q "no GPU found" "$o/err" || fail "ORN_GPU=off said no GPU"
         done
-        echo "ok: -n $n: the emulation (2 configurations) equals the $ORACLE oracle, ORN_GPU=off the CPU build" ;;
+        echo "ok: -n $n: the emulation (2 configurations${RCBIN:+, with and without the row caches}) equals the $ORACLE oracle, ORN_GPU=off the CPU build" ;;
     broken | broken_lanes)
         # the deliberately wrong 2-D schedule, or warps without their barriers
         how=1 what="broken schedule" good="correct schedule"
