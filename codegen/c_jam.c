@@ -29,8 +29,9 @@
  * (other than as its value and in such elements) nor anything the outer body assigns or
  * writes, no integer division; the outer body has no break, continue or return, and its
  * other statements have no effects (no calls of user functions, no random draws). At run
- * time the outer loop runs 4 to 1024 values and every element read lies inside its array,
- * or the loop runs as written. */
+ * time the outer loop runs at least 4 values and every element read lies inside its array,
+ * or the loop runs as written. A loop of more than 1024 values runs in chunks of 1024: the
+ * sums of a chunk, then the outer loop's iterations of that chunk. */
 #include "emit_c_int.h"
 
 #include <stdio.h>
@@ -496,8 +497,7 @@ bool cg_jam_for(C *c, const OrnNode *f)
     int id = j.id = cg_for_bounds(c, f); /* lo<id>_, hi<id>_: the outer loop's range */
     cg_ol(c, "/* the reduction's sums for %d values of %s at once (c_jam.c) */", j.W,
           j.var->name->s);
-    cg_ol(c, "const int jok%d_ = hi%d_ - lo%d_ >= %d && hi%d_ - lo%d_ <= %d;", id, id, id, JAM_MINC,
-          id, id, JAM_MAXC);
+    cg_ol(c, "const int jok%d_ = hi%d_ - lo%d_ >= %d;", id, id, id, JAM_MINC);
     for (int a = 0; a < j.narr; a++)
         cg_ol(c,
               "if (jok%d_ && !jt%d_%d_) jt%d_%d_ = (const %s *)orn_std_jam_snap(P_, %s, %d, %d);",
@@ -512,8 +512,14 @@ bool cg_jam_for(C *c, const OrnNode *f)
     for (int a = 0; a < j.narr; a++)
         cg_ol(c, "const int64_t jr%d_%d_ __attribute__((unused)) = %s->dims[0] + %d;", site, a,
               cg_nm(c, j.arr[a]), j.W);
+    /* chunks of JAM_MAXC values: their sums, then the outer loop over them (cg_for_bounds) */
+    cg_ol(c, "for (int64_t ql%d_ = lo%d_; ql%d_ < hi%d_; ql%d_ += %d) {", id, id, id, id, id,
+          JAM_MAXC);
+    c->ind++;
+    cg_ol(c, "const int64_t qh%d_ = hi%d_ - ql%d_ < %d ? hi%d_ : ql%d_ + %d;", id, id, id, JAM_MAXC,
+          id, id, JAM_MAXC);
     cg_ol(c, "%s jd%d_[%d];", T, id, JAM_MAXC);
-    cg_ol(c, "for (int64_t cb%d_ = lo%d_; cb%d_ < hi%d_; cb%d_ += %d) {", id, id, id, id, id, j.W);
+    cg_ol(c, "for (int64_t cb%d_ = ql%d_; cb%d_ < qh%d_; cb%d_ += %d) {", id, id, id, id, id, j.W);
     c->ind++;
     char cb[24];
     snprintf(cb, sizeof cb, "cb%d_", id);
@@ -527,8 +533,10 @@ bool cg_jam_for(C *c, const OrnNode *f)
     j.nest = false;
     c->ind--;
     cg_ol(c, "}");
-    cg_st_for(c, f); /* the outer loop, the reduction replaced by its sum (cg_jam_sum) */
+    cg_st_for(c, f); /* the outer loop on the chunk, the reduction replaced by its sum */
     c->jam = NULL;
+    c->ind--;
+    cg_ol(c, "}");
     c->ind--;
     cg_ol(c, "} else {");
     c->ind++;
@@ -542,6 +550,14 @@ bool cg_jam_for(C *c, const OrnNode *f)
     return !c->failed;
 }
 
+bool cg_jam_chunk(C *c, const OrnNode *f, int id)
+{
+    const CgJam *j = c->jam;
+    if (!j || j->nest || f != j->outer) return false;
+    cg_ol(c, "const int64_t lo%d_ = ql%d_, hi%d_ = qh%d_;", id, j->id, id, j->id);
+    return true;
+}
+
 bool cg_jam_sum(C *c, const OrnNode *f)
 {
     const CgJam *j = c->jam;
@@ -550,7 +566,7 @@ bool cg_jam_sum(C *c, const OrnNode *f)
     cg_ind(c);
     cg_o(c, "%s = (%s)(%s %s jd%d_[", s, cg_ctype(j->sum->type->kind), s,
          j->red->u.assign.op == OP_SUB ? "-" : "+", j->id);
-    cg_o(c, "%s - lo%d_]);\n", cg_nm(c, j->var), j->id);
+    cg_o(c, "%s - ql%d_]);\n", cg_nm(c, j->var), j->id);
     return true;
 }
 
@@ -577,7 +593,7 @@ void cg_jam_tree(C *c, int id, int L)
     const CgJam *j = c->jam;
     cg_ol(c, "for (int cc%d_ = 0; cc%d_ < %d; cc%d_++)", id, id, j->W, id);
     cg_ind(c);
-    cg_o(c, "    jd%d_[cb%d_ - lo%d_ + cc%d_] = ", j->id, j->id, j->id, id);
+    cg_o(c, "    jd%d_[cb%d_ - ql%d_ + cc%d_] = ", j->id, j->id, j->id, id);
     for (int h = 0; h < L / 8; h++) { /* f32: two eight-trees, the first eight's first */
         int b = h * 8;
         cg_o(c,
@@ -604,7 +620,7 @@ bool cg_jam_value(C *c, const OrnNode *e)
 {
     const CgJam *j = c->jam;
     if (!j || j->nest || e != j->dot) return false;
-    cg_o(c, "jd%d_[%s - lo%d_]", j->id, cg_nm(c, j->var), j->id);
+    cg_o(c, "jd%d_[%s - ql%d_]", j->id, cg_nm(c, j->var), j->id);
     return true;
 }
 

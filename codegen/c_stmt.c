@@ -645,6 +645,7 @@ int cg_for_bounds(C *c, const OrnNode *s)
     int id = c->tmp++;
     cg_ol(c, "{");
     c->ind++;
+    if (cg_jam_chunk(c, s, id)) return id; /* a jam's outer loop: one chunk (c_jam.c) */
     cg_ind(c);
     cg_o(c, "const int64_t lo%d_ = ", id);
     cg_ex_as(c, s->u.for_.lo, T_I64);

@@ -258,6 +258,8 @@ void cg_jam_prologue(C *c);
  * the jam's vector code (cg_jam_elem). */
 bool cg_jam_for(C *c, const OrnNode *f);
 bool cg_jam_sum(C *c, const OrnNode *f);
+/* The bounds lo<id>_, hi<id>_ of the jam's outer loop f: the chunk being written. */
+bool cg_jam_chunk(C *c, const OrnNode *f, int id);
 bool cg_jam_elem(C *c, const OrnNode *e);
 /* In a dot jam: whether view leaf e is a transposed array's row, its element x (a C
  * expression); the sums' tree of the W values (partials r<rid>_[L][W]) into the jam's sums;
