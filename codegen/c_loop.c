@@ -633,6 +633,25 @@ static void promo_close(C *c, const OrnCgFixed *fx, int nfx, const char *pad)
     c->npromo = 0;
 }
 
+/* After the statements of a CSR row's element (in body): each float element held in a local
+ * for the row and updated there is pinned to its register by an empty asm, so its in-order
+ * adds stay a scalar chain. gcc otherwise vectorizes the row as a fold-left reduction --
+ * gathered loads and products, then the adds one lane at a time -- whose start and end per
+ * row cost more than a short row's adds (PageRank's pull, 8 edges a node: 8.7 -> 6.4 ms an
+ * iteration; the chain of dependent adds bounds both). */
+static void promo_pin(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx, OrnBuf *body)
+{
+    OrnBuf *saved = c->b;
+    c->b = body;
+    c->ind = 5;
+    for (int i = 0; i < nfx; i++) {
+        OrnTypeKind k = cg_elem_of(l->arrays[fx[i].array].sym->type);
+        if (fx[i].written && (k == T_F32 || k == T_F64))
+            cg_ol(c, "__asm__(\"\" : \"+x\"(pv%d_));", i);
+    }
+    c->b = saved;
+}
+
 /* The body over a CSR block: no keys decoded. Versioned like a `for` over the column key
  * (version.h): when every access's key is in its box for the block's whole column range
  * (checked once per block) and for the row (its row-invariant subscripts, once per row),
@@ -693,6 +712,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
         orn_buf_init(&body);
         if (fast) c->vfast_var = rks[1], c->vfast_body = blk, c->vfast_vv = true;
         body_stmts(c, l, &body, versioned ? 5 : 4, fast);
+        if (versioned && fast && !c->cuda) promo_pin(c, l, fx, nfx, &body);
         c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
         csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
