@@ -94,26 +94,26 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
     cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
 
-static bool mentions(const OrnNode *e, const OrnSym *s)
+bool cg_mentions(const OrnNode *e, const OrnSym *s)
 {
     if (!e) return false;
     switch (e->kind) {
     case N_NAME:
         return e->u.name.sym == s;
     case N_UNARY:
-        return mentions(e->u.unary.e, s);
+        return cg_mentions(e->u.unary.e, s);
     case N_BINARY:
-        return mentions(e->u.binary.l, s) || mentions(e->u.binary.r, s);
+        return cg_mentions(e->u.binary.l, s) || cg_mentions(e->u.binary.r, s);
     case N_KWARG:
-        return mentions(e->u.kwarg.value, s);
+        return cg_mentions(e->u.kwarg.value, s);
     case N_CALL:
         for (const OrnNode *a = e->u.call.args; a; a = a->next)
-            if (mentions(a, s)) return true;
+            if (cg_mentions(a, s)) return true;
         return false;
     case N_INDEX:
-        if (mentions(e->u.index.base, s)) return true;
+        if (cg_mentions(e->u.index.base, s)) return true;
         for (const OrnNode *a = e->u.index.subs; a; a = a->next)
-            if (mentions(a, s)) return true;
+            if (cg_mentions(a, s)) return true;
         return false;
     default:
         return false;
@@ -323,14 +323,14 @@ static bool temp_update(const OrnNode *st, const OrnSym *const *temps, int nt)
 static bool stmt_mentions(const OrnNode *st, const OrnSym *s)
 {
     if (!st) return false;
-    if (st->kind == N_ASSIGN) return mentions(st->u.assign.value, s);
+    if (st->kind == N_ASSIGN) return cg_mentions(st->u.assign.value, s);
     if (st->kind == N_BLOCK) {
         for (const OrnNode *t = st->u.block.stmts; t; t = t->next)
             if (stmt_mentions(t, s)) return true;
         return false;
     }
     if (st->kind != N_IF) return true;
-    return mentions(st->u.if_.cond, s) || stmt_mentions(st->u.if_.then, s) ||
+    return cg_mentions(st->u.if_.cond, s) || stmt_mentions(st->u.if_.then, s) ||
            stmt_mentions(st->u.if_.els, s);
 }
 
@@ -361,7 +361,7 @@ static const OrnNode *loop_reduction(const C *c, const OrnNode *f)
     if (s->kind != SYM_VAR || !s->type || (s->type->kind != T_F32 && s->type->kind != T_F64))
         return NULL;
     if (c->cx == CX_BODY && c->loop && orn_cg_acc_index(c->loop, s) >= 0) return NULL;
-    if (cg_kind_of(rhs) == T_VIEW || mentions(rhs, s) || cg_impure(rhs)) return NULL;
+    if (cg_kind_of(rhs) == T_VIEW || cg_mentions(rhs, s) || cg_impure(rhs)) return NULL;
     if (is_temp(s, temps, nt)) return NULL;
     for (const OrnNode *t = first; t != st; t = t->next)
         if (stmt_mentions(t, s)) return NULL;

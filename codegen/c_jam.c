@@ -59,32 +59,6 @@ static bool var_off(const OrnNode *e, const OrnSym *v, int64_t *off)
     return false;
 }
 
-static bool mentions_sym(const OrnNode *e, const OrnSym *s)
-{
-    if (!e) return false;
-    switch (e->kind) {
-    case N_NAME:
-        return e->u.name.sym == s;
-    case N_UNARY:
-        return mentions_sym(e->u.unary.e, s);
-    case N_BINARY:
-        return mentions_sym(e->u.binary.l, s) || mentions_sym(e->u.binary.r, s);
-    case N_KWARG:
-        return mentions_sym(e->u.kwarg.value, s);
-    case N_CALL:
-        for (const OrnNode *a = e->u.call.args; a; a = a->next)
-            if (mentions_sym(a, s)) return true;
-        return false;
-    case N_INDEX:
-        if (mentions_sym(e->u.index.base, s)) return true;
-        for (const OrnNode *a = e->u.index.subs; a; a = a->next)
-            if (mentions_sym(a, s)) return true;
-        return false;
-    default:
-        return false;
-    }
-}
-
 typedef struct Scan {
     const OrnSym *set[MAXSYMS]; /* what the outer body assigns or writes */
     int nset;
@@ -177,15 +151,41 @@ static bool no_int_division(const OrnNode *e)
     }
 }
 
-static bool add_acc(CgJam *j, const OrnSym *s, int64_t k0, int64_t k1, bool row);
-static bool jam_array(const OrnSym *s);
+/* Record access arr[var + k0, j + k1] (row: arr[var + k0, :]) of array s. */
+static bool add_acc(CgJam *j, const OrnSym *s, int64_t k0, int64_t k1, bool row)
+{
+    if (k0 < -(1 << 20) || k0 > (1 << 20) || k1 < -(1 << 20) || k1 > (1 << 20)) return false;
+    int a = 0;
+    while (a < j->narr && j->arr[a] != s) a++;
+    if (a == j->narr) {
+        if (j->narr == ORN_CG_MAXJAMARR) return false;
+        j->arr[j->narr++] = s;
+    }
+    for (int x = 0; x < j->nacc; x++)
+        if (j->acc[x].arr == a && j->acc[x].k0 == k0 && j->acc[x].k1 == k1 && j->acc[x].row == row)
+            return true;
+    if (j->nacc == ORN_CG_MAXJAMACC) return false;
+    j->acc[j->nacc].arr = a;
+    j->acc[j->nacc].k0 = k0;
+    j->acc[j->nacc].k1 = k1;
+    j->acc[j->nacc].row = row;
+    j->nacc++;
+    return true;
+}
+
+/* A top-level 2-D float local array: no loop body writes it (docs/language.md). */
+static bool jam_array(const OrnSym *s)
+{
+    return cg_is_local_array(s) && s->global && !s->parfor && s->type->ndims == 2 &&
+           (s->type->elem == T_F32 || s->type->elem == T_F64);
+}
 
 /* The elements of e that depend on c: each must be C[c + k0, j + k1] of a top-level 2-D
  * local float array (recorded in j); anything else that reads c, other than c itself, rules
  * the jam out. */
 static bool jam_reads(CgJam *j, const OrnNode *e, const OrnSym *jv)
 {
-    if (!e || !mentions_sym(e, j->var)) return true;
+    if (!e || !cg_mentions(e, j->var)) return true;
     switch (e->kind) {
     case N_NAME:
         return true;
@@ -215,7 +215,7 @@ static bool jam_reads(CgJam *j, const OrnNode *e, const OrnSym *jv)
 static bool reads_set(const Scan *sc, const OrnNode *e)
 {
     for (int i = 0; i < sc->nset; i++)
-        if (mentions_sym(e, sc->set[i])) return true;
+        if (cg_mentions(e, sc->set[i])) return true;
     return false;
 }
 
@@ -253,38 +253,11 @@ static bool stmt_exprs_ok(CgJam *j, const Scan *sc, const OrnNode *st, const Orn
     }
 }
 
-static bool add_acc(CgJam *j, const OrnSym *s, int64_t k0, int64_t k1, bool row)
-{
-    if (k0 < -(1 << 20) || k0 > (1 << 20) || k1 < -(1 << 20) || k1 > (1 << 20)) return false;
-    int a = 0;
-    while (a < j->narr && j->arr[a] != s) a++;
-    if (a == j->narr) {
-        if (j->narr == ORN_CG_MAXJAMARR) return false;
-        j->arr[j->narr++] = s;
-    }
-    for (int x = 0; x < j->nacc; x++)
-        if (j->acc[x].arr == a && j->acc[x].k0 == k0 && j->acc[x].k1 == k1 && j->acc[x].row == row)
-            return true;
-    if (j->nacc == ORN_CG_MAXJAMACC) return false;
-    j->acc[j->nacc].arr = a;
-    j->acc[j->nacc].k0 = k0;
-    j->acc[j->nacc].k1 = k1;
-    j->acc[j->nacc].row = row;
-    j->nacc++;
-    return true;
-}
-
-static bool jam_array(const OrnSym *s)
-{
-    return cg_is_local_array(s) && s->global && !s->parfor && s->type->ndims == 2 &&
-           (s->type->elem == T_F32 || s->type->elem == T_F64);
-}
-
 /* An operand of dot (a view expression): its leaves that read the outer variable must be
  * rows arr[var + k0, :] of top-level local arrays (recorded); scalars must not read it. */
 static bool dot_leaves(CgJam *j, const OrnNode *e)
 {
-    if (!mentions_sym(e, j->var)) return true;
+    if (!cg_mentions(e, j->var)) return true;
     switch (e->kind) {
     case N_UNARY:
         return e->u.unary.op == OP_NEG && dot_leaves(j, e->u.unary.e);
@@ -323,18 +296,17 @@ static const OrnNode *dot_stmt(const OrnNode *st)
 }
 
 /* The outer body's `s = dot(a, b)` whose rows of c are transposed arrays' (dot_leaves). */
-static bool match_dot(const C *c, const OrnNode *body, CgJam *j)
+static bool match_dot(const OrnNode *body, CgJam *j)
 {
     for (const OrnNode *st = body->u.block.stmts; st; st = st->next) {
         const OrnNode *call = dot_stmt(st);
-        if (!call || !mentions_sym(call, j->var)) continue;
+        if (!call || !cg_mentions(call, j->var)) continue;
         Scan sc = {.nset = 0, .bad = false};
         for (const OrnNode *t = body->u.block.stmts; t; t = t->next)
             assigned(&sc, t); /* st too: its target, and whether the call has effects */
         if (sc.bad || reads_set(&sc, call) || !no_int_division(call)) return false;
         const OrnNode *a = call->u.call.args;
         if (!dot_leaves(j, a) || !dot_leaves(j, a->next) || j->narr == 0) return false;
-        (void)c;
         j->dot = call;
         j->red = st;
         j->sum = st->u.assign.target->u.name.sym;
@@ -364,7 +336,7 @@ bool cg_jam_match(const C *c, const OrnNode *f, CgJam *j)
             j->red_for = st;
             break;
         }
-    if (!j->red_for) return match_dot(c, body, j);
+    if (!j->red_for) return match_dot(body, j);
     const OrnNode *rf = j->red_for;
     const OrnNode *last = rf->u.for_.body->u.block.stmts;
     while (last->next) last = last->next;

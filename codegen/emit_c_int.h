@@ -5,6 +5,7 @@
  *   c_view.c   view expressions (one fused loop per statement) and reductions
  *   c_stmt.c   statements
  *   c_for.c    `for` loops in loop bodies: index-set splitting, loop reductions
+ *   c_jam.c    a loop reduction computed for a vector of its enclosing loop's values
  *   c_loop.c   the prefetch slice, user functions and their per-loop clones, plans and
  *              loop bodies (element walks, boxes)
  * Functions shared between these files carry the cg_ prefix. */
@@ -235,6 +236,8 @@ void cg_st(C *c, const OrnNode *s);
 void cg_st_plain(C *c, const OrnNode *s);
 
 /* c_for.c */
+/* Whether expression e reads symbol s (a name, an array's base, inside subscripts). */
+bool cg_mentions(const OrnNode *e, const OrnSym *s);
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
 void cg_span_full(C *c, const OrnCgSpan *sp);
 void cg_span_test(C *c, const OrnCgSpan *sp);
