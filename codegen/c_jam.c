@@ -370,48 +370,19 @@ bool cg_jam_match(const C *c, const OrnNode *f, CgJam *j)
 
 /* ---------------------------------------------------------------- the body's snapshots */
 
-static void scan_list(C *c, const OrnNode *st);
-
-/* The jams among statement st and the statements inside it (cg_jam_prologue). */
-static void scan_sites(C *c, const OrnNode *st)
+/* The jams in the subtree of n (orn_ast_each_child), in source order (cg_jam_prologue). */
+static void scan_sites(const OrnNode *n, void *ud)
 {
-    switch (st->kind) {
-    case N_FOR: {
-        CgJam j;
-        if (c->njam < ORN_CG_MAXJAM && cg_jam_match(c, st, &j)) {
-            int n = c->njam++;
-            c->jam_site[n] = st;
-            for (int a = 0; a < j.narr; a++)
-                cg_o(c, "    const %s *jt%d_%d_ __attribute__((unused)) = NULL;\n",
-                     cg_ctype(j.arr[a]->type->elem), n, a);
-        }
-        scan_list(c, st->u.for_.body->u.block.stmts);
-        return;
+    C *c = ud;
+    CgJam j;
+    if (n->kind == N_FOR && c->njam < ORN_CG_MAXJAM && cg_jam_match(c, n, &j)) {
+        int site = c->njam++;
+        c->jam_site[site] = n;
+        for (int a = 0; a < j.narr; a++)
+            cg_o(c, "    const %s *jt%d_%d_ __attribute__((unused)) = NULL;\n",
+                 cg_ctype(j.arr[a]->type->elem), site, a);
     }
-    case N_IF:
-        scan_list(c, st->u.if_.then->u.block.stmts);
-        if (st->u.if_.els && st->u.if_.els->kind == N_IF)
-            scan_sites(c, st->u.if_.els);
-        else if (st->u.if_.els)
-            scan_list(c, st->u.if_.els->u.block.stmts);
-        return;
-    case N_WHILE:
-        scan_list(c, st->u.while_.body->u.block.stmts);
-        return;
-    case N_FOREACH:
-        scan_list(c, st->u.foreach.body->u.block.stmts);
-        return;
-    case N_BLOCK:
-        scan_list(c, st->u.block.stmts);
-        return;
-    default:
-        return;
-    }
-}
-
-static void scan_list(C *c, const OrnNode *st)
-{
-    for (; st; st = st->next) scan_sites(c, st);
+    orn_ast_each_child(n, scan_sites, c);
 }
 
 void cg_jam_prologue(C *c)
@@ -420,7 +391,7 @@ void cg_jam_prologue(C *c)
     c->jam = NULL;
     c->jam_off = NULL;
     const OrnNode *b = c->loop->loop->node->u.parfor.body;
-    if (b) scan_list(c, b->u.block.stmts);
+    if (b) scan_sites(b, c);
 }
 
 /* ---------------------------------------------------------------- emission */
