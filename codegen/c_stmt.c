@@ -978,18 +978,18 @@ static void st_dist(C *c, const OrnNode *s)
     }
 }
 
-static void st_parfor(C *c, const OrnNode *s)
+/* The loop descriptor loop<sfx>_ of parallel_for s (its arguments args<sfx>_, its
+ * accumulators' values acc_). NULL when s has no plan. */
+static const OrnLoop *parfor_decl(C *c, const OrnNode *s, const char *sfx)
 {
     const OrnLoop *lp = s->u.parfor.info;
     if (!lp || lp->index < 0 || lp->index >= c->p->nloops) {
         cg_ice(c, s, "parallel_for without a plan");
-        return;
+        return NULL;
     }
     const OrnCgLoop *l = &c->p->loops[lp->index];
-    cg_ol(c, "{");
-    c->ind++;
     cg_ind(c);
-    cg_o(c, "OrnRtArg args_[%d] = {", l->narrays);
+    cg_o(c, "OrnRtArg args%s_[%d] = {", sfx, l->narrays);
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "%s{.%s = %s}", k ? ", " : "", a->role == ORN_ROLE_BUFFERED ? "buffer" : "array",
@@ -1008,13 +1008,71 @@ static void st_parfor(C *c, const OrnNode *s)
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
     bool gpu = cg_gpu_loop(c, l); /* whole pieces of blocks: rt.h, OrnRtLoop.whole */
     cg_ol(c,
-          "const OrnRtLoop loop_ = {.plan = &orn_plan_%d, .args = args_, .body = orn_%sbody_%d, "
-          ".prefetch = %s, .env = NULL, .acc = %s%s};",
-          l->id, gpu ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL", gpu ? ", .whole = 1" : "");
-    cg_ol(c, "orn_std_run(P_, &loop_);");
-    for (int i = 0; i < na; i++) {
-        const OrnSym *as = lp->accums[i].sym;
-        cg_ol(c, "%s = acc_[%d].%s;", cg_nm(c, as), i, cg_sfx(as->type->kind));
+          "const OrnRtLoop loop%s_ = {.plan = &orn_plan_%d, .args = args%s_, .body = "
+          "orn_%sbody_%d, .prefetch = %s, .env = NULL, .acc = %s%s};",
+          sfx, l->id, sfx, gpu ? "g" : "", l->id, pf_name, na ? "acc_" : "NULL",
+          gpu ? ", .whole = 1" : "");
+    return lp;
+}
+
+static void any_impure(const OrnNode *n, void *ud)
+{
+    bool *bad = ud;
+    if (*bad) return;
+    if (n->kind == N_CALL && cg_impure(n)) {
+        *bad = true;
+        return;
+    }
+    orn_ast_each_child(n, any_impure, ud);
+}
+
+/* Can parallel_for s run with the one after it as a pair (orn_rt_run_pair: the runtime
+ * fuses two stencil sweeps, runtime/fuse.c)? Both 1d without accumulators, prefetching or
+ * device bodies, and neither body has an effect whose order would show (output, calls,
+ * random draws): fused, the second loop's iterations interleave with the first's. The
+ * runtime checks the rest. */
+static bool pairs_with_next(C *c, const OrnNode *s)
+{
+    const OrnNode *t = s->next;
+    if (!t || t->kind != N_PARFOR) return false;
+    const OrnNode *both[2] = {s, t};
+    for (int i = 0; i < 2; i++) {
+        const OrnLoop *lp = both[i]->u.parfor.info;
+        if (!lp || lp->index < 0 || lp->index >= c->p->nloops || lp->naccums) return false;
+        const OrnCgLoop *l = &c->p->loops[lp->index];
+        if (l->strategy != ORN_STRAT_1D || l->prefetch || l->uses_rng || cg_gpu_loop(c, l))
+            return false;
+        bool bad = false;
+        any_impure(both[i]->u.parfor.body, &bad);
+        if (bad) return false;
+    }
+    return true;
+}
+
+static void st_parfor(C *c, const OrnNode *s)
+{
+    if (c->paired == s) { /* written with the loop before it */
+        c->paired = NULL;
+        return;
+    }
+    cg_ol(c, "{");
+    c->ind++;
+    if (pairs_with_next(c, s)) {
+        parfor_decl(c, s, "");
+        parfor_decl(c, s->next, "2");
+        cg_ol(c, "orn_std_run_pair(P_, &loop_, &loop2_);");
+        c->paired = s->next;
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    const OrnLoop *lp = parfor_decl(c, s, "");
+    if (lp) {
+        cg_ol(c, "orn_std_run(P_, &loop_);");
+        for (int i = 0; i < lp->naccums; i++) {
+            const OrnSym *as = lp->accums[i].sym;
+            cg_ol(c, "%s = acc_[%d].%s;", cg_nm(c, as), i, cg_sfx(as->type->kind));
+        }
     }
     c->ind--;
     cg_ol(c, "}");

@@ -142,6 +142,8 @@ typedef struct C {
     /* writing a loop body's function: the outer scalars it reads are its locals <name>_l,
      * copied at its start (c_loop.c, body_fn) */
     bool olocal;
+    /* a parallel_for written with the one before it as a pair (c_stmt.c, st_parfor) */
+    const OrnNode *paired;
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };

@@ -441,18 +441,30 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
         orn_tl_int(x->tl, sp.id, "elements", w->count);
         orn_tl_int(x->tl, sp.id, "step", x->step);
     }
-    for (int64_t f = w->first; f < end; f += len) {
-        if (!L->whole && (x->need_progress || decode || x->rt->sliced)) len = x->rt->slice;
-        if (len > end - f) len = end - f;
-        set_range(x, &b, t, decode, f, len);
-        int rc = L->body(x->rt, &b, L->env);
-        if (rc) return body_failed(x, rc);
-        if (x->status || x->body_skip) return x->status;
-        if (x->need_progress && f + len < end) {
-            status = orn_dsm_progress(x->dsm);
-            if (status) return status;
+    /* fuse.c: the first loop of a pair calls in chunks that the second follows; the
+     * second skips what the first's pass computed */
+    int64_t pieces[8] = {w->first, end}, chunk = 0;
+    int npieces = 1;
+    if (x->fuse_phase == 1) chunk = rt_fuse_chunk(x, t);
+    if (x->fuse_phase == 2) npieces = rt_fuse_pieces(x, t, w->first, end, pieces, 4);
+    for (int i = 0; i < npieces; i++) {
+        int64_t pend = pieces[2 * i + 1];
+        for (int64_t f = pieces[2 * i]; f < pend; f += len) {
+            len = pend - f;
+            if (!L->whole && (x->need_progress || decode || x->rt->sliced)) len = x->rt->slice;
+            if (chunk > 0 && len > chunk) len = chunk;
+            if (len > pend - f) len = pend - f;
+            set_range(x, &b, t, decode, f, len);
+            int rc = L->body(x->rt, &b, L->env);
+            if (rc) return body_failed(x, rc);
+            if (x->status || x->body_skip) return x->status;
+            if (chunk > 0 && (status = rt_fuse_after(x, w->tile, f, f + len))) return status;
+            if (x->need_progress && f + len < end) {
+                status = orn_dsm_progress(x->dsm);
+                if (status) return status;
+            }
+            if (f + len < end) rt_progress_tick(x, f + len - w->first);
         }
-        if (f + len < end) rt_progress_tick(x, f + len - w->first);
     }
     rt_span_end(x, sp, &x->rt->stats.compute);
     x->rt->stats.blocks++;
@@ -1134,6 +1146,8 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     x.dsm = rt->dsm;
     x.loop = loop;
     x.plan = loop->plan;
+    x.fuse = rt->fuse;
+    x.fuse_phase = rt_fuse_phase(rt->fuse, loop);
     x.P = orn_dsm_size(rt->dsm);
     x.me = orn_dsm_rank(rt->dsm);
     x.tl = orn_dsm_timeline(rt->dsm);
@@ -1208,6 +1222,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (loop->prefetch && x.prefetch_needed) x.rounds = 1;
 
     status = x.sched->setup(&x);
+    if (!status && x.fuse_phase == 1) status = rt_fuse_begin(&x);
     if (!status) status = rt_halo_setup(&x);
     if (!status) status = rt_replica_ready(&x);
     if (status) goto fn_fail;

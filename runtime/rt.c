@@ -118,6 +118,8 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     if (env && *env) rt->replicate_max = atoll(env);
     env = getenv("ORN_ROTATE");
     rt->rotate_planned = env && !strcmp(env, "planned");
+    env = getenv("ORN_FUSE");
+    rt->fuse_off = env && !strcmp(env, "0");
     env = getenv("ORN_SUBBLOCK");
     if (env && *env) {
         int r = 0, c = 0;
@@ -329,6 +331,11 @@ const OrnRtTraceEntry *orn_rt_trace(const OrnRtCtx *rt, int64_t *n)
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out)
 {
     *out = rt->stats;
+}
+
+void orn_rt_pair_stats(const OrnRtCtx *rt, OrnRtStats *out)
+{
+    *out = rt->pair_stats;
 }
 
 /* ---------------------------------------------------------------- per-loop summary */

@@ -233,6 +233,11 @@ typedef struct OrnRtLoop {
 
 /* Collective: run a parallel_for. */
 int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop);
+/* Collective: run a then b, two consecutive parallel_for loops: as one pass over the data
+ * where their plans allow it (a double-buffered stencil's two sweeps, b's rows following
+ * a's a few rows behind: fuse.c), else one after the other. The same results either way;
+ * $ORN_FUSE=0 always runs them one after the other. */
+int orn_rt_run_pair(OrnRtCtx *rt, const OrnRtLoop *a, const OrnRtLoop *b);
 /* Contained body errors (the REPL; off by default, where compiled programs end the job at
  * the first one): an error inside a body -- an index out of range that a view's slow path
  * finds, a body that returns non-zero (orn_rt_body_error) -- does not end the loop on its
@@ -300,8 +305,14 @@ typedef struct OrnRtStats {
      * device) and grid-wide barriers between schedule steps on the device */
     int64_t gpu_in, gpu_out, gpu_resident;
     int64_t gpu_launches, gpu_syncs, gpu_barriers;
+    /* the second loop of a fused pair (orn_rt_run_pair): its elements computed in the first
+     * loop's pass; the first loop's bodies time includes them */
+    int64_t fused;
 } OrnRtStats;
+/* The last loop run's statistics; after orn_rt_run_pair, the second loop's. */
 void orn_rt_stats(const OrnRtCtx *rt, OrnRtStats *out);
+/* After orn_rt_run_pair: the first loop's statistics. */
+void orn_rt_pair_stats(const OrnRtCtx *rt, OrnRtStats *out);
 
 /* The per-loop summary ($ORN_STATS=1, a compiled program's --stats): while on, every rank
  * sums the statistics of each parallel_for source location over its runs. */

@@ -82,6 +82,9 @@ struct OrnRtCtx {
     double link_lat; /* probed at first use (managed.c) */
     RtLoopSum *sums;
     int nsums, capsums;
+    int fuse_off;          /* $ORN_FUSE=0: orn_rt_run_pair runs its loops one after the other */
+    struct RtFuse *fuse;   /* the pair being run (fuse.c), or NULL */
+    OrnRtStats pair_stats; /* the first loop's, after orn_rt_run_pair */
 };
 
 struct OrnRtBuffer {
@@ -153,6 +156,7 @@ int rt_buffer_arrived(OrnRtBuffer *b, int64_t tile);
 /* ---------------------------------------------------------------- one loop execution */
 
 typedef struct Exec Exec;
+typedef struct RtFuse RtFuse;
 
 typedef struct Work {
     int64_t tile; /* tile of the iteration store */
@@ -267,7 +271,22 @@ struct Exec {
     double pr_scale;                 /* the loop's elements over this rank's */
     OrnDsmXfer **replica_x;          /* the copies' tiles in flight (blocking.c) */
     int64_t nreplica_x;
+    RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
+    int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
 };
+
+/* fuse.c: two stencil sweeps as one pass (orn_rt_run_pair). The phase of loop l in pair F
+ * (0 when F is NULL or l is not in it). */
+int rt_fuse_phase(const RtFuse *F, const OrnRtLoop *l);
+/* Phase 1, after the schedule's setup: B's views and the per-tile state. */
+int rt_fuse_begin(Exec *x);
+/* Phase 1: elements per body call on tile t (whole rows). */
+int64_t rt_fuse_chunk(const Exec *x, const OrnDsmTile *t);
+/* Phase 1: A's body ran elements [f0, f1) of the bound tile; B's rows follow. */
+int rt_fuse_after(Exec *x, int64_t tile, int64_t f0, int64_t f1);
+/* Phase 2: the pieces of elements [f, e) of tile t that phase 1 left, as [out[2i],
+ * out[2i+1]); returns how many (at most max). */
+int rt_fuse_pieces(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *out, int max);
 
 /* contain.c: body errors contained (orn_rt_set_contain, rt.h). */
 /* A body error (its message in the DSM context): returns non-zero when it is contained --

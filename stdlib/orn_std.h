@@ -434,6 +434,9 @@ ORN_STD_DIST_ACCESS(double, f64)
 
 /* Run a parallel_for (collective); a failure ends the job with the runtime's message. */
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop);
+/* Two consecutive parallel_for loops: orn_rt_run_pair (a stencil's two sweeps as one pass
+ * over the data), or one after the other under the REPL and ORN_TRACE. */
+void orn_std_run_pair(OrnStdProg *p, const OrnRtLoop *a, const OrnRtLoop *b);
 
 /* Inside a body: a pointer for reading and writing an element (the local box, or for
  * arrays written outside it, the runtime's slot primed with the current value). */

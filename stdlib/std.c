@@ -372,12 +372,12 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
 }
 
 /* $ORN_STATS=runs: one line per loop run and rank. */
-static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
+static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *sp)
 {
     const OrnRtPlan *pl = loop->plan;
-    OrnRtStats s;
-    orn_rt_stats(p->rt, &s);
-    char grid[96] = "", sub[96] = "", gpu[224] = "", rot[48] = "";
+    OrnRtStats s = *sp;
+    char grid[96] = "", sub[96] = "", gpu[224] = "", rot[48] = "", fused[48] = "";
+    if (s.fused) snprintf(fused, sizeof fused, ", fused %" PRId64, s.fused);
     if (pl->strategy == ORN_RT_2D && s.rotated_key >= 0)
         snprintf(rot, sizeof rot, ", key %" PRId64 " rotates", s.rotated_key);
     if (s.gpu_in || s.gpu_out || s.gpu_resident || s.gpu_launches)
@@ -398,12 +398,12 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop)
             "%s, sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
-            " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "%s\n",
+            " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "%s%s\n",
             p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", rot, *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
             s.misses, s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent,
-            s.received, s.early, gpu);
+            s.received, s.early, gpu, fused);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here, and the failure goes to
@@ -476,6 +476,31 @@ void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
     int status = p->recover ? run_guarded(p, loop) : orn_rt_run(p->rt, loop);
     if (status) orn_rt_die(p->rt);
     if (p->trace) dump_trace(p, loop);
-    if (p->stats) print_stats(p, loop);
+    if (p->stats) {
+        OrnRtStats s;
+        orn_rt_stats(p->rt, &s);
+        print_stats(p, loop, &s);
+    }
     p->runs++;
+}
+
+void orn_std_run_pair(OrnStdProg *p, const OrnRtLoop *a, const OrnRtLoop *b)
+{
+    /* the REPL's contained errors and traces see each loop run alone */
+    if (p->recover || p->trace) {
+        orn_std_run(p, a);
+        orn_std_run(p, b);
+        return;
+    }
+    if (orn_rt_run_pair(p->rt, a, b)) orn_rt_die(p->rt);
+    if (p->stats) {
+        OrnRtStats s;
+        orn_rt_pair_stats(p->rt, &s);
+        print_stats(p, a, &s);
+        orn_rt_stats(p->rt, &s);
+        p->runs++;
+        print_stats(p, b, &s);
+        p->runs++;
+    } else
+        p->runs += 2;
 }
