@@ -13,6 +13,8 @@ interleave() {
       [ -n "${FAIL[$w]:-}" ] && continue
       # shellcheck disable=SC2086
       run_one "$w" c 0 ${C_CMD[$w]}
+      # the caller's optional run_c2 NAME: two copies of the baseline at once
+      if declare -F run_c2 >/dev/null; then run_c2 "$w"; fi
       if [ -n "${ORN_PROG[$w]:-}" ]; then
         # shellcheck disable=SC2086
         run_one "$w" n1 1 "${ORN_PROG[$w]}" ${ORN_ARGS[$w]}
