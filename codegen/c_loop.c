@@ -939,9 +939,141 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     orn_buf_free(&body);
 }
 
+/* ---------------------------------------------------------------- keys checked a chunk at a time
+ */
+
+/* An expression the key pass may evaluate ahead of the adds (scatter_loop): lane_expr
+ * without element reads, which could see an earlier element's add. */
+static bool scatter_expr(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INDEX:
+        return false;
+    case N_UNARY:
+        return scatter_expr(e->u.unary.e);
+    case N_BINARY:
+        return scatter_expr(e->u.binary.l) && scatter_expr(e->u.binary.r);
+    case N_CALL:
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (a->kind == N_KWARG || !scatter_expr(a)) return false;
+        return lane_expr(e);
+    default:
+        return lane_expr(e);
+    }
+}
+
+/* A run's body that is one `B[e] += d` or `-= d` into a one-dimensional buffer B, e and d
+ * scatter_expr (a histogram: `H[i64(v * bins)] += 1`): the statement, else NULL. */
+static const OrnNode *scatter_stmt(C *c, const OrnCgLoop *l, const OrnNode *blk)
+{
+    const OrnNode *s = (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts;
+    if (!s || s->next || s->kind != N_ASSIGN || l->uses_rng || c->cuda || c->lanes) return NULL;
+    if (s->u.assign.op != OP_ADD && s->u.assign.op != OP_SUB) return NULL;
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    const OrnSym *b = tg->kind == N_INDEX ? orn_cg_base_sym(tg) : NULL;
+    if (!b || !cg_is_buffer(b) || cg_promoted(c, b) >= 0 || cg_row_of(c, tg) >= 0) return NULL;
+    const OrnNode *sub = tg->u.index.subs;
+    if (!sub || sub->next || sub->kind == N_SLICE || !scatter_expr(sub) || !scatter_expr(rhs))
+        return NULL;
+    OrnTypeKind k = cg_elem_of(b->type), rk = cg_kind_of(rhs);
+    bool num = (k == T_I32 || k == T_I64 || k == T_F32 || k == T_F64) &&
+               (rk == T_I32 || rk == T_I64 || rk == T_F32 || rk == T_F64);
+    return num ? s : NULL;
+}
+
+/* Bind one element of a dense run for an expression: its key and value pointer. */
+static void scatter_bind(C *c, const OrnSym *last, const char *vt)
+{
+    if (last) cg_ol(c, "const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
+    if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &row_[j_];", vt);
+}
+
+/* The elements [from, to) of a run whose body is one keyed add into a buffer (scatter_stmt),
+ * SCATTER_CHUNK at a time: first every key of the chunk, with their least and greatest (an
+ * `omp simd` pass), then, when both lie in the buffer's box, every add in place without a
+ * test per element, else each through orn_rt_bbadd_ as written. The same keys, deltas and
+ * adds in the same order; only the keys of a chunk are computed before its adds, which
+ * read nothing the adds write (scatter_expr). A histogram's loop was a compare and a
+ * branch more per element than C's. */
+#define SCATTER_CHUNK 256
+static void scatter_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
+                         const char *from, const char *to, const OrnNode *s, int lvl)
+{
+    (void)l;
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    const OrnSym *b = orn_cg_base_sym(tg);
+    int k = cg_array_k(c, tg, b);
+    OrnTypeKind tk = cg_elem_of(b->type);
+    const char *T = cg_ctype(tk), *rt = cg_ctype(cg_kind_of(rhs));
+    const char *neg = s->u.assign.op == OP_SUB ? "-" : "";
+    c->ind = lvl;
+    cg_ol(c, "for (int64_t jc_ = %s; jc_ < %s;) {", from, to);
+    c->ind = lvl + 1;
+    cg_ol(c, "const int64_t je_ = %s - jc_ < %d ? %s : jc_ + %d;", to, SCATTER_CHUNK, to,
+          SCATTER_CHUNK);
+    cg_ol(c, "int64_t ks_[%d], kmin_ = INT64_MAX, kmax_ = INT64_MIN;", SCATTER_CHUNK);
+    cg_ol(c, "_Pragma(\"omp simd reduction(min:kmin_) reduction(max:kmax_)\")");
+    cg_ol(c, "for (int64_t j_ = jc_; j_ < je_; j_++) {");
+    c->ind = lvl + 2;
+    scatter_bind(c, last, vt);
+    cg_ind(c);
+    cg_o(c, "const int64_t k_ = ");
+    cg_ex_subs(c, tg->u.index.subs, b);
+    cg_o(c, ";\n");
+    cg_ol(c, "ks_[j_ - jc_] = k_;");
+    cg_ol(c, "kmin_ = k_ < kmin_ ? k_ : kmin_;");
+    cg_ol(c, "kmax_ = k_ > kmax_ ? k_ : kmax_;");
+    c->ind = lvl + 1;
+    cg_ol(c, "}");
+    cg_ol(c,
+          "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kmin_), o1_ = orn_rt_box_off(&B%d_, 1, "
+          "&kmax_);",
+          k, k);
+    for (int in = 1; in >= 0; in--) {
+        c->ind = lvl + 1;
+        if (in) {
+            cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
+            /* B's element k at hb_[k] (the address computed as an integer: hb_ itself may
+             * lie outside the box) */
+            cg_ol(c,
+                  "    %s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - "
+                  "kmin_) * sizeof(%s));",
+                  T, T, k, T);
+        } else {
+            cg_ol(c, "} else {");
+        }
+        c->ind = lvl + 2;
+        cg_ol(c, "for (int64_t j_ = jc_; j_ < je_; j_++) {");
+        c->ind = lvl + 3;
+        scatter_bind(c, last, vt);
+        cg_ind(c);
+        cg_o(c, "const %s r_ = ", rt);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        if (in)
+            cg_ol(c, "hb_[ks_[j_ - jc_]] += (%s)(%sr_);", T, neg);
+        else
+            cg_ol(c,
+                  "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(1, %u), &ks_[j_ - jc_], (%s)(%sr_));",
+                  cg_sfx(tk), k, k, tg->span.line, T, neg);
+        c->ind = lvl + 2;
+        cg_ol(c, "}");
+    }
+    c->ind = lvl + 1;
+    cg_ol(c, "}");
+    cg_ol(c, "jc_ = je_;");
+    c->ind = lvl;
+    cg_ol(c, "}");
+}
+
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
+    const OrnNode *sc = c->cx == CX_BODY ? scatter_stmt(c, l, blk) : NULL;
+    if (sc) {
+        scatter_loop(c, l, last, vt, from, to, sc, lvl);
+        return;
+    }
     if ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&
         lane_stmts(c, l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
         lane_loop(c, l, last, vt, from, to, blk, lvl, fast);

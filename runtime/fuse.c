@@ -54,7 +54,7 @@ struct RtFuse {
     int64_t niv; /* B's rows done here, global [lo, hi), sorted */
     uint64_t stream;
     int64_t fused; /* elements of B computed here */
-    Exec xb; /* B's context for its views' slow paths (errors) */
+    Exec xb;       /* B's context for its views' slow paths (errors) */
     OrnRtView *views;
     ViewImpl *vi;
 };
@@ -321,8 +321,7 @@ static void collect(RtFuse *F, const OrnDsmArray *V)
 
 /* B's run: the pieces of elements [f, e) of tile t that A's pass did not compute, as
  * [out[2i], out[2i+1]); returns how many (at most max). */
-int rt_fuse_pieces(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *out,
-                   int max)
+int rt_fuse_pieces(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *out, int max)
 {
     const RtFuse *F = x->fuse;
     int64_t rows = t->hi[0] - t->lo[0];

@@ -929,6 +929,9 @@ bad_input)
   l=$(grep -n 'y = W\[1, n + 4\]' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l: index 12 is out of range for dimension 1 of W (extent 8)" \
     run "$B/errors" --which=12
+  l=$(grep -n 'HCB\[i64(x) \* i\] += 1' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l (buffered): outside the array" run "$B/errors" --which=13
+  grep -E -q "update of HCB\[[4-7]\] at " out.txt || { cat out.txt >&2; fail "no key of HCB"; }
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
