@@ -735,8 +735,10 @@ static inline int orn_std_vec_apart(const OrnStdVec *v, const char *lo, const ch
     orn_std_vec_bytes(v, &a, &b);
     return b <= lo || a >= hi;
 }
-static inline void orn_std_add_outer(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x,
-                                     const OrnStdVec *y, double scale, int line)
+static inline __attribute__((always_inline)) void orn_std_add_outer(OrnStdProg *p, OrnStdArr *A,
+                                                                    const OrnStdVec *x,
+                                                                    const OrnStdVec *y,
+                                                                    double scale, int line)
 {
     const char *lo = (const char *)A->data, *hi = lo + (size_t)A->n * A->esize;
     if (A->n <= ORN_STD_GER_INLINE && A->ndim == 2 && x->p && y->p && x->len > 0 && y->len > 0 &&
