@@ -674,8 +674,8 @@ void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const Orn
                       double scale, int line);
 /* add_outer as the generated code calls it: a small A (at most ORN_STD_GER_INLINE
  * elements, the K x K normal matrix of ALS) with both vectors on the fast path and apart
- * from A is updated here, row by row, A[i, :] += (scale x[i]) y, each row in vectors of 64
- * bytes where the target has AVX-512 (else 32), then one of half that, one of two elements,
+ * from A is updated here, row by row, A[i, :] += (scale x[i]) y, each row in vectors of 32
+ * bytes (f64: 64 where the target has AVX-512), then one of half that, one of two elements,
  * then one element (written out:
  * gcc's cost model left a 10-element row scalar, or vectorized its rest in a loop; a
  * BLAS call per rank-1 update of a 10 x 10 matrix cost twice the whole loop body);
@@ -719,13 +719,13 @@ void orn_std_blas_ger(OrnStdProg *p, OrnStdArr *A, const OrnStdVec *x, const Orn
             if (j < n) r[j] += t * y[j];                                                           \
         }                                                                                          \
     }
-#ifdef __AVX512F__ /* 64-byte vectors where the target has them (-march=native on AVX-512) */
+/* W <= 8: the tail steps (W / 2, 2, 1) cover every rest of a row up to W - 1 */
+#ifdef __AVX512F__ /* 64-byte vectors of f64 where the target has them (-march=native) */
 ORN_STD_GER_ROWS(double, orn_std_ger_rows_f64, 8)
-ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 16)
 #else
 ORN_STD_GER_ROWS(double, orn_std_ger_rows_f64, 4)
-ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 8)
 #endif
+ORN_STD_GER_ROWS(float, orn_std_ger_rows_f32, 8)
 #undef ORN_STD_GER_ROWS
 #undef ORN_STD_GER_VEC
 /* The bytes [*lo, *hi) a vector on the fast path (p set, len > 0) spans, either stride sign. */
