@@ -629,21 +629,50 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         back = few && guessed;
     }
     *done = 1;
+    /* Slices for other ranks go out packed (each zeroed in the store right after its copy,
+     * while in cache); this rank's own slices are added from the store itself, in their
+     * place in the source order, then zeroed: they never pass through the packing or the
+     * exchange. */
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
     size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
-    for (int64_t t = 0; t < a->part.ntiles; t++) sc[a->part.owner[t]] += (size_t)a->tiles[t].n * es;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (a->part.owner[t] != me) sc[a->part.owner[t]] += (size_t)a->tiles[t].n * es;
     for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + sc[q];
     char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = NULL;
+    int dense = b->owners_dense; /* the whole store is cleared (else its touched keys) */
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         TileRows r;
         int o = a->part.owner[t];
+        if (o == me) continue;
         for (tile_rows_begin(&r, a, &a->tiles[t]); r.len; tile_rows_next(&r)) {
-            memcpy(sbuf + pos[o], b->dd.base + (size_t)r.lin * es, (size_t)r.len * es);
+            char *src = b->dd.base + (size_t)r.lin * es;
+            memcpy(sbuf + pos[o], src, (size_t)r.len * es);
+            if (dense) memset(src, 0, (size_t)r.len * es);
             pos[o] += (size_t)r.len * es;
         }
     }
-    if (b->owners_dense) {
-        memset(b->dd.base, 0, (size_t)a->nnz * es);
+    status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
+    size_t off = 0;
+    for (int q = 0; q < P && !status; q++)
+        for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
+            if (a->part.owner[t] != me) continue;
+            OrnDsmTile *tl = &a->tiles[t];
+            if (tl->n == 0) continue; /* an empty box (more blocks than rows) */
+            if (!tl->held || !tl->vals) {
+                status = orn_dsm_fail(dsm, ORN_E_INTERNAL, "buffer(%s): tile %lld not held",
+                                      a->name, (long long)t);
+                break;
+            }
+            TileRows r;
+            for (tile_rows_begin(&r, a, tl); r.len && !status; tile_rows_next(&r)) {
+                char *own = b->dd.base + (size_t)r.lin * es;
+                status = rt_buffer_add_changes(b, (char *)tl->vals + (size_t)r.at * es,
+                                               q == me ? own : rbuf + off, r.len);
+                if (q == me && dense) memset(own, 0, (size_t)r.len * es);
+                if (q != me) off += (size_t)r.len * es;
+            }
+        }
+    if (dense) {
         for (int64_t i = 0; i < b->dd.n; i++) b->dd.seen[b->dd.touched[i]] = 0; /* outside loops */
         b->dd.n = 0;
         b->rt->stats.flushed += a->nnz;
@@ -662,25 +691,6 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         b->owners_dense = 1;
         b->dd.collect = 0;
     }
-    status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
-    size_t off = 0;
-    for (int q = 0; q < P && !status; q++)
-        for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
-            if (a->part.owner[t] != me) continue;
-            OrnDsmTile *tl = &a->tiles[t];
-            if (tl->n == 0) continue; /* an empty box (more blocks than rows) */
-            if (!tl->held || !tl->vals) {
-                status = orn_dsm_fail(dsm, ORN_E_INTERNAL, "buffer(%s): tile %lld not held",
-                                      a->name, (long long)t);
-                break;
-            }
-            TileRows r;
-            for (tile_rows_begin(&r, a, tl); r.len && !status; tile_rows_next(&r)) {
-                status = rt_buffer_add_changes(b, (char *)tl->vals + (size_t)r.at * es, rbuf + off,
-                                               r.len);
-                off += (size_t)r.len * es;
-            }
-        }
     free(sc);
     free(rc);
     free(pos);
