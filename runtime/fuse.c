@@ -141,6 +141,7 @@ int rt_fuse_begin(Exec *x)
     for (int i = 0; i < x->rt->nloops; i++)
         if (x->rt->loops[i].loop_id == bp->loop_id) n = x->rt->loops[i].count;
     F->stream = ((uint64_t)(uint32_t)bp->loop_id << 32) | (uint32_t)n;
+    orn_dsm_touch(F->b->args[0].array); /* B writes U during A's run */
     Exec *xb = &F->xb;
     memset(xb, 0, sizeof *xb);
     xb->rt = x->rt;
