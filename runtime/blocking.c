@@ -408,7 +408,7 @@ int rt_replicate_prefetched(Exec *x)
             x->rt->stats.replicated++;
             continue;
         }
-        char *copy = orn_xmalloc((size_t)(vol ? vol : 1) * a->esize);
+        char *copy = rt_spare_take(x->rt, (size_t)(vol ? vol : 1) * a->esize);
         if (x->P > 1) {
             status = replicate_direct(x, a, copy);
             /* Its tiles must stay put while they are sent: the wait moves to the end of the
@@ -524,6 +524,43 @@ void rt_replica_writeback(Exec *x, int k)
     }
 }
 
+void *rt_spare_take(OrnRtCtx *rt, size_t size)
+{
+    int best = -1;
+    for (int i = 0; i < RT_SPARES; i++)
+        if (rt->spare[i].p && rt->spare[i].size >= size &&
+            (best < 0 || rt->spare[i].size < rt->spare[best].size))
+            best = i;
+    if (best < 0) return orn_xmalloc(size);
+    void *p = rt->spare[best].p;
+    rt->spare[best].p = NULL;
+    return p;
+}
+
+void rt_spare_give(OrnRtCtx *rt, void *p, size_t size)
+{
+    size_t held = 0;
+    int slot = -1;
+    for (int i = 0; i < RT_SPARES; i++) {
+        held += rt->spare[i].p ? rt->spare[i].size : 0;
+        if (!rt->spare[i].p && slot < 0) slot = i;
+    }
+    if (slot < 0 || held + size > (size_t)rt->replicate_max) {
+        free(p);
+        return;
+    }
+    rt->spare[slot].p = p;
+    rt->spare[slot].size = size;
+}
+
+void rt_spare_free(OrnRtCtx *rt)
+{
+    for (int i = 0; i < RT_SPARES; i++) {
+        free(rt->spare[i].p);
+        rt->spare[i].p = NULL;
+    }
+}
+
 void rt_replica_free(Exec *x)
 {
     /* transfers into or out of the copies and tiles stop first */
@@ -535,7 +572,11 @@ void rt_replica_free(Exec *x)
     for (int k = 0; k < x->n; k++) {
         int shared = 0;
         for (int j = 0; j < k; j++) shared |= x->replica[j] == x->replica[k];
-        if (!shared && !(x->replica_borrowed && x->replica_borrowed[k])) free(x->replica[k]);
+        if (shared || (x->replica_borrowed && x->replica_borrowed[k]) || !x->replica[k]) continue;
+        const OrnDsmArray *a = x->vi[k].store;
+        int64_t vol = 1;
+        for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
+        rt_spare_give(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize);
     }
     free(x->replica);
     free(x->replica_borrowed);

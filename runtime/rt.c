@@ -167,6 +167,7 @@ void orn_rt_finalize(OrnRtCtx *rt)
     for (int i = 0; i < rt->nsums; i++) free(rt->sums[i].file);
     free(rt->sums);
     orn_gpu_state_free(rt->gpu);
+    rt_spare_free(rt);
     orn_dsm_ctx_free(rt->dsm);
     free(rt);
 }

@@ -53,6 +53,7 @@ typedef struct RtLoopSum {
     int64_t sent, received;
 } RtLoopSum;
 
+#define RT_SPARES 4
 struct OrnRtCtx {
     OrnDsmCtx *dsm;
     uint64_t seed;
@@ -85,6 +86,12 @@ struct OrnRtCtx {
     int fuse_off;          /* $ORN_FUSE=0: orn_rt_run_pair runs its loops one after the other */
     struct RtFuse *fuse;   /* the pair being run (fuse.c), or NULL */
     OrnRtStats pair_stats; /* the first loop's, after orn_rt_run_pair */
+    /* whole copies of prefetched arrays kept between loop runs (blocking.c, rt_spare_take):
+     * a fresh copy per run paid its page faults every time (PageRank's 2 MB pr at -n 2) */
+    struct {
+        void *p;
+        size_t size;
+    } spare[RT_SPARES];
 };
 
 struct OrnRtBuffer {
@@ -274,6 +281,13 @@ struct Exec {
     RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
     int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
 };
+
+/* blocking.c: a buffer of at least `size` bytes for a whole copy (a spare kept from an
+ * earlier run, else a new one); give it back after the run (kept while the spares stay
+ * within replicate_max, else freed); free every spare. */
+void *rt_spare_take(OrnRtCtx *rt, size_t size);
+void rt_spare_give(OrnRtCtx *rt, void *p, size_t size);
+void rt_spare_free(OrnRtCtx *rt);
 
 /* fuse.c: two stencil sweeps as one pass (orn_rt_run_pair). The phase of loop l in pair F
  * (0 when F is NULL or l is not in it). */
