@@ -729,9 +729,10 @@ static void body_csr(C *c, const OrnCgLoop *l)
  * fast: the accesses are proven in their boxes (version.h). */
 /* ---------------------------------------------------------------- accumulator lanes */
 
-/* An expression a lane may evaluate on its own: constants, names, element reads, operators
- * and the pure built-ins (BI_CONST), nothing that calls user code or writes. */
-static bool lane_expr(const OrnNode *e)
+/* An expression a lane may evaluate on its own: constants, names, element reads (when
+ * `reads`), operators and the pure built-ins (BI_CONST), nothing that calls user code or
+ * writes. */
+static bool pure_expr(const OrnNode *e, bool reads)
 {
     switch (e->kind) {
     case N_INT:
@@ -740,23 +741,28 @@ static bool lane_expr(const OrnNode *e)
     case N_NAME:
         return true;
     case N_UNARY:
-        return lane_expr(e->u.unary.e);
+        return pure_expr(e->u.unary.e, reads);
     case N_BINARY:
-        return lane_expr(e->u.binary.l) && lane_expr(e->u.binary.r);
+        return pure_expr(e->u.binary.l, reads) && pure_expr(e->u.binary.r, reads);
     case N_INDEX:
-        if (!e->type || e->type->kind == T_VIEW) return false;
+        if (!reads || !e->type || e->type->kind == T_VIEW) return false;
         for (const OrnNode *x = e->u.index.subs; x; x = x->next)
-            if (x->kind == N_SLICE || !lane_expr(x)) return false;
+            if (x->kind == N_SLICE || !pure_expr(x, reads)) return false;
         return e->u.index.base->kind == N_NAME;
     case N_CALL:
         if (e->u.call.builtin < 0 || !(orn_builtins[e->u.call.builtin].flags & BI_CONST))
             return false;
         for (const OrnNode *a = e->u.call.args; a; a = a->next)
-            if (a->kind == N_KWARG || !lane_expr(a)) return false;
+            if (a->kind == N_KWARG || !pure_expr(a, reads)) return false;
         return true;
     default:
         return false;
     }
+}
+
+static bool lane_expr(const OrnNode *e)
+{
+    return pure_expr(e, true);
 }
 
 /* A buffer's element fixed for the run and held in a local (promo_open), which the body
@@ -942,24 +948,11 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 /* ---------------------------------------------------------------- keys checked a chunk at a time
  */
 
-/* An expression the key pass may evaluate ahead of the adds (scatter_loop): lane_expr
+/* An expression the key pass may evaluate ahead of the adds (scatter_loop): a lane's
  * without element reads, which could see an earlier element's add. */
 static bool scatter_expr(const OrnNode *e)
 {
-    switch (e->kind) {
-    case N_INDEX:
-        return false;
-    case N_UNARY:
-        return scatter_expr(e->u.unary.e);
-    case N_BINARY:
-        return scatter_expr(e->u.binary.l) && scatter_expr(e->u.binary.r);
-    case N_CALL:
-        for (const OrnNode *a = e->u.call.args; a; a = a->next)
-            if (a->kind == N_KWARG || !scatter_expr(a)) return false;
-        return lane_expr(e);
-    default:
-        return lane_expr(e);
-    }
+    return pure_expr(e, false);
 }
 
 /* A run's body that is one `B[e] += d` or `-= d` into a one-dimensional buffer B, e and d

@@ -122,7 +122,7 @@ const char *rt_role_name(int r)
 
 /* ---------------------------------------------------------------- binding blocks */
 
-static void box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
+void rt_box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t)
 {
     const OrnDsmTile *tl = &a->tiles[t];
     v->base = a->sparse ? NULL : tl->vals;
@@ -267,7 +267,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
                 continue;
             }
             if ((status = rt_halo_bind(x, 0, tile, v, &bound))) return status;
-            if (!bound) box_view(v, it, tile);
+            if (!bound) rt_box_view(v, it, tile);
             continue;
         }
         switch (role) {
@@ -278,12 +278,12 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
                 return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
                                (long long)ta, vi->store->name);
             if ((status = rt_halo_bind(x, k, ta, v, &bound))) return status;
-            if (!bound) box_view(v, vi->store, ta);
+            if (!bound) rt_box_view(v, vi->store, ta);
             vi->tile = ta;
             break;
         }
         case ORN_RT_REPLICATED:
-            box_view(v, vi->store, 0);
+            rt_box_view(v, vi->store, 0);
             vi->tile = 0;
             break;
         default:
@@ -302,7 +302,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
         if (vi->held_view < 0 || x->in_prefetch) continue;
         const ViewImpl *tv = &x->vi[vi->held_view];
         OrnRtView box;
-        box_view(&box, tv->store, tv->tile);
+        rt_box_view(&box, tv->store, tv->tile);
         if (!box.base) continue;
         q->held = box.base;
         for (int d = 0; d < ORN_RT_MAXDIM; d++) {

@@ -231,16 +231,9 @@ static int run_b(Exec *x, int64_t tile, int64_t from, int64_t to)
         int64_t ta = F->bt[tile * B->plan->narrays + k];
         const OrnDsmTile *t = &s->tiles[ta];
         OrnRtView *v = &F->views[k];
-        v->base = t->vals;
         v->deltas = NULL;
         v->cols = NULL;
-        int64_t st = 1;
-        for (int d = ORN_RT_MAXDIM - 1; d >= 0; d--) {
-            v->lo[d] = d < s->ndim ? t->lo[d] : 0;
-            v->hi[d] = d < s->ndim ? t->hi[d] : 0;
-            v->stride[d] = d < s->ndim ? st : 0;
-            if (d < s->ndim) st *= t->hi[d] - t->lo[d];
-        }
+        rt_box_view(v, s, ta);
         F->vi[k].tile = ta;
         if (k == 0) {
             b.vals = t->vals;

@@ -289,6 +289,10 @@ void *rt_spare_take(OrnRtCtx *rt, size_t size);
 void rt_spare_give(OrnRtCtx *rt, void *p, size_t size);
 void rt_spare_free(OrnRtCtx *rt);
 
+/* exec.c: v's box, storage and strides: tile t of a (a dense tile's row-major box; a
+ * sparse one's CSR rows). */
+void rt_box_view(OrnRtView *v, const OrnDsmArray *a, int64_t t);
+
 /* fuse.c: two stencil sweeps as one pass (orn_rt_run_pair). The phase of loop l in pair F
  * (0 when F is NULL or l is not in it). */
 int rt_fuse_phase(const RtFuse *F, const OrnRtLoop *l);
