@@ -521,18 +521,19 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
-    if (!status && b->count_changes) count_changes(b, all, bytes, P, vol);
     if (!status && b->stale_aware && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
+        if (b->count_changes) count_changes(b, all, bytes, P, vol);
         rt_stale_add(a->type, b->snap, all, bytes, P, vol);
         memcpy(b->replica, b->snap, bytes);
         b->rt->stats.flushed += vol;
         return ORN_OK;
     }
     /* a block at a time, so that the snapshot, the P changes and the copy pass through the
-     * cache once */
+     * cache once (the changes' counts too) */
     for (int64_t lo = 0; lo < vol && !status; lo += RT_SNAP_BLOCK) {
         int64_t n = vol - lo < RT_SNAP_BLOCK ? vol - lo : RT_SNAP_BLOCK;
         size_t at = (size_t)lo * es;
+        if (b->count_changes) count_changes(b, all + at, bytes, P, n);
         for (int q = 0; q < P && !status; q++)
             status = rt_buffer_add_changes(b, b->snap + at, all + (size_t)q * bytes + at, n);
         memcpy(b->replica + at, b->snap + at, (size_t)n * es);
