@@ -989,10 +989,9 @@ static void scatter_bind(C *c, const OrnSym *last, const char *vt)
  * read nothing the adds write (scatter_expr). A histogram's loop was a compare and a
  * branch more per element than C's. */
 #define SCATTER_CHUNK 256
-static void scatter_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
-                         const char *from, const char *to, const OrnNode *s, int lvl)
+static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
+                         const OrnNode *s, int lvl)
 {
-    (void)l;
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
     const OrnSym *b = orn_cg_base_sym(tg);
     int k = cg_array_k(c, tg, b);
@@ -1064,7 +1063,7 @@ static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 {
     const OrnNode *sc = c->cx == CX_BODY ? scatter_stmt(c, l, blk) : NULL;
     if (sc) {
-        scatter_loop(c, l, last, vt, from, to, sc, lvl);
+        scatter_loop(c, last, vt, from, to, sc, lvl);
         return;
     }
     if ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&

@@ -443,13 +443,10 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
     }
     /* fuse.c: the first loop of a pair calls in chunks that the second follows; the
      * second skips what the first's pass computed */
-    int64_t pieces[8] = {w->first, end}, chunk = 0;
-    int npieces = 1;
-    if (x->fuse_phase == 1) chunk = rt_fuse_chunk(x, t);
-    if (x->fuse_phase == 2) npieces = rt_fuse_pieces(x, t, w->first, end, pieces, 4);
-    for (int i = 0; i < npieces; i++) {
-        int64_t pend = pieces[2 * i + 1];
-        for (int64_t f = pieces[2 * i]; f < pend; f += len) {
+    int64_t chunk = x->fuse_phase == 1 ? rt_fuse_chunk(t) : 0;
+    for (int64_t from = w->first, pend = end; from < end; from = pend) {
+        if (x->fuse_phase == 2) from = rt_fuse_skip(x, t, from, end, &pend);
+        for (int64_t f = from; f < pend; f += len) {
             len = pend - f;
             if (!L->whole && (x->need_progress || decode || x->rt->sliced)) len = x->rt->slice;
             if (chunk > 0 && len > chunk) len = chunk;

@@ -178,12 +178,11 @@ int rt_fuse_begin(Exec *x)
 }
 
 /* Elements of A per call for tile t (whole rows), or 0 when t is not fused. */
-int64_t rt_fuse_chunk(const Exec *x, const OrnDsmTile *t)
+int64_t rt_fuse_chunk(const OrnDsmTile *t)
 {
     int64_t rows = t->hi[0] - t->lo[0];
     if (rows <= 0) return 0;
     int64_t W = t->n / rows;
-    (void)x;
     return W >= RT_FUSE_CHUNK ? W : RT_FUSE_CHUNK / W * W;
 }
 
@@ -313,26 +312,27 @@ static void collect(RtFuse *F, const OrnDsmArray *V)
     qsort(F->iv, (size_t)F->niv, sizeof *F->iv, cmp_iv);
 }
 
-/* B's run: the pieces of elements [f, e) of tile t that A's pass did not compute, as
- * [out[2i], out[2i+1]); returns how many (at most max). */
-int rt_fuse_pieces(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *out, int max)
+/* B's run, over elements [f, e) of tile t: the first element at or after f that A's pass
+ * did not compute (e when none), and in *pend the end of the run of such elements that
+ * starts there (at most e). The done rows are disjoint and sorted, so one walk finds both. */
+int64_t rt_fuse_skip(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *pend)
 {
     const RtFuse *F = x->fuse;
     int64_t rows = t->hi[0] - t->lo[0];
-    int np = 0;
-    if (rows <= 0 || F->niv == 0) {
-        out[0] = f, out[1] = e;
-        return 1;
-    }
-    int64_t W = t->n / rows, cur = f;
-    for (int64_t i = 0; i < F->niv && cur < e; i++) {
+    *pend = e;
+    if (rows <= 0 || F->niv == 0) return f;
+    int64_t W = t->n / rows;
+    for (int64_t i = 0; i < F->niv && f < e; i++) {
         int64_t lo = (F->iv[i][0] - t->lo[0]) * W, hi = (F->iv[i][1] - t->lo[0]) * W;
-        if (hi <= cur || lo >= e) continue;
-        if (lo > cur && np < max - 1) out[2 * np] = cur, out[2 * np + 1] = lo, np++;
-        cur = hi;
+        if (hi <= f) continue;
+        if (lo <= f) { /* f lies in done rows: past them */
+            f = hi;
+            continue;
+        }
+        if (lo < e) *pend = lo;
+        break;
     }
-    if (cur < e) out[2 * np] = cur, out[2 * np + 1] = e, np++;
-    return np;
+    return f < e ? f : e;
 }
 
 static void pair_free(RtFuse *F)

@@ -299,12 +299,12 @@ int rt_fuse_phase(const RtFuse *F, const OrnRtLoop *l);
 /* Phase 1, after the schedule's setup: B's views and the per-tile state. */
 int rt_fuse_begin(Exec *x);
 /* Phase 1: elements per body call on tile t (whole rows). */
-int64_t rt_fuse_chunk(const Exec *x, const OrnDsmTile *t);
+int64_t rt_fuse_chunk(const OrnDsmTile *t);
 /* Phase 1: A's body ran elements [f0, f1) of the bound tile; B's rows follow. */
 int rt_fuse_after(Exec *x, int64_t tile, int64_t f0, int64_t f1);
-/* Phase 2: the pieces of elements [f, e) of tile t that phase 1 left, as [out[2i],
- * out[2i+1]); returns how many (at most max). */
-int rt_fuse_pieces(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *out, int max);
+/* Phase 2: the first element at or after f of [f, e) of tile t that phase 1 left (e when
+ * none), and in *pend the end of the run of such elements from there. */
+int64_t rt_fuse_skip(const Exec *x, const OrnDsmTile *t, int64_t f, int64_t e, int64_t *pend);
 
 /* contain.c: body errors contained (orn_rt_set_contain, rt.h). */
 /* A body error (its message in the DSM context): returns non-zero when it is contained --
