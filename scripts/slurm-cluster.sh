@@ -60,11 +60,17 @@ preflight() {
     skip "slurmd needs a cgroup file system mounted at /sys/fs/cgroup, and there is none"
 }
 
-# pid_alive FILE: the pid in FILE is a running process (not a zombie waiting to be reaped)
-pid_alive() {
-  [ -s "$1" ] || return 1
-  st=$(sed 's/^.*) \([A-Za-z]\).*/\1/' "/proc/$(cat "$1")/stat" 2>/dev/null) || return 1
+# proc_alive PID: PID is a running process (not a zombie waiting to be reaped)
+proc_alive() {
+  st=$(sed 's/^.*) \([A-Za-z]\).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
   [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# pid_alive FILE: the pid in FILE is a running process
+pid_alive() {
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  case $pid in '' | *[!0-9]*) return 1 ;; esac
+  proc_alive "$pid"
 }
 
 # wait_dead FILES...: wait up to 5 s until none of the pids in FILES runs; false if one does
@@ -89,7 +95,8 @@ conf() {
   {
     echo "# written by scripts/slurm-cluster.sh for test-bed cluster $1"
     echo "ClusterName=orion$2"
-    echo "SlurmctldHost=$(hostname -s)($net.$2.254)"
+    # slurmctld runs where its host name (gethostname, up to the first dot) is this one
+    echo "SlurmctldHost=$(uname -n | cut -d. -f1)($net.$2.254)"
     echo "SlurmctldPort=$((16800 + $2))"
     echo "SlurmdPort=6818"
     echo "AuthType=auth/none"
@@ -147,10 +154,40 @@ stop() {
   rm -rf "${STATE:?}"
 }
 
-# fail_up WHAT LOG: show the log, take down what started, exit 1
+# start_ctld: start slurmctld and wait until it answers; false if it exits first. It writes
+# its own pid file, which is rewritten (emptied first) while it starts: until it answers,
+# its liveness is that of the background job, which lives as long as slurmctld does (setsid
+# -w: where setsid has to fork, it waits for slurmctld)
+start_ctld() {
+  rm -f "$STATE/slurmctld.pid" "$STATE/slurmctld.log"
+  setsid -w slurmctld -D -f "$SLURM_CONF" </dev/null >"$STATE/slurmctld.out" 2>&1 &
+  ctld=$!
+  n=0
+  until scontrol ping 2>/dev/null | grep -q 'is UP'; do
+    n=$((n + 1))
+    proc_alive "$ctld" || return 1
+    if [ "$n" -ge 150 ]; then
+      kill "$ctld" 2>/dev/null || true
+      fail_up "slurmctld does not answer after 30 s" "$STATE/slurmctld.out" "$STATE/slurmctld.log"
+    fi
+    sleep 0.2
+  done
+}
+
+# show_logs FILE...: the end of each file that is not empty, on stderr
+show_logs() {
+  for f in "$@"; do
+    [ -s "$f" ] || continue
+    echo "--- the end of $f:" >&2
+    tail -n 20 "$f" >&2
+  done
+}
+
+# fail_up WHAT LOG...: show the logs' ends, take down what started, exit 1
 fail_up() {
   say "$1"
-  [ ! -f "$2" ] || tail -n 20 "$2" >&2
+  shift
+  show_logs "$@"
   stop
   exit 1
 }
@@ -181,16 +218,20 @@ up)
   k=${name#orn}
   conf "$name" "$k" "$nodes"
   export SLURM_CONF="$STATE/slurm.conf"
-  # slurmctld in the root namespace (it reaches the nodes over the bridge)
-  setsid slurmctld -D -f "$SLURM_CONF" </dev/null >"$STATE/slurmctld.out" 2>&1 &
-  echo $! >"$STATE/slurmctld.pid"
-  n=0
-  until scontrol ping 2>/dev/null | grep -q 'is UP'; do
-    n=$((n + 1))
-    pid_alive "$STATE/slurmctld.pid" || fail_up "slurmctld exited" "$STATE/slurmctld.log"
-    [ "$n" -lt 150 ] || fail_up "slurmctld does not answer after 30 s" "$STATE/slurmctld.log"
-    sleep 0.2
+  # slurmctld in the root namespace (it reaches the nodes over the bridge); one that exits
+  # while starting is shown and started again, twice at most
+  tries=1
+  until start_ctld; do
+    [ "$tries" -lt 3 ] ||
+      fail_up "slurmctld exited while starting, $tries times" "$STATE/slurmctld.out" "$STATE/slurmctld.log"
+    say "slurmctld exited while starting (try $tries); starting it again"
+    show_logs "$STATE/slurmctld.out" "$STATE/slurmctld.log"
+    tries=$((tries + 1))
+    sleep 1
   done
+  pid_alive "$STATE/slurmctld.pid" ||
+    fail_up "slurmctld answers, but its pid file $STATE/slurmctld.pid names no running process" \
+      "$STATE/slurmctld.log"
   # a slurmd per node, in the node's network namespace and with its host name (nsenter,
   # not `ip netns exec`, which mounts a /sys without the cgroup file system slurmd needs)
   i=1
@@ -209,7 +250,7 @@ up)
     n=$((n + 1))
     if [ "$n" -ge 150 ]; then
       sinfo -N >&2 || true
-      fail_up "the nodes did not come up within 30 s (slurmd's log of node 1:)" \
+      fail_up "the nodes did not come up within 30 s" "$STATE/slurmd.${name}h1.out" \
         "$STATE/slurmd.${name}h1.log"
     fi
     sleep 0.2
