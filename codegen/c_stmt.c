@@ -169,6 +169,31 @@ static void buffer_add_each(C *c, const VX *vx, const OrnNode *rhs, int tid, int
     cg_o(c, ")));\n");
 }
 
+/* The adds of a buffer row found in place in the box B<k>_ at offset o0<tid>_, the row's
+ * stride B<k>_.s[sdim] (sdim a C expression), over len elements (a C expression): at unit
+ * strides a loop the compiler vectorizes, else strided. */
+static void inplace_adds(C *c, const VX *vx, const OrnNode *rhs, int tid, int x, int k,
+                         const char *sdim, const char *len, const char *T, const char *neg)
+{
+    cg_ol(c, "%s *const q%d_ = (%s *)(void *)B%d_.base + o0%d_;", T, tid, T, k, tid);
+    cg_ol(c, "const int64_t t%d_ = B%d_.s[%s];", tid, k, sdim);
+    cg_vx_unit_cond(c, vx, tid);
+    for (int unit = 1; unit >= 0; unit--) {
+        if (!unit) cg_ol(c, "} else {");
+        c->ind++;
+        cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < %s; x%d_++)", x, x, len, x);
+        cg_ind(c);
+        if (unit)
+            cg_o(c, "    q%d_[x%d_] += (%s)(%s(", tid, x, T, neg);
+        else
+            cg_o(c, "    q%d_[x%d_ * t%d_] += (%s)(%s(", tid, x, tid, T, neg);
+        cg_vx_elem(c, vx, rhs, unit ? EL_UNIT : EL_STRIDED, x);
+        cg_o(c, "));\n");
+        c->ind--;
+    }
+    cg_ol(c, "}");
+}
+
 /* `B[r, :] += e` (or -=) into a buffer in a loop body: where the buffer's updates go in place
  * (its hoisted box B<k>_, orn_rt_bbox: the target, the rank's copy or the dense store) and
  * the whole row lies in it, and every view of e is in its box, a strided loop adding into
@@ -192,32 +217,88 @@ static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode
         if (!vx->views[i].dup) cg_o(c, " && w%d_.p", vx->views[i].id);
     cg_o(c, ") {\n");
     c->ind++;
-    cg_ol(c, "%s *const q%d_ = (%s *)(void *)B%d_.base + o0%d_;", T, tid, T, k, tid);
-    cg_ol(c, "const int64_t t%d_ = B%d_.s[w%d_.dim];", tid, k, tid);
     cg_vx_hoist(c, vx);
-    cg_vx_unit_cond(c, vx, tid);
-    c->ind++;
-    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
-    cg_ind(c);
-    cg_o(c, "    q%d_[x%d_] += (%s)(%s(", tid, x, T, neg);
-    cg_vx_elem(c, vx, rhs, EL_UNIT, x);
-    cg_o(c, "));\n");
-    c->ind--;
-    cg_ol(c, "} else {");
-    c->ind++;
-    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
-    cg_ind(c);
-    cg_o(c, "    q%d_[x%d_ * t%d_] += (%s)(%s(", tid, x, tid, T, neg);
-    cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
-    cg_o(c, "));\n");
-    c->ind--;
-    cg_ol(c, "}");
+    char len[32], sdim[32];
+    snprintf(len, sizeof len, "w%d_.len", tid);
+    snprintf(sdim, sizeof sdim, "w%d_.dim", tid);
+    inplace_adds(c, vx, rhs, tid, x, k, sdim, len, T, neg);
     c->ind--;
     cg_ol(c, "} else {");
     c->ind++;
     buffer_add_each(c, vx, rhs, tid, x, op, tk);
     c->ind--;
     cg_ol(c, "}");
+}
+
+/* `B[r, :] += e` (or -=) into a buffer in a loop body where every view of e is a fast leaf
+ * (a view proven in its box, a local array: cg_leaf_fast): the leaves as pointers, the
+ * target's row located in the buffer's hoisted box B<k>_ by its fixed subscript -- no
+ * descriptor is built per element of the loop around it (dense logistic regression's
+ * `dg[0, :] += err * X[i, :]`, per sample). Where the row is not all in the box or a length
+ * differs, the target's vector and an add per element, as buffer_view_add's, which reports
+ * a subscript out of range, then a length, as before. The fixed subscript is pure: it is
+ * evaluated again there. */
+static bool buffer_view_add_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNode *rhs, int tid,
+                                 int x, OrnOp op, OrnTypeKind tk)
+{
+    const OrnSym *s = orn_cg_base_sym(tg);
+    int dim = 0;
+    const OrnNode *fixed = NULL;
+    if (c->cuda || c->warp != WARP_NONE || !vx->nviews || !s || !s->type || s->type->ndims != 2 ||
+        !orn_cg_view_parts(tg, &dim, &fixed) || !fixed || cg_impure(fixed))
+        return false;
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup &&
+            (cg_jam_leaf(c, vx->views[i].n) || !cg_leaf_fast(c, vx->views[i].n)))
+            return false;
+    const char *T = cg_ctype(tk), *neg = op == OP_SUB ? "-" : "";
+    int k = cg_array_k(c, tg, s), sd = cg_sdim(cg_perm_of(c, s), dim);
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "const int64_t f%d_ = ", tid); /* the target's subscripts first: left to right */
+    cg_ex_as(c, fixed, T_I64);
+    cg_o(c, ";\n");
+    cg_ind(c);
+    cg_o(c, "const int64_t n%d_ = ", tid);
+    cg_put_dims(c, s);
+    cg_o(c, "[%d];\n", sd);
+    cg_vx_decls(c, vx, true);
+    cg_ol(c, "int64_t b0%d_[2], b1%d_[2];", tid, tid);
+    cg_ol(c, "b0%d_[%d] = 0, b1%d_[%d] = n%d_ - 1;", tid, sd, tid, sd, tid);
+    cg_ol(c, "b0%d_[%d] = b1%d_[%d] = f%d_;", tid, 1 - sd, tid, 1 - sd, tid);
+    cg_ol(c, "const int64_t o0%d_ = orn_rt_box_off(&B%d_, 2, b0%d_);", tid, k, tid);
+    cg_ind(c);
+    cg_o(c, "if (n%d_ > 0 && o0%d_ >= 0 && orn_rt_box_off(&B%d_, 2, b1%d_) >= 0", tid, tid, k, tid);
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup) cg_o(c, " && n%d_ == n%d_", vx->views[i].id, tid);
+    cg_o(c, ") {\n");
+    c->ind++;
+    char len[32], sdim[32];
+    snprintf(len, sizeof len, "n%d_", tid);
+    snprintf(sdim, sizeof sdim, "%d", sd);
+    inplace_adds(c, vx, rhs, tid, x, k, sdim, len, T, neg);
+    c->ind--;
+    cg_ol(c, "} else {");
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "OrnStdVec w%d_ = ", tid);
+    cg_vec_ctor(c, tg);
+    cg_o(c, ";\n");
+    for (int i = 0; i < vx->nviews; i++)
+        if (!vx->views[i].dup)
+            cg_ol(c, "if (w%d_.len != n%d_) orn_std_len_mismatch(P_, w%d_.len, n%d_, %d);", tid,
+                  vx->views[i].id, tid, vx->views[i].id, c->line);
+    cg_ol(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++)", x, x, tid, x);
+    cg_ind(c);
+    cg_o(c, "    orn_std_vadd_%s(&w%d_, x%d_, (%s)(%s(", cg_sfx(tk), tid, x, T, neg);
+    cg_vx_elem(c, vx, rhs, EL_STRIDED, x);
+    cg_o(c, ")));\n");
+    c->ind--;
+    cg_ol(c, "}");
+    c->ind--;
+    cg_ol(c, "}");
+    return true;
 }
 
 /* A view assignment in a warp kernel (cuda_warp.c): the leaves on every lane, then element x
@@ -289,6 +370,11 @@ static void st_assign_view(C *c, const OrnNode *s)
     }
     cg_vx_collect(c, vx, rhs);
     if (!buf && assign_view_fast(c, vx, tg, rhs, tid, x, op, tk)) {
+        free(vx);
+        return;
+    }
+    if (buf && (c->cx == CX_BODY || c->cx == CX_CLONE) &&
+        buffer_view_add_fast(c, vx, tg, rhs, tid, x, op, tk)) {
         free(vx);
         return;
     }

@@ -932,6 +932,13 @@ bad_input)
   l=$(grep -n 'HCB\[i64(x) \* i\] += 1' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l (buffered): outside the array" run "$B/errors" --which=13
   grep -E -q "update of HCB\[[4-7]\] at " out.txt || { cat out.txt >&2; fail "no key of HCB"; }
+  l=$(grep -n 'PB\[i, :\] += Q\[i, :\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l: element-wise operation on views of different lengths (3 and 4)" \
+    run "$B/errors" --which=14
+  l=$(grep -n 'PB\[i + 3, :\] -= x \* P\[i, :\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l: view index " \
+    run "$B/errors" --which=15
+  grep -q "is out of range for dimension 0 (extent 8)" out.txt || fail "which=15: no extent"
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
