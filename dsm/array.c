@@ -502,7 +502,9 @@ static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
         int64_t rows = tl->hi[0] - tl->lo[0];
         int64_t pad = rows >= DENSE_PAD_MIN ? DENSE_PAD : 0;
         int64_t room = pad ? tl->n + 2 * pad * (tl->n / rows) : tl->n;
-        if ((uint64_t)room > SIZE_MAX / a->esize || !(tl->vals = calloc((size_t)room, a->esize)))
+        size_t bytes = (uint64_t)room <= SIZE_MAX / a->esize ? (size_t)room * a->esize : 0;
+        int huge = bytes >= ORN_DSM_HUGE_MIN;
+        if (!bytes || !(tl->vals = huge ? orn_try_alloc(bytes) : orn_try_zalloc(bytes, 1)))
             return orn_dsm_fail(a->ctx, ORN_E_ARG,
                                 "array: cannot allocate %lld elements of %s (%.3g GB) on rank %d",
                                 (long long)tiles[t].n, orn_dsm_type_name(a->type),
@@ -511,9 +513,9 @@ static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
          * pages where advised): their page faults belong to making the array, not to
          * the first loop that writes it (a stencil's first sweep faulted in its whole
          * grid: 0.23 s of a 0.03 s sweep). */
-        if ((size_t)room * a->esize >= ORN_DSM_HUGE_MIN) {
-            orn_dsm_huge(tl->vals, (size_t)room * a->esize);
-            touch_zero(tl->vals, 0, (size_t)room * a->esize);
+        if (huge) {
+            orn_dsm_huge(tl->vals, bytes);
+            touch_zero(tl->vals, 0, bytes);
         }
         if (pad) {
             tl->mem = tl->vals;

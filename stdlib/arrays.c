@@ -2,6 +2,7 @@
  * from top-level code, and views (OrnStdVec) with the built-in reductions over them. */
 #include <stdarg.h>
 
+#include "arena.h"
 #include "orn_std.h"
 #include "progress.h"
 #include "timeline.h"
@@ -104,7 +105,7 @@ OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dim
         if (__builtin_mul_overflow(a->n, dims[d], &a->n) || a->n > ((int64_t)1 << 40))
             orn_std_die(p, line, "local array too large");
     }
-    a->data = calloc((size_t)a->n, a->esize);
+    a->data = orn_try_zalloc((size_t)a->n, a->esize); /* on a cache line (support/arena.h) */
     if (!a->data)
         orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements", a->n);
     char *q = a->data;

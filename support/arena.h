@@ -19,7 +19,12 @@ char *orn_arena_strndup(OrnArena *a, const char *s, size_t n);
 /* Bytes handed out so far (for tests and statistics). */
 size_t orn_arena_used(const OrnArena *a);
 
-/* Checked heap helpers for code that does not use an arena (abort on OOM). */
+/* Heap blocks for code that does not use an arena, freed with free(). Blocks of 1 KiB or
+ * more start on a 64-byte cache line (zeroed ones up to 64 MiB; larger zeroed ones are
+ * calloc's, zero pages mapped when first touched). orn_try_*: NULL when out of memory (or
+ * n * size overflows); orn_x*: abort then. orn_xrealloc keeps no alignment. */
+void *orn_try_alloc(size_t n);
+void *orn_try_zalloc(size_t n, size_t size);
 void *orn_xmalloc(size_t n);
 void *orn_xcalloc(size_t n, size_t size);
 void *orn_xrealloc(void *p, size_t n);

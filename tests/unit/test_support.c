@@ -1,5 +1,6 @@
 /* test_support.c: arena, interning and growable strings. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -38,6 +39,29 @@ static void test_arena(void)
     CHECK(e[0] == 0);
     orn_arena_free(a);
     orn_arena_free(NULL);
+}
+
+/* heap blocks of 1 KiB or more on a cache line; zeroed ones zero at every size */
+static void test_heap(void)
+{
+    static const size_t sizes[] = {1, 100, 1024, 4000, 1 << 20, (size_t)70 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        unsigned char *m = orn_xmalloc(n);
+        m[0] = m[n - 1] = 1;
+        CHECK(n < 1024 || ((uintptr_t)m & 63) == 0);
+        unsigned char *z = orn_xcalloc(n, 1);
+        CHECK(n < 1024 || n >= ((size_t)64 << 20) || ((uintptr_t)z & 63) == 0);
+        int nonzero = 0;
+        for (size_t j = 0; j < n; j += 4093) nonzero += z[j] != 0;
+        CHECK(nonzero == 0 && z[n - 1] == 0);
+        free(m);
+        free(z);
+    }
+    CHECK(orn_try_zalloc(SIZE_MAX / 2, 4) == NULL); /* n * size overflows */
+    double *d = orn_try_zalloc(3000, sizeof(double));
+    CHECK(d && ((uintptr_t)d & 63) == 0 && d[2999] == 0.0);
+    free(d);
 }
 
 static void test_intern(void)
@@ -136,6 +160,7 @@ static void test_escaped(void)
 int main(void)
 {
     test_arena();
+    test_heap();
     test_intern();
     test_strbuf();
     test_escaped();
