@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     }
     int iters = atoi(argv[2]);
     size_t len;
-    char *buf = bench_slurp(argv[1], &len);
+    char *blk, *buf = bench_slurp_at(argv[1], &len, 80, &blk); /* the elements on a cache line */
     int64_t n, m;
     uint32_t type;
     memcpy(&type, buf + 16, 4);
@@ -49,6 +49,6 @@ int main(int argc, char **argv)
     double yy = 0;
     for (int64_t i = 0; i < n; i++) yy += y[i] * y[i];
     printf("bench: %.6f s/iter  yy %.12e\n", total / iters, yy);
-    free(buf), free(x), free(y);
+    free(blk), free(x), free(y);
     return 0;
 }

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     }
     int k = atoi(argv[2]), iters = atoi(argv[3]);
     size_t len;
-    char *buf = bench_slurp(argv[1], &len);
+    char *blk, *buf = bench_slurp_at(argv[1], &len, 80, &blk); /* the elements on a cache line */
     int64_t n, d;
     memcpy(&n, buf + 32, 8);
     memcpy(&d, buf + 40, 8);
@@ -111,6 +111,6 @@ int main(int argc, char **argv)
         printf("iteration %3d  sse %.6e  %.3f s\n", it + 1, sse, secs);
     }
     printf("bench: %.6f s/iter  sse %.9e\n", total / iters, sse);
-    free(buf), free(CT), free(dd), free(S), free(assign);
+    free(blk), free(CT), free(dd), free(S), free(assign);
     return 0;
 }
