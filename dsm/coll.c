@@ -74,15 +74,20 @@ void orn_dsm_drop(OrnDsmCtx *ctx, OrnDsmReq **req)
     ctx->tp->ops->drop(ctx->tp, req);
 }
 
-static void backoff(int polls)
+/* Between polls of a wait that has lasted `waited` seconds: the core given up with
+ * sched_yield for the first SPIN_S (a block's or a replica's transfer between ranks on
+ * one machine completes within that, and each side's progress moves the other's: a rank
+ * asleep for the timer's slack, 50 us and more, stalled PageRank's 1 MB replica exchange to
+ * 0.47 ms), then sleeps of 8 us doubling to 256 us, which give the core away when ranks
+ * outnumber cores or a peer is slow. */
+#define SPIN_S 1e-3
+static void backoff(int *sleeps, double waited)
 {
-    if (polls < 64) {
+    if (waited < SPIN_S) {
         sched_yield();
         return;
     }
-    /* 8 us doubling to 256 us: short against a block transfer, long enough to give the
-     * core away when ranks outnumber cores. */
-    int shift = (polls - 64) / 16;
+    int shift = (*sleeps)++ / 16;
     long ns = 8000L << (shift > 5 ? 5 : shift);
     struct timespec ts = {0, ns};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -92,7 +97,7 @@ static void backoff(int polls)
 int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *peers, int n,
                      const char *what)
 {
-    int status = ORN_OK, polls = 0;
+    int status = ORN_OK, sleeps = 0;
     int64_t span = orn_tl_begin(ctx->tl, ORN_TL_WAIT, what);
     if (span >= 0 && peers && n > 0) {
         int one = 1;
@@ -124,7 +129,7 @@ int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *pee
                                       waited, what);
             goto fn_exit;
         }
-        backoff(polls++);
+        backoff(&sleeps, waited);
     }
 fn_exit:
     orn_live_restore(ctx->live, outer);
