@@ -8,10 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The box a span's key must lie in: the array's (X<k>_), or the one its buffer's updates go
+ * to in place (B<k>_). */
+static char box_of(const OrnCgSpan *sp)
+{
+    return sp->buffer ? 'B' : 'X';
+}
+
 /* A view's whole extent along storage dimension sp->dim lies in its box (version.h). */
 void cg_span_full(C *c, const OrnCgSpan *sp)
 {
-    cg_o(c, "orn_rt_box_full(&X%d_, %d, ", sp->array, sp->dim);
+    cg_o(c, "orn_rt_box_full(&%c%d_, %d, ", box_of(sp), sp->array, sp->dim);
     cg_put_dims(c, c->loop->arrays[sp->array].sym);
     cg_o(c, "[%d])", sp->dim);
 }
@@ -39,7 +46,7 @@ void cg_span_test(C *c, const OrnCgSpan *sp)
                 cg_o(c, ") + INT64_C(%lld))%s", (long long)(sp->off - end), end ? ")" : "");
                 continue;
             }
-            if (!end) cg_o(c, "orn_rt_box_span(&X%d_, %d, ", sp->array, sp->dim);
+            if (!end) cg_o(c, "orn_rt_box_span(&%c%d_, %d, ", box_of(sp), sp->array, sp->dim);
             cg_o(c, "(int64_t)(");
             cg_ex(c, end ? sp->rhi : sp->rlo);
             cg_o(c, ") + INT64_C(%lld)%s", (long long)(sp->off - end), end ? ")" : ", ");
@@ -53,7 +60,7 @@ void cg_span_test(C *c, const OrnCgSpan *sp)
         cg_o(c, "))");
         return;
     }
-    cg_o(c, "orn_rt_box_span(&X%d_, %d, (int64_t)(", sp->array, sp->dim);
+    cg_o(c, "orn_rt_box_span(&%c%d_, %d, (int64_t)(", box_of(sp), sp->array, sp->dim);
     cg_ex(c, sp->inv);
     cg_o(c, "), (int64_t)(");
     cg_ex(c, sp->inv);
@@ -88,8 +95,8 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
             cg_ol(c, "orn_std_arr_clip(%s, %d, INT64_C(%lld), &f0%d_, &f1%d_);",
                   cg_nm(c, sp[i].local), sp[i].dim, (long long)sp[i].off, id, id);
         else if (sp[i].var)
-            cg_ol(c, "orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", sp[i].array,
-                  sp[i].dim, (long long)sp[i].off, id, id);
+            cg_ol(c, "orn_rt_box_clip(&%c%d_, %d, INT64_C(%lld), &f0%d_, &f1%d_);", box_of(&sp[i]),
+                  sp[i].array, sp[i].dim, (long long)sp[i].off, id, id);
     cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
     cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }

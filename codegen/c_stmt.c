@@ -569,7 +569,12 @@ static void st_assign_elem(C *c, const OrnNode *s)
             } else {
                 cg_ind(c);
             }
-            if (!sure)
+            if (!sure && rw < 0 && c->bufs_sure) /* its key tested (foreach_csr_versioned) */
+                cg_o(
+                    c,
+                    "((%s *)(void *)B%d_.base)[orn_rt_box_at(&B%d_, %d, kk%d_)] += (%s)(%sr%d_);\n",
+                    T, k, k, nd, id, T, neg, id);
+            else if (!sure)
                 cg_o(c,
                      "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));\n",
                      cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
@@ -781,9 +786,10 @@ static void row_csr_call(C *c, int k, const OrnNode *fixed, int id)
  * + c or an invariant one (version.h): one test per row -- the tile's column range
  * [lo[1], hi[1]) moved by each offset lies in each box -- then the row runs without
  * per-access tests (SLR's w[f]: a load per non-zero). Rows of other tiles take the checked
- * version. */
+ * version. bufs: the buffer updates' keys were tested too (their box: orn_rt_bbox), so
+ * the fast version adds them in place without a test each (SLR's dw[f]). */
 static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, const OrnNode *fixed,
-                                  OrnTypeKind ek, int id, const OrnCgSpan *sp, int nsp)
+                                  OrnTypeKind ek, int id, const OrnCgSpan *sp, int nsp, bool bufs)
 {
     const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
     char kv[112], vv[112], lo[32], hi[32];
@@ -806,7 +812,9 @@ static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, co
         cg_bind_var(c, ks, "int64_t", kv);
         if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
         c->ind--;
+        c->bufs_sure += fast && bufs;
         cg_loop_body_in(c, ks, vs, s->u.foreach.body, fast);
+        c->bufs_sure -= fast && bufs;
         cg_ol(c, "}");
         c->ind--;
     }
@@ -833,10 +841,11 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     c->ind++;
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
+    bool bufs = false;
     if (sparse && view && dim == 1 && cg_in_loop_ctx(c) && as->type->ndims == 2 && !pre_body &&
         (c->cx == CX_BODY || c->cx == CX_CLONE) && !c->fast &&
-        orn_cg_foreach_spans(c->loop, s, sp, &nsp)) {
-        foreach_csr_versioned(c, s, values, cg_array_k(c, it, as), fixed, ek, id, sp, nsp);
+        orn_cg_foreach_spans(c->loop, s, sp, &nsp, c->cuda ? NULL : &bufs)) {
+        foreach_csr_versioned(c, s, values, cg_array_k(c, it, as), fixed, ek, id, sp, nsp, bufs);
         c->ind--;
         cg_ol(c, "}");
         return;

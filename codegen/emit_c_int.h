@@ -88,9 +88,10 @@ typedef struct C {
     const OrnCgLoop *loop;
     const OrnNode *fn;
     int line;
-    int cloops;  /* C loops of user statements open inside a loop body */
-    int pf_drop; /* prefetch: inside a branch emitted without its condition */
-    int fast;    /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    int cloops;    /* C loops of user statements open inside a loop body */
+    int pf_drop;   /* prefetch: inside a branch emitted without its condition */
+    int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    int bufs_sure; /* ... of a for-in whose buffer updates' keys were tested too (c_stmt.c) */
     /* the variable and body of the innermost versioned range being emitted in its fast
      * version (a `for`, the column key of a CSR walk, the innermost key of a dense one)
      * and whether the loop's value variable changes with it: the accesses the walk of that

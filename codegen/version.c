@@ -28,6 +28,8 @@ typedef struct Walk {
     const OrnNode *probe; /* an access whose qualification is asked for (the _proven calls) */
     bool probe_ok;
     bool ok;
+    bool bufs;   /* buffer keys listed too (orn_cg_foreach_spans) */
+    bool bufbad; /* a buffer key of none of the forms: buffer spans dropped */
 } Walk;
 
 bool orn_cg_boxable(const OrnCgLoop *l, int k)
@@ -251,7 +253,7 @@ static void add_span(Walk *w, const OrnCgSpan *s)
     for (int i = 0; i < w->nspans; i++) {
         const OrnCgSpan *t = &w->spans[i];
         if (t->array != s->array || t->local != s->local || t->dim != s->dim || t->var != s->var ||
-            t->full != s->full || t->range != s->range)
+            t->full != s->full || t->range != s->range || t->buffer != s->buffer)
             continue;
         if (s->full) return;
         if (s->range ? t->off == s->off && same(t->rlo, s->rlo) && same(t->rhi, s->rhi)
@@ -318,6 +320,30 @@ static bool view_spans(const Walk *w, const OrnNode *e, OrnCgSpan sp[2])
     return true;
 }
 
+/* An element of a buffer (an update: loop bodies only add to buffers): its keys' spans,
+ * else the buffer spans are dropped (w->bufbad) and its updates keep their test. */
+static void buffer_access(Walk *w, const OrnNode *e, int k)
+{
+    OrnCgSpan sp[ORN_DEP_MAXDIM];
+    int n = 0;
+    for (const OrnNode *x = e->u.index.subs; x; x = x->next, n++) {
+        if (n == ORN_DEP_MAXDIM || x->kind == N_SLICE) {
+            w->bufbad = true;
+            return;
+        }
+        sp[n] = (OrnCgSpan){.array = k, .dim = storage_dim(w->l, k, n), .buffer = true};
+        if (!classify(w, x, &sp[n])) {
+            w->bufbad = true;
+            return;
+        }
+    }
+    if (w->nspans + n > ORN_CG_MAXSPAN) {
+        w->bufbad = true;
+        return;
+    }
+    for (int i = 0; i < n; i++) add_span(w, &sp[i]);
+}
+
 static void access(Walk *w, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
@@ -342,6 +368,10 @@ static void access(Walk *w, const OrnNode *e)
         return;
     }
     int k = orn_cg_array_index(w->l, s);
+    if (w->bufs && k >= 0 && w->l->arrays[k].role == ORN_ROLE_BUFFERED) {
+        buffer_access(w, e, k);
+        return;
+    }
     if (!orn_cg_boxable(w->l, k)) return; /* served by the view's own path either way */
     const int *perm = w->l->arrays[k].perm;
     int d = 0;
@@ -450,17 +480,26 @@ bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnSym *var
 }
 
 bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCgSpan *spans,
-                          int *nspans)
+                          int *nspans, bool *bufs)
 {
     *nspans = 0;
+    if (bufs) *bufs = false;
     if (foreach_stmt->kind != N_FOREACH) return false;
     Walk w = {.l = l,
               .var = foreach_stmt->u.foreach.key->u.name.sym,
               .varying = foreach_stmt->u.foreach.value->u.name.sym,
               .spans = spans,
-              .ok = true};
+              .ok = true,
+              .bufs = bufs != NULL};
     if (!walk_loop(&w, foreach_stmt->u.foreach.body)) return false;
-    *nspans = w.nspans;
+    int n = 0;
+    bool any = false;
+    for (int i = 0; i < w.nspans; i++) {
+        any |= spans[i].buffer;
+        if (!spans[i].buffer || !w.bufbad) spans[n++] = spans[i];
+    }
+    if (bufs) *bufs = any && !w.bufbad;
+    *nspans = n;
     return true;
 }
 

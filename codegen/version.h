@@ -30,6 +30,7 @@ typedef struct OrnCgSpan {
     bool full;                /* the whole extent of dim (a view's ':'; var and inv unset) */
     bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off] */
     const OrnNode *rlo, *rhi; /* range: that loop's bounds (invariant) */
+    bool buffer;              /* a buffer's key: the box of its in-place updates (B<array>_) */
 } OrnCgSpan;
 
 enum { ORN_CG_MAXSPAN = 32 };
@@ -71,9 +72,13 @@ bool orn_cg_view_proven(const OrnCgLoop *l, const OrnSym *var, const OrnSym *var
                         const OrnNode *body, bool value_varies, const OrnNode *view);
 
 /* The spans of a `for (k, v) in view` (N_FOREACH) over its key k: as orn_cg_range_spans,
- * with the value v changing with k (varying, for orn_cg_view_proven). */
+ * with the value v changing with k (varying, for orn_cg_view_proven). The keys of the
+ * buffer elements the body adds to are listed too (spans with `buffer`: the test then
+ * also puts each in the box its updates go to in place, orn_rt_bbox) when every one has
+ * one of the forms above; *bufs says whether they were (bufs NULL: not listed, as in
+ * device code, which has no such box). */
 bool orn_cg_foreach_spans(const OrnCgLoop *l, const OrnNode *foreach_stmt, OrnCgSpan *spans,
-                          int *nspans);
+                          int *nspans, bool *bufs);
 
 /* Local arrays (`C[c, j]` on a top-level or body-local array) take part in the test when
  * every subscript of the access has one of the forms above and the body does not reassign
