@@ -782,42 +782,72 @@ static void row_csr_call(C *c, int k, const OrnNode *fixed, int id)
     cg_o(c, ", &rc%d_, &ro%d_, &rk%d_, &rv%d_, &rn%d_);\n", id, id, id, id, id);
 }
 
+/* One version of a CSR row's loop (foreach_csr_versioned): fast, the columns in place and
+ * the accesses proven in their boxes; sure, the buffer updates' keys too. */
+static void csr_row_loop(C *c, const OrnNode *s, bool values, OrnTypeKind ek, int id, int fast,
+                         int sure)
+{
+    const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
+    char kv[112], vv[112];
+    c->ind++;
+    cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
+    if (fast)
+        snprintf(kv, sizeof kv, "ro%d_ + rc%d_[j%d_]", id, id, id);
+    else
+        snprintf(kv, sizeof kv, "(rc%d_ ? ro%d_ + rc%d_[j%d_] : rk%d_[j%d_ * 2 + 1])", id, id, id,
+                 id, id, id);
+    snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
+    c->ind++;
+    cg_bind_var(c, ks, "int64_t", kv);
+    if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
+    c->ind--;
+    c->bufs_sure += sure;
+    cg_loop_body_in(c, ks, vs, s->u.foreach.body, fast);
+    c->bufs_sure -= sure;
+    cg_ol(c, "}");
+    c->ind--;
+}
+
 /* for (k, v) in X[i, :] over a CSR tile, when every access of the body has a subscript k
  * + c or an invariant one (version.h): one test per row -- the tile's column range
  * [lo[1], hi[1]) moved by each offset lies in each box -- then the row runs without
  * per-access tests (SLR's w[f]: a load per non-zero). Rows of other tiles take the checked
- * version. bufs: the buffer updates' keys were tested too (their box: orn_rt_bbox), so
- * the fast version adds them in place without a test each (SLR's dw[f]). */
+ * version. The buffer updates' keys (spans marked `buffer`, when bufs) have a test of their
+ * own: where it holds too the row adds in place without a test each (SLR's dw[f]); where
+ * it does not -- the buffer's box empty, its keys listed -- the row still reads without
+ * tests. */
 static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, const OrnNode *fixed,
                                   OrnTypeKind ek, int id, const OrnCgSpan *sp, int nsp, bool bufs)
 {
-    const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
-    char kv[112], vv[112], lo[32], hi[32];
+    OrnCgSpan xs[ORN_CG_MAXSPAN], bs[ORN_CG_MAXSPAN];
+    int nx = 0, nb = 0, bid = c->tmp++;
+    for (int i = 0; i < nsp; i++) {
+        if (sp[i].buffer)
+            bs[nb++] = sp[i];
+        else
+            xs[nx++] = sp[i];
+    }
+    bufs = bufs && nb > 0;
+    char lo[32], hi[32];
     row_csr_call(c, k, fixed, id);
     snprintf(lo, sizeof lo, "V_[%d].lo[1]", k);
     snprintf(hi, sizeof hi, "V_[%d].hi[1]", k);
-    cg_split_range(c, sp, nsp, lo, hi, id);
+    cg_split_range(c, xs, nx, lo, hi, id);
+    if (bufs) cg_split_range(c, bs, nb, lo, hi, bid);
     cg_ol(c, "if (rc%d_ && sg%d_[1] == sg%d_[0] && sg%d_[2] == sg%d_[3]) {", id, id, id, id, id);
-    for (int fast = 1; fast >= 0; fast--) {
-        if (!fast) cg_ol(c, "} else {");
+    if (bufs) {
         c->ind++;
-        cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
-        if (fast)
-            snprintf(kv, sizeof kv, "ro%d_ + rc%d_[j%d_]", id, id, id);
-        else
-            snprintf(kv, sizeof kv, "(rc%d_ ? ro%d_ + rc%d_[j%d_] : rk%d_[j%d_ * 2 + 1])", id, id,
-                     id, id, id, id);
-        snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
-        c->ind++;
-        cg_bind_var(c, ks, "int64_t", kv);
-        if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
-        c->ind--;
-        c->bufs_sure += fast && bufs;
-        cg_loop_body_in(c, ks, vs, s->u.foreach.body, fast);
-        c->bufs_sure -= fast && bufs;
+        cg_ol(c, "if (sg%d_[1] == sg%d_[0] && sg%d_[2] == sg%d_[3]) {", bid, bid, bid, bid);
+        csr_row_loop(c, s, values, ek, id, 1, 1);
+        cg_ol(c, "} else {");
+        csr_row_loop(c, s, values, ek, id, 1, 0);
         cg_ol(c, "}");
         c->ind--;
+    } else {
+        csr_row_loop(c, s, values, ek, id, 1, 0);
     }
+    cg_ol(c, "} else {");
+    csr_row_loop(c, s, values, ek, id, 0, 0);
     cg_ol(c, "}");
 }
 
