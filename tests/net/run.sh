@@ -258,12 +258,14 @@ EOF2
   printf 'total = 0\nfor i in 0..3\n    total += i\nend\nprint(total)\n' >ck.orn
   "$ORIONC" ck.orn -o ckp || fail "orionc ck.orn"
   rc=0
+  # (stdout and stderr apart: mpiexec forwards them separately, and in one file rank 1's
+  # messages can land inside rank 0's result line)
   "$MPIEXEC" -genv HIDE_ON "$h2" -genv HIDE_DIR "$W/ck" -n 3 ./hide.sh ./ckp --checkpoint=ck \
-    --checkpoint-every=0 >ck.txt 2>&1 || rc=$?
-  cat ck.txt
+    --checkpoint-every=0 >ck.txt 2>ck.err || rc=$?
+  cat ck.txt ck.err
   [ "$rc" -eq 0 ] || fail "the run with a checkpoint folder host 2 lacks exited $rc, expected 0"
   grep -qx 3 ck.txt || fail "the run did not print its result"
-  grep -q "^orion: checkpoint: ck/ckpt-[0-9]*.tmp/rank-1.bin: cannot write: No such file or directory (rank 1 on host $h2) (ck.orn:2, " ck.txt ||
+  grep -q "^orion: checkpoint: ck/ckpt-[0-9]*.tmp/rank-1.bin: cannot write: No such file or directory (rank 1 on host $h2) (ck.orn:2, " ck.err ||
     fail "no checkpoint failure naming rank 1 and host 2"
   ;;
 *)
