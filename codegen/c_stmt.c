@@ -169,6 +169,21 @@ static void buffer_add_each(C *c, const VX *vx, const OrnNode *rhs, int tid, int
     cg_o(c, ")));\n");
 }
 
+/* The test that a buffer row lies in the box of the buffer's in-place adds, B<k>_: the
+ * row's first and last keys (storage dimension sdim along the row, osdim the other, at key
+ * `key`; len elements; all C expressions), o0<tid>_ the first one's offset, and the start
+ * of the condition `if (len > 0 && both in the box`, for the caller to go on with. */
+static void row_in_box(C *c, int tid, int k, const char *sdim, const char *osdim, const char *len,
+                       const char *key)
+{
+    cg_ol(c, "int64_t b0%d_[2], b1%d_[2];", tid, tid);
+    cg_ol(c, "b0%d_[%s] = 0, b1%d_[%s] = %s - 1;", tid, sdim, tid, sdim, len);
+    cg_ol(c, "b0%d_[%s] = b1%d_[%s] = %s;", tid, osdim, tid, osdim, key);
+    cg_ol(c, "const int64_t o0%d_ = orn_rt_box_off(&B%d_, 2, b0%d_);", tid, k, tid);
+    cg_ind(c);
+    cg_o(c, "if (%s > 0 && o0%d_ >= 0 && orn_rt_box_off(&B%d_, 2, b1%d_) >= 0", len, tid, k, tid);
+}
+
 /* The adds of a buffer row found in place in the box B<k>_ at offset o0<tid>_, the row's
  * stride B<k>_.s[sdim] (sdim a C expression), over len elements (a C expression): at unit
  * strides a loop the compiler vectorizes, else strided. */
@@ -204,23 +219,17 @@ static void buffer_view_add(C *c, const VX *vx, const OrnNode *tg, const OrnNode
 {
     const char *T = cg_ctype(tk), *neg = op == OP_SUB ? "-" : "";
     int k = cg_array_k(c, tg, orn_cg_base_sym(tg));
-    cg_ol(c, "int64_t b0%d_[2], b1%d_[2];", tid, tid);
-    cg_ol(c, "b0%d_[w%d_.dim] = 0;", tid, tid);
-    cg_ol(c, "b1%d_[w%d_.dim] = w%d_.len - 1;", tid, tid, tid);
-    cg_ol(c, "b0%d_[1 - w%d_.dim] = b1%d_[1 - w%d_.dim] = w%d_.key[1 - w%d_.dim];", tid, tid, tid,
-          tid, tid, tid);
-    cg_ol(c, "const int64_t o0%d_ = orn_rt_box_off(&B%d_, 2, b0%d_);", tid, k, tid);
-    cg_ind(c);
-    cg_o(c, "if (w%d_.len > 0 && o0%d_ >= 0 && orn_rt_box_off(&B%d_, 2, b1%d_) >= 0", tid, tid, k,
-         tid);
+    char len[32], sdim[32], osdim[32], key[64];
+    snprintf(len, sizeof len, "w%d_.len", tid);
+    snprintf(sdim, sizeof sdim, "w%d_.dim", tid);
+    snprintf(osdim, sizeof osdim, "1 - w%d_.dim", tid);
+    snprintf(key, sizeof key, "w%d_.key[1 - w%d_.dim]", tid, tid);
+    row_in_box(c, tid, k, sdim, osdim, len, key);
     for (int i = 0; i < vx->nviews; i++)
         if (!vx->views[i].dup) cg_o(c, " && w%d_.p", vx->views[i].id);
     cg_o(c, ") {\n");
     c->ind++;
     cg_vx_hoist(c, vx);
-    char len[32], sdim[32];
-    snprintf(len, sizeof len, "w%d_.len", tid);
-    snprintf(sdim, sizeof sdim, "w%d_.dim", tid);
     inplace_adds(c, vx, rhs, tid, x, k, sdim, len, T, neg);
     c->ind--;
     cg_ol(c, "} else {");
@@ -264,19 +273,16 @@ static bool buffer_view_add_fast(C *c, const VX *vx, const OrnNode *tg, const Or
     cg_put_dims(c, s);
     cg_o(c, "[%d];\n", sd);
     cg_vx_decls(c, vx, true);
-    cg_ol(c, "int64_t b0%d_[2], b1%d_[2];", tid, tid);
-    cg_ol(c, "b0%d_[%d] = 0, b1%d_[%d] = n%d_ - 1;", tid, sd, tid, sd, tid);
-    cg_ol(c, "b0%d_[%d] = b1%d_[%d] = f%d_;", tid, 1 - sd, tid, 1 - sd, tid);
-    cg_ol(c, "const int64_t o0%d_ = orn_rt_box_off(&B%d_, 2, b0%d_);", tid, k, tid);
-    cg_ind(c);
-    cg_o(c, "if (n%d_ > 0 && o0%d_ >= 0 && orn_rt_box_off(&B%d_, 2, b1%d_) >= 0", tid, tid, k, tid);
+    char len[32], sdim[32], osdim[32], key[32];
+    snprintf(len, sizeof len, "n%d_", tid);
+    snprintf(sdim, sizeof sdim, "%d", sd);
+    snprintf(osdim, sizeof osdim, "%d", 1 - sd);
+    snprintf(key, sizeof key, "f%d_", tid);
+    row_in_box(c, tid, k, sdim, osdim, len, key);
     for (int i = 0; i < vx->nviews; i++)
         if (!vx->views[i].dup) cg_o(c, " && n%d_ == n%d_", vx->views[i].id, tid);
     cg_o(c, ") {\n");
     c->ind++;
-    char len[32], sdim[32];
-    snprintf(len, sizeof len, "n%d_", tid);
-    snprintf(sdim, sizeof sdim, "%d", sd);
     inplace_adds(c, vx, rhs, tid, x, k, sdim, len, T, neg);
     c->ind--;
     cg_ol(c, "} else {");

@@ -485,7 +485,8 @@ static OrnDsmTile *tiles_for(const OrnDsmArray *a, const OrnDsmPart *p)
 
 enum { DENSE_PAD = 2, DENSE_PAD_MIN = 64 };
 
-/* memset through a volatile pointer: a memset of calloc'ed memory is otherwise elided. */
+/* memset through a volatile pointer, never elided: it both zeroes a large tile (from
+ * orn_try_alloc, not zeroed) and faults its pages in on their owner. */
 static void *(*const volatile touch_zero)(void *, int, size_t) = memset;
 
 /* Storage for the held tiles of a dense array. Extents come from user programs and data,

@@ -43,9 +43,9 @@ void *orn_try_alloc(size_t n)
 
 void *orn_try_zalloc(size_t n, size_t size)
 {
-    size_t b;
-    if (__builtin_mul_overflow(n, size, &b)) return NULL;
-    if (b < LINE_MIN || b >= ZERO_LAZY) return calloc(b ? b : 1, 1);
+    size_t b; /* as calloc(n ? n : 1, size ? size : 1) always was here */
+    if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &b)) return NULL;
+    if (b < LINE_MIN || b >= ZERO_LAZY) return calloc(b, 1);
     void *p = orn_try_alloc(b);
     if (p) memset(p, 0, b);
     return p;

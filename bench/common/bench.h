@@ -51,8 +51,10 @@ static inline void *bench_xmalloc(size_t n)
     return p;
 }
 
-/* The whole file, NUL-terminated; *len gets its length. Exits on error. */
-static inline char *bench_slurp(const char *path, size_t *len)
+/* The whole file, NUL-terminated, placed so that its byte `at` (an Orion binary array's
+ * first element: 80) starts a cache line; *len gets its length, *block what to free. Exits
+ * on error. */
+static inline char *bench_slurp_at(const char *path, size_t *len, size_t at, char **block)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -62,7 +64,8 @@ static inline char *bench_slurp(const char *path, size_t *len)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *buf = bench_xmalloc((size_t)n + 1);
+    size_t shift = (64 - at % 64) % 64;
+    char *b = bench_xmalloc((size_t)n + 1 + shift), *buf = b + shift;
     if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
         perror(path);
         exit(1);
@@ -70,22 +73,15 @@ static inline char *bench_slurp(const char *path, size_t *len)
     fclose(f);
     buf[n] = 0;
     if (len) *len = (size_t)n;
+    *block = b;
     return buf;
 }
 
-/* The whole file as bench_slurp reads it, placed so that its byte `at` (an Orion binary
- * array's first element: 80) starts a cache line; *block gets what to free. */
-static inline char *bench_slurp_at(const char *path, size_t *len, size_t at, char **block)
+/* The whole file, NUL-terminated; *len gets its length. Exits on error. */
+static inline char *bench_slurp(const char *path, size_t *len)
 {
-    size_t n;
-    char *whole = bench_slurp(path, &n);
-    size_t shift = (64 - at % 64) % 64;
-    char *b = bench_xmalloc(n + 1 + shift);
-    memcpy(b + shift, whole, n + 1);
-    free(whole);
-    if (len) *len = n;
-    *block = b;
-    return b + shift;
+    char *block;
+    return bench_slurp_at(path, len, 0, &block);
 }
 
 /* Skip blanks (not newlines) and '#' comment lines; returns the next token's start. */
