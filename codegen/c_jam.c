@@ -40,7 +40,7 @@
 enum { JAM_MINC = 4, JAM_MAXC = 1024, MAXSYMS = 64 };
 
 /* e is v, v + K, K + v or v - K (K an integer literal): *off = the offset. */
-static bool var_off(const OrnNode *e, const OrnSym *v, int64_t *off)
+bool cg_var_off(const OrnNode *e, const OrnSym *v, int64_t *off)
 {
     if (e->kind == N_NAME) {
         *off = 0;
@@ -204,7 +204,8 @@ static bool jam_reads(CgJam *j, const OrnNode *e, const OrnSym *jv)
         if (cg_kind_of(e) == T_VIEW || !jam_array(s)) return false;
         const OrnNode *s0 = e->u.index.subs, *s1 = s0 ? s0->next : NULL;
         int64_t k0, k1;
-        if (!s1 || s1->next || !var_off(s0, j->var, &k0) || !var_off(s1, jv, &k1)) return false;
+        if (!s1 || s1->next || !cg_var_off(s0, j->var, &k0) || !cg_var_off(s1, jv, &k1))
+            return false;
         return add_acc(j, s, k0, k1, false);
     }
     default:
@@ -269,7 +270,7 @@ static bool dot_leaves(CgJam *j, const OrnNode *e)
         if (cg_kind_of(e) != T_VIEW || !jam_array(s)) return false;
         const OrnNode *s0 = e->u.index.subs, *s1 = s0 ? s0->next : NULL;
         int64_t k0;
-        if (!s1 || s1->next || s1->kind != N_SLICE || !var_off(s0, j->var, &k0)) return false;
+        if (!s1 || s1->next || s1->kind != N_SLICE || !cg_var_off(s0, j->var, &k0)) return false;
         return add_acc(j, s, k0, 0, true);
     }
     default:

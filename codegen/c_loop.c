@@ -987,10 +987,15 @@ static void scatter_bind(C *c, const OrnSym *last, const char *vt)
  * test per element, else each through orn_rt_bbadd_ as written. The same keys, deltas and
  * adds in the same order; only the keys of a chunk are computed before its adds, which
  * read nothing the adds write (scatter_expr). A histogram's loop was a compare and a
- * branch more per element than C's. */
+ * branch more per element than C's. The in-box adds are unrolled 8 times. */
 #define SCATTER_CHUNK 256
-static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
-                         const OrnNode *s, int lvl)
+/* The adds of one of scatter_loop's ranges, [from, to): when the keys' least (`lo`, a
+ * variable) and greatest lie in B's box (o0_ and o1_ not negative), each in place at
+ * hb_[KEY] (`fast`, a C expression of j_), unrolled when `unroll`; else each through
+ * orn_rt_bbadd_ at the key `slow` (a pointer expression; NULL: the subscript evaluated again). */
+static void scatter_adds(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
+                         const OrnNode *s, const char *lo, const char *fast, const char *slow,
+                         bool unroll, int lvl)
 {
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
     const OrnSym *b = orn_cg_base_sym(tg);
@@ -998,6 +1003,78 @@ static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *f
     OrnTypeKind tk = cg_elem_of(b->type);
     const char *T = cg_ctype(tk), *rt = cg_ctype(cg_kind_of(rhs));
     const char *neg = s->u.assign.op == OP_SUB ? "-" : "";
+    for (int in = 1; in >= 0; in--) {
+        c->ind = lvl;
+        if (in) {
+            cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
+            /* B's element k at hb_[k] (the address computed as an integer: hb_ itself may
+             * lie outside the box) */
+            cg_ol(c,
+                  "    %s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - "
+                  "%s) * sizeof(%s));",
+                  T, T, k, lo, T);
+        } else {
+            cg_ol(c, "} else {");
+        }
+        c->ind = lvl + 1;
+        /* unrolled: the adds are a load and a read-modify-write each, and the loop's own
+         * increment, compare and branch were a third of the pass (histogram 1.15 -> 1.0) */
+        if (in && unroll) cg_ol(c, "_Pragma(\"GCC unroll 8\")");
+        cg_ol(c, "for (int64_t j_ = %s; j_ < %s; j_++) {", from, to);
+        c->ind = lvl + 2;
+        scatter_bind(c, last, vt);
+        cg_ind(c);
+        cg_o(c, "const %s r_ = ", rt);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        if (in) {
+            cg_ol(c, "hb_[%s] += (%s)(%sr_);", fast, T, neg);
+        } else {
+            if (!slow) {
+                cg_ind(c);
+                cg_o(c, "const int64_t k_ = ");
+                cg_ex_subs(c, tg->u.index.subs, b);
+                cg_o(c, ";\n");
+            }
+            cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(1, %u), %s, (%s)(%sr_));",
+                  cg_sfx(tk), k, k, tg->span.line, slow ? slow : "&k_", T, neg);
+        }
+        c->ind = lvl + 1;
+        cg_ol(c, "}");
+    }
+    c->ind = lvl;
+    cg_ol(c, "}");
+}
+
+static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
+                         const OrnNode *s, int lvl)
+{
+    const OrnNode *tg = s->u.assign.target;
+    const OrnSym *b = orn_cg_base_sym(tg);
+    int k = cg_array_k(c, tg, b);
+    int64_t off;
+    if (last && cg_var_off(tg->u.index.subs, last, &off)) {
+        /* the run's own key plus a constant, `S[j + off] += d` (column sums of a matrix
+         * through a buffer): the run's keys are consecutive, so its first and last key bound
+         * them all, and the in-box adds are a plain loop gcc vectorizes (it checks at run
+         * time that B's elements and the run's do not overlap). Through the key pass's list
+         * of keys it was a scalar add per element, 2.5 times C's time. */
+        char fast[64];
+        snprintf(fast, sizeof fast, "j_ + INT64_C(%lld)", (long long)off);
+        c->ind = lvl;
+        cg_ol(c, "if (%s < %s) {", from, to);
+        c->ind = lvl + 1;
+        cg_ol(c, "const int64_t kl_ = %s + INT64_C(%lld), kh_ = %s - 1 + INT64_C(%lld);", from,
+              (long long)off, to, (long long)off);
+        cg_ol(c,
+              "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kl_), o1_ = orn_rt_box_off(&B%d_, "
+              "1, &kh_);",
+              k, k);
+        scatter_adds(c, last, vt, from, to, s, "kl_", fast, NULL, false, lvl + 1);
+        c->ind = lvl;
+        cg_ol(c, "}");
+        return;
+    }
     c->ind = lvl;
     cg_ol(c, "for (int64_t jc_ = %s; jc_ < %s;) {", from, to);
     c->ind = lvl + 1;
@@ -1021,38 +1098,9 @@ static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *f
           "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kmin_), o1_ = orn_rt_box_off(&B%d_, 1, "
           "&kmax_);",
           k, k);
-    for (int in = 1; in >= 0; in--) {
-        c->ind = lvl + 1;
-        if (in) {
-            cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
-            /* B's element k at hb_[k] (the address computed as an integer: hb_ itself may
-             * lie outside the box) */
-            cg_ol(c,
-                  "    %s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - "
-                  "kmin_) * sizeof(%s));",
-                  T, T, k, T);
-        } else {
-            cg_ol(c, "} else {");
-        }
-        c->ind = lvl + 2;
-        cg_ol(c, "for (int64_t j_ = jc_; j_ < je_; j_++) {");
-        c->ind = lvl + 3;
-        scatter_bind(c, last, vt);
-        cg_ind(c);
-        cg_o(c, "const %s r_ = ", rt);
-        cg_ex(c, rhs);
-        cg_o(c, ";\n");
-        if (in)
-            cg_ol(c, "hb_[ks_[j_ - jc_]] += (%s)(%sr_);", T, neg);
-        else
-            cg_ol(c,
-                  "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(1, %u), &ks_[j_ - jc_], (%s)(%sr_));",
-                  cg_sfx(tk), k, k, tg->span.line, T, neg);
-        c->ind = lvl + 2;
-        cg_ol(c, "}");
-    }
+    scatter_adds(c, last, vt, "jc_", "je_", s, "kmin_", "ks_[j_ - jc_]", "&ks_[j_ - jc_]", true,
+                 lvl + 1);
     c->ind = lvl + 1;
-    cg_ol(c, "}");
     cg_ol(c, "jc_ = je_;");
     c->ind = lvl;
     cg_ol(c, "}");

@@ -217,6 +217,8 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi);
 /* A dot jam (c_jam.c): whether every operand view that is not a transposed row is addressed
  * directly here (cg_leaf_fast); the sums of W values of the outer variable from cb<jam id>_. */
 bool cg_jam_dot_ready(C *c, const OrnNode *call);
+/* e is v, v + K, K + v or v - K (K an integer literal): *off = the offset (c_jam.c). */
+bool cg_var_off(const OrnNode *e, const OrnSym *v, int64_t *off);
 void cg_jam_dot_nest(C *c, const CgJam *j);
 /* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
  * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */
