@@ -1106,6 +1106,83 @@ static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *f
     cg_ol(c, "}");
 }
 
+/* A dense space of two or more keys whose body is scatter_loop's statement keyed by the
+ * run's own key plus a constant (column sums, `S[j] += A[i, j]`): two whole rows at a time,
+ * each element of B getting the first row's delta and then the second's -- the same adds
+ * in the same order, with B's elements loaded and stored once for both rows (as gcc's
+ * unroll-and-jam does for the C loop: column sums 4.6 -> 3.6 ms, C 3.7-4.5). The delta reads no
+ * element (scatter_expr) and B is not the space (one dimension against two or more), so nothing the
+ * first row's adds write is read by the second's. Rows whose keys leave B's box, and the rest of
+ * the block, go on as runs. */
+static void scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, int nd,
+                         const char *vt)
+{
+    const OrnSym *last = keys[nd - 1], *row = keys[nd - 2];
+    const OrnNode *s = c->cx == CX_BODY && nd >= 2 && last ? scatter_stmt(c, l, NULL) : NULL;
+    int64_t off;
+    if (!s || !cg_var_off(s->u.assign.target->u.index.subs, last, &off)) return;
+    const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
+    const OrnSym *b = orn_cg_base_sym(tg);
+    int k = cg_array_k(c, tg, b);
+    const char *T = cg_ctype(cg_elem_of(b->type)), *rt = cg_ctype(cg_kind_of(rhs));
+    const char *neg = s->u.assign.op == OP_SUB ? "-" : "";
+    int r = nd - 2;
+    c->ind = 2;
+    cg_ol(c,
+          "if (j0_ == b_->lo[%d] && j1_ == hl_ && j1_ > j0_ && end_ - e_ >= 2 * (hl_ - j0_) && "
+          "kk_[%d] + 1 < b_->hi[%d]) {",
+          nd - 1, r, r);
+    c->ind = 3;
+    cg_ol(c, "const int64_t kl_ = j0_ + INT64_C(%lld), kh_ = j1_ - 1 + INT64_C(%lld);",
+          (long long)off, (long long)off);
+    cg_ol(c,
+          "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kl_), o1_ = orn_rt_box_off(&B%d_, 1, "
+          "&kh_);",
+          k, k);
+    cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
+    c->ind = 4;
+    cg_ol(c,
+          "%s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - kl_) * "
+          "sizeof(%s));",
+          T, T, k, T);
+    cg_ol(c, "const int64_t w_ = hl_ - j0_;");
+    cg_ol(c, "for (int64_t j_ = j0_; j_ < j1_; j_++) {");
+    for (int h = 0; h < 2; h++) {
+        c->ind = 5;
+        cg_ol(c, "%s r%d_;", rt, h);
+        cg_ol(c, "{");
+        c->ind = 6;
+        if (h && row)
+            cg_ol(c, "const int64_t %s __attribute__((unused)) = kk_[%d] + 1;", cg_nm(c, row), r);
+        cg_ol(c, "const int64_t %s __attribute__((unused)) = j_;", cg_nm(c, last));
+        if (vt)
+            cg_ol(c, "%s *const vp_ __attribute__((unused)) = &row_[j_%s];", vt, h ? " + w_" : "");
+        cg_ind(c);
+        cg_o(c, "r%d_ = ", h);
+        cg_ex(c, rhs);
+        cg_o(c, ";\n");
+        c->ind = 5;
+        cg_ol(c, "}");
+    }
+    cg_ol(c, "%s t_ = hb_[j_ + INT64_C(%lld)];", T, (long long)off);
+    cg_ol(c, "t_ += (%s)(%sr0_);", T, neg);
+    cg_ol(c, "t_ += (%s)(%sr1_);", T, neg);
+    cg_ol(c, "hb_[j_ + INT64_C(%lld)] = t_;", (long long)off);
+    c->ind = 4;
+    cg_ol(c, "}");
+    cg_ol(c, "e_ += 2 * w_;");
+    cg_ol(c, "kk_[%d] += 2;", r);
+    cg_ol(c, "for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {", r);
+    cg_ol(c, "    kk_[d_] = b_->lo[d_];");
+    cg_ol(c, "    kk_[d_ - 1]++;");
+    cg_ol(c, "}");
+    cg_ol(c, "continue;");
+    c->ind = 3;
+    cg_ol(c, "}");
+    c->ind = 2;
+    cg_ol(c, "}");
+}
+
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
@@ -1210,6 +1287,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
             cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
                  cg_nm(c, keys[d]), d);
     if (vt) cg_o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    if (!versioned && !split) scatter_rows(c, l, keys, nd, vt);
     if (versioned) {
         c->ind = 2;
         cg_split_range(c, sp, nsp, "j0_", "j1_", 0);

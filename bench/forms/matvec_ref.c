@@ -1,20 +1,22 @@
 /* matvec_ref.c: hand-written serial C baseline of the matrix-vector forms (matvec_row,
- * matvec_view, matvec_elem; bench/forms/run.sh).
+ * matvec_view, matvec_elem) and of column sums (colsum; bench/forms/run.sh).
  *
- *   matvec_ref DATA ITERS
+ *   matvec_ref DATA ITERS [colsum]
  *
  * DATA: a dense f64 (N, M) array in Orion's binary format (bench/forms/gen_dense.c). y = A x
  * with x[j] = 1 / (j + 1), ITERS times: A row-major, each y[i] a dot product with 8 partial
- * sums (vectorized without -ffast-math). Prints "bench: S s/iter  yy X" (dot(y, y)). */
+ * sums (vectorized without -ffast-math). Prints "bench: S s/iter  yy X" (dot(y, y)).
+ * colsum: s[j] = the sum of column j, rows in order (gcc vectorizes along j and jams two
+ * rows); prints "bench: S s/iter  ss X" (dot(s, s)). */
 #include "../common/bench.h"
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: matvec_ref DATA ITERS\n");
+    if (argc < 3 || (argc > 3 && strcmp(argv[3], "colsum"))) {
+        fprintf(stderr, "usage: matvec_ref DATA ITERS [colsum]\n");
         return 2;
     }
-    int iters = atoi(argv[2]);
+    int iters = atoi(argv[2]), colsum = argc > 3;
     size_t len;
     char *blk, *buf = bench_slurp_at(argv[1], &len, 80, &blk); /* the elements on a cache line */
     int64_t n, m;
@@ -30,9 +32,15 @@ int main(int argc, char **argv)
     double *x = bench_xmalloc((size_t)m * 8), *y = bench_xmalloc((size_t)n * 8);
     for (int64_t j = 0; j < m; j++) x[j] = 1.0 / (double)(j + 1);
     double total = 0;
+    double *s = bench_xmalloc((size_t)m * 8);
     for (int it = 0; it < iters; it++) {
         double t0 = bench_now();
-        for (int64_t i = 0; i < n; i++) {
+        if (colsum) {
+            memset(s, 0, (size_t)m * 8);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t j = 0; j < m; j++) s[j] += A[i * m + j];
+        }
+        for (int64_t i = 0; i < n && !colsum; i++) {
             const double *a = A + i * m;
             double acc[8] = {0};
             int64_t j = 0;
@@ -46,9 +54,10 @@ int main(int argc, char **argv)
         total += secs;
         printf("iteration %3d  %.3f s\n", it + 1, secs);
     }
-    double yy = 0;
-    for (int64_t i = 0; i < n; i++) yy += y[i] * y[i];
-    printf("bench: %.6f s/iter  yy %.12e\n", total / iters, yy);
-    free(blk), free(x), free(y);
+    const double *out = colsum ? s : y; /* the figure: dot(y, y), or dot(s, s) */
+    double oo = 0;
+    for (int64_t i = 0; i < (colsum ? m : n); i++) oo += out[i] * out[i];
+    printf("bench: %.6f s/iter  %s %.12e\n", total / iters, colsum ? "ss" : "yy", oo);
+    free(blk), free(x), free(y), free(s);
     return 0;
 }

@@ -51,7 +51,7 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d
      jacobi2d mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     slr matvec_row matvec_view matvec_col matvec_elem histogram stats_acc lda als"
+     slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
 if [ "$QUICK" = 1 ]; then
@@ -257,6 +257,12 @@ prep() {
       [ "$f" = matvec_elem ] && how="one iteration per element, dy[i] += a * x[j] through a buffer"
       DESC[$f]="matrix-vector y = A x, $how; $MV_N x $MV_M f64, $MV_ITERS iterations"
       C_CMD[$f]="$BIN/matvec_ref $MVA $MV_ITERS"
+      ORN_ARGS[$f]="--data=$MVA --iters=$MV_ITERS"
+      TOL[$f]=1e-9 ;;
+    colsum)
+      data_matrix && build_c matvec_ref "$HERE/matvec_ref.c" || { FAIL[$f]="no data or baseline"; return; }
+      DESC[$f]="column sums, one iteration per element, ds[j] += a through a buffer; $MV_N x $MV_M f64, $MV_ITERS iterations"
+      C_CMD[$f]="$BIN/matvec_ref $MVA $MV_ITERS colsum"
       ORN_ARGS[$f]="--data=$MVA --iters=$MV_ITERS"
       TOL[$f]=1e-9 ;;
     histogram|stats_acc)
