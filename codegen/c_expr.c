@@ -159,6 +159,11 @@ void cg_ex_index(C *c, const OrnNode *e)
         cg_o(c, ")]");
         return;
     }
+    int64_t so;
+    if (c->srow_arr == s && cg_srow_read(c, e, &so)) { /* the run's own storage */
+        cg_o(c, "row_[%s + INT64_C(%lld)]", cg_nm(c, c->srow_last), (long long)so);
+        return;
+    }
     if (cg_in_loop_ctx(c)) {
         int k = cg_array_k(c, e, s);
         if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k)) {

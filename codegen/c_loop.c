@@ -1257,6 +1257,111 @@ static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnS
     cg_ol(c, "}");
 }
 
+/* ---------------------------------------------------------------- reads on the run's own row */
+
+typedef struct SrowScan {
+    const C *c;
+    bool found;
+} SrowScan;
+
+static void srow_scan(const OrnNode *n, void *ud)
+{
+    SrowScan *sc = ud;
+    int64_t off;
+    if (sc->found) return;
+    if (n->kind == N_INDEX && orn_cg_base_sym(n) == sc->c->srow_arr &&
+        cg_srow_read(sc->c, n, &off) && off != 0) {
+        sc->found = true;
+        return;
+    }
+    orn_ast_each_child(n, srow_scan, ud);
+}
+
+bool cg_srow_read(const C *c, const OrnNode *e, int64_t *off)
+{
+    const OrnNode *x = e->u.index.subs, *k = c->srow_keys;
+    *off = 0;
+    for (; x && k; x = x->next, k = k->next) {
+        const OrnSym *ks = k->u.name.sym;
+        int64_t o = 0;
+        if (x->kind == N_SLICE) return false;
+        if (ks == c->srow_last ? !cg_var_off(x, ks, &o)
+                               : !(x->kind == N_NAME && x->u.name.sym == ks))
+            return false;
+        if (ks == c->srow_last) *off = o;
+    }
+    return !x && !k;
+}
+
+/* Whether the fast version of a dense run gets a twin that reads the space's elements on
+ * the iteration's own row through row_ (cg_srow_read): the space has a value and a box, its
+ * keys are all named, and the body reads some A[i, j + c] with c != 0 (an ordered stencil:
+ * Gauss-Seidel's A[i, j - 1], written by the previous iteration, came back through a store
+ * and a load of another pointer, twice C's time). The twin runs where the view's element of
+ * the run's first key is the run's own storage (same_): then so is every element of the
+ * row, both unit stride. Sets c's srow fields. */
+static bool srow_version(C *c, const OrnCgLoop *l, const OrnSym *last)
+{
+    const OrnLoop *lp = l->loop;
+    if (!lp->value || !lp->space || c->cuda || !last) return false;
+    int k = orn_cg_array_index(l, lp->space);
+    if (k < 0 || !orn_cg_boxable(l, k)) return false;
+    for (const OrnNode *kn = lp->node->u.parfor.keys; kn; kn = kn->next)
+        if (!kn->u.name.sym) return false;
+    c->srow_arr = lp->space;
+    c->srow_keys = lp->node->u.parfor.keys;
+    c->srow_last = last;
+    SrowScan sc = {c, false};
+    srow_scan(lp->node->u.parfor.body, &sc);
+    c->srow_arr = NULL;
+    return sc.found;
+}
+
+/* One version of a dense run's elements [from, to) (body_dense): split at an `if` on the
+ * run's key, with fixed elements in locals, or plain. */
+static void run_version(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, bool split, bool versioned,
+                        OrnCgFixed *fx, int nfx, const OrnSym *last, const char *vt,
+                        const char *from, const char *to, int ind, int fast)
+{
+    if (split && (fast || !versioned)) {
+        split_row(c, l, sx, last, vt, from, to, ind, fast);
+    } else if ((fast || !versioned) && nfx > 0) {
+        /* elements fixed for the run in locals (orn_cg_fixed_elems), loaded only for a
+         * run that is not empty: the fast range of a row whose fixed element lies
+         * outside its box (edit distance's A[i - 1] at i = 0, read only where i > 0)
+         * is empty, and the element must not be read then */
+        bool bufs = promo_any_buffer(fx, nfx);
+        c->ind = ind;
+        cg_ol(c, "if (%s < %s) {", from, to);
+        c->ind = ind + 1;
+        promo_bufs(c, l, fx, nfx);
+        if (bufs) {
+            cg_ind(c);
+            cg_o(c, "if (1");
+            promo_test(c, fx, nfx);
+            cg_o(c, ") {\n");
+            c->ind++;
+        }
+        promo_open(c, l, fx, nfx);
+        int pl = c->ind;
+        elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
+        char pad[64];
+        snprintf(pad, sizeof pad, "%*s", 4 * pl, "");
+        promo_close(c, fx, nfx, pad);
+        if (bufs) {
+            c->ind = pl - 1;
+            cg_ol(c, "} else {");
+            elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
+            c->ind = pl - 1;
+            cg_ol(c, "}");
+        }
+        c->ind = ind;
+        cg_ol(c, "}");
+    } else {
+        elem_loop(c, l, last, vt, from, to, NULL, ind, fast);
+    }
+}
+
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
  * count) in row-major key order, as runs along the innermost key. Each run is a C loop
  * over that key, versioned like a `for` (version.h) when its accesses allow. */
@@ -1274,6 +1379,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
     OrnCgSplit sx;
     bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
+    bool srow = versioned && srow_version(c, l, last);
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
             "dense loop\");\n");
     cg_o(c, "    int64_t kk_[%d];\n", nd);
@@ -1287,6 +1393,18 @@ static void body_dense(C *c, const OrnCgLoop *l)
             cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
                  cg_nm(c, keys[d]), d);
     if (vt) cg_o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    if (srow) {
+        /* the view's element at the run's first key (storage order, as kk_) is row_[j0_]:
+         * compared as integers, the offset may lie outside the box */
+        int k = orn_cg_array_index(l, lp->space);
+        cg_o(c, "        int64_t sk_[%d];\n", nd);
+        cg_o(c, "        for (int d_ = 0; d_ < %d; d_++) sk_[d_] = kk_[d_];\n", nd);
+        cg_o(c, "        sk_[%d] = j0_;\n", nd - 1);
+        cg_o(c,
+             "        const int same_ = X%d_.base && (uintptr_t)X%d_.base + "
+             "(uintptr_t)orn_rt_box_at(&X%d_, %d, sk_) * sizeof(%s) == (uintptr_t)(row_ + j0_);\n",
+             k, k, k, nd, vt);
+    }
     if (!versioned && !split) scatter_rows(c, l, keys, nd, vt);
     if (versioned) {
         c->ind = 2;
@@ -1312,42 +1430,21 @@ static void body_dense(C *c, const OrnCgLoop *l)
             from = "sg0_[g_]";
             to = "sg0_[g_ + 1]";
         }
-        if (split && (fast || !versioned)) {
-            split_row(c, l, &sx, last, vt, from, to, ind, fast);
-        } else if ((fast || !versioned) && nfx > 0) {
-            /* elements fixed for the run in locals (orn_cg_fixed_elems), loaded only for a
-             * run that is not empty: the fast range of a row whose fixed element lies
-             * outside its box (edit distance's A[i - 1] at i = 0, read only where i > 0)
-             * is empty, and the element must not be read then */
-            bool bufs = promo_any_buffer(fx, nfx);
+        if (fast && srow) {
             c->ind = ind;
-            cg_ol(c, "if (%s < %s) {", from, to);
-            c->ind = ind + 1;
-            promo_bufs(c, l, fx, nfx);
-            if (bufs) {
-                cg_ind(c);
-                cg_o(c, "if (1");
-                promo_test(c, fx, nfx);
-                cg_o(c, ") {\n");
-                c->ind++;
-            }
-            promo_open(c, l, fx, nfx);
-            int pl = c->ind;
-            elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
-            char pad[64];
-            snprintf(pad, sizeof pad, "%*s", 4 * pl, "");
-            promo_close(c, fx, nfx, pad);
-            if (bufs) {
-                c->ind = pl - 1;
-                cg_ol(c, "} else {");
-                elem_loop(c, l, last, vt, from, to, NULL, pl, fast);
-                c->ind = pl - 1;
-                cg_ol(c, "}");
-            }
+            cg_ol(c, "if (same_) {");
+            c->srow_arr = lp->space;
+            c->srow_keys = lp->node->u.parfor.keys;
+            c->srow_last = last;
+            run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
+            c->srow_arr = NULL;
+            c->ind = ind;
+            cg_ol(c, "} else {");
+            run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
             c->ind = ind;
             cg_ol(c, "}");
         } else {
-            elem_loop(c, l, last, vt, from, to, NULL, ind, fast);
+            run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind, fast);
         }
     }
     if (versioned) cg_o(c, "            }\n        }\n");

@@ -145,6 +145,13 @@ typedef struct C {
     bool olocal;
     /* a parallel_for written with the one before it as a pair (c_stmt.c, st_parfor) */
     const OrnNode *paired;
+    /* a dense run whose iteration space's box is the run's own storage (c_loop.c,
+     * srow_version): reads of the space's elements on the iteration's own row,
+     * A[i, j + c], are row_[j + c], so gcc sees the run's writes and reads as one array
+     * (an ordered stencil's left neighbour, just written, stays in a register) */
+    const OrnSym *srow_arr;
+    const OrnNode *srow_keys; /* the loop's keys (N_NAME list, source order) */
+    const OrnSym *srow_last;  /* the run's key */
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -219,6 +226,9 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi);
 bool cg_jam_dot_ready(C *c, const OrnNode *call);
 /* e is v, v + K, K + v or v - K (K an integer literal): *off = the offset (c_jam.c). */
 bool cg_var_off(const OrnNode *e, const OrnSym *v, int64_t *off);
+/* A read of the iteration space's element on the iteration's own row, A[i, j + c] with every
+ * subscript its dimension's key and the run's key offset by the constant c: *off = c (c_loop.c). */
+bool cg_srow_read(const C *c, const OrnNode *e, int64_t *off);
 void cg_jam_dot_nest(C *c, const CgJam *j);
 /* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
  * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */
