@@ -52,6 +52,8 @@ static void pf_announce(C *c, const OrnNode *e)
             return;
         int k = orn_cg_array_index(c->loop, s), dim;
         const OrnNode *fixed;
+        if (c->pf_inbox && orn_cg_boxable(c->loop, k) && !orn_cg_view_parts(e, &dim, &fixed))
+            return; /* local: the runtime would ignore it */
         if (orn_cg_view_parts(e, &dim, &fixed)) {
             cg_ind(c);
             cg_o(c, "orn_std_vec_announce_view(&V_[%d], ", k);
@@ -61,7 +63,7 @@ static void pf_announce(C *c, const OrnNode *e)
             cg_o(c, ");\n");
         } else {
             cg_ind(c);
-            cg_o(c, "orn_std_announce(&V_[%d], ", k);
+            cg_o(c, "orn_std_announce_n(&V_[%d], %d, ", k, orn_list_len(e->u.index.subs));
             cg_ex_key(c, e->u.index.subs, s);
             cg_o(c, ");\n");
         }
@@ -1257,6 +1259,36 @@ static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnS
     cg_ol(c, "}");
 }
 
+/* The walk of a dense block in runs along the innermost key (body_dense, pf_runs): opens
+ * the loop over runs at indent `in` (spaces) with the run's bounds j0_, j1_, the other keys
+ * and row_ bound; runs_close moves to the next run and closes it. */
+static void runs_open(C *c, const OrnSym *const *keys, int nd, const char *vt, int in)
+{
+    cg_o(c, "%*sint64_t kk_[%d];\n", in, "", nd);
+    cg_o(c, "%*sorn_rt_block_key(b_, b_->first, kk_);\n", in, "");
+    cg_o(c, "%*sconst int64_t end_ = b_->first + b_->count, hl_ = b_->hi[%d];\n", in, "", nd - 1);
+    cg_o(c, "%*sfor (int64_t e_ = b_->first; e_ < end_;) {\n", in, "");
+    cg_o(c, "%*s    const int64_t j0_ = kk_[%d];\n", in, "", nd - 1);
+    cg_o(c, "%*s    const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n", in,
+         "");
+    for (int d = 0; d < nd - 1; d++)
+        if (keys[d])
+            cg_o(c, "%*s    const int64_t %s __attribute__((unused)) = kk_[%d];\n", in, "",
+                 cg_nm(c, keys[d]), d);
+    if (vt) cg_o(c, "%*s    %s *const row_ = vals_ + (e_ - j0_);\n", in, "", vt);
+}
+
+static void runs_close(C *c, int nd, int in)
+{
+    cg_o(c, "%*s    e_ += j1_ - j0_;\n", in, "");
+    cg_o(c, "%*s    kk_[%d] = j1_;\n", in, "", nd - 1);
+    cg_o(c, "%*s    for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {\n", in, "", nd - 1);
+    cg_o(c, "%*s        kk_[d_] = b_->lo[d_];\n", in, "");
+    cg_o(c, "%*s        kk_[d_ - 1]++;\n", in, "");
+    cg_o(c, "%*s    }\n", in, "");
+    cg_o(c, "%*s}\n", in, "");
+}
+
 /* ---------------------------------------------------------------- reads on the run's own row */
 
 typedef struct SrowScan {
@@ -1371,7 +1403,6 @@ static void body_dense(C *c, const OrnCgLoop *l)
     int nd = lp->nkeys;
     const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
     runtime_keys(l, keys);
-    int d;
     const OrnSym *last = keys[nd - 1];
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
@@ -1382,17 +1413,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
     bool srow = versioned && srow_version(c, l, last);
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
             "dense loop\");\n");
-    cg_o(c, "    int64_t kk_[%d];\n", nd);
-    cg_o(c, "    orn_rt_block_key(b_, b_->first, kk_);\n");
-    cg_o(c, "    const int64_t end_ = b_->first + b_->count, hl_ = b_->hi[%d];\n", nd - 1);
-    cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_;) {\n");
-    cg_o(c, "        const int64_t j0_ = kk_[%d];\n", nd - 1);
-    cg_o(c, "        const int64_t j1_ = end_ - e_ < hl_ - j0_ ? j0_ + (end_ - e_) : hl_;\n");
-    for (d = 0; d < nd - 1; d++)
-        if (keys[d])
-            cg_o(c, "        const int64_t %s __attribute__((unused)) = kk_[%d];\n",
-                 cg_nm(c, keys[d]), d);
-    if (vt) cg_o(c, "        %s *const row_ = vals_ + (e_ - j0_);\n", vt);
+    runs_open(c, keys, nd, vt, 4);
     if (srow) {
         /* the view's element at the run's first key (storage order, as kk_) is row_[j0_]:
          * compared as integers, the offset may lie outside the box */
@@ -1448,13 +1469,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
         }
     }
     if (versioned) cg_o(c, "            }\n        }\n");
-    cg_o(c, "        e_ += j1_ - j0_;\n");
-    cg_o(c, "        kk_[%d] = j1_;\n", nd - 1);
-    cg_o(c, "        for (int d_ = %d; d_ > 0 && kk_[d_] >= b_->hi[d_]; d_--) {\n", nd - 1);
-    cg_o(c, "            kk_[d_] = b_->lo[d_];\n");
-    cg_o(c, "            kk_[d_ - 1]++;\n");
-    cg_o(c, "        }\n");
-    cg_o(c, "    }\n");
+    runs_close(c, nd, 4);
 }
 
 static void body_fn(C *c, const OrnCgLoop *l)
@@ -1503,6 +1518,65 @@ static void body_fn(C *c, const OrnCgLoop *l)
     cg_o(c, "    return 0;\n}\n");
     c->ind = 0;
     c->olocal = false;
+}
+
+/* The prefetch pass of a dense block as the body walks it (body_dense): runs along the
+ * innermost key, each cut where its boxable reads leave their boxes (version.h). In the
+ * middle range every such read is local, so only the others are announced (pf_inbox): an
+ * ordered stencil's pass announced four reads per element, nearly all in the block's own
+ * box, and took four times the block's compute. Writes the dense branch of
+ * orn_prefetch_<id> (returning from it), or nothing when the body does not allow it. */
+static void pf_runs(C *c, const OrnCgLoop *l, const OrnNode *stmts, const char *vt)
+{
+    const OrnLoop *lp = l->loop;
+    int nd = lp->nkeys;
+    const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, keys);
+    const OrnSym *last = keys[nd - 1];
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    if (!last || (lp->space && lp->space->type && lp->space->type->sparse) ||
+        l->strategy == ORN_STRAT_UNIMODULAR ||
+        !orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp))
+        return;
+    OrnBuf pb[2];
+    OrnBuf *saved = c->b;
+    for (int in = 0; in < 2; in++) {
+        orn_buf_init(&pb[in]);
+        c->b = &pb[in];
+        c->ind = 6;
+        c->pf_inbox = in;
+        c->next_used = false;
+        pf_list(c, stmts);
+        c->pf_inbox = false;
+        if (c->next_used) break;
+    }
+    c->b = saved;
+    if (!c->next_used) {
+        cg_o(c, "    if (!b_->sparse) {\n");
+        box_prologue(c, l, "        ");
+        runs_open(c, keys, nd, vt, 8);
+        c->ind = 3;
+        cg_split_range(c, sp, nsp, "j0_", "j1_", 0);
+        cg_o(c, "            for (int g_ = 0; g_ < 3; g_++)\n");
+        cg_o(c, "                for (int64_t j_ = sg0_[g_]; j_ < sg0_[g_ + 1]; j_++) {\n");
+        cg_o(c, "                    const int64_t %s __attribute__((unused)) = j_;\n",
+             cg_nm(c, last));
+        if (vt)
+            cg_o(c, "                    %s *const vp_ __attribute__((unused)) = &row_[j_];\n", vt);
+        cg_o(c, "                    if (g_ == 1) {\n");
+        orn_buf_put(c->b, pb[1].data ? pb[1].data : "", pb[1].len);
+        cg_o(c, "                    } else {\n");
+        orn_buf_put(c->b, pb[0].data ? pb[0].data : "", pb[0].len);
+        cg_o(c, "                    }\n");
+        cg_o(c, "                }\n");
+        runs_close(c, nd, 8);
+        cg_o(c, "        return 0;\n");
+        cg_o(c, "    }\n");
+    }
+    c->next_used = false;
+    orn_buf_free(&pb[0]);
+    orn_buf_free(&pb[1]);
 }
 
 /* The element walk of the prefetch pass. */
@@ -1555,7 +1629,12 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
         cg_o(c, "        }\n        return 0;\n    }\n");
         orn_buf_free(&cbody);
     }
-    cg_o(c, "    int64_t kk_[%d];\n", nd);
+    if (prefetch && !csr_walk(l)) {
+        bool used = c->next_used;
+        pf_runs(c, l, stmts, lp->value ? cg_ctype(vk) : NULL);
+        c->next_used = used;
+    }
+    cg_o(c, "    int64_t kk_[%d] = {0}; /* set per element where keys are listed */\n", nd);
     cg_o(c, "    const int64_t end_ = b_->first + b_->count;\n");
     cg_o(c, "    if (!b_->sparse) orn_rt_block_key(b_, b_->first, kk_);\n");
     cg_o(c, "    for (int64_t e_ = b_->first; e_ < end_; e_++) {\n");

@@ -90,6 +90,8 @@ typedef struct C {
     int line;
     int cloops;    /* C loops of user statements open inside a loop body */
     int pf_drop;   /* prefetch: inside a branch emitted without its condition */
+    bool pf_inbox; /* prefetch: in a run's range whose boxable reads are proven in their
+                      boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
     int bufs_sure; /* ... of a for-in whose buffer updates' keys were tested too (c_stmt.c) */
     /* the variable and body of the innermost versioned range being emitted in its fast

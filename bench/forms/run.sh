@@ -25,6 +25,7 @@
 #     PR_NODES PR_DEG PR_ITERS    PageRank graph          500000 8 10 / 20000 8 10
 #     HEAT_N HEAT_ITERS           1-D heat                8000000 20 / 100000 10
 #     ST_N ST_ITERS               2-D Jacobi              4096 10 / 256 10
+#     GS_N GS_SWEEPS              Gauss-Seidel (ordered)  2048 10 / 200 5
 #     USERS ITEMS RATINGS K MF_EPOCHS  SGD MF             100000 20000 10000000 100 5 /
 #                                                         2000 500 60000 16 10
 #     LR_N LR_D LR_ITERS          dense logistic regr.    500000 64 10 / 5000 32 10
@@ -50,7 +51,7 @@ if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-3}; fi
 MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d
-     jacobi2d mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
+     jacobi2d gauss_seidel mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
      slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
@@ -59,6 +60,7 @@ if [ "$QUICK" = 1 ]; then
   PR_NODES=${PR_NODES:-20000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-100000} HEAT_ITERS=${HEAT_ITERS:-10}
   ST_N=${ST_N:-256} ST_ITERS=${ST_ITERS:-10}
+  GS_N=${GS_N:-200} GS_SWEEPS=${GS_SWEEPS:-5}
   USERS=${USERS:-2000} ITEMS=${ITEMS:-500} RATINGS=${RATINGS:-60000} K=${K:-16}
   MF_EPOCHS=${MF_EPOCHS:-10}
   LR_N=${LR_N:-5000} LR_D=${LR_D:-32} LR_ITERS=${LR_ITERS:-10}
@@ -74,6 +76,7 @@ else
   PR_NODES=${PR_NODES:-500000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-8000000} HEAT_ITERS=${HEAT_ITERS:-20}
   ST_N=${ST_N:-4096} ST_ITERS=${ST_ITERS:-10}
+  GS_N=${GS_N:-2048} GS_SWEEPS=${GS_SWEEPS:-10}
   USERS=${USERS:-100000} ITEMS=${ITEMS:-20000} RATINGS=${RATINGS:-10000000} K=${K:-100}
   MF_EPOCHS=${MF_EPOCHS:-5}
   LR_N=${LR_N:-500000} LR_D=${LR_D:-64} LR_ITERS=${LR_ITERS:-10}
@@ -209,6 +212,12 @@ prep() {
       DESC[$f]="1-D heat, double-buffered, $HEAT_N f64 points, 1 iteration = 2 sweeps, $HEAT_ITERS iterations"
       C_CMD[$f]="$BIN/heat1d_ref $HEAT_N $HEAT_ITERS"
       ORN_ARGS[$f]="--n=$HEAT_N --iters=$HEAT_ITERS"
+      TOL[$f]=1e-9 ;;
+    gauss_seidel)
+      build_c gs_ref "$HERE/gs_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="Gauss-Seidel, @ordered in place (a wavefront of blocks), $GS_N x $GS_N f64, 1 iteration = 1 sweep, $GS_SWEEPS sweeps"
+      C_CMD[$f]="$BIN/gs_ref $GS_N $GS_SWEEPS"
+      ORN_ARGS[$f]="--n=$GS_N --sweeps=$GS_SWEEPS"
       TOL[$f]=1e-9 ;;
     jacobi2d)
       build_c jacobi_ref "$BENCH/stencil/jacobi_ref.c" || { FAIL[$f]="no baseline"; return; }

@@ -12,7 +12,8 @@
 #   features NP    features.orn and features2.orn print their .expected at every rank count;
 #                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
 #                  disagreements)
-#   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte
+#   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte, and
+#                    no block of the ordered sweep fetches an element on demand (ORN_STATS)
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order (also
 #                  with biases through buffers: partitioned and rotated targets)
 #   edit_distance NP  the edit distance of two sequences (an ordered 2-D loop reading A[i - 1]
@@ -340,6 +341,16 @@ gauss_seidel)
     { cat log.txt >&2; fail "gauss_seidel exited non-zero"; }
   "$GS_REF" 40 7 ref.txt
   cmp grid.txt ref.txt || fail "the grid differs from the serial reference"
+  # the prefetch pass announces every read a block makes outside its box (its runs skip
+  # only the reads proven local), so no block fetches an element on demand
+  ORN_STATS=runs run "$B/gauss_seidel" --n=40 --sweeps=2 --out=grid2.txt >stats.txt 2>&1 ||
+    { cat stats.txt >&2; fail "gauss_seidel with ORN_STATS exited non-zero"; }
+  grep -q 'gauss_seidel.orn:.*(2d_ordered).*prefetched [1-9]' stats.txt || [ "$np" = 1 ] ||
+    { cat stats.txt >&2; fail "the ordered sweep prefetched nothing"; }
+  if grep '(2d_ordered)' stats.txt | grep -qv 'misses 0,'; then
+    cat stats.txt >&2
+    fail "a block of the ordered sweep fetched elements the prefetch pass did not announce"
+  fi
   ;;
 sgd_replay)
   # automatic sub-blocks (none at this size), then 3 x 2 sub-blocks per block (cache
