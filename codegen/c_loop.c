@@ -667,7 +667,7 @@ static void body_csr(C *c, const OrnCgLoop *l)
     const OrnNode *blk = l->loop->node->u.parfor.body;
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
-    bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp);
+    bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp, NULL);
     OrnCgFixed fx[ORN_CG_MAXFIXED];
     int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
     csr_open(c);
@@ -1119,8 +1119,9 @@ static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *f
 static void scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, int nd,
                          const char *vt)
 {
+    if (nd < 2) return;
     const OrnSym *last = keys[nd - 1], *row = keys[nd - 2];
-    const OrnNode *s = c->cx == CX_BODY && nd >= 2 && last ? scatter_stmt(c, l, NULL) : NULL;
+    const OrnNode *s = c->cx == CX_BODY && last ? scatter_stmt(c, l, NULL) : NULL;
     int64_t off;
     if (!s || !cg_var_off(s->u.assign.target->u.index.subs, last, &off)) return;
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
@@ -1406,11 +1407,26 @@ static void body_dense(C *c, const OrnCgLoop *l)
     const OrnSym *last = keys[nd - 1];
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
-    bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp);
+    bool bufs = false;
+    bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp,
+                                                c->cuda ? NULL : &bufs);
+    /* the buffer updates' keys get a test of their own (as a CSR row's, c_stmt.c) */
+    OrnCgSpan bs[ORN_CG_MAXSPAN];
+    int nb = 0, nx = 0, bid = 1 + c->tmp++; /* not 0: the run split's own sg0_ */
+    c->tmp = bid + 1;
+    for (int i = 0; i < nsp; i++) {
+        if (sp[i].buffer)
+            bs[nb++] = sp[i];
+        else
+            sp[nx++] = sp[i];
+    }
+    nsp = nx;
+    bufs = bufs && nb > 0;
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
     OrnCgSplit sx;
     bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
     bool srow = versioned && srow_version(c, l, last);
+    bufs = bufs && !srow; /* one twin of the fast version at most */
     cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
             "dense loop\");\n");
     runs_open(c, keys, nd, vt, 4);
@@ -1430,6 +1446,7 @@ static void body_dense(C *c, const OrnCgLoop *l)
     if (versioned) {
         c->ind = 2;
         cg_split_range(c, sp, nsp, "j0_", "j1_", 0);
+        if (bufs) cg_split_range(c, bs, nb, "j0_", "j1_", bid);
         cg_o(c, "        for (int g_ = 0; g_ < 3; g_++) {\n");
     }
     OrnCgFixed fx[ORN_CG_MAXFIXED];
@@ -1459,6 +1476,20 @@ static void body_dense(C *c, const OrnCgLoop *l)
             c->srow_last = last;
             run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
             c->srow_arr = NULL;
+            c->ind = ind;
+            cg_ol(c, "} else {");
+            run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
+            c->ind = ind;
+            cg_ol(c, "}");
+        } else if (fast && bufs) {
+            /* the fast range's buffer updates in their boxes too: added in place without a
+             * test each (c->bufs_sure, c_stmt.c), as a CSR row's (column statistics through
+             * two buffers, S[j] += a and Q[j] += a * a) */
+            c->ind = ind;
+            cg_ol(c, "if (sg%d_[1] <= %s && %s <= sg%d_[2]) {", bid, from, to, bid);
+            c->bufs_sure++;
+            run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
+            c->bufs_sure--;
             c->ind = ind;
             cg_ol(c, "} else {");
             run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
@@ -1537,7 +1568,7 @@ static void pf_runs(C *c, const OrnCgLoop *l, const OrnNode *stmts, const char *
     int nsp = 0;
     if (!last || (lp->space && lp->space->type && lp->space->type->sparse) ||
         l->strategy == ORN_STRAT_UNIMODULAR ||
-        !orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp))
+        !orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp, NULL))
         return;
     OrnBuf pb[2];
     OrnBuf *saved = c->b;

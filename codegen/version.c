@@ -342,6 +342,7 @@ static void buffer_access(Walk *w, const OrnNode *e, int k)
         return;
     }
     for (int i = 0; i < n; i++) add_span(w, &sp[i]);
+    w->boxed = true; /* its box (B<k>_) is tested too: worth a version of its own */
 }
 
 static void access(Walk *w, const OrnNode *e)
@@ -448,12 +449,25 @@ static bool walk_loop(Walk *w, const OrnNode *body)
 }
 
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                        bool value_varies, OrnCgSpan *spans, int *nspans)
+                        bool value_varies, OrnCgSpan *spans, int *nspans, bool *bufs)
 {
-    Walk w = {.l = l, .var = var, .spans = spans, .value_varies = value_varies, .ok = true};
+    Walk w = {.l = l,
+              .var = var,
+              .spans = spans,
+              .value_varies = value_varies,
+              .ok = true,
+              .bufs = bufs != NULL};
+    if (bufs) *bufs = false;
     bool ok = walk_loop(&w, body);
-    *nspans = ok ? w.nspans : 0;
-    return ok;
+    *nspans = 0;
+    if (!ok) return false;
+    bool any = false;
+    for (int i = 0; i < w.nspans; i++) {
+        any |= spans[i].buffer;
+        if (!spans[i].buffer || !w.bufbad) spans[(*nspans)++] = spans[i];
+    }
+    if (bufs) *bufs = any && !w.bufbad;
+    return true;
 }
 
 /* Whether access `probe` qualifies in the walk of the loop over var with this body (the
@@ -520,7 +534,7 @@ bool orn_cg_for_spans(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSpan *sp
     *nspans = 0;
     if (for_stmt->kind != N_FOR) return false;
     return orn_cg_range_spans(l, for_stmt->u.for_.var->u.name.sym, for_stmt->u.for_.body, false,
-                              spans, nspans);
+                              spans, nspans, NULL);
 }
 
 /* ---------------------------------------------------------------- fixed elements */

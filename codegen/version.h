@@ -50,9 +50,11 @@ bool orn_cg_for_spans_whole(const OrnCgLoop *l, const OrnNode *for_stmt, OrnCgSp
                             int *nspans);
 
 /* The same for the innermost key of a parallel_for over a dense space: var is that key,
- * body the loop body, and the value variable changes with it (value_varies). */
+ * body the loop body, and the value variable changes with it (value_varies). With bufs,
+ * the keys of the buffer elements the body adds to are listed too, as in
+ * orn_cg_foreach_spans below. */
 bool orn_cg_range_spans(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
-                        bool value_varies, OrnCgSpan *spans, int *nspans);
+                        bool value_varies, OrnCgSpan *spans, int *nspans, bool *bufs);
 
 /* Views `W[u, :]` of a boxable 2-D array take part too, when their fixed subscript has one
  * of the forms above: the test then also checks that the whole extent along ':' lies in
