@@ -991,6 +991,28 @@ static void scatter_bind(C *c, const OrnSym *last, const char *vt)
  * read nothing the adds write (scatter_expr). A histogram's loop was a compare and a
  * branch more per element than C's. The in-box adds are unrolled 8 times. */
 #define SCATTER_CHUNK 256
+/* B's box offsets o0_, o1_ of the consecutive keys kl_ = from + off .. kh_ = to - 1 + off
+ * of a run (scatter_loop, scatter_rows): -1 where the key lies outside. */
+static void scatter_ends(C *c, int k, const char *from, const char *to, int64_t off)
+{
+    cg_ol(c, "const int64_t kl_ = %s + INT64_C(%lld), kh_ = %s - 1 + INT64_C(%lld);", from,
+          (long long)off, to, (long long)off);
+    cg_ol(c,
+          "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kl_), o1_ = orn_rt_box_off(&B%d_, 1, "
+          "&kh_);",
+          k, k);
+}
+
+/* hb_, where B's element of key x is hb_[x], from the offset o0_ of key `lo` (the address
+ * computed as an integer: hb_ itself may lie outside the box). */
+static void scatter_base(C *c, int k, const char *T, const char *lo)
+{
+    cg_ol(c,
+          "%s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - %s) * "
+          "sizeof(%s));",
+          T, T, k, lo, T);
+}
+
 /* The adds of one of scatter_loop's ranges, [from, to): when the keys' least (`lo`, a
  * variable) and greatest lie in B's box (o0_ and o1_ not negative), each in place at
  * hb_[KEY] (`fast`, a C expression of j_), unrolled when `unroll`; else each through
@@ -1009,12 +1031,8 @@ static void scatter_adds(C *c, const OrnSym *last, const char *vt, const char *f
         c->ind = lvl;
         if (in) {
             cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
-            /* B's element k at hb_[k] (the address computed as an integer: hb_ itself may
-             * lie outside the box) */
-            cg_ol(c,
-                  "    %s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - "
-                  "%s) * sizeof(%s));",
-                  T, T, k, lo, T);
+            c->ind = lvl + 1;
+            scatter_base(c, k, T, lo);
         } else {
             cg_ol(c, "} else {");
         }
@@ -1066,12 +1084,7 @@ static void scatter_loop(C *c, const OrnSym *last, const char *vt, const char *f
         c->ind = lvl;
         cg_ol(c, "if (%s < %s) {", from, to);
         c->ind = lvl + 1;
-        cg_ol(c, "const int64_t kl_ = %s + INT64_C(%lld), kh_ = %s - 1 + INT64_C(%lld);", from,
-              (long long)off, to, (long long)off);
-        cg_ol(c,
-              "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kl_), o1_ = orn_rt_box_off(&B%d_, "
-              "1, &kh_);",
-              k, k);
+        scatter_ends(c, k, from, to, off);
         scatter_adds(c, last, vt, from, to, s, "kl_", fast, NULL, false, lvl + 1);
         c->ind = lvl;
         cg_ol(c, "}");
@@ -1136,18 +1149,10 @@ static void scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, in
           "kk_[%d] + 1 < b_->hi[%d]) {",
           nd - 1, r, r);
     c->ind = 3;
-    cg_ol(c, "const int64_t kl_ = j0_ + INT64_C(%lld), kh_ = j1_ - 1 + INT64_C(%lld);",
-          (long long)off, (long long)off);
-    cg_ol(c,
-          "const int64_t o0_ = orn_rt_box_off(&B%d_, 1, &kl_), o1_ = orn_rt_box_off(&B%d_, 1, "
-          "&kh_);",
-          k, k);
+    scatter_ends(c, k, "j0_", "j1_", off);
     cg_ol(c, "if (o0_ >= 0 && o1_ >= 0) {");
     c->ind = 4;
-    cg_ol(c,
-          "%s *const hb_ = (%s *)(void *)((uintptr_t)B%d_.base + (uintptr_t)(o0_ - kl_) * "
-          "sizeof(%s));",
-          T, T, k, T);
+    scatter_base(c, k, T, "kl_");
     cg_ol(c, "const int64_t w_ = hl_ - j0_;");
     cg_ol(c, "for (int64_t j_ = j0_; j_ < j1_; j_++) {");
     for (int h = 0; h < 2; h++) {
@@ -1260,6 +1265,18 @@ static void split_row(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, const OrnS
     cg_ol(c, "}");
 }
 
+/* A dense block's keys in the runtime's order (keys, the run's key last) and the spans of
+ * its runs' versioning test (orn_cg_range_spans, bufs as there): whether the runs are
+ * versioned (body_dense, pf_runs). */
+static bool run_spans(const OrnCgLoop *l, const OrnSym **keys, OrnCgSpan *sp, int *nsp, bool *bufs)
+{
+    runtime_keys(l, keys);
+    const OrnSym *last = keys[l->loop->nkeys - 1];
+    *nsp = 0;
+    if (bufs) *bufs = false;
+    return last && orn_cg_range_spans(l, last, l->loop->node->u.parfor.body, true, sp, nsp, bufs);
+}
+
 /* The walk of a dense block in runs along the innermost key (body_dense, pf_runs): opens
  * the loop over runs at indent `in` (spaces) with the run's bounds j0_, j1_, the other keys
  * and row_ bound; runs_close moves to the next run and closes it. */
@@ -1332,7 +1349,7 @@ bool cg_srow_read(const C *c, const OrnNode *e, int64_t *off)
  * Gauss-Seidel's A[i, j - 1], written by the previous iteration, came back through a store
  * and a load of another pointer, twice C's time). The twin runs where the view's element of
  * the run's first key is the run's own storage (same_): then so is every element of the
- * row, both unit stride. Sets c's srow fields. */
+ * row, both unit stride. Sets c's srow_keys and srow_last. */
 static bool srow_version(C *c, const OrnCgLoop *l, const OrnSym *last)
 {
     const OrnLoop *lp = l->loop;
@@ -1346,7 +1363,7 @@ static bool srow_version(C *c, const OrnCgLoop *l, const OrnSym *last)
     c->srow_last = last;
     SrowScan sc = {c, false};
     srow_scan(lp->node->u.parfor.body, &sc);
-    c->srow_arr = NULL;
+    c->srow_arr = NULL; /* set around the twin only (body_dense); keys and last stay */
     return sc.found;
 }
 
@@ -1403,13 +1420,11 @@ static void body_dense(C *c, const OrnCgLoop *l)
     const OrnLoop *lp = l->loop;
     int nd = lp->nkeys;
     const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
-    runtime_keys(l, keys);
-    const OrnSym *last = keys[nd - 1];
     OrnCgSpan sp[ORN_CG_MAXSPAN];
-    int nsp = 0;
+    int nsp;
     bool bufs = false;
-    bool versioned = last && orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp,
-                                                c->cuda ? NULL : &bufs);
+    bool versioned = run_spans(l, keys, sp, &nsp, c->cuda ? NULL : &bufs);
+    const OrnSym *last = keys[nd - 1];
     /* the buffer updates' keys get a test of their own (as a CSR row's, c_stmt.c) */
     OrnCgSpan bs[ORN_CG_MAXSPAN];
     int nb = 0, nx = 0, bid = 1 + c->tmp++; /* not 0: the run split's own sg0_ */
@@ -1431,15 +1446,12 @@ static void body_dense(C *c, const OrnCgLoop *l)
             "dense loop\");\n");
     runs_open(c, keys, nd, vt, 4);
     if (srow) {
-        /* the view's element at the run's first key (storage order, as kk_) is row_[j0_]:
+        /* the view's element at the run's first key (kk_, storage order) is row_[j0_]:
          * compared as integers, the offset may lie outside the box */
         int k = orn_cg_array_index(l, lp->space);
-        cg_o(c, "        int64_t sk_[%d];\n", nd);
-        cg_o(c, "        for (int d_ = 0; d_ < %d; d_++) sk_[d_] = kk_[d_];\n", nd);
-        cg_o(c, "        sk_[%d] = j0_;\n", nd - 1);
         cg_o(c,
              "        const int same_ = X%d_.base && (uintptr_t)X%d_.base + "
-             "(uintptr_t)orn_rt_box_at(&X%d_, %d, sk_) * sizeof(%s) == (uintptr_t)(row_ + j0_);\n",
+             "(uintptr_t)orn_rt_box_at(&X%d_, %d, kk_) * sizeof(%s) == (uintptr_t)(row_ + j0_);\n",
              k, k, k, nd, vt);
     }
     if (!versioned && !split) scatter_rows(c, l, keys, nd, vt);
@@ -1472,8 +1484,6 @@ static void body_dense(C *c, const OrnCgLoop *l)
             c->ind = ind;
             cg_ol(c, "if (same_) {");
             c->srow_arr = lp->space;
-            c->srow_keys = lp->node->u.parfor.keys;
-            c->srow_last = last;
             run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind + 1, fast);
             c->srow_arr = NULL;
             c->ind = ind;
@@ -1562,14 +1572,12 @@ static void pf_runs(C *c, const OrnCgLoop *l, const OrnNode *stmts, const char *
     const OrnLoop *lp = l->loop;
     int nd = lp->nkeys;
     const OrnSym *keys[ORN_RT_MAXDIM_CG] = {NULL};
-    runtime_keys(l, keys);
-    const OrnSym *last = keys[nd - 1];
     OrnCgSpan sp[ORN_CG_MAXSPAN];
-    int nsp = 0;
-    if (!last || (lp->space && lp->space->type && lp->space->type->sparse) ||
-        l->strategy == ORN_STRAT_UNIMODULAR ||
-        !orn_cg_range_spans(l, last, lp->node->u.parfor.body, true, sp, &nsp, NULL))
+    int nsp;
+    if ((lp->space && lp->space->type && lp->space->type->sparse) ||
+        l->strategy == ORN_STRAT_UNIMODULAR || !run_spans(l, keys, sp, &nsp, NULL))
         return;
+    const OrnSym *last = keys[nd - 1];
     OrnBuf pb[2];
     OrnBuf *saved = c->b;
     for (int in = 0; in < 2; in++) {

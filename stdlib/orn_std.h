@@ -451,16 +451,11 @@ static inline void *orn_std_rw(OrnRtView *v, const int64_t *key)
     return q;
 }
 
-/* Prefetch pass: announce a read (the runtime ignores local keys and keys outside the
- * array: the body reports those when it runs). */
-static inline void orn_std_announce(OrnRtView *v, const int64_t *key)
-{
-    orn_rt_prefetch(v, key);
-}
-/* The same for a key of nd (a constant) coordinates, tested inline against the view's box
- * first: a key in it is local, which the runtime would ignore (an ordered stencil's prefetch
- * pass announces four reads per element, nearly all in the block's own box, and the call
- * per read took four times the block's compute). */
+/* Prefetch pass: announce a read of a key of nd (a constant) coordinates (the runtime
+ * ignores local keys and keys outside the array: the body reports those when it runs). The
+ * key is tested inline against the view's box first: a key in it is local (an ordered
+ * stencil's prefetch pass announces four reads per element, nearly all in the block's own
+ * box, and a call per read took four times the block's compute). */
 static inline __attribute__((always_inline)) void orn_std_announce_n(OrnRtView *v, int nd,
                                                                      const int64_t *key)
 {
