@@ -266,6 +266,7 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
                 empty_view(v);
                 continue;
             }
+            if (rt_ghost_bind(x, 0, tile, v)) continue;
             if ((status = rt_halo_bind(x, 0, tile, v, &bound))) return status;
             if (!bound) rt_box_view(v, it, tile);
             continue;
@@ -277,9 +278,10 @@ static int bind(Exec *x, int64_t tile, OrnRtBlock *b)
             if (!vi->store->tiles[ta].held)
                 return rt_fail(x, ORN_E_INTERNAL, "block %lld of %s is not held here",
                                (long long)ta, vi->store->name);
+            vi->tile = ta;
+            if (rt_ghost_bind(x, k, ta, v)) break;
             if ((status = rt_halo_bind(x, k, ta, v, &bound))) return status;
             if (!bound) rt_box_view(v, vi->store, ta);
-            vi->tile = ta;
             break;
         }
         case ORN_RT_REPLICATED:
@@ -839,7 +841,7 @@ static int run_step(Exec *x, int64_t s)
     x->sched->work(x, s, x->me, &mine);
     if (!x->rounds) {
         for (int64_t i = 0; i < mine.n && !status; i++) status = run_item(x, &mine.w[i], 0);
-        if (!status && x->sched->step_sync && x->P > 1) status = rt_barrier(x);
+        if (!status && x->sched->step_sync && x->P > 1 && !x->ghost) status = rt_barrier(x);
         /* Values fetched on demand are valid for this step only: in ordered schedules an
          * element read before its block ran is rewritten by a later step. */
         clear_caches(x);
@@ -1310,6 +1312,7 @@ fn_exit:
     rt_progress_end(&x);
     if (x.sched && x.sched->cleanup) x.sched->cleanup(&x);
     rt_halo_free(&x);
+    rt_ghost_free(&x);
     rt_replica_free(&x);
     rt_window_free(&x);
     if (x.vi)

@@ -28,6 +28,13 @@ int rt_default_blocks(const Exec *x, int i)
     if (x->P == 1 && (x->plan->strategy == ORN_RT_1D || x->plan->strategy == ORN_RT_2D_ORDERED) &&
         !x->rt->blocks_explicit)
         return 1;
+    /* Several ranks, a wavefront whose ghost rows travel (ghost.c): m bands per rank, one
+     * column block per rank, so that after the pipeline fills every rank runs one block
+     * per step. */
+    if (x->plan->strategy == ORN_RT_2D_ORDERED && x->P > 1 && !x->rt->blocks_explicit) {
+        int bands = rt_ghost_bands(x);
+        if (bands) return i == 0 ? bands : x->P;
+    }
     /* One rank, a @gpu loop (whole blocks): the device schedules its block itself, and
      * every block costs a launch and the copies back of what it wrote. */
     if (x->P == 1 && x->loop->whole && !x->rt->blocks_explicit) return 1;

@@ -181,6 +181,7 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count);
 
 /* Ghost cells of one read-only array (halo.c). */
 typedef struct RtHalo RtHalo;
+typedef struct RtGhost RtGhost;
 /* Dense window of a prefetched or remote array (window.c). */
 typedef struct RtWindow RtWindow;
 
@@ -209,6 +210,7 @@ typedef struct ViewImpl {
     int64_t off[ORN_RT_MAXDIM];
     unsigned char scratch[16];
     RtWindow *win; /* window.c: dense box of a prefetched / remote array, or NULL */
+    int ghost;     /* ghost.c: its rows above and below the block travel (x->ghost) */
 } ViewImpl;
 
 typedef struct CacheEnt {
@@ -280,6 +282,7 @@ struct Exec {
     int64_t nreplica_x;
     RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
     int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
+    RtGhost *ghost; /* ghost.c: 2d_ordered's travelling ghost rows, or NULL */
 };
 
 /* blocking.c: a buffer of at least `size` bytes for a whole copy (a spare kept from an
@@ -398,6 +401,25 @@ int rt_halo_bind(Exec *x, int k, int64_t ta, OrnRtView *v, int *bound);
 /* After the last step: every ghost transfer, sent or received, is complete. */
 int rt_halo_drain(Exec *x);
 void rt_halo_free(Exec *x);
+
+/* ---------------------------------------------------------------- ghost.c */
+
+/* Bands (blocks along k0) of a 2d_ordered loop whose ghost rows can travel (then P column
+ * blocks), from the plan and the sizes; 0 when they cannot. */
+int rt_ghost_bands(const Exec *x);
+/* The wavefront's setup, after partitioning: x->ghost when the rows travel (tiles padded,
+ * the start's rows in flight), else nothing. */
+int rt_ghost_setup(Exec *x);
+/* bind(): view k over tile ta and its padding rows; 0 when k's rows do not travel. */
+int rt_ghost_bind(Exec *x, int k, int64_t ta, OrnRtView *v);
+/* The slow path of a ghost view: key (store coordinates) from the bound block's band, its
+ * tiles and padding rows, into out; 0 when it is not there. */
+int rt_ghost_read(ViewImpl *vi, const int64_t *key, void *out);
+/* After step s: this rank's blocks' last rows sent on, the peers' posted; before step s
+ * (and at the end): those in flight are in. */
+int rt_ghost_step_end(Exec *x, int64_t s);
+int rt_ghost_arrive(Exec *x, int64_t s);
+void rt_ghost_free(Exec *x);
 
 /* ---------------------------------------------------------------- blocking.c */
 

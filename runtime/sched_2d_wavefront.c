@@ -103,8 +103,16 @@ static int setup(Exec *x)
         if (!status) status = rt_repartition(x, a, &part);
         orn_dsm_part_free(&part);
     }
-    x->halo = 1;
     x->nsteps = (int64_t)x->nb[0] + x->nb[1] - 1;
+    if (!status) status = rt_ghost_setup(x);
+    if (x->ghost) {
+        /* every read beyond a block is served by the travelling rows: no prefetch pass,
+         * no exchange, no collective per step */
+        x->prefetch_needed = 0;
+        x->rounds = 0;
+    } else {
+        x->halo = 1;
+    }
     return status;
 }
 
@@ -210,7 +218,14 @@ static int arrive(Exec *x, int64_t step)
 
 static int step_begin(Exec *x, int64_t s)
 {
-    return arrive(x, s);
+    int status = rt_ghost_arrive(x, s);
+    return status ? status : arrive(x, s);
+}
+
+static int step_end_all(Exec *x, int64_t s)
+{
+    int status = rt_ghost_step_end(x, s);
+    return status ? status : step_end(x, s);
 }
 
 /* Column block t at step x->step: with row s = step - t when that row is running, home
@@ -225,7 +240,8 @@ static int holder(const Exec *x, int k, int64_t t)
 static int finish(Exec *x)
 {
     Pipe *F = x->sched_state;
-    int status = arrive(x, x->nsteps);
+    int status = rt_ghost_arrive(x, x->nsteps);
+    if (!status) status = arrive(x, x->nsteps);
     x->need_progress = 0;
     for (int i = 0; i < F->nrot && !status; i++) {
         const OrnDsmArray *a = x->loop->args[F->rot[i]].array;
@@ -262,7 +278,7 @@ const OrnRtSched orn_rt_sched_2d_wavefront = {
     .name = "2d_ordered",
     .setup = setup,
     .step_begin = step_begin,
-    .step_end = step_end,
+    .step_end = step_end_all,
     .work = rt_work_wavefront,
     .finish = finish,
     .cleanup = cleanup,

@@ -94,6 +94,11 @@ static void op_read(OrnRtView *v, const int64_t *key, void *out)
         if (i >= 0) memcpy(out, (const char *)t->vals + (size_t)i * s->esize, s->esize);
         return;
     }
+    if (vi->ghost) { /* its block's band and travelling rows (ghost.c), nothing else */
+        if (!rt_ghost_read(vi, skey, out))
+            body_err(x, v, "read of", key, "beyond the rows its block reads (plan violation)");
+        return;
+    }
     if (!reads_anywhere(x, v)) {
         body_err(x, v, "read of", key, "outside the block this rank runs (plan violation)");
         return;
