@@ -1138,6 +1138,7 @@ static int dense_repartition(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile **
                 tot += scount[p];
             }
             sbuf = orn_xmalloc(tot ? tot : 1);
+            orn_dsm_huge(sbuf, tot);
         }
         for (int64_t to = 0; to < op->ntiles; to++) {
             const OrnDsmTile *ot = &a->tiles[to];

@@ -223,6 +223,7 @@ int orn_dsm_alltoallv(OrnDsmCtx *ctx, const void *send, const size_t *scounts, v
     size_t total = 0, stotal = soff[P];
     for (int p = 0; p < P; p++) total += (size_t)rc[p];
     rbuf = orn_xmalloc(total ? total : 1);
+    orn_dsm_huge(rbuf, total); /* a repartition's megabytes: 2 MiB page faults */
     snprintf(whatbuf, sizeof whatbuf, "%s: exchange of data", what);
     nr = 0;
     if (total <= INT_MAX && stotal <= INT_MAX) {
