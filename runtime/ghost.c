@@ -198,7 +198,7 @@ static int recv_rows(Exec *x, RtGhost *G, int ga, int64_t t, int top, int64_t nr
     m->top = top;
     char *at = top ? (char *)tl->vals - (size_t)nr * rb
                    : (char *)tl->vals + (size_t)(tl->hi[0] - tl->lo[0]) * rb;
-    x->rt->stats.ghosts += (int64_t)((size_t)nr * rb / a->esize);
+    x->rt->stats.ghost_rows += (int64_t)((size_t)nr * rb / a->esize);
     return orn_dsm_irecv(x->dsm, at, (size_t)nr * rb, from, ORN_TAG_GHOST, &m->req);
 }
 
@@ -223,9 +223,9 @@ static int start_messages(Exec *x, RtGhost *G)
                     const OrnDsmTile *ul = &a->tiles[u];
                     char *dst = up ? (char *)ul->vals + (size_t)(ul->hi[0] - ul->lo[0]) * rb
                                    : (char *)ul->vals - (size_t)nr * rb;
-                    const char *src = up ? (const char *)tl->vals
-                                         : (const char *)tl->vals +
-                                               (size_t)(tl->hi[0] - tl->lo[0] - nr) * rb;
+                    const char *src =
+                        up ? (const char *)tl->vals
+                           : (const char *)tl->vals + (size_t)(tl->hi[0] - tl->lo[0] - nr) * rb;
                     if (rb) memcpy(dst, src, (size_t)nr * rb);
                     (up ? G->a[ga].bot : G->a[ga].top)[u] = 1;
                 } else if (from == x->me) {

@@ -7,9 +7,12 @@
  * of earlier steps, and blocks of one anti-diagonal are independent: running steps in
  * order, and each block's elements in key order, gives exactly the result of the serial
  * loop in key order, at any rank count.
- * Steps are separated by a collective (the round's prefetch exchange, or a barrier), so a
- * read of another block -- through the prefetch cache, or fetched on demand -- sees every
- * write of earlier steps and none of later ones.
+ * At two or more ranks, where the rows next to a block are all a block reads of other
+ * ranks' blocks, those rows travel from block to block (ghost.c: m P bands by P column
+ * blocks, messages only, no collective). Otherwise steps are separated by a collective (the
+ * round's prefetch exchange, or a barrier), so that a read of another block -- through the
+ * prefetch cache, or fetched on demand -- sees every write of earlier steps and none of
+ * later ones.
  *
  * Arrays indexed by k0 alone (A[i] of an edit distance) are partitioned with the rows and
  * stay on their rank. Arrays indexed by k1 alone (B[j]) are rotated: column block t of such

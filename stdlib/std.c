@@ -397,13 +397,14 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *
             ", steps %" PRId64 ", rounds %" PRId64 ", blocks %" PRId64 ", tiles %s"
             "%s, sub-blocks %s per block (L2 %" PRId64 " B, working set %" PRId64 " B)"
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
-            ", repartitioned %" PRId64 ", ghosts %" PRId64 ", replicated %" PRId64 " (%" PRId64
-            " B), sent %" PRId64 " B, received %" PRId64 " B, early %" PRId64 "%s%s\n",
+            ", repartitioned %" PRId64 ", ghosts %" PRId64 ", ghost rows %" PRId64
+            ", replicated %" PRId64 " (%" PRId64 " B), sent %" PRId64 " B, received %" PRId64
+            " B, early %" PRId64 "%s%s\n",
             p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", rot, *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
-            s.misses, s.flushed, s.repartitioned, s.ghosts, s.replicated, s.replica_bytes, s.sent,
-            s.received, s.early, gpu, fused);
+            s.misses, s.flushed, s.repartitioned, s.ghosts, s.ghost_rows, s.replicated,
+            s.replica_bytes, s.sent, s.received, s.early, gpu, fused);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here, and the failure goes to

@@ -348,7 +348,7 @@ gauss_seidel)
   if [ "$np" != 1 ]; then
     grep '(2d_ordered)' stats.txt | grep -qv 'rounds 0, .*prefetched 0, misses 0,' &&
       { cat stats.txt >&2; fail "the ordered sweep prefetched or fetched on demand"; }
-    grep -q 'gauss_seidel.orn:.*(2d_ordered).*ghosts [1-9]' stats.txt ||
+    grep -q 'gauss_seidel.orn:.*(2d_ordered).*ghost rows [1-9]' stats.txt ||
       { cat stats.txt >&2; fail "no ghost rows travelled in the ordered sweep"; }
   fi
   # without them (ORN_GHOST=off) the prefetch pass announces every read a block makes
