@@ -178,6 +178,63 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
     return status;
 }
 
+/* keep_bands, a dense iteration space: when an array partitioned with the loop is in bands
+ * per rank too, other ones (another loop over another space cut it: PageRank's pr, cut by
+ * the edges' sources, and next, cut by itself), take the array's bands if they keep this
+ * loop balanced within 10 %: the iteration space's few boundary elements move once, where
+ * the array would move at every run of both loops, each move two collectives (PageRank
+ * push at -n 2: 72 elements of pr, 50-100 us per loop and iteration). The largest such
+ * array, and not when the iteration space is much larger than it (adopt_candidate). */
+static int follow_bands(Exec *x)
+{
+    OrnDsmArray *it = x->iter, *best = NULL;
+    int kd = x->kd[0], P = x->P, bdim = -1;
+    int64_t bytes = 0;
+    for (int k = 1; k < x->n; k++) {
+        const OrnRtPlanArray *pa = &x->plan->arrays[k];
+        OrnDsmArray *a = x->loop->args[k].array;
+        if (pa->role != ORN_RT_PARTITIONED || !a || a->sparse || a == it) continue;
+        int dim = -1, n = 0;
+        for (int d = 0; d < pa->ndim; d++)
+            if (pa->key_dim[d] == kd) {
+                dim = d;
+                n++;
+            }
+        if (n != 1 || a->dims[dim] != it->dims[kd] || a->part.nb[dim] != P) continue;
+        int same = 1, ok = 1;
+        for (int d = 0; d < a->ndim; d++)
+            if (d != dim && a->part.nb[d] != 1) ok = 0;
+        int64_t most = 0;
+        for (int g = 0; g < P && ok; g++) {
+            const int64_t *b = a->part.bounds[dim];
+            ok = a->part.owner[g] == g;
+            same &= b[g + 1] == it->part.bounds[kd][g + 1];
+            if (b[g + 1] - b[g] > most) most = b[g + 1] - b[g];
+        }
+        if (!ok || same || (double)most * P > 1.10 * (double)it->dims[kd]) continue;
+        int64_t ab = a->nnz * (int64_t)a->esize;
+        if (it->nnz * (int64_t)it->esize > RT_ADOPT_RUNS * ab || ab <= bytes) continue;
+        best = a;
+        bdim = dim;
+        bytes = ab;
+    }
+    if (!best) return ORN_OK;
+    OrnDsmPart p;
+    int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
+    nb[kd] = P;
+    int status = orn_dsm_part_init(&p, it->ndim, nb);
+    if (status) return status;
+    for (int d = 0; d < it->ndim; d++) {
+        p.bounds[d][0] = 0;
+        p.bounds[d][1] = it->dims[d];
+    }
+    for (int g = 0; g <= P; g++) p.bounds[kd][g] = best->part.bounds[bdim][g];
+    for (int g = 0; g < P; g++) p.owner[g] = g;
+    status = rt_repartition(x, it, &p);
+    orn_dsm_part_free(&p);
+    return status;
+}
+
 /* A 1d loop over an iteration space already cut along its key into one band per rank, in
  * rank order and balanced within 10 % (what the loaders make): keep those bands as the
  * blocks, one per rank. Cutting it into 2 P blocks would move most elements between ranks
@@ -216,7 +273,7 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
     int cdim[2] = {-1, -1};
     x->part_salt = 0;
     int split = x->split_dim >= 0 && x->nsplit > 1; /* for split_tag (rt_choose_blocking) */
-    if (keep_bands(x, np, fn)) return ORN_OK;
+    if (keep_bands(x, np, fn)) return it->sparse ? ORN_OK : follow_bands(x);
     for (int i = 0; i < np; i++) {
         x->nb[i] = rt_blocks(x, i);
         /* Only along the first partitioned key: 2d's ring is laid out along the second. */
