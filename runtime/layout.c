@@ -178,19 +178,25 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
     return status;
 }
 
-/* keep_bands, a dense iteration space: when an array partitioned with the loop is in bands
- * per rank too, other ones (another loop over another space cut it: PageRank's pr, cut by
- * the edges' sources, and next, cut by itself), take the array's bands if they keep this
- * loop balanced within 10 %: the iteration space's few boundary elements move once, where
- * the array would move at every run of both loops, each move two collectives (PageRank
- * push at -n 2: 72 elements of pr, 50-100 us per loop and iteration). The largest such
- * array, and not when the iteration space is much larger than it (adopt_candidate). */
+/* keep_bands, a dense iteration space still in the even bands it was made with: when an
+ * array partitioned with the loop is in bands per rank that another loop cut otherwise
+ * (PageRank push: pr, cut by the edges' sources; next, the node loop's space, as made),
+ * take the array's bands if they keep this loop balanced within 10 %: the iteration space's
+ * few boundary elements move once, where the array would move at every run of both loops,
+ * each move two collectives (PageRank push at -n 2: 72 elements of pr, 50-100 us per loop
+ * and iteration). An iteration space another loop cut already (the pull form's acc, cut by
+ * the links' destinations) keeps its bands: following would move it back and forth instead.
+ * The largest such array, and not when the iteration space is much larger than it
+ * (adopt_candidate). */
 static int follow_bands(Exec *x)
 {
     OrnDsmArray *it = x->iter, *best = NULL;
     int kd = x->kd[0], P = x->P, bdim = -1;
-    int64_t bytes = 0;
-    for (int k = 1; k < x->n; k++) {
+    int64_t bytes = 0, *even = orn_xcalloc((size_t)P + 1, sizeof *even);
+    orn_dsm_bounds_uniform(even, it->dims[kd], P);
+    int as_made = 1;
+    for (int g = 1; g < P; g++) as_made &= it->part.bounds[kd][g] == even[g];
+    for (int k = 1; k < x->n && as_made; k++) {
         const OrnRtPlanArray *pa = &x->plan->arrays[k];
         OrnDsmArray *a = x->loop->args[k].array;
         if (pa->role != ORN_RT_PARTITIONED || !a || a->sparse || a == it) continue;
@@ -218,6 +224,7 @@ static int follow_bands(Exec *x)
         bdim = dim;
         bytes = ab;
     }
+    free(even);
     if (!best) return ORN_OK;
     OrnDsmPart p;
     int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
