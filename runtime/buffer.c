@@ -370,9 +370,9 @@ static int apply_one(OrnRtBuffer *b, void *elem, const char *delta)
  * (a select on the bits): whether an element changed is data, and a branch on it would be
  * mispredicted half the time. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define RT_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#define RT_VECTORIZE __attribute__((optimize("tree-vectorize"))) RT_CLONES
 #else
-#define RT_VECTORIZE
+#define RT_VECTORIZE RT_CLONES
 #endif
 
 /* The elements of d (n of es bytes, es 4 or 8) with a bit set. */
@@ -456,6 +456,13 @@ COUNT_CHANGES(uint32_t, count_changes_4)
 COUNT_CHANGES(uint64_t, count_changes_8)
 #undef COUNT_CHANGES
 
+/* d = c - o, elementwise (a copy's change since its snapshot). */
+RT_VECTORIZE static void sub_float(float *restrict d, const float *restrict c,
+                                   const float *restrict o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) d[i] = c[i] - o[i];
+}
+
 /* Adds to b->changed / b->shared the elements of P change vectors (stride bytes apart, n
  * elements each) that some rank / two or more ranks changed (a change of +0: unchanged).
  * Only f32 and f64 targets count (exec.c, adapt_begin). */
@@ -511,10 +518,8 @@ static int flush_snapshot(OrnRtBuffer *b)
     size_t es = a->esize, bytes = (size_t)vol * es;
     char *all = b->xbuf, *mine = all + (size_t)orn_dsm_rank(b->rt->dsm) * bytes;
     if (a->type == ORN_DSM_F32) {
-        const float *c = (const float *)(const void *)b->replica,
-                    *o = (const float *)(const void *)b->snap;
-        float *d = (float *)(void *)mine;
-        for (int64_t i = 0; i < vol; i++) d[i] = c[i] - o[i];
+        sub_float((float *)(void *)mine, (const float *)(const void *)b->replica,
+                  (const float *)(const void *)b->snap, vol);
     } else {
         for (int64_t i = 0; i < vol; i++)
             sub_typed(a->type, mine + (size_t)i * es, b->replica + (size_t)i * es,

@@ -223,6 +223,16 @@ typedef struct CacheEnt {
 
 typedef struct OrnRtSched OrnRtSched;
 
+/* The runtime's own hot loops over a buffer's elements (a flush's changes: buffer.c),
+ * built for the machine that runs them: the library is compiled for any x86-64 (SSE2),
+ * while the generated code gets -march=native. One clone per vector width, chosen at load
+ * time (ifunc). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ORN_NO_CLONES)
+#define RT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RT_CLONES
+#endif
+
 struct Exec {
     OrnRtCtx *rt;
     OrnDsmCtx *dsm;
