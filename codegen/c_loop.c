@@ -1415,7 +1415,7 @@ static void run_version(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, bool spl
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
  * count) in row-major key order, as runs along the innermost key. Each run is a C loop
  * over that key, versioned like a `for` (version.h) when its accesses allow. */
-static void body_dense(C *c, const OrnCgLoop *l)
+static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
 {
     const OrnLoop *lp = l->loop;
     int nd = lp->nkeys;
@@ -1442,8 +1442,12 @@ static void body_dense(C *c, const OrnCgLoop *l)
     bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
     bool srow = versioned && srow_version(c, l, last);
     bufs = bufs && !srow; /* one twin of the fast version at most */
-    cg_o(c, "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
-            "dense loop\");\n");
+    if (keyed)
+        cg_o(c, "    if (b_->sparse) return orn_body_%d_keys(rt_, b_, env_);\n", l->id);
+    else
+        cg_o(c,
+             "    if (b_->sparse) return orn_rt_body_error(rt_, \"internal error: listed keys in a "
+             "dense loop\");\n");
     runs_open(c, keys, nd, vt, 4);
     if (srow) {
         /* the view's element at the run's first key (kk_, storage order) is row_[j0_]:
@@ -1513,17 +1517,23 @@ static void body_dense(C *c, const OrnCgLoop *l)
     runs_close(c, nd, 4);
 }
 
-static void body_fn(C *c, const OrnCgLoop *l)
+/* The body function, orn_body_<id>. A unimodular loop over a dense space gets two: the
+ * blocks of its transformed copy list their keys (orn_body_<id>_keys, `keys`), and at one
+ * rank the runtime runs it serially on the space itself, dense (rt_choose_unskewed), where
+ * orn_body_<id> walks runs as any dense loop does and hands listed blocks to the other. */
+static void body_fn(C *c, const OrnCgLoop *l, bool keys)
 {
     const OrnLoop *lp = l->loop;
     OrnTypeKind vk = lp->space ? cg_elem_of(lp->space->type) : T_F64;
+    bool sparse_space = lp->space && lp->space->type && lp->space->type->sparse;
+    bool unimodular = l->strategy == ORN_STRAT_UNIMODULAR;
     c->cx = CX_BODY;
     c->loop = l;
     c->cloops = 0;
     c->pf_drop = 0;
     c->fast = 0;
-    cg_o(c, "\nstatic int orn_body_%d(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
-         l->id);
+    cg_o(c, "\nstatic int orn_body_%d%s(OrnRtCtx *rt_, const OrnRtBlock *b_, void *env_)\n{\n",
+         l->id, keys ? "_keys" : "");
     cg_o(c, "    (void)rt_;\n    (void)env_;\n");
     cg_o(c, "    OrnRtView *const V_ __attribute__((unused)) = b_->views;\n");
     box_prologue(c, l, "    ");
@@ -1548,13 +1558,12 @@ static void body_fn(C *c, const OrnCgLoop *l)
     }
     if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
     if (l->uses_rng) cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
-    bool listed = (lp->space && lp->space->type && lp->space->type->sparse) ||
-                  l->strategy == ORN_STRAT_UNIMODULAR;
+    bool listed = sparse_space || (unimodular && (keys || c->cuda));
     if (csr_walk(l)) body_csr(c, l);
     if (listed)
         body_sparse(c, l);
     else
-        body_dense(c, l);
+        body_dense(c, l, unimodular);
     acc_store(c, l, "    ");
     cg_o(c, "    return 0;\n}\n");
     c->ind = 0;
@@ -1719,7 +1728,10 @@ void cg_c_loop(void *st_, const OrnCgLoop *l)
         fn_define(c, fn, l->id);
     }
     c->b = &c->defs;
-    body_fn(c, l);
+    if (l->strategy == ORN_STRAT_UNIMODULAR && !c->cuda &&
+        !(l->loop->space && l->loop->space->type && l->loop->space->type->sparse))
+        body_fn(c, l, true);
+    body_fn(c, l, false);
     if (l->prefetch) loop_fn(c, l, true);
     if (cg_gpu_loop(c, l)) cg_gpu_host(c, l);
     c->loop = NULL;

@@ -1163,6 +1163,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (status) goto fn_fail;
     rt_progress_begin(&x);
     rt_choose_orientation(&x);
+    rt_choose_unskewed(&x);
     const OrnRtPlan *p = x.plan;
     x.sched = pick(p->strategy);
     x.n = p->narrays;
@@ -1276,6 +1277,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     status = rt_halo_drain(&x);
     if (status) goto fn_fail;
     rt->stats.steps = x.nsteps;
+    rt->stats.strategy = p->strategy;
     rt->stats.rotated_key = p->strategy == ORN_RT_2D && p->npart == 2 ? x.kd[1] : -1;
     if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
         for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];

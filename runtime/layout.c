@@ -538,6 +538,19 @@ void rt_choose_orientation(Exec *x)
     x->plan = s;
 }
 
+void rt_choose_unskewed(Exec *x)
+{
+    const OrnRtPlan *p = x->plan;
+    if (p->strategy != ORN_RT_UNIMODULAR || x->loop->whole) return;
+    if (x->loop->args[0].array->sparse || (x->P > 1 && getenv("ORN_UNIMODULAR"))) return;
+    OrnRtPlan *s = orn_xmalloc(sizeof *s);
+    *s = *p;
+    s->strategy = ORN_RT_SERIAL;
+    s->npart = 0;
+    x->own_plan = s;
+    x->plan = s;
+}
+
 int64_t rt_aligned_tile(Exec *x, int k, int64_t t)
 {
     const OrnDsmArray *a = x->vi[k].store;

@@ -291,6 +291,8 @@ typedef struct OrnRtStats {
     int64_t repartitioned; /* arrays moved to a new partition before the loop */
     int64_t ghosts;        /* halo elements of read-only arrays received before the loop */
     int64_t ghost_rows;    /* elements of rows received down 2d_ordered's wavefront (ghost.c) */
+    int64_t strategy;      /* the OrnRtStrategy it ran as: the plan's, or serial for a
+                              unimodular plan over a dense space (rt_choose_unskewed) */
     /* Cache blocking: tiles of the iteration space per key dimension (blocks x sub-blocks),
      * sub-blocks per block along each key dimension, the L2 size used and the estimated
      * working set (bytes of rows) of one sub-block; 0 where the loop is not blocked. */

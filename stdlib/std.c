@@ -358,8 +358,10 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     int64_t n = 0;
     const OrnRtTraceEntry *t = orn_rt_trace(p->rt, &n);
     const OrnRtPlan *pl = loop->plan;
-    fprintf(p->trace, "loop %d line %d run %" PRId64 " ranks %d entries %" PRId64 "\n", pl->loop_id,
-            pl->line, p->runs, p->size, n);
+    OrnRtStats st;
+    orn_rt_stats(p->rt, &st);
+    fprintf(p->trace, "loop %d line %d run %" PRId64 " ranks %d entries %" PRId64 " strategy %s\n",
+            pl->loop_id, pl->line, p->runs, p->size, n, strategy_name((int)st.strategy));
     for (int64_t i = 0; i < n; i++) {
         fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
                 t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block, t[i].first,
@@ -400,7 +402,7 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", ghost rows %" PRId64
             ", replicated %" PRId64 " (%" PRId64 " B), sent %" PRId64 " B, received %" PRId64
             " B, early %" PRId64 "%s%s\n",
-            p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)pl->strategy), p->runs,
+            p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)s.strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", rot, *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
             s.misses, s.flushed, s.repartitioned, s.ghosts, s.ghost_rows, s.replicated,

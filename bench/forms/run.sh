@@ -51,7 +51,7 @@ if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-3}; fi
 MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d
-     jacobi2d gauss_seidel mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
+     jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
      slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
@@ -217,6 +217,12 @@ prep() {
       build_c gs_ref "$HERE/gs_ref.c" || { FAIL[$f]="no baseline"; return; }
       DESC[$f]="Gauss-Seidel, @ordered in place (a wavefront of blocks), $GS_N x $GS_N f64, 1 iteration = 1 sweep, $GS_SWEEPS sweeps"
       C_CMD[$f]="$BIN/gs_ref $GS_N $GS_SWEEPS"
+      ORN_ARGS[$f]="--n=$GS_N --sweeps=$GS_SWEEPS"
+      TOL[$f]=1e-9 ;;
+    gauss_seidel9)
+      build_c gs_ref "$HERE/gs_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="9-point Gauss-Seidel, @ordered in place (a skewed schedule: the upper-right neighbour), $GS_N x $GS_N f64, $GS_SWEEPS sweeps"
+      C_CMD[$f]="$BIN/gs_ref $GS_N $GS_SWEEPS 9"
       ORN_ARGS[$f]="--n=$GS_N --sweeps=$GS_SWEEPS"
       TOL[$f]=1e-9 ;;
     jacobi2d)

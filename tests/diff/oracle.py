@@ -269,10 +269,11 @@ class Trace:
             if not lines[i].strip():
                 i += 1
                 continue
-            m = re.match(r'loop (\d+) line (\d+) run (\d+) ranks (\d+) entries (\d+)$', lines[i])
+            m = re.match(r'loop (\d+) line (\d+) run (\d+) ranks (\d+) entries (\d+)'
+                         r'(?: strategy (\w+))?$', lines[i])
             if not m:
                 raise TraceError('bad trace header %r' % lines[i])
-            lid, line, _, ranks, n = (int(x) for x in m.groups())
+            lid, line, _, ranks, n = (int(x) for x in m.groups()[:5])
             ents = []
             for j in range(n):
                 f = [int(x) for x in lines[i + 1 + j].split()]
@@ -280,7 +281,10 @@ class Trace:
                 ents.append({'step': f[0], 'round': f[1], 'rank': f[2], 'block': f[4],
                              'first': f[5], 'count': f[6],
                              'lo': f[7::2][:nk], 'hi': f[8::2][:nk]})
-            self.loops.append({'id': lid, 'line': line, 'ranks': ranks, 'entries': ents})
+            # the strategy it ran as: a unimodular plan over a dense space runs serially
+            # in the space itself (runtime/layout.c, rt_choose_unskewed)
+            self.loops.append({'id': lid, 'line': line, 'ranks': ranks, 'entries': ents,
+                               'strategy': m.group(6)})
             i += 1 + n
         self.pos = 0
         self.runs = {}
@@ -859,7 +863,8 @@ class Interp:
         ents = lp['entries']
         # (element key -> entry) for ordered loops; the work list for unordered ones
         work = []
-        T = self.transforms.get(line) if not self.trace.synthetic else None
+        T = (self.transforms.get(line)
+             if not self.trace.synthetic and lp.get('strategy') in (None, 'unimodular') else None)
         skewed = skewed_elems(arr, T) if T else None
         for ei, en in enumerate(ents):
             if skewed is not None:

@@ -389,10 +389,16 @@ int main(int argc, char **argv)
      * after; a cache kept across steps would serve the old value. */
     ordered(&t, ORN_RT_2D_ORDERED, gs_body, NULL, 1, NR, 3);
     ordered(&t, ORN_RT_2D_ORDERED, gs_body, gs_prefetch, 1, NR, 3);
+    /* unimodular over a dense space: serially in key order on the space itself
+     * (rt_choose_unskewed), then the transformed copy's wavefront ($ORN_UNIMODULAR) */
+    ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 2, 0, 0);
+    interchange(&t);
+    setenv("ORN_UNIMODULAR", "1", 1);
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, skew_prefetch, 2, 0, 0);
     ordered(&t, ORN_RT_UNIMODULAR, skew_body, NULL, 1, 4, 2);
-    sparse_ordered(&t);
     interchange(&t);
+    unsetenv("ORN_UNIMODULAR");
+    sparse_ordered(&t);
     /* rotated arrays in a wavefront: travelling (a last row whose rank does not precede
      * rank 0 in the ring with 5 rows of blocks), and copied to every rank */
     pipeline(&t, 0, 0, 0);
