@@ -51,7 +51,17 @@ void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
         l->cap = l->cap ? 2 * l->cap : 16;
         l->w = orn_xrealloc(l->w, (size_t)l->cap * sizeof *l->w);
     }
-    l->w[l->n++] = (Work){tile, first, count};
+    l->w[l->n++] = (Work){tile, first, count, NULL, 0};
+}
+
+void rt_work_push_runs(WorkList *l, int64_t tile, const int64_t *runs, int64_t nruns)
+{
+    int64_t count = 0;
+    for (int64_t r = 0; r < nruns; r++) count += runs[2 * r + 1];
+    if (count <= 0) return;
+    rt_work_push(l, tile, runs[0], count);
+    l->w[l->n - 1].runs = runs;
+    l->w[l->n - 1].nruns = nruns;
 }
 
 /* ---------------------------------------------------------------- shared by the schedules */
@@ -436,13 +446,33 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
         rt_span_end(x, sp, NULL);
         return x->status;
     }
-    trace_push(x, w);
     RtSpan sp = rt_span_begin(x, ORN_TL_COMPUTE, "block");
     if (sp.id >= 0) {
         orn_tl_int(x->tl, sp.id, "tile", w->tile);
         orn_tl_int(x->tl, sp.id, "elements", w->count);
         orn_tl_int(x->tl, sp.id, "step", x->step);
     }
+    if (w->runs) { /* one binding, the runs in order */
+        for (int64_t r = 0; r < w->nruns; r++) {
+            Work piece = {w->tile, w->runs[2 * r], w->runs[2 * r + 1], NULL, 0};
+            if (piece.count <= 0) continue;
+            trace_push(x, &piece);
+            set_range(x, &b, t, 0, piece.first, piece.count);
+            int rc = L->body(x->rt, &b, L->env);
+            if (rc) return body_failed(x, rc);
+            if (x->status || x->body_skip) return x->status;
+            if (x->need_progress && r + 1 < w->nruns) {
+                status = orn_dsm_progress(x->dsm);
+                if (status) return status;
+            }
+        }
+        rt_span_end(x, sp, &x->rt->stats.compute);
+        x->rt->stats.blocks++;
+        x->pr_done += w->count;
+        rt_progress_tick(x, 0);
+        return ORN_OK;
+    }
+    trace_push(x, w);
     /* fuse.c: the first loop of a pair calls in chunks that the second follows; the
      * second skips what the first's pass computed */
     int64_t chunk = x->fuse_phase == 1 ? rt_fuse_chunk(t) : 0;
@@ -720,7 +750,7 @@ static int run_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at)
             if (status) break;
             int64_t len = j < m - 1 ? total * (j + 1) / m - done : w.count;
             if (len > w.count) len = w.count;
-            Work piece = {w.tile, w.first, len};
+            Work piece = {w.tile, w.first, len, NULL, 0};
             status = run_item(x, &piece, 0);
             w.first += len;
             w.count -= len;
@@ -1165,7 +1195,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     rt_choose_orientation(&x);
     rt_choose_unskewed(&x);
     const OrnRtPlan *p = x.plan;
-    x.sched = pick(p->strategy);
+    x.sched = x.skew ? &orn_rt_sched_skew : pick(p->strategy);
     x.n = p->narrays;
     x.iter = loop->args[0].array;
     x.stream = next_stream(rt, p->loop_id);
@@ -1278,6 +1308,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     if (status) goto fn_fail;
     rt->stats.steps = x.nsteps;
     rt->stats.strategy = p->strategy;
+    rt->stats.in_place = x.skew != 0;
     rt->stats.rotated_key = p->strategy == ORN_RT_2D && p->npart == 2 ? x.kd[1] : -1;
     if (p->strategy == ORN_RT_1D || p->strategy == ORN_RT_2D) {
         for (int d = 0; d < x.iter->ndim; d++) rt->stats.grid[d] = x.iter->part.nb[d];

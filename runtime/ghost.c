@@ -104,8 +104,8 @@ static int store_written(const Exec *x, int k)
 static int64_t plan_rows(const Exec *x)
 {
     const OrnRtPlan *p = x->plan;
-    if (p->strategy != ORN_RT_2D_ORDERED || p->npart != 2 || x->P < 2 || x->loop->whole ||
-        x->iter != x->loop->args[0].array)
+    if ((p->strategy != ORN_RT_2D_ORDERED && !x->skew) || p->npart != 2 || x->P < 2 ||
+        x->loop->whole || x->iter != x->loop->args[0].array)
         return 0;
     const char *e = getenv("ORN_GHOST");
     if (e && !strcmp(e, "off")) return 0;
@@ -355,6 +355,54 @@ int rt_ghost_step_end(Exec *x, int64_t step)
                 status = send_rows(x, G, a, t, tl->hi[0] - tl->lo[0] - g->hu, g->hu, to);
             } else {
                 status = recv_rows(x, G, ga, u, 1, g->hu, from);
+            }
+        }
+    }
+    if (G->nm) x->need_progress = 1;
+    return status;
+}
+
+/* sched_skew.c, after step `step`: of this rank's block (s, step - s), the part of each of
+ * the band's last hu rows in the block (row r: j in [Y_t - c r, Y_t+1 - c r)) goes into the
+ * top padding of band s + 1; the peers' such parts are posted, in the senders' order. */
+int rt_ghost_skew_step_end(Exec *x, int64_t step, const int64_t *Y, int64_t c)
+{
+    RtGhost *G = x->ghost;
+    int status = ORN_OK;
+    if (!G) return ORN_OK;
+    const GArr *g = &G->a[0];
+    OrnDsmArray *a = x->vi[g->k].store;
+    int64_t n1 = a->dims[1];
+    size_t es = a->esize;
+    for (int64_t s = 0; s + 1 < x->nb[0] && !status && g->hu; s++) {
+        int64_t t = step - s;
+        if (t < 0 || t >= x->nb[1]) continue;
+        int from = a->part.owner[s], to = a->part.owner[s + 1];
+        if (from != x->me && to != x->me) continue;
+        const OrnDsmTile *tl = &a->tiles[s], *ul = &a->tiles[s + 1];
+        for (int64_t r = tl->hi[0] - g->hu; r < tl->hi[0] && !status; r++) {
+            int64_t lo = Y[t] - c * r, hi = Y[t + 1] - c * r;
+            if (lo < 0) lo = 0;
+            if (hi > n1) hi = n1;
+            if (lo >= hi) continue;
+            size_t n = (size_t)(hi - lo) * es;
+            const char *src = (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es;
+            char *dst = (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es;
+            if (from == x->me && to == x->me) {
+                memcpy(dst, src, n);
+                G->a[0].top[s + 1] = 1;
+            } else if (from == x->me) {
+                GMsg *m = msg_add(G);
+                m->peer = to;
+                status = orn_dsm_isend(x->dsm, src, n, to, ORN_TAG_GHOST, &m->req);
+            } else {
+                GMsg *m = msg_add(G);
+                m->peer = from;
+                m->ga = 0;
+                m->tile = s + 1;
+                m->top = 1;
+                x->rt->stats.ghost_rows += hi - lo;
+                status = orn_dsm_irecv(x->dsm, dst, n, from, ORN_TAG_GHOST, &m->req);
             }
         }
     }

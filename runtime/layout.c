@@ -18,6 +18,8 @@ int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p)
 
 int rt_default_blocks(const Exec *x, int i)
 {
+    /* A unimodular plan run in place (sched_skew.c): bands of full rows. */
+    if (x->skew) return i == 0 ? rt_skew_bands(x) : 1;
     int c = x->plan->part_count[i];
     if (c > 0) return c;
     /* One rank, 1d: a second block only splits (copies) the iteration space; its reason to
@@ -543,6 +545,9 @@ void rt_choose_unskewed(Exec *x)
     const OrnRtPlan *p = x->plan;
     if (p->strategy != ORN_RT_UNIMODULAR || x->loop->whole) return;
     if (x->loop->args[0].array->sparse || (x->P > 1 && getenv("ORN_UNIMODULAR"))) return;
+    x->skew = rt_skew_factor(x);
+    if (x->skew && rt_skew_bands(x)) return; /* in place, sched_skew.c */
+    x->skew = 0;
     OrnRtPlan *s = orn_xmalloc(sizeof *s);
     *s = *p;
     s->strategy = ORN_RT_SERIAL;

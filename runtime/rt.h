@@ -293,6 +293,9 @@ typedef struct OrnRtStats {
     int64_t ghost_rows;    /* elements of rows received down 2d_ordered's wavefront (ghost.c) */
     int64_t strategy;      /* the OrnRtStrategy it ran as: the plan's, or serial for a
                               unimodular plan over a dense space (rt_choose_unskewed) */
+    int64_t in_place;      /* a unimodular plan ran in place, a skewed wavefront over the space's
+                              own rows (sched_skew.c): trace blocks are of the space, not of
+                              the transformed keys */
     /* Cache blocking: tiles of the iteration space per key dimension (blocks x sub-blocks),
      * sub-blocks per block along each key dimension, the L2 size used and the estimated
      * working set (bytes of rows) of one sub-block; 0 where the loop is not blocked. */

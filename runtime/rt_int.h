@@ -168,6 +168,10 @@ typedef struct RtFuse RtFuse;
 typedef struct Work {
     int64_t tile; /* tile of the iteration store */
     int64_t first, count;
+    /* Or runs of the tile: nruns (first, count) pairs, count their total (sched_skew.c: a
+     * parallelogram, a run per row), bound once and run in order; the schedule owns them. */
+    const int64_t *runs;
+    int64_t nruns;
 } Work;
 /* The block a tile belongs to: sub-blocks (blocking.c) are tiles too, grouped into the
  * schedule's blocks; a round without flush_every covers one block. */
@@ -178,6 +182,8 @@ typedef struct WorkList {
     int64_t n, cap;
 } WorkList;
 void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count);
+/* One item of nruns (first, count) runs of the tile (Work.runs: the caller keeps them). */
+void rt_work_push_runs(WorkList *l, int64_t tile, const int64_t *runs, int64_t nruns);
 
 /* Ghost cells of one read-only array (halo.c). */
 typedef struct RtHalo RtHalo;
@@ -293,6 +299,7 @@ struct Exec {
     RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
     int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
     RtGhost *ghost; /* ghost.c: 2d_ordered's travelling ghost rows, or NULL */
+    int64_t skew;   /* sched_skew.c: a unimodular plan run in place, y1 = skew i + j; else 0 */
 };
 
 /* blocking.c: a buffer of at least `size` bytes for a whole copy (a spare kept from an
@@ -356,6 +363,11 @@ extern const OrnRtSched orn_rt_sched_1d;
 extern const OrnRtSched orn_rt_sched_2d_rotation;
 extern const OrnRtSched orn_rt_sched_2d_wavefront;
 extern const OrnRtSched orn_rt_sched_unimodular;
+extern const OrnRtSched orn_rt_sched_skew;
+/* sched_skew.c: the skew c of a unimodular plan that runs in place (a skewed wavefront over
+ * the space's own rows), else 0; its bands (blocks along dimension 0), 0 when too few rows. */
+int rt_skew_factor(const Exec *x);
+int rt_skew_bands(const Exec *x);
 
 /* ---------------------------------------------------------------- layout helpers */
 
@@ -436,6 +448,8 @@ int rt_ghost_read(ViewImpl *vi, const int64_t *key, void *out);
 /* After step s: this rank's blocks' last rows sent on, the peers' posted; before step s
  * (and at the end): those in flight are in. */
 int rt_ghost_step_end(Exec *x, int64_t s);
+/* The same for sched_skew.c: the parts of the band's last rows in the block (y1 bounds Y). */
+int rt_ghost_skew_step_end(Exec *x, int64_t s, const int64_t *Y, int64_t c);
 int rt_ghost_arrive(Exec *x, int64_t s);
 void rt_ghost_free(Exec *x);
 

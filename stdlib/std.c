@@ -361,7 +361,8 @@ static void dump_trace(OrnStdProg *p, const OrnRtLoop *loop)
     OrnRtStats st;
     orn_rt_stats(p->rt, &st);
     fprintf(p->trace, "loop %d line %d run %" PRId64 " ranks %d entries %" PRId64 " strategy %s\n",
-            pl->loop_id, pl->line, p->runs, p->size, n, strategy_name((int)st.strategy));
+            pl->loop_id, pl->line, p->runs, p->size, n,
+            st.in_place ? "unimodular_in_place" : strategy_name((int)st.strategy));
     for (int64_t i = 0; i < n; i++) {
         fprintf(p->trace, "%" PRId64 " %" PRId64 " %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
                 t[i].step, t[i].round, (int)t[i].rank, t[i].seq, t[i].block, t[i].first,

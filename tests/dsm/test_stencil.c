@@ -95,8 +95,14 @@ static void ordered(TestEnv *t, OrnRtStrategy strat, orn_rt_body_fn body, orn_rt
     OrnDsmArray *U = NULL;
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 5, 0, &U));
     orn_rt_set_blocks_per_rank(t->rt, bpr);
-    static const OrnRtPlanArray arrays[1] = {
+    /* 2d_ordered: no halo declared, so neighbours come through the cache (the prefetch
+     * pass, or on demand); unimodular: the halo the compiler gives, so that at several
+     * ranks it runs in place as a skewed wavefront with travelling rows (sched_skew.c) */
+    static const OrnRtPlanArray plain[1] = {
         {"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {0}, {0}}};
+    static const OrnRtPlanArray halo[1] = {
+        {"U", ORN_RT_PARTITIONED, 2, {0, 1, -1, -1}, 0, {1, 1, 0, 0}, {1, 1, 0, 0}}};
+    const OrnRtPlanArray *arrays = strat == ORN_RT_UNIMODULAR ? halo : plain;
     static const OrnRtPlanAcc accs[1] = {{"big", ORN_RT_ACC_MAX, ORN_RT_F64}};
     OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
                       20,

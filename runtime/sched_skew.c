@@ -1,0 +1,187 @@
+/* sched_skew.c: a skewed wavefront run in place (unimodular plans over dense 2-D spaces at
+ * two or more ranks).
+ *
+ * A 9-point Gauss-Seidel reads its upper-right neighbour U[i - 1, j + 1]: the dependence
+ * (1, -1) keeps no rectangular wavefront, and the analyzer skews the loop, y = (i, c i + j)
+ * (transform [[1, 0], [c, 1]]), where a wavefront over blocks of y is legal. The general
+ * unimodular schedule (sched_unimodular.c) copies the space into a sparse array keyed by y
+ * and reads every neighbour through the slow path (1 s a 2048^2 sweep, C 14 ms). For this
+ * transform the blocks of y are parallelograms of the space itself, and every row of one is
+ * a run of consecutive elements:
+ *
+ *   - the space is cut into m P bands of rows, dealt cyclically, each a tile of full width;
+ *   - y's second key c i + j is cut into B1 = 2 P column blocks Y_0 < ... < Y_B1; block (s, t) is,
+ *     for every row i of band s in turn, the run j in [Y_t - c i, Y_t+1 - c i) of row i
+ *     (clipped to the row), so a block is a list of runs, each a work item of the band's
+ *     tile, and runs in the transformed key order (rows ascending, then j);
+ *   - block (s, t) runs at step s + t on rank s mod P, as in 2d_ordered (legal in y);
+ *   - a band's view covers its tile and padding rows above and below (ghost.c): its own
+ *     rows, left and right neighbours included, are loads; the first rows of the band
+ *     below come at the start of the run (not yet rewritten when they are read: they lie
+ *     in blocks t' >= t of band s + 1, later steps), and the last rows of the band above
+ *     come after each of its blocks, the part of each row in that block
+ *     (rt_ghost_skew_step_end), before any block that reads them.
+ * No copy of the space, no prefetch pass, no collective per step.
+ *
+ * Which loops: strategy unimodular, inner 2d_ordered over (0, 1), a transform [[1, 0],
+ * [c, 1]] with c >= 1, a dense 2-D iteration space the loop writes, read within finite rows
+ * above and below, every other array replicated; not @gpu (rt_choose_unskewed). Others run
+ * serially at one rank, or ($ORN_UNIMODULAR) as before.
+ *
+ * Cost model (W the loop's work, B0 = m P bands, B1 column blocks, r rows per band, o a
+ * work item's overhead (binding, one body call) and a step's messages):
+ *     T = (B0 + B1 - 1) steps x (W / (B0 B1) + r o)
+ * A band's rows cover n1 + c r of y1, so the blocks of a band are parallelograms of uneven
+ * sizes (the first and last of a band are cut by the row's ends). B1 = 2 P measured best
+ * (9-point Gauss-Seidel 2048^2 at -n 2: 7.0, 5.3, 5.7, 5.8 ms a sweep for B1 = P, 2 P,
+ * 4 P, 8 P; -n 1 8.3 ms): the steps' loads then even out between the ranks, and a block
+ * stays large beside a step's messages.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "rt_int.h"
+
+#define RT_SKEW_MIN  (1 << 15) /* elements per block, at least */
+#define RT_SKEW_MAXM 8         /* bands per rank, at most */
+
+typedef struct Skew {
+    int64_t c;     /* the transform's skew: y1 = c i + j */
+    int64_t *Y;    /* B1 + 1 column block bounds in y1 */
+    int64_t *runs; /* the last work list's runs, (first, count) pairs */
+    int64_t cap;
+} Skew;
+
+int rt_skew_factor(const Exec *x)
+{
+    const OrnRtPlan *p = x->plan;
+    if (p->strategy != ORN_RT_UNIMODULAR || p->inner != ORN_RT_2D_ORDERED || p->nkeys != 2 ||
+        p->npart != 2 || p->part_dims[0] != 0 || p->part_dims[1] != 1 || x->loop->whole || x->P < 2)
+        return 0;
+    if (p->transform[0][0] != 1 || p->transform[0][1] != 0 || p->transform[1][1] != 1 ||
+        p->transform[1][0] < 1 || p->transform[1][0] > 64)
+        return 0;
+    const OrnDsmArray *it = x->loop->args[0].array;
+    const OrnRtPlanArray *pa = &p->arrays[0];
+    if (!it || it->sparse || it->ndim != 2 || pa->read_only || pa->role != ORN_RT_PARTITIONED)
+        return 0;
+    for (int d = 0; d < 2; d++)
+        if (pa->halo_lo[d] == ORN_RT_HALO_ANY || pa->halo_hi[d] == ORN_RT_HALO_ANY) return 0;
+    for (int k = 1; k < p->narrays; k++)
+        if (p->arrays[k].role != ORN_RT_REPLICATED) return 0;
+    return p->transform[1][0];
+}
+
+int rt_skew_bands(const Exec *x)
+{
+    const OrnDsmArray *it = x->loop->args[0].array;
+    const OrnRtPlanArray *pa = &x->plan->arrays[0];
+    int64_t P = x->P, n0 = it->dims[0], rows = pa->halo_lo[0] + pa->halo_hi[0];
+    if (rows < 1) rows = 1;
+    int64_t b = x->plan->part_count[0];
+    if (b <= 0 && x->rt->blocks_explicit) b = (int64_t)x->rt->blocks_per_rank * P;
+    if (b > 0) return n0 / b >= rows ? (int)b : 0; /* as set, when its bands are tall enough */
+    int64_t m = it->dims[0] * it->dims[1] / (P * P * RT_SKEW_MIN);
+    if (m > RT_SKEW_MAXM) m = RT_SKEW_MAXM;
+    if (m < 1) m = 1;
+    while (m > 1 && n0 / (m * P) < rows) m--;
+    return n0 / P >= rows ? (int)(m * P) : 0;
+}
+
+static int owner_cyclic(const Exec *x, const int *g)
+{
+    return g[0] < 0 ? 0 : g[0] % x->P;
+}
+
+static int setup(Exec *x)
+{
+    const OrnDsmArray *it = x->iter;
+    Skew *S = orn_xcalloc(1, sizeof *S);
+    x->sched_state = S;
+    S->c = x->skew;
+    int status = rt_partition_all(x, 1, owner_cyclic);
+    if (status) return status;
+    /* y1 = c i + j spans [0, c (n0 - 1) + n1): P column blocks of it */
+    int B1 = 2 * x->P;
+    int64_t span = S->c * (it->dims[0] - 1) + it->dims[1];
+    S->Y = orn_xcalloc((size_t)B1 + 1, sizeof *S->Y);
+    orn_dsm_bounds_uniform(S->Y, span, B1);
+    x->nb[1] = B1;
+    x->nsteps = (int64_t)x->nb[0] + B1 - 1;
+    /* rows read above and below travel (a plan without them reads within its band) */
+    status = rt_ghost_setup(x);
+    /* every read beyond a band is a ghost row: no prefetch pass, no rounds */
+    x->prefetch_needed = 0;
+    x->rounds = 0;
+    return status;
+}
+
+/* Block (s, step - s) of every band s of `rank`: one item each, its runs row by row (kept
+ * in S->runs until the next call). */
+static void work(Exec *x, int64_t step, int rank, WorkList *out)
+{
+    Skew *S = x->sched_state;
+    const OrnDsmArray *it = x->iter;
+    int64_t n1 = it->dims[1], rows = 0, n = 0;
+    for (int64_t s = rank; s < x->nb[0]; s += x->P)
+        if (step - s >= 0 && step - s < x->nb[1]) rows += it->tiles[s].hi[0] - it->tiles[s].lo[0];
+    if (2 * rows > S->cap) {
+        S->cap = 2 * rows;
+        S->runs = orn_xrealloc(S->runs, (size_t)S->cap * sizeof *S->runs);
+    }
+    for (int64_t s = rank; s < x->nb[0]; s += x->P) {
+        int64_t t = step - s, at = n;
+        if (t < 0 || t >= x->nb[1]) continue;
+        const OrnDsmTile *tl = &it->tiles[s];
+        for (int64_t i = tl->lo[0]; i < tl->hi[0]; i++) {
+            int64_t a = S->Y[t] - S->c * i, b = S->Y[t + 1] - S->c * i;
+            if (a < 0) a = 0;
+            if (b > n1) b = n1;
+            if (a >= b) continue;
+            S->runs[2 * n] = (i - tl->lo[0]) * n1 + a;
+            S->runs[2 * n + 1] = b - a;
+            n++;
+        }
+        if (n > at) rt_work_push_runs(out, s, S->runs + 2 * at, n - at);
+    }
+}
+
+static int step_begin(Exec *x, int64_t s)
+{
+    return rt_ghost_arrive(x, s);
+}
+
+static int step_end(Exec *x, int64_t s)
+{
+    const Skew *S = x->sched_state;
+    return rt_ghost_skew_step_end(x, s, S->Y, S->c);
+}
+
+static int finish(Exec *x)
+{
+    int status = rt_ghost_arrive(x, x->nsteps);
+    x->need_progress = 0;
+    return status;
+}
+
+static void cleanup(Exec *x)
+{
+    Skew *S = x->sched_state;
+    if (!S) return;
+    free(S->Y);
+    free(S->runs);
+    free(S);
+    x->sched_state = NULL;
+}
+
+const OrnRtSched orn_rt_sched_skew = {
+    .name = "unimodular",
+    .setup = setup,
+    .step_begin = step_begin,
+    .step_end = step_end,
+    .work = work,
+    .finish = finish,
+    .cleanup = cleanup,
+    .step_sync = 0,
+};
