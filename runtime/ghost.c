@@ -386,8 +386,12 @@ int rt_ghost_skew_step_end(Exec *x, int64_t step, const int64_t *Y, int64_t c)
             if (hi > n1) hi = n1;
             if (lo >= hi) continue;
             size_t n = (size_t)(hi - lo) * es;
-            const char *src = (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es;
-            char *dst = (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es;
+            /* row r of band s, and its place in band s + 1's top padding (held tiles only) */
+            const char *src =
+                from == x->me ? (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es
+                              : NULL;
+            char *dst =
+                to == x->me ? (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es : NULL;
             if (from == x->me && to == x->me) {
                 memcpy(dst, src, n);
                 G->a[0].top[s + 1] = 1;
