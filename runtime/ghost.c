@@ -31,8 +31,11 @@
  * them), and the bands are at least hu + hd rows tall. The dependence vectors of a
  * 2d_ordered loop are non-negative, so a written array's rows above a block are read at the
  * block's columns and those left of it (sent earlier) and its rows below are read before
- * they are rewritten: the rows sent are exactly the values the serial loop reads. Other
- * loops keep the prefetch pass ($ORN_GHOST=off forces that, for comparisons).
+ * they are rewritten: the rows sent are exactly the values the serial loop reads. Writes
+ * never land in the padding: the analyzer cuts an array along a key only when every write
+ * there is at the key itself (k + 0, analyzer/analyze.c), so a written ghost array is
+ * written within its block. Other loops keep the prefetch pass ($ORN_GHOST=off forces
+ * that, for comparisons).
  *
  * Cost model (W the loop's work, B0 = m P bands, B1 = P column blocks, o a step's overhead:
  * a block's setup and a message of hu rows, latency a + bytes b):
