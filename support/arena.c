@@ -34,11 +34,17 @@ enum { LINE = 64, LINE_MIN = 1024 };
  * touched (a large buffer's dense store mostly untouched), at malloc's alignment. */
 #define ZERO_LAZY ((size_t)64 << 20)
 
+/* Blocks of 2 MiB or more start on 2 MiB, where a transparent huge page can map their
+ * first 2 MiB (the DSM advises its tiles so, dsm/build.c orn_dsm_huge): a tile of 2-4 MiB
+ * then takes one page fault for most of itself, not 512 (a wavefront's bands after a
+ * repartition: 16 MB of new tiles a rank, 6 ms of 4 KiB faults). */
+#define HUGE_ALIGN ((size_t)2 << 20)
+
 void *orn_try_alloc(size_t n)
 {
     if (n < LINE_MIN) return malloc(n ? n : 1);
     void *p = NULL;
-    return posix_memalign(&p, LINE, n) == 0 ? p : NULL;
+    return posix_memalign(&p, n >= HUGE_ALIGN ? HUGE_ALIGN : LINE, n) == 0 ? p : NULL;
 }
 
 void *orn_try_zalloc(size_t n, size_t size)
