@@ -1,5 +1,5 @@
-/* c_loop.c: the C back end: the prefetch slice, functions and their clones, plans, loop
- * bodies (emit_c_int.h). */
+/* c_loop.c: the C back end: functions and their clones, plans, loop bodies and the passes
+ * of the prefetch slice over blocks (emit_c_int.h; the slice itself: c_prefetch.c). */
 #include "emit_c_int.h"
 
 #include <math.h>
@@ -10,228 +10,6 @@
 
 static void box_prologue(C *c, const OrnCgLoop *l, const char *indent);
 static bool csr_walk(const OrnCgLoop *l);
-
-/* ---------------------------------------------------------------- prefetch slice */
-
-static bool announce_array(C *c, const OrnSym *s)
-{
-    int k = c->loop ? orn_cg_array_index(c->loop, s) : -1;
-    return k >= 0 && c->loop->arrays[k].announce;
-}
-
-static bool subs_tainted(C *c, const OrnNode *subs)
-{
-    for (; subs; subs = subs->next)
-        if (subs->kind != N_SLICE && orn_cg_expr_tainted(c->loop, subs)) return true;
-    return false;
-}
-
-/* Announce every read of an announced array in e whose subscripts are computable. */
-static void pf_announce(C *c, const OrnNode *e)
-{
-    if (!e) return;
-    switch (e->kind) {
-    case N_UNARY:
-        pf_announce(c, e->u.unary.e);
-        return;
-    case N_BINARY:
-        pf_announce(c, e->u.binary.l);
-        pf_announce(c, e->u.binary.r);
-        return;
-    case N_KWARG:
-        pf_announce(c, e->u.kwarg.value);
-        return;
-    case N_CALL:
-        for (const OrnNode *a = e->u.call.args; a; a = a->next) pf_announce(c, a);
-        return;
-    case N_INDEX: {
-        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
-            if (x->kind != N_SLICE) pf_announce(c, x);
-        const OrnSym *s = orn_cg_base_sym(e);
-        if (!s || s->kind != SYM_DIST || !announce_array(c, s) || subs_tainted(c, e->u.index.subs))
-            return;
-        int k = orn_cg_array_index(c->loop, s), dim;
-        const OrnNode *fixed;
-        if (c->pf_inbox && orn_cg_boxable(c->loop, k) && !orn_cg_view_parts(e, &dim, &fixed))
-            return; /* local: the runtime would ignore it */
-        if (orn_cg_view_parts(e, &dim, &fixed)) {
-            cg_ind(c);
-            cg_o(c, "orn_std_vec_announce_view(&V_[%d], ", k);
-            cg_put_dims(c, s);
-            cg_o(c, ", %d, ", cg_sdim(cg_perm_of(c, s), dim));
-            cg_ex_as(c, fixed, T_I64);
-            cg_o(c, ");\n");
-        } else {
-            cg_ind(c);
-            cg_o(c, "orn_std_announce_n(&V_[%d], %d, ", k, orn_list_len(e->u.index.subs));
-            cg_ex_key(c, e->u.index.subs, s);
-            cg_o(c, ");\n");
-        }
-        return;
-    }
-    default:
-        return;
-    }
-}
-
-static void pf(C *c, const OrnNode *s);
-
-static void pf_list(C *c, const OrnNode *list)
-{
-    for (; list; list = list->next) pf(c, list);
-}
-
-/* Emit a block's slice into a scratch buffer; returns whether anything came out. */
-static bool pf_into(C *c, const OrnNode *blk, OrnBuf *tmp)
-{
-    OrnBuf *saved = c->b;
-    c->b = tmp;
-    c->ind++;
-    if (blk) pf_list(c, blk->kind == N_BLOCK ? blk->u.block.stmts : blk);
-    c->ind--;
-    c->b = saved;
-    return tmp->len > 0;
-}
-
-static bool only_jumps(const OrnBuf *b)
-{
-    /* a slice made only of break/continue/goto computes nothing */
-    const char *p = b->data ? b->data : "";
-    while (*p) {
-        while (*p == ' ') p++;
-        if (strncmp(p, "break;", 6) == 0)
-            p += 6;
-        else if (strncmp(p, "continue;", 9) == 0)
-            p += 9;
-        else if (strncmp(p, "goto next_;", 11) == 0)
-            p += 11;
-        else if (!*p)
-            break;
-        else
-            return false;
-        if (*p == '\n') p++;
-    }
-    return true;
-}
-
-static void pf(C *c, const OrnNode *s)
-{
-    if (c->failed) return;
-    c->line = (int)s->span.line;
-    const OrnCgLoop *l = c->loop;
-    switch (s->kind) {
-    case N_EXPR:
-        pf_announce(c, s->u.expr_stmt.e);
-        return;
-    case N_ASSIGN: {
-        const OrnNode *tg = s->u.assign.target;
-        pf_announce(c, s->u.assign.value);
-        if (tg->kind == N_INDEX) {
-            for (const OrnNode *x = tg->u.index.subs; x; x = x->next)
-                if (x->kind != N_SLICE) pf_announce(c, x);
-            return;
-        }
-        const OrnSym *v = tg->u.name.sym;
-        if (v && v->kind == SYM_VAR && v->parfor == l->loop->node && !orn_cg_sym_tainted(l, v) &&
-            v->type->kind != T_ARRAY)
-            cg_st_assign(c, s);
-        return;
-    }
-    case N_IF: {
-        pf_announce(c, s->u.if_.cond);
-        bool t = orn_cg_expr_tainted(l, s->u.if_.cond);
-        OrnBuf a, b;
-        orn_buf_init(&a);
-        orn_buf_init(&b);
-        if (t) c->pf_drop++;
-        bool ha = pf_into(c, s->u.if_.then, &a);
-        bool hb = s->u.if_.els && pf_into(c, s->u.if_.els, &b);
-        if (t) c->pf_drop--;
-        if (t) {
-            /* the condition is not computable: take both branches */
-            if (ha) {
-                cg_ol(c, "{");
-                orn_buf_put(c->b, a.data, a.len);
-                cg_ol(c, "}");
-            }
-            if (hb) {
-                cg_ol(c, "{");
-                orn_buf_put(c->b, b.data, b.len);
-                cg_ol(c, "}");
-            }
-        } else if (ha || hb) {
-            cg_ind(c);
-            cg_o(c, "if (");
-            cg_ex_cond(c, s->u.if_.cond);
-            cg_o(c, ") {\n");
-            if (ha) orn_buf_put(c->b, a.data, a.len);
-            if (hb) {
-                cg_ol(c, "} else {");
-                orn_buf_put(c->b, b.data, b.len);
-            }
-            cg_ol(c, "}");
-        }
-        orn_buf_free(&a);
-        orn_buf_free(&b);
-        return;
-    }
-    case N_FOR: {
-        pf_announce(c, s->u.for_.lo);
-        pf_announce(c, s->u.for_.hi);
-        if (orn_cg_sym_tainted(l, s->u.for_.var->u.name.sym)) return;
-        OrnBuf a;
-        orn_buf_init(&a);
-        c->cloops++;
-        int saved = c->pf_drop;
-        c->pf_drop = 0;
-        bool h = pf_into(c, s->u.for_.body, &a) && !only_jumps(&a);
-        c->pf_drop = saved;
-        c->cloops--;
-        if (h) {
-            cg_for_open(c, s);
-            orn_buf_put(c->b, a.data, a.len);
-            cg_for_close(c);
-        }
-        orn_buf_free(&a);
-        return;
-    }
-    case N_FOREACH: {
-        const OrnNode *it = s->u.foreach.iter;
-        pf_announce(c, it);
-        if (orn_cg_sym_tainted(l, s->u.foreach.key->u.name.sym)) return;
-        OrnBuf a;
-        orn_buf_init(&a);
-        c->cloops++;
-        int saved = c->pf_drop;
-        c->pf_drop = 0;
-        bool h = pf_into(c, s->u.foreach.body, &a) && !only_jumps(&a);
-        c->pf_drop = saved;
-        c->cloops--;
-        if (h) cg_st_foreach(c, s, !orn_cg_sym_tainted(l, s->u.foreach.value->u.name.sym), &a);
-        orn_buf_free(&a);
-        return;
-    }
-    case N_WHILE:
-        return;
-    case N_BREAK:
-    case N_CONTINUE:
-        if (!c->pf_drop) cg_st(c, s);
-        return;
-    case N_BLOCK: {
-        OrnBuf a;
-        orn_buf_init(&a);
-        if (pf_into(c, s, &a)) {
-            cg_ol(c, "{");
-            orn_buf_put(c->b, a.data, a.len);
-            cg_ol(c, "}");
-        }
-        orn_buf_free(&a);
-        return;
-    }
-    default:
-        return;
-    }
-}
 
 /* ---------------------------------------------------------------- functions */
 
@@ -1595,7 +1373,7 @@ static void pf_runs(C *c, const OrnCgLoop *l, const OrnNode *stmts, const char *
         c->ind = 6;
         c->pf_inbox = in;
         c->next_used = false;
-        pf_list(c, stmts);
+        cg_pf_list(c, stmts);
         c->pf_inbox = false;
         if (c->next_used) break;
     }
@@ -1645,7 +1423,7 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
     c->ind = 3;
     const OrnNode *stmts = lp->node->u.parfor.body ? lp->node->u.parfor.body->u.block.stmts : NULL;
     if (prefetch)
-        pf_list(c, stmts);
+        cg_pf_list(c, stmts);
     else
         cg_st_list(c, stmts);
     c->b = saved;
@@ -1666,7 +1444,7 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
         c->b = &cbody;
         c->ind = 4;
         c->cloops = 1;
-        pf_list(c, stmts);
+        cg_pf_list(c, stmts);
         c->cloops = 0;
         c->b = saved;
         const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};

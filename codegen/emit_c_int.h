@@ -344,6 +344,9 @@ bool cg_warp_view_split(const C *c, const OrnNode *s);
 /* Seed the iteration's random stream rng_ from its logical key (runtime keys in kk_, the
  * block in b_). */
 void cg_rng_iter(C *c, const OrnCgLoop *l, const char *pad);
+/* c_prefetch.c: the prefetch slice of a statement list: what decides which elements the
+ * statements read, each read announced instead of made. */
+void cg_pf_list(C *c, const OrnNode *list);
 void cg_fn_params(C *c, const OrnNode *fn, bool first);
 OrnTypeKind cg_fn_ret(const OrnNode *fn);
 void cg_c_function(void *st_, const OrnNode *fn);
