@@ -77,6 +77,19 @@ int rt_single_part(const OrnDsmArray *a, int owner, OrnDsmPart *out)
     return ORN_OK;
 }
 
+/* The one dimension of array pa that key kd indexes (subscript kd + c), or -1 (none, or
+ * several). */
+static int tied_dim(const OrnRtPlanArray *pa, int kd)
+{
+    int dim = -1, n = 0;
+    for (int d = 0; d < pa->ndim; d++)
+        if (pa->key_dim[d] == kd) {
+            dim = d;
+            n++;
+        }
+    return n == 1 ? dim : -1;
+}
+
 /* An array partitioned with this loop along key kd[i] whose boundaries the iteration
  * space may adopt: dense, cut along one dimension tied to that key into a number of tiles
  * that is a multiple of the loop's blocks, within 4x of the sub-blocks chosen (the largest
@@ -99,13 +112,8 @@ static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
         const OrnRtPlanArray *pa = &p->arrays[k];
         OrnDsmArray *a = x->loop->args[k].array;
         if (pa->role != ORN_RT_PARTITIONED || !a || a->sparse || a == x->iter) continue;
-        int dim = -1, n = 0;
-        for (int d = 0; d < pa->ndim; d++)
-            if (pa->key_dim[d] == x->kd[i]) {
-                dim = d;
-                n++;
-            }
-        if (n != 1 || a->part.owner[0] == ORN_DSM_ALL) continue;
+        int dim = tied_dim(pa, x->kd[i]);
+        if (dim < 0 || a->part.owner[0] == ORN_DSM_ALL) continue;
         int64_t T = a->part.nb[dim];
         if (T <= 1 || T % base || T / base > 4 * sub || 4 * (T / base) < sub) continue;
         int64_t b = a->nnz * (int64_t)a->esize;
@@ -202,13 +210,8 @@ static int follow_bands(Exec *x)
         const OrnRtPlanArray *pa = &x->plan->arrays[k];
         OrnDsmArray *a = x->loop->args[k].array;
         if (pa->role != ORN_RT_PARTITIONED || !a || a->sparse || a == it) continue;
-        int dim = -1, n = 0;
-        for (int d = 0; d < pa->ndim; d++)
-            if (pa->key_dim[d] == kd) {
-                dim = d;
-                n++;
-            }
-        if (n != 1 || a->dims[dim] != it->dims[kd] || a->part.nb[dim] != P) continue;
+        int dim = tied_dim(pa, kd);
+        if (dim < 0 || a->dims[dim] != it->dims[kd] || a->part.nb[dim] != P) continue;
         int same = 1, ok = 1;
         for (int d = 0; d < a->ndim; d++)
             if (d != dim && a->part.nb[d] != 1) ok = 0;
