@@ -990,6 +990,23 @@ static void cg_allow(C *c, const OrnNode *e)
         cg_o(c, "false");
 }
 
+/* The loop a dist array is made for: the first parallel_for over it (source order) that
+ * cuts it otherwise than into bands along its key, when that is a wavefront
+ * (2d_ordered, or unimodular). The runtime makes the array in the bands that loop runs
+ * on, when it runs in place there (orn_rt_space_part), so that its first sweep moves
+ * nothing; otherwise this changes nothing. NULL when there is no such loop. */
+static const OrnCgLoop *space_of(const C *c, const OrnSym *s)
+{
+    for (int i = 0; i < c->p->nloops; i++) {
+        const OrnCgLoop *l = &c->p->loops[i];
+        if (!l->plan || !l->narrays || l->arrays[0].sym != s) continue;
+        if (l->strategy == ORN_STRAT_1D || l->strategy == ORN_STRAT_SERIAL) continue;
+        if (l->strategy != ORN_STRAT_2D_ORDERED && l->strategy != ORN_STRAT_UNIMODULAR) return NULL;
+        return cg_gpu_loop(c, l) ? NULL : l;
+    }
+    return NULL;
+}
+
 static void st_dist(C *c, const OrnNode *s)
 {
     const OrnNode *names = s->u.dist.names, *v = s->u.dist.value;
@@ -1083,9 +1100,16 @@ static void st_dist(C *c, const OrnNode *s)
         for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next)
             if (x->kind != N_KWARG) nd++;
         const int *perm = cg_perm_of(c, s1);
+        const OrnCgLoop *sweep =
+            perm || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ? NULL : space_of(c, s1);
+        char made_for[48] = "";
+        if (sweep) snprintf(made_for, sizeof made_for, "_for(P_, &orn_plan_%d, ", sweep->id);
         cg_ind(c);
-        cg_o(c, "%s = orn_std_dist_new%s(P_, %s, %d, (const int64_t[%d]){", cg_nm(c, s1),
-             perm ? "_perm" : "", cg_dsmt(et), nd, nd);
+        cg_o(c, "%s = orn_std_dist_new%s%s, %d, (const int64_t[%d]){", cg_nm(c, s1),
+             sweep  ? made_for
+             : perm ? "_perm(P_, "
+                    : "(P_, ",
+             cg_dsmt(et), nd, nd);
         bool f = true;
         for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next) {
             if (x->kind == N_KWARG) continue;

@@ -550,10 +550,19 @@ void orn_dsm_free(OrnDsmArray *a)
 
 int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims, OrnDsmArray **out)
 {
+    return orn_dsm_dense_part(ctx, type, ndim, dims, NULL, out);
+}
+
+int orn_dsm_dense_part(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                       const OrnDsmPart *part, OrnDsmArray **out)
+{
     OrnDsmArray *a = NULL;
     int status = orn_dsm_array_new(ctx, type, ndim, dims, 0, &a);
     if (status) return status;
-    status = orn_dsm_part_default(ctx, ndim, a->dims, &a->part);
+    if (part && part->ndim != ndim) status = ORN_E_ARG;
+    if (!status)
+        status = part ? orn_dsm_part_copy(&a->part, part)
+                      : orn_dsm_part_default(ctx, ndim, a->dims, &a->part);
     if (status) {
         orn_dsm_free(a);
         return orn_dsm_fail(ctx, status, "array: bad partition");

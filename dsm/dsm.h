@@ -225,6 +225,9 @@ int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root);
 /* Collective. A dense array of zeros with the default partition. ndim 1..4, extents >= 0. */
 int orn_dsm_dense(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
                   OrnDsmArray **out);
+/* Collective. The same, cut as `part` says (the same on every rank; NULL: the default). */
+int orn_dsm_dense_part(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_t *dims,
+                       const OrnDsmPart *part, OrnDsmArray **out);
 /* Collective. Set every element from its global row-major index (rank-count independent
  * when fn is): fn writes one element of the array's type to out. */
 typedef void (*orn_dsm_init_fn)(int64_t index, void *out, void *ud);

@@ -1186,8 +1186,9 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     RtSpan setup = {0, 0, -1}, fin = {0, 0, -1};
     orn_dsm_clear_error(rt->dsm);
     rt->agreed = 0;
+    const OrnRtSched *strat = NULL; /* names the strategy in messages */
     if (loop->plan && (int)loop->plan->strategy >= 0 && loop->plan->strategy <= ORN_RT_SERIAL)
-        x.sched = pick(loop->plan->strategy); /* names the strategy in messages */
+        x.sched = strat = pick(loop->plan->strategy);
     if (x.tl) lspan = loop_span(&x);
     status = validate(&x);
     if (status) goto fn_fail;
@@ -1195,7 +1196,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
     rt_choose_orientation(&x);
     rt_choose_unskewed(&x);
     const OrnRtPlan *p = x.plan;
-    x.sched = x.skew ? &orn_rt_sched_skew : pick(p->strategy);
+    x.sched = x.bands ? &orn_rt_sched_skew : pick(p->strategy);
     x.n = p->narrays;
     x.iter = loop->args[0].array;
     x.stream = next_stream(rt, p->loop_id);
@@ -1376,8 +1377,10 @@ fn_exit:
     return status;
 fn_fail:
     if (rt->agreed && status == ORN_E_BODY) goto fn_exit; /* its message names file and line */
+    /* the strategy the compiler chose (the schedule that runs it may differ: sched_skew.c
+     * runs 2d_ordered and unimodular plans, sched_serial.c some unimodular ones) */
     orn_dsm_fail_ctx(rt->dsm, status, "parallel_for at %s:%d (%s)",
                      loop->plan && loop->plan->file ? loop->plan->file : "?",
-                     loop->plan ? loop->plan->line : 0, x.sched ? x.sched->name : "plan");
+                     loop->plan ? loop->plan->line : 0, strat ? strat->name : "plan");
     goto fn_exit;
 }

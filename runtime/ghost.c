@@ -107,7 +107,7 @@ static int store_written(const Exec *x, int k)
 static int64_t plan_rows(const Exec *x)
 {
     const OrnRtPlan *p = x->plan;
-    if ((p->strategy != ORN_RT_2D_ORDERED && !x->skew) || p->npart != 2 || x->P < 2 ||
+    if ((p->strategy != ORN_RT_2D_ORDERED && !x->bands) || p->npart != 2 || x->P < 2 ||
         x->loop->whole || x->iter != x->loop->args[0].array)
         return 0;
     const char *e = getenv("ORN_GHOST");

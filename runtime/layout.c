@@ -19,7 +19,7 @@ int rt_repartition(Exec *x, OrnDsmArray *a, const OrnDsmPart *p)
 int rt_default_blocks(const Exec *x, int i)
 {
     /* A unimodular plan run in place (sched_skew.c): bands of full rows. */
-    if (x->skew) return i == 0 ? rt_skew_bands(x) : 1;
+    if (x->bands) return i == 0 ? rt_skew_bands(x) : 1;
     int c = x->plan->part_count[i];
     if (c > 0) return c;
     /* One rank, 1d: a second block only splits (copies) the iteration space; its reason to
@@ -247,32 +247,43 @@ static int follow_bands(Exec *x)
     return status;
 }
 
-/* A 1d loop over an iteration space already cut along its key into one band per rank, in
- * rank order and balanced within 10 % (what the loaders make): keep those bands as the
- * blocks, one per rank. Cutting it into 2 P blocks would move most elements between ranks
- * (SLR's first epoch at -n 2: 0.065 s of 0.12) for nothing a 1d loop needs. Decided from
- * the replicated partition and counts alone, so every rank agrees. */
+/* A 1d loop over an iteration space already cut along its key into bands, balanced within
+ * 10 %: keep those bands as the blocks. Either one band per rank in rank order (what the
+ * loaders make: cutting it into 2 P blocks would move most elements between ranks, SLR's
+ * first epoch at -n 2: 0.065 s of 0.12, for nothing a 1d loop needs), or m P bands dealt
+ * cyclically (x->cyclic: what an in-place wavefront runs on, sched_skew.c, and what such a
+ * space is made in, orn_rt_space_part; a 1d loop that sets the grid up before the sweeps
+ * would otherwise move it out of them and the first sweep back). Decided from the
+ * replicated partition and counts alone, so every rank agrees. */
 static int keep_bands(Exec *x, int np, RtOwnerFn fn)
 {
     const OrnDsmArray *it = x->iter;
     const OrnDsmPart *cp = &it->part;
-    int kd = x->kd[0], P = x->P;
+    int kd = x->kd[0], P = x->P, B = cp->nb[kd];
     if (np != 1 || P == 1 || x->plan->strategy != ORN_RT_1D || x->rt->blocks_explicit ||
-        x->plan->part_count[0] > 0 || x->sub[0] > 1 || x->split_dim >= 0 || cp->nb[kd] != P)
+        x->plan->part_count[0] > 0 || x->sub[0] > 1 || x->split_dim >= 0 || B < P || B % P ||
+        (B > P && it->sparse))
         return 0;
-    int64_t total = 0, most = 0;
     for (int d = 0; d < it->ndim; d++)
         if (d != kd && cp->nb[d] != 1) return 0;
     int keep_nb = x->nb[0], ok = 1;
-    x->nb[0] = P; /* the owner function reads it */
-    for (int g = 0; g < P && ok; g++) {
-        int gg[2] = {g, -1};
-        ok = cp->owner[g] == g && fn(x, gg) == g;
+    int64_t total = 0, most = 0, *load = orn_xcalloc((size_t)P, sizeof *load);
+    x->nb[0] = B; /* the owner function reads them */
+    x->cyclic = B > P;
+    for (int g = 0; g < B && ok; g++) {
+        int gg[2] = {g, -1}, q = B > P ? g % P : g;
+        ok = cp->owner[g] == q && fn(x, gg) == q;
+        load[q] += it->tiles[g].n;
         total += it->tiles[g].n;
-        if (it->tiles[g].n > most) most = it->tiles[g].n;
     }
+    for (int q = 0; q < P; q++)
+        if (load[q] > most) most = load[q];
+    free(load);
     if (ok && total && (double)most * P > 1.10 * (double)total) ok = 0;
-    if (!ok) x->nb[0] = keep_nb;
+    if (!ok) {
+        x->nb[0] = keep_nb;
+        x->cyclic = 0;
+    }
     return ok;
 }
 
@@ -546,10 +557,15 @@ void rt_choose_orientation(Exec *x)
 void rt_choose_unskewed(Exec *x)
 {
     const OrnRtPlan *p = x->plan;
+    if (rt_rect_bands(x) && rt_skew_bands(x)) {
+        x->bands = 1; /* a rectangular wavefront in place, sched_skew.c */
+        return;
+    }
     if (p->strategy != ORN_RT_UNIMODULAR || x->loop->whole) return;
     if (x->loop->args[0].array->sparse || (x->P > 1 && getenv("ORN_UNIMODULAR"))) return;
     x->skew = rt_skew_factor(x);
-    if (x->skew && rt_skew_bands(x)) return; /* in place, sched_skew.c */
+    x->bands = x->skew && rt_skew_bands(x);
+    if (x->bands) return; /* in place, sched_skew.c */
     x->skew = 0;
     OrnRtPlan *s = orn_xmalloc(sizeof *s);
     *s = *p;

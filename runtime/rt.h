@@ -77,6 +77,12 @@ int orn_rt_snap_read(OrnRtCtx *rt, const OrnDsmIo *io);
  * not depend on the number of ranks. Integer types get floor(2^31 u) / normal rounded. */
 int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *dims, uint64_t seed,
                       int normal, OrnDsmArray **out);
+/* The partition that plan p's loop will cut a dense array of extents dims into, when it is
+ * the loop's iteration space and the loop runs in place over bands of its rows at this rank
+ * count (a wavefront, sched_skew.c): fills *out (orn_dsm_part_free it) and returns 1; else 0.
+ * An array made so (orn_dsm_dense_part) does not move at the loop's first run. */
+int orn_rt_space_part(OrnRtCtx *rt, const OrnRtPlan *p, int ndim, const int64_t *dims,
+                      OrnDsmPart *out);
 
 /* ---------------------------------------------------------------- buffers */
 

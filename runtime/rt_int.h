@@ -299,7 +299,9 @@ struct Exec {
     RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
     int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
     RtGhost *ghost; /* ghost.c: 2d_ordered's travelling ghost rows, or NULL */
-    int64_t skew;   /* sched_skew.c: a unimodular plan run in place, y1 = skew i + j; else 0 */
+    int bands;      /* sched_skew.c runs the loop in place, over bands of the space's rows */
+    int cyclic;     /* 1d: the space's bands are kept as dealt cyclically (layout.c) */
+    int64_t skew;   /* and its blocks' skew: y1 = skew i + j (unimodular), 0 (2d_ordered) */
 };
 
 /* blocking.c: a buffer of at least `size` bytes for a whole copy (a spare kept from an
@@ -368,6 +370,9 @@ extern const OrnRtSched orn_rt_sched_skew;
  * the space's own rows), else 0; its bands (blocks along dimension 0), 0 when too few rows. */
 int rt_skew_factor(const Exec *x);
 int rt_skew_bands(const Exec *x);
+/* Whether a 2d_ordered plan runs there too (rectangular blocks, skew 0): the same loops,
+ * with ghost rows on ($ORN_GHOST). */
+int rt_rect_bands(const Exec *x);
 
 /* ---------------------------------------------------------------- layout helpers */
 

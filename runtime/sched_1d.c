@@ -2,9 +2,11 @@
  *
  * The iteration space is cut along key dimension k into B blocks (B = blocks_per_rank * P
  * by default) with histogram-balanced boundaries; rank r owns the contiguous blocks
- * [r B / P, (r+1) B / P). Every partitioned array is cut the same way along the dimensions
- * its subscripts tie to k and lives with the same ranks, so a block touches only local
- * data; prefetched arrays are read through a per-block cache and buffers collect deltas.
+ * [r B / P, (r+1) B / P) (a space already in bands along k keeps them, layout.c keep_bands:
+ * one per rank, or m P dealt cyclically, block g on rank g mod P). Every partitioned array is cut
+ * the same way along the dimensions its subscripts tie to k and lives with the same ranks, so a
+ * block touches only local data; prefetched arrays are read through a per-block cache and buffers
+ * collect deltas.
  *
  * Cost model (N iterations, t per iteration, P ranks, R rounds per rank, per round K
  * distinct prefetched keys and D distinct buffered keys per rank, latency a, byte time b):
@@ -19,6 +21,7 @@
 static int owner1d(const Exec *x, const int *g)
 {
     if (g[0] < 0) return 0;
+    if (x->cyclic) return g[0] % x->P;       /* bands kept as dealt (layout.c, keep_bands) */
     int sub = x->sub[0] > 1 ? x->sub[0] : 1; /* sub-blocks of a block stay together */
     return (int)((int64_t)(g[0] / sub) * x->P / (x->nb[0] / sub));
 }

@@ -1,5 +1,6 @@
-/* sched_skew.c: a skewed wavefront run in place (unimodular plans over dense 2-D spaces at
- * two or more ranks).
+/* sched_skew.c: a wavefront run in place over bands of the space's rows: skewed
+ * (unimodular plans over dense 2-D spaces at two or more ranks), or not (2d_ordered plans
+ * of the same shape: skew 0).
  *
  * A 9-point Gauss-Seidel reads its upper-right neighbour U[i - 1, j + 1]: the dependence
  * (1, -1) keeps no rectangular wavefront, and the analyzer skews the loop, y = (i, c i + j)
@@ -10,7 +11,7 @@
  * a run of consecutive elements:
  *
  *   - the space is cut into m P bands of rows, dealt cyclically, each a tile of full width;
- *   - y's second key c i + j is cut into B1 = 2 P column blocks Y_0 < ... < Y_B1; block (s, t) is,
+ *   - y's second key c i + j is cut into B1 column blocks Y_0 < ... < Y_B1; block (s, t) is,
  *     for every row i of band s in turn, the run j in [Y_t - c i, Y_t+1 - c i) of row i
  *     (clipped to the row), so a block is a list of runs, each a work item of the band's
  *     tile, and runs in the transformed key order (rows ascending, then j);
@@ -21,21 +22,29 @@
  *     in blocks t' >= t of band s + 1, later steps), and the last rows of the band above
  *     come after each of its blocks, the part of each row in that block
  *     (rt_ghost_skew_step_end), before any block that reads them.
- * No copy of the space, no prefetch pass, no collective per step.
+ * No copy of the space, no prefetch pass, no collective per step. With c = 0 the blocks are
+ * rectangles and this is 2d_ordered's wavefront over bands of full rows instead of tiles
+ * (5-point Gauss-Seidel): the bands are the ones the space is made in (orn_rt_space_part),
+ * so neither the first sweep nor the loops around it move the grid.
  *
  * Which loops: strategy unimodular, inner 2d_ordered over (0, 1), a transform [[1, 0],
- * [c, 1]] with c >= 1, a dense 2-D iteration space the loop writes, read within finite rows
- * above and below, every other array replicated; not @gpu (rt_choose_unskewed). Others run
- * serially at one rank, or ($ORN_UNIMODULAR) as before.
+ * [c, 1]] with c >= 1, or strategy 2d_ordered over (0, 1) reading the rows above or below;
+ * a dense 2-D iteration space the loop writes, read within finite rows above and below,
+ * every other array replicated; not @gpu (rt_choose_unskewed). Other unimodular plans run
+ * serially at one rank, or ($ORN_UNIMODULAR) as before; other 2d_ordered plans, and all of
+ * them with $ORN_GHOST=off, keep sched_2d_wavefront.c.
  *
  * Cost model (W the loop's work, B0 = m P bands, B1 column blocks, r rows per band, o a
  * work item's overhead (binding, one body call) and a step's messages):
  *     T = (B0 + B1 - 1) steps x (W / (B0 B1) + r o)
  * A band's rows cover n1 + c r of y1, so the blocks of a band are parallelograms of uneven
- * sizes (the first and last of a band are cut by the row's ends). B1 = 2 P measured best
- * (9-point Gauss-Seidel 2048^2 at -n 2: 7.0, 5.3, 5.7, 5.8 ms a sweep for B1 = P, 2 P,
- * 4 P, 8 P; -n 1 8.3 ms): the steps' loads then even out between the ranks, and a block
- * stays large beside a step's messages.
+ * sizes (the first and last of a band are cut by the row's ends). B1 = 2 P for c >= 1:
+ * measured best in the tenth session (7.0, 5.3, 5.7, 5.8 ms for B1 = P, 2 P, 4 P, 8 P); on
+ * 2048^2 at -n 2 (-n 1 14.0 ms) B1 = 4, 6, 8, 12, 16, 32 measured 9.0, 9.3, 9.1, 8.9, 9.3,
+ * 8.9 ms a sweep: flat, the loss being the fill and drain and the steps' uneven loads. B1 = P
+ * for c = 0 (5-point, 2048^2, -n 2: 8.4-8.8, 4.6-4.9, 5.9-6.3, 4.8-5.2 ms for B1 = 1, 2, 3,
+ * 4; -n 1 8.2): a block is then a whole half band, and the ranks' blocks of a step are of
+ * equal size.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,40 +62,97 @@ typedef struct Skew {
     int64_t cap;
 } Skew;
 
-int rt_skew_factor(const Exec *x)
+/* The conditions shared by both forms: the plan's blocks along (0, 1) of a dense 2-D space
+ * the loop writes, read within finite rows, every other array replicated, several ranks. */
+static int bands_fit(const OrnRtPlan *p, int P, int whole, int sparse, int ndim)
 {
-    const OrnRtPlan *p = x->plan;
-    if (p->strategy != ORN_RT_UNIMODULAR || p->inner != ORN_RT_2D_ORDERED || p->nkeys != 2 ||
-        p->npart != 2 || p->part_dims[0] != 0 || p->part_dims[1] != 1 || x->loop->whole || x->P < 2)
+    if (p->nkeys != 2 || p->npart != 2 || p->part_dims[0] != 0 || p->part_dims[1] != 1 || whole ||
+        P < 2 || sparse || ndim != 2)
         return 0;
-    if (p->transform[0][0] != 1 || p->transform[0][1] != 0 || p->transform[1][1] != 1 ||
-        p->transform[1][0] < 1 || p->transform[1][0] > 64)
-        return 0;
-    const OrnDsmArray *it = x->loop->args[0].array;
     const OrnRtPlanArray *pa = &p->arrays[0];
-    if (!it || it->sparse || it->ndim != 2 || pa->read_only || pa->role != ORN_RT_PARTITIONED)
-        return 0;
+    if (pa->read_only || pa->role != ORN_RT_PARTITIONED) return 0;
     for (int d = 0; d < 2; d++)
         if (pa->halo_lo[d] == ORN_RT_HALO_ANY || pa->halo_hi[d] == ORN_RT_HALO_ANY) return 0;
     for (int k = 1; k < p->narrays; k++)
         if (p->arrays[k].role != ORN_RT_REPLICATED) return 0;
+    return 1;
+}
+
+/* The skew of a unimodular plan [[1, 0], [c, 1]], or 0. */
+static int plan_skew(const OrnRtPlan *p)
+{
+    if (p->strategy != ORN_RT_UNIMODULAR || p->inner != ORN_RT_2D_ORDERED ||
+        p->transform[0][0] != 1 || p->transform[0][1] != 0 || p->transform[1][1] != 1 ||
+        p->transform[1][0] < 1 || p->transform[1][0] > 64)
+        return 0;
     return p->transform[1][0];
 }
 
-int rt_skew_bands(const Exec *x)
+static int ghost_off(void)
+{
+    const char *e = getenv("ORN_GHOST");
+    return e && !strcmp(e, "off");
+}
+
+static int fits(const Exec *x)
 {
     const OrnDsmArray *it = x->loop->args[0].array;
+    return it && bands_fit(x->plan, x->P, x->loop->whole, it->sparse, it->ndim);
+}
+
+int rt_skew_factor(const Exec *x)
+{
+    return fits(x) ? plan_skew(x->plan) : 0;
+}
+
+/* A 2d_ordered plan whose space is read in the rows above or below (a plan declaring no
+ * such rows keeps the tiles' wavefront and its prefetch pass, sched_2d_wavefront.c). */
+int rt_rect_bands(const Exec *x)
+{
     const OrnRtPlanArray *pa = &x->plan->arrays[0];
-    int64_t P = x->P, n0 = it->dims[0], rows = pa->halo_lo[0] + pa->halo_hi[0];
+    return x->plan->strategy == ORN_RT_2D_ORDERED && !ghost_off() && fits(x) &&
+           pa->halo_lo[0] + pa->halo_hi[0] > 0;
+}
+
+/* Bands of a space of extents dims under plan p at P ranks; 0 when too few rows. */
+static int bands_of(const OrnRtCtx *rt, const OrnRtPlan *p, int64_t P, const int64_t *dims)
+{
+    const OrnRtPlanArray *pa = &p->arrays[0];
+    int64_t n0 = dims[0], rows = pa->halo_lo[0] + pa->halo_hi[0];
     if (rows < 1) rows = 1;
-    int64_t b = x->plan->part_count[0];
-    if (b <= 0 && x->rt->blocks_explicit) b = (int64_t)x->rt->blocks_per_rank * P;
+    int64_t b = p->part_count[0];
+    if (b <= 0 && rt->blocks_explicit) b = (int64_t)rt->blocks_per_rank * P;
     if (b > 0) return n0 / b >= rows ? (int)b : 0; /* as set, when its bands are tall enough */
-    int64_t m = it->dims[0] * it->dims[1] / (P * P * RT_SKEW_MIN);
+    int64_t m = dims[0] * dims[1] / (P * P * RT_SKEW_MIN);
     if (m > RT_SKEW_MAXM) m = RT_SKEW_MAXM;
     if (m < 1) m = 1;
     while (m > 1 && n0 / (m * P) < rows) m--;
     return n0 / P >= rows ? (int)(m * P) : 0;
+}
+
+int rt_skew_bands(const Exec *x)
+{
+    return bands_of(x->rt, x->plan, x->P, x->loop->args[0].array->dims);
+}
+
+int orn_rt_space_part(OrnRtCtx *rt, const OrnRtPlan *p, int ndim, const int64_t *dims,
+                      OrnDsmPart *out)
+{
+    int P = orn_dsm_size(rt->dsm);
+    if (!p || !bands_fit(p, P, 0, 0, ndim)) return 0;
+    if (p->strategy == ORN_RT_2D_ORDERED
+            ? ghost_off() || p->arrays[0].halo_lo[0] + p->arrays[0].halo_hi[0] <= 0
+            : !plan_skew(p) || getenv("ORN_UNIMODULAR"))
+        return 0;
+    int B = bands_of(rt, p, P, dims);
+    int nb[ORN_DSM_MAXDIM] = {B, 1, 1, 1};
+    if (!B || orn_dsm_part_init(out, ndim, nb)) return 0;
+    /* as rt_partition_iter cuts a dense space: even bounds (orn_dsm_balance), owners cyclic */
+    orn_dsm_bounds_uniform(out->bounds[0], dims[0], B);
+    out->bounds[1][0] = 0;
+    out->bounds[1][1] = dims[1];
+    for (int g = 0; g < B; g++) out->owner[g] = g % P;
+    return 1;
 }
 
 static int owner_cyclic(const Exec *x, const int *g)
@@ -102,9 +168,10 @@ static int setup(Exec *x)
     S->c = x->skew;
     int status = rt_partition_all(x, 1, owner_cyclic);
     if (status) return status;
-    /* y1 = c i + j spans [0, c (n0 - 1) + n1): P column blocks of it */
-    int B1 = 2 * x->P;
+    /* y1 = c i + j spans [0, c (n0 - 1) + n1): B1 column blocks of it */
+    int B1 = S->c ? 2 * x->P : x->P;
     int64_t span = S->c * (it->dims[0] - 1) + it->dims[1];
+    if (B1 > span) B1 = (int)span;
     S->Y = orn_xcalloc((size_t)B1 + 1, sizeof *S->Y);
     orn_dsm_bounds_uniform(S->Y, span, B1);
     x->nb[1] = B1;
@@ -175,8 +242,9 @@ static void cleanup(Exec *x)
     x->sched_state = NULL;
 }
 
+/* Messages name the plan's strategy (exec.c), 2d_ordered or unimodular, not this one. */
 const OrnRtSched orn_rt_sched_skew = {
-    .name = "unimodular",
+    .name = "bands",
     .setup = setup,
     .step_begin = step_begin,
     .step_end = step_end,

@@ -151,8 +151,9 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 
 /* ---------------------------------------------------------------- dist arrays */
 
-OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
-                              double value, int64_t seed, const char *name, int line)
+static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
+                             const int64_t *dims, int init, double value, int64_t seed,
+                             const char *name, int line)
 {
     OrnDsmArray *a = NULL;
     int st;
@@ -161,7 +162,10 @@ OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *
         st = orn_rt_rand_array(p->rt, (OrnDsmType)type, ndim, dims, (uint64_t)seed,
                                init == ORN_STD_RANDN, &a);
     } else {
-        st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, dims, &a);
+        OrnDsmPart part;
+        int cut = plan && orn_rt_space_part(p->rt, plan, ndim, dims, &part);
+        st = orn_dsm_dense_part(p->dsm, (OrnDsmType)type, ndim, dims, cut ? &part : NULL, &a);
+        if (cut) orn_dsm_part_free(&part);
         if (!st && init == ORN_STD_FILL) {
             unsigned char v[8];
             store_double(type, v, value);
@@ -171,6 +175,19 @@ OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *
     if (st) orn_std_fail(p, st, line, 0);
     orn_dsm_set_name(a, name);
     return a;
+}
+
+OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
+                              double value, int64_t seed, const char *name, int line)
+{
+    return dist_new(p, NULL, type, ndim, dims, init, value, seed, name, line);
+}
+
+OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
+                                  const int64_t *dims, int init, double value, int64_t seed,
+                                  const char *name, int line)
+{
+    return dist_new(p, plan, type, ndim, dims, init, value, seed, name, line);
 }
 
 /* ---- arrays stored in another order than declared (analyzer/layout.h) */

@@ -363,6 +363,12 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 /* Constructors (collective). Extents must be positive. */
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line);
+/* The same, for an array that is the iteration space of `plan`'s loop (the first loop that
+ * cuts it, a wavefront: codegen, space_of): made in the bands that loop will run on, where
+ * it runs in place (orn_rt_space_part), so that nothing moves at its first run. */
+OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
+                                  const int64_t *dims, int init, double value, int64_t seed,
+                                  const char *name, int line);
 /* Loaders. allow_nonfinite: nan, inf and numbers beyond the element type's range load
  * (an overflow as an infinity) instead of being errors naming path:line. */
 OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,

@@ -13,7 +13,8 @@
 #                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
 #                  disagreements)
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte, and
-#                    no block of the ordered sweep fetches an element on demand (ORN_STATS)
+#                    no block of the ordered sweep fetches an element on demand (ORN_STATS);
+#                    at several ranks, a 512 x 512 grid never moves (made in the sweep's bands)
 #   sgd_replay NP  SGD MF factors equal a serial replay of the recorded block order (also
 #                  with biases through buffers: partitioned and rotated targets)
 #   edit_distance NP  the edit distance of two sequences (an ordered 2-D loop reading A[i - 1]
@@ -350,6 +351,16 @@ gauss_seidel)
       { cat stats.txt >&2; fail "the ordered sweep prefetched or fetched on demand"; }
     grep -q 'gauss_seidel.orn:.*(2d_ordered).*ghost rows [1-9]' stats.txt ||
       { cat stats.txt >&2; fail "no ghost rows travelled in the ordered sweep"; }
+    # a grid large enough for several bands per rank (dealt cyclically) is made in the
+    # sweep's bands (orn_rt_space_part), and the boundary and residual loops keep them:
+    # nothing moves, at the first sweep either; the grid is the serial one
+    ORN_STATS=runs run "$B/gauss_seidel" --n=512 --sweeps=2 --out=grid4.txt >stats4.txt 2>&1 ||
+      { cat stats4.txt >&2; fail "gauss_seidel --n=512 exited non-zero"; }
+    "$GS_REF" 512 2 ref4.txt
+    cmp grid4.txt ref4.txt || fail "the 512 x 512 grid differs from the serial reference"
+    [ "$(grep -c 'gauss_seidel.orn:.* run .*repartitioned 0,' stats4.txt)" -eq \
+      "$(grep -c 'gauss_seidel.orn:.* run ' stats4.txt)" ] ||
+      { cat stats4.txt >&2; fail "a loop moved the 512 x 512 grid"; }
   fi
   # without them (ORN_GHOST=off) the prefetch pass announces every read a block makes
   # outside its box (its runs skip only the reads proven local), so no block fetches an
