@@ -1367,8 +1367,9 @@ static void pf_runs(C *c, const OrnCgLoop *l, const OrnNode *stmts, const char *
     const OrnSym *last = keys[nd - 1];
     OrnBuf pb[2];
     OrnBuf *saved = c->b;
+    orn_buf_init(&pb[0]);
+    orn_buf_init(&pb[1]); /* the loop below may stop before the second */
     for (int in = 0; in < 2; in++) {
-        orn_buf_init(&pb[in]);
         c->b = &pb[in];
         c->ind = 6;
         c->pf_inbox = in;
