@@ -15,6 +15,10 @@
 #   QUICK=1    tiny sizes, for a smoke test (bench/CMakeLists.txt); no LIBMF, no network
 #   CHECK=1    exit 1 when a row FAILED or a cross-check disagrees (QUICK sets it)
 #   LIBMF=0    skip the LIBMF peer (default: run it with the MF workloads unless QUICK)
+#   LIBLINEAR=0  skip the LIBLINEAR peer (default: run it with the slr workload unless
+#              QUICK): L2-regularized logistic regression, -s 0 and -s 7, C = LIBLINEAR_C
+#              (1, its default); slr.orn runs LIBLINEAR_EPOCHS (40) epochs at -n 1 and -n 2
+#              with per-epoch test accuracy for the time-to-LIBLINEAR's-accuracy comparison
 #   LIBMF_FORM, LIBMF_EPOCHS, LIBMF_ORN_ARGS  the .orn form (default mf_row), epochs (20)
 #              and params (a tuned step schedule) run at -n 2 with per-epoch test RMSE for
 #              the time-to-LIBMF's-RMSE comparison
@@ -41,6 +45,9 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 WORKLOADS=${WORKLOADS:-mf_row mf_col mf_scalar pagerank stencil kmeans slr lda}
 if [ "$QUICK" = 1 ]; then LIBMF=${LIBMF:-0}; else LIBMF=${LIBMF:-1}; fi
+if [ "$QUICK" = 1 ]; then LIBLINEAR=${LIBLINEAR:-0}; else LIBLINEAR=${LIBLINEAR:-1}; fi
+LIBLINEAR_C=${LIBLINEAR_C:-1}
+LIBLINEAR_EPOCHS=${LIBLINEAR_EPOCHS:-40}
 LIBMF_FORM=${LIBMF_FORM:-mf_row}
 LIBMF_EPOCHS=${LIBMF_EPOCHS:-20}
 # plain SGD's step schedule tuned on the benchmark data for the time-to-RMSE comparison (the
@@ -171,6 +178,7 @@ prep() {
       build_c slr_ref "$HERE/slr/slr_ref.c"
       DESC[$w]="SLR, $SLR_N samples x $SLR_F features, $SLR_Z nnz/row, $SLR_EPOCHS epochs"
       C_CMD[$w]="$BIN/slr_ref $s.train $s.test $SLR_EPOCHS"
+      SLRDATA=$s
       ORN_ARGS[$w]="--train=$s.train --test=$s.test --epochs=$SLR_EPOCHS"
       TOL[$w]=0.01
       compile_orn "$w" "$HERE/slr/slr.orn" ;;
@@ -340,6 +348,71 @@ case " $WORKLOADS " in *" mf_"*)
       fi
     else
       echo "   LIBMF: unavailable ($why)"
+    fi
+  fi ;;
+esac
+
+# ---- LIBLINEAR, the logistic-regression peer ---------------------------------------------
+liblinear() {
+  local dir=$WORK/liblinear
+  if [ ! -x "$BIN/liblinear_driver" ]; then
+    rm -rf "$dir"; mkdir -p "$dir"
+    local py; py=$(command -v python3 || command -v python) || { echo "no python/pip"; return 1; }
+    "$py" -m pip download --no-binary :all: --no-deps liblinear-official -d "$dir" \
+      >"$LOGS/liblinear.pip" 2>&1 ||
+      { echo "pip download failed: $(tail -1 "$LOGS/liblinear.pip")"; return 1; }
+    tar -xzf "$dir"/liblinear*.tar.gz -C "$dir" 2>/dev/null || { echo "cannot unpack the sdist"; return 1; }
+    local src; src=$(dirname "$(find "$dir" -name linear.cpp | head -1)")
+    [ -f "$src/linear.h" ] && [ -f "$src/newton.cpp" ] || { echo "the sdist has no linear.cpp/newton.cpp"; return 1; }
+    # LIBLINEAR's own Makefile: -O3 (g++ and its bundled BLAS); here also for this machine
+    g++ -O3 -march=native -std=c++11 -I"$src" -o "$BIN/liblinear_driver" \
+      "$HERE/slr/liblinear_driver.cpp" "$src/linear.cpp" "$src/newton.cpp" "$src"/blas/*.c \
+      >"$LOGS/liblinear.build" 2>&1 ||
+      { echo "build failed: $(grep -m1 error "$LOGS/liblinear.build")"; return 1; }
+  fi
+  local s
+  for s in 0 7; do
+    rm -f "$RES/liblinear.$s"
+    for _ in $(seq 1 "$REPS"); do
+      run_one liblinear "$s" 0 "$BIN/liblinear_driver" "$SLRDATA.train" "$SLRDATA.test" "$s" "$LIBLINEAR_C"
+    done
+    [ -s "$RES/liblinear.$s" ] || { echo "run failed: $(cat "$RES/liblinear.$s.fail" 2>/dev/null)"; return 1; }
+  done
+  return 0
+}
+case " $WORKLOADS " in *" slr "*)
+  if [ "$LIBLINEAR" = 1 ] && [ -n "${SLRDATA:-}" ]; then
+    echo
+    echo "== LIBLINEAR (PyPI liblinear-official sdist, C++ -O3 -march=native, one thread):"
+    echo "   L2-regularized logistic regression, C = $LIBLINEAR_C, no bias, on the slr data"
+    if why=$(liblinear); then
+      b0=$(best "$RES/liblinear.0") b7=$(best "$RES/liblinear.7")
+      printf '   %-24s train %8.3f s   peak RSS %8s   test_accuracy %s\n' "-s 0 (primal Newton)" \
+        "$(col "$b0" 1)" "$(mb "$(col "$b0" 3)")" "$(col "$b0" 2)"
+      printf '   %-24s train %8.3f s   peak RSS %8s   test_accuracy %s\n' "-s 7 (dual CD)" \
+        "$(col "$b7" 1)" "$(mb "$(col "$b7" 3)")" "$(col "$b7" 2)"
+      # the target: the faster solver's accuracy, and its time
+      target=$(col "$b0" 2) ltime=$(col "$b0" 1) lname="-s 0"
+      if awk -v a="$(col "$b7" 1)" -v b="$ltime" 'BEGIN { exit !(a < b) }'; then
+        target=$(col "$b7" 2) ltime=$(col "$b7" 1) lname="-s 7"
+      fi
+      echo "   time to LIBLINEAR's test accuracy $target ($lname, $ltime s); slr.orn (SGD,"
+      echo "   its defaults; training time, evaluation excluded):"
+      if [ -n "${ORN_PROG[slr]:-}" ]; then
+        for np in 1 2; do
+          log=$LOGS/liblinear.orn.n$np.log
+          "$MPIRUN" -n "$np" "${ORN_PROG[slr]}" ${ORN_ARGS[slr]} --epochs="$LIBLINEAR_EPOCHS" \
+            --curve=true >"$log" 2>&1
+          reach=$(awk -v t="$target" '$1 == "curve" { a = $5; if (a + 0 >= t + 0) {
+                    printf "%.3f s (epoch %d, test accuracy %s)", $3, $2, a; found = 1; exit } }
+                    END { if (!found) printf "not reached in %s epochs (last test accuracy %s)", '"$LIBLINEAR_EPOCHS"', a }' "$log")
+          echo "     -n $np: $reach"
+        done
+      else
+        echo "     slr.orn is not available"
+      fi
+    else
+      echo "   LIBLINEAR: unavailable ($why)"
     fi
   fi ;;
 esac
