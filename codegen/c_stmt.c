@@ -990,19 +990,32 @@ static void cg_allow(C *c, const OrnNode *e)
         cg_o(c, "false");
 }
 
-/* The loop a dist array is made for: the first parallel_for over it (source order) that
- * cuts it otherwise than into bands along its key, when that is a wavefront
- * (2d_ordered, or unimodular). The runtime makes the array in the bands that loop runs
- * on, when it runs in place there (orn_rt_space_part), so that its first sweep moves
- * nothing; otherwise this changes nothing. NULL when there is no such loop. */
-static const OrnCgLoop *space_of(const C *c, const OrnSym *s)
+/* The loop a dist array is made for: the first parallel_for (source order) that places it
+ * otherwise than in bands along its key -- as its iteration space, when that loop is a
+ * wavefront (2d_ordered or unimodular; *k = 0); as an array aligned with the iteration
+ * space of a 1d loop (*k its index there) -- or NULL. The runtime then makes the array in
+ * the bands that loop will run on (orn_rt_space_part), or aligned with that loop's space
+ * as the space lies when the array is made (orn_rt_aligned_part_for), so that the loop's
+ * first run moves nothing; where it cannot tell, the default. A placement, never a
+ * meaning: any partition gives the same results. */
+static const OrnCgLoop *made_for(const C *c, const OrnSym *s, int *k)
 {
     for (int i = 0; i < c->p->nloops; i++) {
         const OrnCgLoop *l = &c->p->loops[i];
-        if (!l->plan || !l->narrays || l->arrays[0].sym != s) continue;
-        if (l->strategy == ORN_STRAT_1D || l->strategy == ORN_STRAT_SERIAL) continue;
-        if (l->strategy != ORN_STRAT_2D_ORDERED && l->strategy != ORN_STRAT_UNIMODULAR) return NULL;
-        return cg_gpu_loop(c, l) ? NULL : l;
+        if (!l->plan || !l->narrays) continue;
+        if (l->arrays[0].sym == s) {
+            if (l->strategy == ORN_STRAT_1D || l->strategy == ORN_STRAT_SERIAL) continue;
+            if (l->strategy != ORN_STRAT_2D_ORDERED && l->strategy != ORN_STRAT_UNIMODULAR)
+                return NULL;
+            *k = 0;
+            return cg_gpu_loop(c, l) ? NULL : l;
+        }
+        int a = orn_cg_array_index(l, s);
+        if (a <= 0 || l->arrays[a].role != ORN_ROLE_PARTITIONED) continue;
+        if (l->strategy != ORN_STRAT_1D || l->arrays[0].sym->kind != SYM_DIST || cg_gpu_loop(c, l))
+            return NULL;
+        *k = a;
+        return l;
     }
     return NULL;
 }
@@ -1100,13 +1113,16 @@ static void st_dist(C *c, const OrnNode *s)
         for (const OrnNode *x = cg_arg_n(v, first); x; x = x->next)
             if (x->kind != N_KWARG) nd++;
         const int *perm = cg_perm_of(c, s1);
-        const OrnCgLoop *sweep =
-            perm || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ? NULL : space_of(c, s1);
-        char made_for[48] = "";
-        if (sweep) snprintf(made_for, sizeof made_for, "_for(P_, &orn_plan_%d, ", sweep->id);
+        int k = 0;
+        const OrnCgLoop *lf =
+            perm || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ? NULL : made_for(c, s1, &k);
+        char hint[160] = "";
+        if (lf)
+            snprintf(hint, sizeof hint, "_for(P_, &orn_plan_%d, %d, %s, ", lf->id, k,
+                     k ? cg_nm(c, lf->arrays[0].sym) : "NULL");
         cg_ind(c);
         cg_o(c, "%s = orn_std_dist_new%s%s, %d, (const int64_t[%d]){", cg_nm(c, s1),
-             sweep  ? made_for
+             lf     ? hint
              : perm ? "_perm(P_, "
                     : "(P_, ",
              cg_dsmt(et), nd, nd);

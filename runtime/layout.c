@@ -425,6 +425,41 @@ int rt_aligned_part(Exec *x, OrnDsmArray *a, const int *key_dim, int np, RtOwner
     return ORN_OK;
 }
 
+int orn_rt_aligned_part_for(OrnRtCtx *rt, const OrnRtPlan *p, int k, const OrnDsmArray *space,
+                            int ndim, const int64_t *dims, OrnDsmPart *out)
+{
+    int P = orn_dsm_size(rt->dsm);
+    if (!space || P < 2 || !p || p->strategy != ORN_RT_1D || k < 1 || k >= p->narrays) return 0;
+    const OrnRtPlanArray *pa = &p->arrays[k];
+    int kd = p->part_dims[0], dim = tied_dim(pa, kd);
+    if (pa->role != ORN_RT_PARTITIONED || pa->ndim != ndim || dim < 0 || kd >= space->ndim)
+        return 0;
+    /* the space's bands as a 1d loop keeps them (keep_bands): along its key only, one per
+     * rank in rank order or m P dealt cyclically */
+    const OrnDsmPart *sp = &space->part;
+    int B = sp->nb[kd];
+    if (B < P || B % P) return 0;
+    for (int d = 0; d < space->ndim; d++)
+        if (d != kd && sp->nb[d] != 1) return 0;
+    for (int g = 0; g < B; g++)
+        if (sp->owner[g] != (B > P ? g % P : g)) return 0;
+    int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
+    nb[dim] = B;
+    if (orn_dsm_part_init(out, ndim, nb)) return 0;
+    for (int d = 0; d < ndim; d++) {
+        out->bounds[d][0] = 0;
+        out->bounds[d][1] = dims[d];
+    }
+    for (int g = 0; g <= B; g++) {
+        int64_t b = sp->bounds[kd][g] < dims[dim] ? sp->bounds[kd][g] : dims[dim];
+        out->bounds[dim][g] = g && b < out->bounds[dim][g - 1] ? out->bounds[dim][g - 1] : b;
+    }
+    out->bounds[dim][0] = 0;
+    out->bounds[dim][B] = dims[dim];
+    for (int g = 0; g < B; g++) out->owner[g] = sp->owner[g];
+    return 1;
+}
+
 static int replicated(const OrnDsmArray *a)
 {
     for (int64_t t = 0; t < a->part.ntiles; t++)

@@ -83,6 +83,13 @@ int orn_rt_rand_array(OrnRtCtx *rt, OrnDsmType type, int ndim, const int64_t *di
  * An array made so (orn_dsm_dense_part) does not move at the loop's first run. */
 int orn_rt_space_part(OrnRtCtx *rt, const OrnRtPlan *p, int ndim, const int64_t *dims,
                       OrnDsmPart *out);
+/* The partition that plan p's loop (1d) will align a dense array of extents dims with, when
+ * the array is its k-th array (partitioned) and the loop keeps its iteration space `space`
+ * cut as it is now (bands along the loop's key: layout.c, keep_bands): the space's bands
+ * along the array's dimension tied to that key, with their owners. Returns 1 and fills
+ * *out, else 0 (space NULL, one rank, or a space or plan it does not apply to). */
+int orn_rt_aligned_part_for(OrnRtCtx *rt, const OrnRtPlan *p, int k, const OrnDsmArray *space,
+                            int ndim, const int64_t *dims, OrnDsmPart *out);
 
 /* ---------------------------------------------------------------- buffers */
 

@@ -151,9 +151,9 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 
 /* ---------------------------------------------------------------- dist arrays */
 
-static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
-                             const int64_t *dims, int init, double value, int64_t seed,
-                             const char *name, int line)
+static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int k, const OrnDsmArray *space,
+                             int type, int ndim, const int64_t *dims, int init, double value,
+                             int64_t seed, const char *name, int line)
 {
     OrnDsmArray *a = NULL;
     int st;
@@ -163,7 +163,8 @@ static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int type, int
                                init == ORN_STD_RANDN, &a);
     } else {
         OrnDsmPart part;
-        int cut = plan && orn_rt_space_part(p->rt, plan, ndim, dims, &part);
+        int cut = plan && (k ? orn_rt_aligned_part_for(p->rt, plan, k, space, ndim, dims, &part)
+                             : orn_rt_space_part(p->rt, plan, ndim, dims, &part));
         st = orn_dsm_dense_part(p->dsm, (OrnDsmType)type, ndim, dims, cut ? &part : NULL, &a);
         if (cut) orn_dsm_part_free(&part);
         if (!st && init == ORN_STD_FILL) {
@@ -180,14 +181,14 @@ static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int type, int
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line)
 {
-    return dist_new(p, NULL, type, ndim, dims, init, value, seed, name, line);
+    return dist_new(p, NULL, 0, NULL, type, ndim, dims, init, value, seed, name, line);
 }
 
-OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
-                                  const int64_t *dims, int init, double value, int64_t seed,
-                                  const char *name, int line)
+OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
+                                  const OrnDsmArray *space, int type, int ndim, const int64_t *dims,
+                                  int init, double value, int64_t seed, const char *name, int line)
 {
-    return dist_new(p, plan, type, ndim, dims, init, value, seed, name, line);
+    return dist_new(p, plan, k, space, type, ndim, dims, init, value, seed, name, line);
 }
 
 /* ---- arrays stored in another order than declared (analyzer/layout.h) */

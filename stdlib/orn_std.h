@@ -363,12 +363,14 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 /* Constructors (collective). Extents must be positive. */
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line);
-/* The same, for an array that is the iteration space of `plan`'s loop (the first loop that
- * cuts it, a wavefront: codegen, space_of): made in the bands that loop will run on, where
- * it runs in place (orn_rt_space_part), so that nothing moves at its first run. */
-OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int type, int ndim,
-                                  const int64_t *dims, int init, double value, int64_t seed,
-                                  const char *name, int line);
+/* The same, for an array that `plan`'s loop (the first loop that places it: codegen,
+ * made_for) runs over (k = 0, a wavefront) or aligns with its iteration space `space`
+ * (k: its index among the loop's arrays, a 1d loop): made in the partition that loop will
+ * give it, where the runtime can tell (orn_rt_space_part, orn_rt_aligned_part_for), so that
+ * nothing moves at its first run; else as orn_std_dist_new. */
+OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
+                                  const OrnDsmArray *space, int type, int ndim, const int64_t *dims,
+                                  int init, double value, int64_t seed, const char *name, int line);
 /* Loaders. allow_nonfinite: nan, inf and numbers beyond the element type's range load
  * (an overflow as an infinity) instead of being errors naming path:line. */
 OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,

@@ -47,6 +47,10 @@
 #                  escaped, files that change while read, save/load errors without doubled
 #                  prefixes: message (path:line), exit code; allow_nonfinite = true loads
 #                  the values
+#   layout NP      layout.orn stored in the chosen order prints and saves what the declared
+#                  order does; placement.orn (arrays made where their first loop places
+#                  them) prints what it prints at -n 1, and its push loop's first run
+#                  moves nothing
 #   blas NP        matmul_into, add_outer, solve_into (blas.orn) against naive loops, with
 #                  views of dist arrays in a parallel_for: blas.expected at every rank count
 #                  (bit-identical); a shape mismatch and a matrix that is not positive
@@ -255,7 +259,7 @@ compile)
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
-           "$S"/wave_buffer.orn "$S"/mf_buffers.orn; do
+           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -289,6 +293,21 @@ layout)
   cmp layout_declared/layout_W.txt layout/layout_W.txt || fail "saved W differs"
   cmp layout_declared/layout_H.bin layout/layout_H.bin || fail "saved H differs"
   cmp layout_declared/layout_T.txt layout/layout_T.txt || fail "saved T differs"
+  # arrays made where their first loop places them (placement.orn): at several ranks the
+  # push loop's first run moves nothing; the output is the one rank's (to 9 digits)
+  awk 'BEGIN { for (s = 0; s < 300; s++) for (k = 0; k <= s % 3; k++)
+                 printf "%d %d 1\n", s, (s * 7 + k * k * 13 + 1) % 300 }' >graph.txt
+  ORN_STATS=runs run "$B/placement" --graph=graph.txt >place.txt 2>place.err ||
+    { cat place.txt place.err >&2; fail "placement exited non-zero"; }
+  "$MPIEXEC" -n 1 "$B/placement" --graph=graph.txt >place1.txt 2>&1 ||
+    { cat place1.txt >&2; fail "placement -n 1 exited non-zero"; }
+  grep -q '^pagerank: 300 nodes' place.txt || { cat place.txt >&2; fail "placement printed no result"; }
+  cmp place.txt place1.txt || fail "placement prints otherwise than at -n 1"
+  if [ "$np" != 1 ]; then
+    push=$(($(grep -n 'dnext\[t\] += pr\[s\]' "$S/placement.orn" | cut -d: -f1) - 1))
+    [ "$(grep -c "placement.orn:$push (1d) run 1: .* repartitioned 0," place.err)" = "$np" ] ||
+      { grep "placement.orn:$push " place.err >&2; fail "the push loop's first run moved an array"; }
+  fi
   ;;
 blas)
   run "$B/blas" >out.txt 2>&1 || { cat out.txt >&2; fail "blas exited non-zero"; }
