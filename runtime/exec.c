@@ -870,7 +870,12 @@ static int run_step(Exec *x, int64_t s)
     int64_t *round_of = NULL;
     x->sched->work(x, s, x->me, &mine);
     if (!x->rounds) {
-        for (int64_t i = 0; i < mine.n && !status; i++) status = run_item(x, &mine.w[i], 0);
+        for (int64_t i = 0; i < mine.n && !status; i++) {
+            const Work *w = &mine.w[i];
+            if (x->sched->item_begin) status = x->sched->item_begin(x, w);
+            if (!status) status = run_item(x, w, 0);
+            if (!status && x->sched->item_end) status = x->sched->item_end(x, w);
+        }
         if (!status && x->sched->step_sync && x->P > 1 && !x->ghost) status = rt_barrier(x);
         /* Values fetched on demand are valid for this step only: in ordered schedules an
          * element read before its block ran is rewritten by a later step. */

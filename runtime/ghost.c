@@ -365,55 +365,129 @@ int rt_ghost_step_end(Exec *x, int64_t step)
     return status;
 }
 
-/* sched_skew.c, after step `step`: of this rank's block (s, step - s), the part of each of
- * the band's last hu rows in the block (row r: j in [Y_t - c r, Y_t+1 - c r)) goes into the
- * top padding of band s + 1; the peers' such parts are posted, in the senders' order. */
+/* sched_skew.c: the part of row r of band s (its tile s) in block (s, t): j in
+ * [Y_t - c r, Y_t+1 - c r), clipped to the row; 0 when empty. */
+static int64_t skew_part(const OrnDsmArray *a, const int64_t *Y, int64_t c, int64_t t, int64_t r,
+                         int64_t *lo)
+{
+    int64_t n1 = a->dims[1], b = Y[t] - c * r, e = Y[t + 1] - c * r;
+    if (b < 0) b = 0;
+    if (e > n1) e = n1;
+    *lo = b;
+    return e > b ? e - b : 0;
+}
+
+/* sched_skew.c, after this rank's block (s, t): the part of each of band s's last hu rows in
+ * the block goes into the top padding of band s + 1, sent at once (the rank of band s + 1
+ * may be waiting for it while this rank runs its other blocks of the step). */
+int rt_ghost_skew_block_end(Exec *x, int64_t s, int64_t t, const int64_t *Y, int64_t c)
+{
+    RtGhost *G = x->ghost;
+    if (!G || !G->a[0].hu || s + 1 >= x->nb[0]) return ORN_OK;
+    const GArr *g = &G->a[0];
+    OrnDsmArray *a = x->vi[g->k].store;
+    int from = a->part.owner[s], to = a->part.owner[s + 1], status = ORN_OK;
+    if (from != x->me) return ORN_OK;
+    const OrnDsmTile *tl = &a->tiles[s], *ul = &a->tiles[s + 1];
+    size_t es = a->esize;
+    int64_t n1 = a->dims[1];
+    for (int64_t r = tl->hi[0] - g->hu; r < tl->hi[0] && !status; r++) {
+        int64_t lo, n = skew_part(a, Y, c, t, r, &lo);
+        if (!n) continue;
+        const char *src = (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es;
+        if (to == x->me) { /* row r of band s in band s + 1's top padding */
+            memcpy((char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es, src,
+                   (size_t)n * es);
+            G->a[0].top[s + 1] = 1;
+        } else {
+            GMsg *m = msg_add(G);
+            m->peer = to;
+            status = orn_dsm_isend(x->dsm, src, (size_t)n * es, to, ORN_TAG_GHOST, &m->req);
+        }
+    }
+    if (G->nm) x->need_progress = 1;
+    return status;
+}
+
+/* sched_skew.c, after step `step`: the receives of the parts the peers' blocks of the step
+ * send here (rt_ghost_skew_block_end), posted in the senders' order (bands ascending, then
+ * rows), which is the order each sender sends them in. */
 int rt_ghost_skew_step_end(Exec *x, int64_t step, const int64_t *Y, int64_t c)
 {
     RtGhost *G = x->ghost;
     int status = ORN_OK;
-    if (!G) return ORN_OK;
+    if (!G || !G->a[0].hu) return ORN_OK;
     const GArr *g = &G->a[0];
     OrnDsmArray *a = x->vi[g->k].store;
     int64_t n1 = a->dims[1];
     size_t es = a->esize;
-    for (int64_t s = 0; s + 1 < x->nb[0] && !status && g->hu; s++) {
+    for (int64_t s = 0; s + 1 < x->nb[0] && !status; s++) {
         int64_t t = step - s;
         if (t < 0 || t >= x->nb[1]) continue;
         int from = a->part.owner[s], to = a->part.owner[s + 1];
-        if (from != x->me && to != x->me) continue;
+        if (from == x->me || to != x->me) continue;
         const OrnDsmTile *tl = &a->tiles[s], *ul = &a->tiles[s + 1];
         for (int64_t r = tl->hi[0] - g->hu; r < tl->hi[0] && !status; r++) {
-            int64_t lo = Y[t] - c * r, hi = Y[t + 1] - c * r;
-            if (lo < 0) lo = 0;
-            if (hi > n1) hi = n1;
-            if (lo >= hi) continue;
-            size_t n = (size_t)(hi - lo) * es;
-            /* row r of band s, and its place in band s + 1's top padding (held tiles only) */
-            const char *src =
-                from == x->me ? (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es
-                              : NULL;
-            char *dst =
-                to == x->me ? (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es : NULL;
-            if (from == x->me && to == x->me) {
-                memcpy(dst, src, n);
-                G->a[0].top[s + 1] = 1;
-            } else if (from == x->me) {
-                GMsg *m = msg_add(G);
-                m->peer = to;
-                status = orn_dsm_isend(x->dsm, src, n, to, ORN_TAG_GHOST, &m->req);
-            } else {
-                GMsg *m = msg_add(G);
-                m->peer = from;
-                m->ga = 0;
-                m->tile = s + 1;
-                m->top = 1;
-                x->rt->stats.ghost_rows += hi - lo;
-                status = orn_dsm_irecv(x->dsm, dst, n, from, ORN_TAG_GHOST, &m->req);
-            }
+            int64_t lo, n = skew_part(a, Y, c, t, r, &lo);
+            if (!n) continue;
+            GMsg *m = msg_add(G);
+            m->peer = from;
+            m->ga = 0;
+            m->tile = s + 1;
+            m->top = 1;
+            x->rt->stats.ghost_rows += n;
+            status =
+                orn_dsm_irecv(x->dsm, (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es,
+                              (size_t)n * es, from, ORN_TAG_GHOST, &m->req);
         }
     }
     if (G->nm) x->need_progress = 1;
+    return status;
+}
+
+/* Before a block of tile `tile` (sched_skew.c): the rows in flight into its padding are in,
+ * and marked; the other messages stay in flight. */
+int rt_ghost_arrive_tile(Exec *x, int64_t tile)
+{
+    RtGhost *G = x->ghost;
+    if (!G || !G->nm) return ORN_OK;
+    int n = 0;
+    for (int i = 0; i < G->nm; i++) n += G->m[i].ga >= 0 && G->m[i].tile == tile;
+    if (!n) return ORN_OK;
+    OrnDsmReq **reqs = orn_xmalloc((size_t)n * sizeof *reqs);
+    int *peers = orn_xmalloc((size_t)n * sizeof *peers), *at = orn_xmalloc((size_t)n * sizeof *at);
+    n = 0;
+    for (int i = 0; i < G->nm; i++)
+        if (G->m[i].ga >= 0 && G->m[i].tile == tile) {
+            reqs[n] = G->m[i].req;
+            peers[n] = G->m[i].peer;
+            at[n++] = i;
+        }
+    char what[96];
+    snprintf(what, sizeof what, "wavefront, step %lld: ghost rows", (long long)x->step);
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
+    orn_tl_int(x->tl, sp.id, "step", x->step);
+    int status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
+    rt_span_end(x, sp, &x->rt->stats.wait);
+    for (int j = 0; j < n; j++) {
+        GMsg *m = &G->m[at[j]];
+        m->req = reqs[j];
+        if (!status) (m->top ? G->a[m->ga].top : G->a[m->ga].bot)[m->tile] = 1;
+    }
+    if (!status) { /* drop them from the list, keeping its order */
+        int k = 0;
+        for (int i = 0, j = 0; i < G->nm; i++) {
+            if (j < n && at[j] == i) {
+                j++;
+                continue;
+            }
+            G->m[k++] = G->m[i];
+        }
+        G->nm = k;
+    }
+    free(reqs);
+    free(peers);
+    free(at);
     return status;
 }
 

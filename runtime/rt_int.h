@@ -354,6 +354,10 @@ struct OrnRtSched {
     int (*finish)(Exec *x);
     void (*cleanup)(Exec *x);
     int step_sync; /* steps must not overlap between ranks (wavefronts) */
+    /* Optional, steps without rounds: before / after each of this rank's work items (an
+     * in-place wavefront waits for the rows an item reads, and sends those it wrote). */
+    int (*item_begin)(Exec *x, const Work *w);
+    int (*item_end)(Exec *x, const Work *w);
     /* Schedules that move rotated arrays: the rank that holds tile `tile` of view k's
      * array at the current step's flushes, or that installs it next (a buffer's deltas
      * for it go there); NULL where tiles stay with their owners. */
@@ -455,6 +459,11 @@ int rt_ghost_read(ViewImpl *vi, const int64_t *key, void *out);
 int rt_ghost_step_end(Exec *x, int64_t s);
 /* The same for sched_skew.c: the parts of the band's last rows in the block (y1 bounds Y). */
 int rt_ghost_skew_step_end(Exec *x, int64_t s, const int64_t *Y, int64_t c);
+/* sched_skew.c: after this rank's block (s, t), its part of band s's last rows to band
+ * s + 1 at once (rt_ghost_skew_step_end then only posts the receives); before a block of
+ * tile `tile`, the rows in flight into that tile's padding. */
+int rt_ghost_skew_block_end(Exec *x, int64_t s, int64_t t, const int64_t *Y, int64_t c);
+int rt_ghost_arrive_tile(Exec *x, int64_t tile);
 int rt_ghost_arrive(Exec *x, int64_t s);
 void rt_ghost_free(Exec *x);
 

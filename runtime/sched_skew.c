@@ -214,9 +214,20 @@ static void work(Exec *x, int64_t step, int rank, WorkList *out)
     }
 }
 
-static int step_begin(Exec *x, int64_t s)
+/* Dataflow between the ranks, not lockstep: a block waits only for the rows it reads
+ * (those sent into its band's padding), and its own last rows go to the band below as soon
+ * as it ends, not after this rank's other blocks of the step. At 2048^2, -n 2, a rank waited
+ * 1.1-1.2 ms of an 8.5 ms 9-point sweep at the step boundaries, where one rank ran a whole
+ * block and the other two cut ones. */
+static int item_begin(Exec *x, const Work *w)
 {
-    return rt_ghost_arrive(x, s);
+    return rt_ghost_arrive_tile(x, w->tile);
+}
+
+static int item_end(Exec *x, const Work *w)
+{
+    const Skew *S = x->sched_state;
+    return rt_ghost_skew_block_end(x, w->tile, x->step - w->tile, S->Y, S->c);
 }
 
 static int step_end(Exec *x, int64_t s)
@@ -246,10 +257,12 @@ static void cleanup(Exec *x)
 const OrnRtSched orn_rt_sched_skew = {
     .name = "bands",
     .setup = setup,
-    .step_begin = step_begin,
+    .step_begin = rt_step_noop,
     .step_end = step_end,
     .work = work,
     .finish = finish,
     .cleanup = cleanup,
     .step_sync = 0,
+    .item_begin = item_begin,
+    .item_end = item_end,
 };
