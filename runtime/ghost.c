@@ -103,6 +103,12 @@ static int store_written(const Exec *x, int k)
     return 0;
 }
 
+int rt_ghost_off(void)
+{
+    const char *e = getenv("ORN_GHOST");
+    return e && !strcmp(e, "off");
+}
+
 /* The plan allows travelling rows: the rows a band must have (hu + hd, at least 1), or 0. */
 static int64_t plan_rows(const Exec *x)
 {
@@ -110,8 +116,7 @@ static int64_t plan_rows(const Exec *x)
     if ((p->strategy != ORN_RT_2D_ORDERED && !x->bands) || p->npart != 2 || x->P < 2 ||
         x->loop->whole || x->iter != x->loop->args[0].array)
         return 0;
-    const char *e = getenv("ORN_GHOST");
-    if (e && !strcmp(e, "off")) return 0;
+    if (rt_ghost_off()) return 0;
     int64_t rows = 0;
     int any = 0;
     for (int k = 0; k < x->n; k++) {
@@ -377,6 +382,13 @@ static int64_t skew_part(const OrnDsmArray *a, const int64_t *Y, int64_t c, int6
     return e > b ? e - b : 0;
 }
 
+/* Where row r of the band above goes in tile ul's top padding, at column lo (a row of n1
+ * elements of es bytes). */
+static char *top_pad_at(const OrnDsmTile *ul, int64_t r, int64_t lo, int64_t n1, size_t es)
+{
+    return (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es;
+}
+
 /* sched_skew.c, after this rank's block (s, t): the part of each of band s's last hu rows in
  * the block goes into the top padding of band s + 1, sent at once (the rank of band s + 1
  * may be waiting for it while this rank runs its other blocks of the step). */
@@ -396,8 +408,7 @@ int rt_ghost_skew_block_end(Exec *x, int64_t s, int64_t t, const int64_t *Y, int
         if (!n) continue;
         const char *src = (const char *)tl->vals + (size_t)((r - tl->lo[0]) * n1 + lo) * es;
         if (to == x->me) { /* row r of band s in band s + 1's top padding */
-            memcpy((char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es, src,
-                   (size_t)n * es);
+            memcpy(top_pad_at(ul, r, lo, n1, es), src, (size_t)n * es);
             G->a[0].top[s + 1] = 1;
         } else {
             GMsg *m = msg_add(G);
@@ -436,45 +447,45 @@ int rt_ghost_skew_step_end(Exec *x, int64_t step, const int64_t *Y, int64_t c)
             m->tile = s + 1;
             m->top = 1;
             x->rt->stats.ghost_rows += n;
-            status =
-                orn_dsm_irecv(x->dsm, (char *)ul->vals - (size_t)((ul->lo[0] - r) * n1 - lo) * es,
-                              (size_t)n * es, from, ORN_TAG_GHOST, &m->req);
+            status = orn_dsm_irecv(x->dsm, top_pad_at(ul, r, lo, n1, es), (size_t)n * es, from,
+                                   ORN_TAG_GHOST, &m->req);
         }
     }
     if (G->nm) x->need_progress = 1;
     return status;
 }
 
-/* Before a block of tile `tile` (sched_skew.c): the rows in flight into its padding are in,
- * and marked; the other messages stay in flight. */
-int rt_ghost_arrive_tile(Exec *x, int64_t tile)
+/* Wait for the messages in flight -- all of them (tile < 0), or the receives into tile
+ * `tile`'s padding -- mark the rows received and drop those messages from the list, keeping
+ * its order. */
+static int wait_msgs(Exec *x, int64_t step, int64_t tile)
 {
     RtGhost *G = x->ghost;
     if (!G || !G->nm) return ORN_OK;
-    int n = 0;
-    for (int i = 0; i < G->nm; i++) n += G->m[i].ga >= 0 && G->m[i].tile == tile;
-    if (!n) return ORN_OK;
-    OrnDsmReq **reqs = orn_xmalloc((size_t)n * sizeof *reqs);
-    int *peers = orn_xmalloc((size_t)n * sizeof *peers), *at = orn_xmalloc((size_t)n * sizeof *at);
-    n = 0;
+    OrnDsmReq **reqs = orn_xmalloc((size_t)G->nm * sizeof *reqs);
+    int *peers = orn_xmalloc((size_t)G->nm * sizeof *peers);
+    int *at = orn_xmalloc((size_t)G->nm * sizeof *at), n = 0;
     for (int i = 0; i < G->nm; i++)
-        if (G->m[i].ga >= 0 && G->m[i].tile == tile) {
+        if (tile < 0 || (G->m[i].ga >= 0 && G->m[i].tile == tile)) {
             reqs[n] = G->m[i].req;
             peers[n] = G->m[i].peer;
             at[n++] = i;
         }
-    char what[96];
-    snprintf(what, sizeof what, "wavefront, step %lld: ghost rows", (long long)x->step);
-    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
-    orn_tl_int(x->tl, sp.id, "step", x->step);
-    int status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
-    rt_span_end(x, sp, &x->rt->stats.wait);
+    int status = ORN_OK;
+    if (n) {
+        char what[96];
+        snprintf(what, sizeof what, "wavefront, step %lld: ghost rows", (long long)step);
+        RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
+        orn_tl_int(x->tl, sp.id, "step", step);
+        status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
+        rt_span_end(x, sp, &x->rt->stats.wait);
+    }
     for (int j = 0; j < n; j++) {
         GMsg *m = &G->m[at[j]];
         m->req = reqs[j];
-        if (!status) (m->top ? G->a[m->ga].top : G->a[m->ga].bot)[m->tile] = 1;
+        if (!status && m->ga >= 0) (m->top ? G->a[m->ga].top : G->a[m->ga].bot)[m->tile] = 1;
     }
-    if (!status) { /* drop them from the list, keeping its order */
+    if (!status && n) {
         int k = 0;
         for (int i = 0, j = 0; i < G->nm; i++) {
             if (j < n && at[j] == i) {
@@ -494,29 +505,14 @@ int rt_ghost_arrive_tile(Exec *x, int64_t tile)
 /* Before step `step` (and at the end): the rows in flight are in, and marked. */
 int rt_ghost_arrive(Exec *x, int64_t step)
 {
-    RtGhost *G = x->ghost;
-    if (!G || !G->nm) return ORN_OK;
-    OrnDsmReq **reqs = orn_xmalloc((size_t)G->nm * sizeof *reqs);
-    int *peers = orn_xmalloc((size_t)G->nm * sizeof *peers);
-    for (int i = 0; i < G->nm; i++) {
-        reqs[i] = G->m[i].req;
-        peers[i] = G->m[i].peer;
-    }
-    char what[96];
-    snprintf(what, sizeof what, "2d_ordered, step %lld: ghost rows", (long long)step);
-    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
-    orn_tl_int(x->tl, sp.id, "step", step);
-    int status = orn_dsm_waitall(x->dsm, reqs, peers, G->nm, what);
-    rt_span_end(x, sp, &x->rt->stats.wait);
-    for (int i = 0; i < G->nm; i++) {
-        G->m[i].req = reqs[i];
-        const GMsg *m = &G->m[i];
-        if (!status && m->ga >= 0) (m->top ? G->a[m->ga].top : G->a[m->ga].bot)[m->tile] = 1;
-    }
-    free(reqs);
-    free(peers);
-    if (!status) G->nm = 0;
-    return status;
+    return wait_msgs(x, step, -1);
+}
+
+/* Before a block of tile `tile` (sched_skew.c): the rows in flight into its padding are in,
+ * and marked; the other messages stay in flight. */
+int rt_ghost_arrive_tile(Exec *x, int64_t tile)
+{
+    return wait_msgs(x, x->step, tile);
 }
 
 void rt_ghost_free(Exec *x)

@@ -446,6 +446,8 @@ void rt_halo_free(Exec *x);
 /* Bands (blocks along k0) of a 2d_ordered loop whose ghost rows can travel (then P column
  * blocks), from the plan and the sizes; 0 when they cannot. */
 int rt_ghost_bands(const Exec *x);
+/* $ORN_GHOST=off: travelling rows (and the in-place wavefronts) off, for comparisons. */
+int rt_ghost_off(void);
 /* The wavefront's setup, after partitioning: x->ghost when the rows travel (tiles padded,
  * the start's rows in flight), else nothing. */
 int rt_ghost_setup(Exec *x);

@@ -88,12 +88,6 @@ static int plan_skew(const OrnRtPlan *p)
     return p->transform[1][0];
 }
 
-static int ghost_off(void)
-{
-    const char *e = getenv("ORN_GHOST");
-    return e && !strcmp(e, "off");
-}
-
 static int fits(const Exec *x)
 {
     const OrnDsmArray *it = x->loop->args[0].array;
@@ -110,7 +104,7 @@ int rt_skew_factor(const Exec *x)
 int rt_rect_bands(const Exec *x)
 {
     const OrnRtPlanArray *pa = &x->plan->arrays[0];
-    return x->plan->strategy == ORN_RT_2D_ORDERED && !ghost_off() && fits(x) &&
+    return x->plan->strategy == ORN_RT_2D_ORDERED && !rt_ghost_off() && fits(x) &&
            pa->halo_lo[0] + pa->halo_hi[0] > 0;
 }
 
@@ -141,7 +135,7 @@ int orn_rt_space_part(OrnRtCtx *rt, const OrnRtPlan *p, int ndim, const int64_t 
     int P = orn_dsm_size(rt->dsm);
     if (!p || !bands_fit(p, P, 0, 0, ndim)) return 0;
     if (p->strategy == ORN_RT_2D_ORDERED
-            ? ghost_off() || p->arrays[0].halo_lo[0] + p->arrays[0].halo_hi[0] <= 0
+            ? rt_ghost_off() || p->arrays[0].halo_lo[0] + p->arrays[0].halo_hi[0] <= 0
             : !plan_skew(p) || getenv("ORN_UNIMODULAR"))
         return 0;
     int B = bands_of(rt, p, P, dims);
