@@ -258,24 +258,36 @@ static int follow_bands(Exec *x)
  * space is made in, orn_rt_space_part; a 1d loop that sets the grid up before the sweeps
  * would otherwise move it out of them and the first sweep back). Decided from the
  * replicated partition and counts alone, so every rank agrees. */
+/* Whether partition cp is bands a 1d loop keeps (keep_bands): cut along key dimension kd
+ * alone into B >= P bands, B a multiple of P, one per rank in rank order or dealt
+ * cyclically. */
+static int kept_shape(const OrnDsmPart *cp, int ndim, int kd, int P)
+{
+    int B = cp->nb[kd];
+    if (B < P || B % P) return 0;
+    for (int d = 0; d < ndim; d++)
+        if (d != kd && cp->nb[d] != 1) return 0;
+    for (int g = 0; g < B; g++)
+        if (cp->owner[g] != (B > P ? g % P : g)) return 0;
+    return 1;
+}
+
 static int keep_bands(Exec *x, int np, RtOwnerFn fn)
 {
     const OrnDsmArray *it = x->iter;
     const OrnDsmPart *cp = &it->part;
     int kd = x->kd[0], P = x->P, B = cp->nb[kd];
     if (np != 1 || P == 1 || x->plan->strategy != ORN_RT_1D || x->rt->blocks_explicit ||
-        x->plan->part_count[0] > 0 || x->sub[0] > 1 || x->split_dim >= 0 || B < P || B % P ||
-        (B > P && it->sparse))
+        x->plan->part_count[0] > 0 || x->sub[0] > 1 || x->split_dim >= 0 || (B > P && it->sparse) ||
+        !kept_shape(cp, it->ndim, kd, P))
         return 0;
-    for (int d = 0; d < it->ndim; d++)
-        if (d != kd && cp->nb[d] != 1) return 0;
     int keep_nb = x->nb[0], ok = 1;
     int64_t total = 0, most = 0, *load = orn_xcalloc((size_t)P, sizeof *load);
     x->nb[0] = B; /* the owner function reads them */
     x->cyclic = B > P;
     for (int g = 0; g < B && ok; g++) {
         int gg[2] = {g, -1}, q = B > P ? g % P : g;
-        ok = cp->owner[g] == q && fn(x, gg) == q;
+        ok = fn(x, gg) == q;
         load[q] += it->tiles[g].n;
         total += it->tiles[g].n;
     }
@@ -434,15 +446,10 @@ int orn_rt_aligned_part_for(OrnRtCtx *rt, const OrnRtPlan *p, int k, const OrnDs
     int kd = p->part_dims[0], dim = tied_dim(pa, kd);
     if (pa->role != ORN_RT_PARTITIONED || pa->ndim != ndim || dim < 0 || kd >= space->ndim)
         return 0;
-    /* the space's bands as a 1d loop keeps them (keep_bands): along its key only, one per
-     * rank in rank order or m P dealt cyclically */
+    /* the space's bands as a 1d loop keeps them (keep_bands) */
     const OrnDsmPart *sp = &space->part;
     int B = sp->nb[kd];
-    if (B < P || B % P) return 0;
-    for (int d = 0; d < space->ndim; d++)
-        if (d != kd && sp->nb[d] != 1) return 0;
-    for (int g = 0; g < B; g++)
-        if (sp->owner[g] != (B > P ? g % P : g)) return 0;
+    if (!kept_shape(sp, space->ndim, kd, P)) return 0;
     int nb[ORN_DSM_MAXDIM] = {1, 1, 1, 1};
     nb[dim] = B;
     if (orn_dsm_part_init(out, ndim, nb)) return 0;

@@ -151,9 +151,9 @@ void orn_std_arr_save(OrnStdProg *p, const OrnStdArr *a, const char *path, int l
 
 /* ---------------------------------------------------------------- dist arrays */
 
-static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int k, const OrnDsmArray *space,
-                             int type, int ndim, const int64_t *dims, int init, double value,
-                             int64_t seed, const char *name, int line)
+OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
+                                  const OrnDsmArray *space, int type, int ndim, const int64_t *dims,
+                                  int init, double value, int64_t seed, const char *name, int line)
 {
     OrnDsmArray *a = NULL;
     int st;
@@ -181,14 +181,7 @@ static OrnDsmArray *dist_new(OrnStdProg *p, const OrnRtPlan *plan, int k, const 
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line)
 {
-    return dist_new(p, NULL, 0, NULL, type, ndim, dims, init, value, seed, name, line);
-}
-
-OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
-                                  const OrnDsmArray *space, int type, int ndim, const int64_t *dims,
-                                  int init, double value, int64_t seed, const char *name, int line)
-{
-    return dist_new(p, plan, k, space, type, ndim, dims, init, value, seed, name, line);
+    return orn_std_dist_new_for(p, NULL, 0, NULL, type, ndim, dims, init, value, seed, name, line);
 }
 
 /* ---- arrays stored in another order than declared (analyzer/layout.h) */
