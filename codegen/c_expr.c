@@ -975,3 +975,39 @@ void cg_ex_cond(C *c, const OrnNode *e)
     }
     cg_ex(c, e);
 }
+
+/* An expression free of effects (a dense run's lanes evaluate it on their own, c_loop.c,
+ * c_coljam.c): constants, names, element reads (when `reads`; of none of the n arrays in
+ * avoid), operators and the pure built-ins (BI_CONST), nothing that calls user code or
+ * writes. */
+bool cg_pure_expr(const OrnNode *e, bool reads, const OrnSym *const *avoid, int n)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return true;
+    case N_UNARY:
+        return cg_pure_expr(e->u.unary.e, reads, avoid, n);
+    case N_BINARY:
+        return cg_pure_expr(e->u.binary.l, reads, avoid, n) &&
+               cg_pure_expr(e->u.binary.r, reads, avoid, n);
+    case N_INDEX:
+        if (!reads || !e->type || e->type->kind == T_VIEW) return false;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (x->kind == N_SLICE || !cg_pure_expr(x, reads, avoid, n)) return false;
+        if (e->u.index.base->kind != N_NAME) return false;
+        for (int i = 0; i < n; i++)
+            if (avoid[i] == e->u.index.base->u.name.sym) return false;
+        return true;
+    case N_CALL:
+        if (e->u.call.builtin < 0 || !(orn_builtins[e->u.call.builtin].flags & BI_CONST))
+            return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (a->kind == N_KWARG || !cg_pure_expr(a, reads, avoid, n)) return false;
+        return true;
+    default:
+        return false;
+    }
+}

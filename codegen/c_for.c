@@ -229,6 +229,7 @@ int cg_rows_open(C *c, const OrnSym *var, const OrnNode *body, const char *from,
         c->row_last[c->nrows] = r[i].last;
         c->row_buf[c->nrows] = r[i].buffer;
         c->row_sure[c->nrows] = false;
+        c->row_tmp[c->nrows] = -1;
         c->nrows++;
         pushed++;
     }

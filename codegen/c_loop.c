@@ -509,35 +509,10 @@ static void body_csr(C *c, const OrnCgLoop *l)
  * fast: the accesses are proven in their boxes (version.h). */
 /* ---------------------------------------------------------------- accumulator lanes */
 
-/* An expression a lane may evaluate on its own: constants, names, element reads (when
- * `reads`), operators and the pure built-ins (BI_CONST), nothing that calls user code or
- * writes. */
+/* An expression a lane may evaluate on its own (cg_pure_expr). */
 static bool pure_expr(const OrnNode *e, bool reads)
 {
-    switch (e->kind) {
-    case N_INT:
-    case N_FLOAT:
-    case N_BOOL:
-    case N_NAME:
-        return true;
-    case N_UNARY:
-        return pure_expr(e->u.unary.e, reads);
-    case N_BINARY:
-        return pure_expr(e->u.binary.l, reads) && pure_expr(e->u.binary.r, reads);
-    case N_INDEX:
-        if (!reads || !e->type || e->type->kind == T_VIEW) return false;
-        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
-            if (x->kind == N_SLICE || !pure_expr(x, reads)) return false;
-        return e->u.index.base->kind == N_NAME;
-    case N_CALL:
-        if (e->u.call.builtin < 0 || !(orn_builtins[e->u.call.builtin].flags & BI_CONST))
-            return false;
-        for (const OrnNode *a = e->u.call.args; a; a = a->next)
-            if (a->kind == N_KWARG || !pure_expr(a, reads)) return false;
-        return true;
-    default:
-        return false;
-    }
+    return cg_pure_expr(e, reads, NULL, 0);
 }
 
 static bool lane_expr(const OrnNode *e)
@@ -980,6 +955,17 @@ static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     if ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&
         lane_stmts(c, l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
         lane_loop(c, l, last, vt, from, to, blk, lvl, fast);
+        return;
+    }
+    if (fast && !blk && cg_coljam(c, l, last, vt, from, to, lvl)) {
+        /* whole groups of keys jammed (c_coljam.c), then the rest as written */
+        c->ind = lvl + 1;
+        cg_ol(c, "for (int64_t j_ = jl_; j_ < %s; j_++) {", to);
+        elem_body(c, l, last, vt, "j_", blk, lvl + 2, fast);
+        c->ind = lvl + 1;
+        cg_ol(c, "}");
+        c->ind = lvl;
+        cg_ol(c, "}");
         return;
     }
     c->ind = lvl;

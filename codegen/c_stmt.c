@@ -562,7 +562,10 @@ static void st_assign_elem(C *c, const OrnNode *s)
         } else if (cg_is_buffer(ts) && (c->cx == CX_BODY || c->cx == CX_CLONE)) {
             int rw = cg_row_of(c, tg);
             bool sure = rw >= 0 && c->row_sure[rw]; /* a version that tested it (c_for.c) */
-            if (rw >= 0) { /* the fast loop's row in place (c_for.c), when there is one */
+            if (rw >= 0 && c->row_tmp[rw] >= 0) {   /* its element in a local (c_coljam.c) */
+                cg_ol(c, "bt%d_ += (%s)(%sr%d_);", c->row_tmp[rw], T, neg, id);
+                cg_ol(c, "(void)kk%d_;", id);
+            } else if (rw >= 0) { /* the fast loop's row in place (c_for.c), when there is one */
                 cg_ind(c);
                 if (sure)
                     cg_o(c, "rp%d_[", c->row_id[rw]);

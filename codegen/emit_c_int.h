@@ -6,6 +6,7 @@
  *   c_stmt.c   statements
  *   c_for.c    `for` loops in loop bodies: index-set splitting, loop reductions
  *   c_jam.c    a loop reduction computed for a vector of its enclosing loop's values
+ *   c_coljam.c a dense run's keys W at a time around its one `for` into buffers
  *   c_loop.c   the prefetch slice, user functions and their per-loop clones, plans and
  *              loop bodies (element walks, boxes)
  * Functions shared between these files carry the cg_ prefix. */
@@ -121,6 +122,9 @@ typedef struct C {
     int row_id[ORN_CG_MAXROWS * 4], row_last[ORN_CG_MAXROWS * 4];
     bool row_buf[ORN_CG_MAXROWS * 4];  /* a buffer's row: NULL where it does not add in place */
     bool row_sure[ORN_CG_MAXROWS * 4]; /* ... inside a version of the loop that tested it */
+    /* ... whose element at the loop's variable is held in the local bt<row_tmp>_ (c_coljam.c),
+     * or -1 */
+    int row_tmp[ORN_CG_MAXROWS * 4];
     int nrows;
     /* operands already evaluated into temporaries (left-to-right sequencing) */
     const OrnNode *subst[MAXLEAF];
@@ -277,6 +281,13 @@ void cg_jam_prologue(C *c);
  * jam's outer loop, replaced by its sum (cg_jam_sum); an element of a transposed array in
  * the jam's vector code (cg_jam_elem). */
 bool cg_jam_for(C *c, const OrnNode *f);
+/* c_expr.c: e free of effects (constants, names, operators, BI_CONST built-ins), with
+ * element reads when `reads`, of none of the n arrays in avoid. */
+bool cg_pure_expr(const OrnNode *e, bool reads, const OrnSym *const *avoid, int n);
+/* c_coljam.c: the whole groups of W keys of a fast dense run [from, to) whose body is one
+ * `for` adding into buffers at its variable, jammed; the rest from jl_ is the caller's. */
+bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
+               const char *to, int lvl);
 bool cg_jam_sum(C *c, const OrnNode *f);
 /* The bounds lo<id>_, hi<id>_ of the jam's outer loop f: the chunk being written. */
 bool cg_jam_chunk(C *c, const OrnNode *f, int id);
