@@ -13,7 +13,10 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
     the compiler skews (strategy unimodular, transform T) has its blocks in the space
     y = T x - min(y), elements in key order of y;
   - accumulators keep one partial per block, from the identity, combined in block order
-    after the loop starting from the value before it (runtime/exec.c);
+    after the loop starting from the value before it (runtime/exec.c); each partial takes
+    its updates in the order the runtime ran the block's elements (the trace's), also in
+    an @ordered loop, whose iterations themselves run in key order: the in-place
+    wavefront runs a band's elements a column block at a time (runtime/sched_skew.c);
   - a buffer with a custom apply sees, at each flush (the end of a round), each rank's summed
     delta per key, ranks in order; one with the default apply adds at once (the generator
     never reads a buffer's target in a loop that updates the buffer, and gives default-apply
@@ -374,6 +377,12 @@ class Loop:
         self.deltas = []    # custom-apply buffer deltas: (round, rank, buffer, key, type, value)
         self.where = None   # (round, rank) of the running iteration
         self.rng = None
+        # an @ordered loop's accumulator updates, (position, n, partial, name, type, value):
+        # its iterations run in key order, but each partial takes its updates in the order
+        # the runtime ran the elements (the trace's), which a schedule that runs a block in
+        # pieces (runtime/sched_skew.c: a band's column blocks at successive steps) changes
+        self.defer = None
+        self.pos = 0
 
 
 def acc_kinds(body, outer):
@@ -740,22 +749,28 @@ class Interp:
             te = wider(arr.type, te)
         arr.set(key, conv(arr.type, te, v))
 
+    def acc_apply(self, cur, name, te, v):
+        """One update of accumulator name's partial cur by the value v of type te."""
+        kind = self.loop.accs[name]
+        t = self.loop.acc_type[name]
+        if kind in ('min', 'max'):
+            w = wider(t, te)
+            a, b = conv(w, t, cur[name]), conv(w, te, v)
+            r = (a if a <= b else b) if kind == 'min' else (a if a >= b else b)
+            cur[name] = conv(t, w, r)
+            return
+        cur[name] = conv(t, wider(t, te), self.arith('+' if kind == 'sum' else '*', t,
+                                                     cur[name], te, v))
+
     def assign_var(self, name, op, e):
         if self.acc(name):
-            kind = self.loop.accs[name]
-            cur = self.loop.cur
-            t = self.loop.acc_type[name]
-            if kind in ('min', 'max'):
-                # x = min(x, e): only e is evaluated in the body
-                te, v = self.ev(e[2][1])
-                w = wider(t, te)
-                a, b = conv(w, t, cur[name]), conv(w, te, v)
-                r = (a if a <= b else b) if kind == 'min' else (a if a >= b else b)
-                cur[name] = conv(t, w, r)
-                return
-            te, v = self.ev(e)
-            cur[name] = conv(t, wider(t, te), self.arith('+' if kind == 'sum' else '*', t,
-                                                         cur[name], te, v))
+            # x = min(x, e): only e is evaluated in the body
+            te, v = self.ev(e[2][1] if self.loop.accs[name] in ('min', 'max') else e)
+            if self.loop.defer is not None:
+                d = self.loop.defer
+                d.append((self.loop.pos, len(d), self.loop.cur, name, te, v))
+            else:
+                self.acc_apply(self.loop.cur, name, te, v)
             return
         sc = self.lookup(name, write=True)
         if sc is None and op == '=' and e[0] == 'call' and e[1] in ('zeros', 'fill', 'rand') \
@@ -886,8 +901,11 @@ class Interp:
         if set(seen) != set(arr.all_keys()):
             raise TraceError('loop at line %d: the trace runs %d of %d elements'
                              % (line, len(seen), len(arr.all_keys())))
+        pos = {}
         if ordered:
+            pos = {k: i for i, (k, _) in enumerate(work)}
             work = [(k, seen[k]) for k in sorted(seen)]
+            loop.defer = []
         # rounds in trace order, for flushes
         rounds = {}
         for en in ents:
@@ -902,6 +920,7 @@ class Interp:
                     loop.partial[blk] = {n: identity(loop.acc_type[n], loop.accs[n])
                                          for n in loop.accs}
                 loop.cur = loop.partial[blk]
+                loop.pos = pos.get(k, 0)
                 loop.where = (rounds[(en['step'], en['round'])], en['rank'])
                 loop.rng = Rng(self.seed, lp['stream'], k)
                 sc = {kn: ['i64', kv] for kn, kv in zip(keys, k)}
@@ -915,6 +934,9 @@ class Interp:
                 finally:
                     self.scopes.pop()
             self.flush()
+            if loop.defer:
+                for _, _, cur, name, te, v in sorted(loop.defer, key=lambda u: u[:2]):
+                    self.acc_apply(cur, name, te, v)
         finally:
             self.loop = None
         for n, kind in loop.accs.items():
