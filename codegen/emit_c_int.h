@@ -281,13 +281,6 @@ void cg_jam_prologue(C *c);
  * jam's outer loop, replaced by its sum (cg_jam_sum); an element of a transposed array in
  * the jam's vector code (cg_jam_elem). */
 bool cg_jam_for(C *c, const OrnNode *f);
-/* c_expr.c: e free of effects (constants, names, operators, BI_CONST built-ins), with
- * element reads when `reads`, of none of the n arrays in avoid. */
-bool cg_pure_expr(const OrnNode *e, bool reads, const OrnSym *const *avoid, int n);
-/* c_coljam.c: the whole groups of W keys of a fast dense run [from, to) whose body is one
- * `for` adding into buffers at its variable, jammed; the rest from jl_ is the caller's. */
-bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
-               const char *to, int lvl);
 bool cg_jam_sum(C *c, const OrnNode *f);
 /* The bounds lo<id>_, hi<id>_ of the jam's outer loop f: the chunk being written. */
 bool cg_jam_chunk(C *c, const OrnNode *f, int id);
@@ -302,6 +295,14 @@ void cg_jam_tree(C *c, int rid, int L);
  * caller closes it. */
 void cg_jam_vec_open(C *c, int id);
 bool cg_jam_value(C *c, const OrnNode *e);
+
+/* c_expr.c: e free of effects (constants, names, operators, BI_CONST built-ins), with
+ * element reads when `reads`, of none of the n arrays in avoid. */
+bool cg_pure_expr(const OrnNode *e, bool reads, const OrnSym *const *avoid, int n);
+/* c_coljam.c: the whole groups of W keys of a fast dense run [from, to) whose body is one
+ * `for` adding into buffers at its variable, jammed; the rest from jl_ is the caller's. */
+bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
+               const char *to, int lvl);
 
 /* cuda_gpu.c (@gpu loops under --gpu) */
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run
