@@ -828,10 +828,16 @@ class Gen:
         a = self.pick(arrs)
         target = self.elem(ctx, a, write=True)
         op = self.pick(['=', '=', '+=', '-='])
-        e = self.value_for(ctx, a.type)
-        if op != '=' and a.type != 'f64' and e[0] == 'call' and e[1] == 'min':
-            e = call('i64', e)
-        return [('assign', target, op, e)]
+        return [('assign', target, op, self.int_update(op, a.type, self.value_for(ctx, a.type)))]
+
+    @staticmethod
+    def int_update(op, t, e):
+        """e as the value of `x op= e` into an integer x: a clamped float converted first,
+        so that x's own value, however large, is not converted to f64 and back (out of
+        range near the integer's limits)."""
+        if op != '=' and t != 'f64' and e[0] == 'call' and e[1] == 'min':
+            return call('i64', e)
+        return e
 
     def buffer_update(self, ctx, bufs):
         bf = self.pick(bufs)
@@ -1140,10 +1146,14 @@ class Gen:
                 a = next(x for x in self.arrays if x.name == name)
                 if a is lp.space or (lp.shape == 'map' and self.chance(0.2)):
                     continue
-                out += self.guarded(ctx, lambda a=a: [('assign', self.elem(ctx, a, write=True),
-                                                       self.pick(['+=', '-=', '=']),
-                                                       self.value_for(ctx, a.type, 1))])
+                out += self.guarded(ctx, lambda a=a: self.rule_store(ctx, a))
         return out
+
+    def rule_store(self, ctx, a):
+        """An update of array a's element in an sgd or map loop."""
+        target = self.elem(ctx, a, write=True)
+        op = self.pick(['+=', '-=', '='])
+        return [('assign', target, op, self.int_update(op, a.type, self.value_for(ctx, a.type, 1)))]
 
     def pfor(self, ctx):
         self.nloops += 1
