@@ -18,17 +18,58 @@
  * Every element of a buffer's target receives the same adds in the same order: the run's
  * keys ascending for each i, as the keys' serial order gives them, because every update of
  * the body is at the same subscript i + k, so the W keys' updates of one element all happen
- * at one i, lane after lane (the same bits). The body qualifies when it is that `for` alone,
- * its bounds read neither the key nor the value, and its statements are `B[i + k] += e` or
+ * at one i, lane after lane (the same bits). The body qualifies when it is that `for`,
+ * after at most 8 declarations of scalars of the body from effect-free expressions
+ * (`a = xj * s`: evaluated for each key before the `for`, kept as pl<w>_<k>_ and bound
+ * again in its key's statements), its bounds read neither the key, the value nor those
+ * scalars, and its statements are `B[i + k] += e` or
  * `-= e` into one-dimensional buffers, one k for them all, no two buffers of one target, e
- * free of effects and reading no buffer's target; no random draws, accumulators or promoted
+ * free of effects and reading no buffer's target; no expression of them calls `div`, `mod`,
+ * `i32` or `i64` (which can fail: the first error must stay the serial loop's); no random
+ * draws, accumulators or promoted
  * elements. Only the fast range of a run whose buffer updates were proven in their boxes
  * (c->bufs_sure) is jammed; the keys left over after the last whole group of W run as written. */
 #include "emit_c_int.h"
 
 #include <stdio.h>
 
-enum { COLJAM_W = 4 };
+enum { COLJAM_W = 4, COLJAM_MAXPRE = 8 };
+
+/* e calls none of the built-ins that can fail (`div` and `mod` by zero, a float converted
+ * to an integer out of range): a key's statements run before an earlier key's adds are
+ * done, so the first error, where there is one, stays the serial loop's. */
+static bool no_trap(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_UNARY:
+        return no_trap(e->u.unary.e);
+    case N_BINARY:
+        return no_trap(e->u.binary.l) && no_trap(e->u.binary.r);
+    case N_INDEX:
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (!no_trap(x)) return false;
+        return true;
+    case N_CALL:
+        if (e->u.call.builtin == ORN_BI_DIV || e->u.call.builtin == ORN_BI_MOD ||
+            e->u.call.builtin == ORN_BI_I32 || e->u.call.builtin == ORN_BI_I64)
+            return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (!no_trap(a)) return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* The scalar a statement before the `for` declares (`a = e`, its first assignment), else
+ * NULL. */
+static const OrnSym *prelude_sym(const OrnNode *s)
+{
+    if (s->kind != N_ASSIGN || s->u.assign.op != OP_NONE || !s->u.assign.declares ||
+        s->u.assign.target->kind != N_NAME)
+        return NULL;
+    return s->u.assign.target->u.name.sym;
+}
 
 /* The run's `for`, when the body of loop l qualifies (the file's comment), else NULL. */
 static const OrnNode *jam_for(const C *c, const OrnCgLoop *l, const OrnSym *key, int64_t *off)
@@ -38,12 +79,15 @@ static const OrnNode *jam_for(const C *c, const OrnCgLoop *l, const OrnSym *key,
         lp->naccums > 0 || c->npromo > 0 || c->srow_arr)
         return NULL;
     const OrnNode *f = lp->node->u.parfor.body ? lp->node->u.parfor.body->u.block.stmts : NULL;
-    if (!f || f->next || f->kind != N_FOR || !f->u.for_.body) return NULL;
+    while (f && f->next) f = f->next;
+    if (!f || f->kind != N_FOR || !f->u.for_.body) return NULL;
     const OrnSym *v = f->u.for_.var->u.name.sym, *val = lp->value;
     for (int b = 0; b < 2; b++) {
         const OrnNode *e = b ? f->u.for_.hi : f->u.for_.lo;
         if (!cg_pure_expr(e, false, NULL, 0) || cg_mentions(e, key) || (val && cg_mentions(e, val)))
             return NULL;
+        for (const OrnNode *p = lp->node->u.parfor.body->u.block.stmts; p != f; p = p->next)
+            if (cg_mentions(e, prelude_sym(p))) return NULL;
     }
     const OrnSym *tgt[16];
     int nt = 0;
@@ -74,7 +118,19 @@ static const OrnNode *jam_for(const C *c, const OrnCgLoop *l, const OrnSym *key,
         tgt[nt++] = t;
     }
     for (s = f->u.for_.body->u.block.stmts; s; s = s->next)
-        if (!cg_pure_expr(s->u.assign.value, true, tgt, nt)) return NULL;
+        if (!cg_pure_expr(s->u.assign.value, true, tgt, nt) || !no_trap(s->u.assign.value))
+            return NULL;
+    /* the statements before the `for`: scalars of the body declared once each, from
+     * effect-free expressions that read no buffer's target */
+    int np = 0;
+    for (s = lp->node->u.parfor.body->u.block.stmts; s != f; s = s->next, np++) {
+        const OrnSym *ps = prelude_sym(s);
+        OrnTypeKind pk = ps && ps->type ? ps->type->kind : T_VOID;
+        if (!ps || np == COLJAM_MAXPRE || orn_cg_is_static(ps) ||
+            (pk != T_F32 && pk != T_F64 && pk != T_I32 && pk != T_I64 && pk != T_BOOL) ||
+            !cg_pure_expr(s->u.assign.value, true, tgt, nt) || !no_trap(s->u.assign.value))
+            return NULL;
+    }
     *off = k0;
     return f;
 }
@@ -120,10 +176,19 @@ bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, cons
         bool buf;
     } rows[COLJAM_W][ORN_CG_MAXROWS];
     int nr[COLJAM_W];
+    const OrnNode *pre = l->loop->node->u.parfor.body->u.block.stmts;
     for (int w = 0; w < W; w++) {
         cg_ol(c, "{");
         c->ind++;
         cg_ol(c, "const int64_t %s __attribute__((unused)) = jl_ + %d;", cg_nm(c, key), w);
+        if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &vl%d_;", vt, w);
+        /* the key's scalars before the `for`, kept as pl<w>_<k>_ */
+        int k = 0;
+        for (const OrnNode *p = pre; p != f; p = p->next, k++) {
+            const OrnSym *ps = prelude_sym(p);
+            cg_st(c, p);
+            cg_ol(c, "const %s pl%d_%d_ = %s;", cg_ctype(ps->type->kind), w, k, cg_nm(c, ps));
+        }
         nr[w] = cg_rows_open(c, var, f->u.for_.body, lo, hi);
         for (int r = 0; r < nr[w]; r++) {
             int at = c->nrows - nr[w] + r;
@@ -151,6 +216,12 @@ bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, cons
         c->ind++;
         cg_ol(c, "const int64_t %s __attribute__((unused)) = jl_ + %d;", cg_nm(c, key), w);
         if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &vl%d_;", vt, w);
+        int k = 0;
+        for (const OrnNode *p = pre; p != f; p = p->next, k++) {
+            const OrnSym *ps = prelude_sym(p);
+            cg_ol(c, "const %s %s __attribute__((unused)) = pl%d_%d_;", cg_ctype(ps->type->kind),
+                  cg_nm(c, ps), w, k);
+        }
         /* the key's rows; the buffers' in place, proven by the run's test (c->bufs_sure) */
         for (int r = 0; r < nr[w]; r++) {
             int at = c->nrows++;
