@@ -141,6 +141,29 @@ static const char *row_type(const OrnNode *access)
     return cg_ctype(cg_elem_of(orn_cg_base_sym(access)->type));
 }
 
+/* Opens the block of key w of a group: the key and its value bound, and the scalars the
+ * statements pre (up to f) declare: evaluated and kept as pl<w>_<k>_ (first), or bound
+ * again from those. */
+static void key_open(C *c, const OrnSym *key, const char *vt, int w, const OrnNode *pre,
+                     const OrnNode *f, bool first)
+{
+    cg_ol(c, "{");
+    c->ind++;
+    cg_ol(c, "const int64_t %s __attribute__((unused)) = jl_ + %d;", cg_nm(c, key), w);
+    if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &vl%d_;", vt, w);
+    int k = 0;
+    for (const OrnNode *p = pre; p != f; p = p->next, k++) {
+        const OrnSym *ps = prelude_sym(p);
+        const char *T = cg_ctype(ps->type->kind);
+        if (first) {
+            cg_st(c, p);
+            cg_ol(c, "const %s pl%d_%d_ = %s;", T, w, k, cg_nm(c, ps));
+        } else {
+            cg_ol(c, "const %s %s __attribute__((unused)) = pl%d_%d_;", T, cg_nm(c, ps), w, k);
+        }
+    }
+}
+
 /* Emits the whole groups of W keys of [from, to) of the fast range (elem_loop, fast) at
  * indentation lvl, leaving the first key after them in jl_ for the caller's loop over the
  * rest (and its closing brace); false, and nothing written, when the body does not qualify. */
@@ -178,17 +201,7 @@ bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, cons
     int nr[COLJAM_W];
     const OrnNode *pre = l->loop->node->u.parfor.body->u.block.stmts;
     for (int w = 0; w < W; w++) {
-        cg_ol(c, "{");
-        c->ind++;
-        cg_ol(c, "const int64_t %s __attribute__((unused)) = jl_ + %d;", cg_nm(c, key), w);
-        if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &vl%d_;", vt, w);
-        /* the key's scalars before the `for`, kept as pl<w>_<k>_ */
-        int k = 0;
-        for (const OrnNode *p = pre; p != f; p = p->next, k++) {
-            const OrnSym *ps = prelude_sym(p);
-            cg_st(c, p);
-            cg_ol(c, "const %s pl%d_%d_ = %s;", cg_ctype(ps->type->kind), w, k, cg_nm(c, ps));
-        }
+        key_open(c, key, vt, w, pre, f, true);
         nr[w] = cg_rows_open(c, var, f->u.for_.body, lo, hi);
         for (int r = 0; r < nr[w]; r++) {
             int at = c->nrows - nr[w] + r;
@@ -212,16 +225,7 @@ bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, cons
             cg_ol(c, "%s bt%d_ = rp%d_[%s + INT64_C(%lld)];", row_type(rows[0][r].access),
                   rows[0][r].id, rows[0][r].id, iv, (long long)off);
     for (int w = 0; w < W; w++) {
-        cg_ol(c, "{");
-        c->ind++;
-        cg_ol(c, "const int64_t %s __attribute__((unused)) = jl_ + %d;", cg_nm(c, key), w);
-        if (vt) cg_ol(c, "%s *const vp_ __attribute__((unused)) = &vl%d_;", vt, w);
-        int k = 0;
-        for (const OrnNode *p = pre; p != f; p = p->next, k++) {
-            const OrnSym *ps = prelude_sym(p);
-            cg_ol(c, "const %s %s __attribute__((unused)) = pl%d_%d_;", cg_ctype(ps->type->kind),
-                  cg_nm(c, ps), w, k);
-        }
+        key_open(c, key, vt, w, pre, f, false);
         /* the key's rows; the buffers' in place, proven by the run's test (c->bufs_sure) */
         for (int r = 0; r < nr[w]; r++) {
             int at = c->nrows++;
