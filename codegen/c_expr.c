@@ -168,7 +168,11 @@ void cg_ex_index(C *c, const OrnNode *e)
         int k = cg_array_k(c, e, s);
         if (c->cx != CX_PREFETCH && orn_cg_boxable(c->loop, k)) {
             int nd = orn_list_len(e->u.index.subs);
-            if (c->fast)
+            if (c->fast && c->alias_x == k + 1) { /* through the buffer's box (c_stmt.c) */
+                cg_o(c, "((const %s *)(const void *)B%d_.base)[orn_rt_box_at(&B%d_, %d, ",
+                     cg_ctype(ek), c->alias_b - 1, c->alias_b - 1, nd);
+                c->alias_used++;
+            } else if (c->fast)
                 cg_o(c, "((const %s *)(const void *)X%d_.base)[orn_rt_box_at(&X%d_, %d, ",
                      cg_ctype(ek), k, k, nd);
             else

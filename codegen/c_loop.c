@@ -200,6 +200,7 @@ static void box_prologue(C *c, const OrnCgLoop *l, const char *indent)
             cg_o(c,
                  "%sconst OrnRtBox B%d_ __attribute__((unused)) = orn_rt_bbox(&V_[%d]); /* %s */\n",
                  indent, k, k, l->arrays[k].sym->name->s);
+    cg_buf_alias_prologue(c, l, indent);
 }
 
 /* The loop body over the user statements, emitted into buf (fast: accesses proven). */
@@ -504,20 +505,12 @@ static void body_csr(C *c, const OrnCgLoop *l)
     cg_o(c, "        return 0;\n    }\n");
 }
 
-/* One element loop over [from, to) of the innermost key at indentation level lvl: its
- * key, its value pointer, its random stream, the statements of blk (the body when NULL);
- * fast: the accesses are proven in their boxes (version.h). */
 /* ---------------------------------------------------------------- accumulator lanes */
 
 /* An expression a lane may evaluate on its own (cg_pure_expr). */
-static bool pure_expr(const OrnNode *e, bool reads)
-{
-    return cg_pure_expr(e, reads, NULL, 0);
-}
-
 static bool lane_expr(const OrnNode *e)
 {
-    return pure_expr(e, true);
+    return cg_pure_expr(e, true, NULL, 0);
 }
 
 /* A buffer's element fixed for the run and held in a local (promo_open), which the body
@@ -707,7 +700,7 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
  * without element reads, which could see an earlier element's add. */
 static bool scatter_expr(const OrnNode *e)
 {
-    return pure_expr(e, false);
+    return cg_pure_expr(e, false, NULL, 0);
 }
 
 /* A run's body that is one `B[e] += d` or `-= d` into a one-dimensional buffer B, e and d
@@ -944,6 +937,9 @@ static void scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, in
     cg_ol(c, "}");
 }
 
+/* One element loop over [from, to) of the innermost key at indentation level lvl: its
+ * key, its value pointer, its random stream, the statements of blk (the body when NULL);
+ * fast: the accesses are proven in their boxes (version.h). */
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {

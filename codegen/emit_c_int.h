@@ -95,6 +95,10 @@ typedef struct C {
                       boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
     int bufs_sure; /* ... of a for-in whose buffer updates' keys were tested too (c_stmt.c) */
+    /* a version where a buffer adds in place into its target (c_stmt.c, csr_row_loop): the
+     * fast reads of view alias_x - 1 go through buffer view alias_b - 1's box (0: none),
+     * counted in alias_used */
+    int alias_x, alias_b, alias_used;
     /* the variable and body of the innermost versioned range being emitted in its fast
      * version (a `for`, the column key of a CSR walk, the innermost key of a dense one)
      * and whether the loop's value variable changes with it: the accesses the walk of that
@@ -255,6 +259,10 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
 void cg_st(C *c, const OrnNode *s);
 /* cg_st without a warp kernel's barriers (cuda_warp.c places them). */
 void cg_st_plain(C *c, const OrnNode *s);
+
+/* For each buffer of loop l whose target the body reads through a box: bs<k>_, whether
+ * the buffer adds in place into that box's storage (orn_rt_box_same; c_stmt.c). */
+void cg_buf_alias_prologue(C *c, const OrnCgLoop *l, const char *indent);
 
 /* c_for.c */
 /* Whether expression e reads symbol s (a name, an array's base, inside subscripts). */

@@ -455,6 +455,12 @@ int rt_ghost_skew_step_end(Exec *x, int64_t step, const int64_t *Y, int64_t c)
     return status;
 }
 
+/* Whether wait_msgs(.., tile) waits for message m. */
+static int msg_wanted(const GMsg *m, int64_t tile)
+{
+    return tile < 0 || (m->ga >= 0 && m->tile == tile);
+}
+
 /* Wait for the messages in flight -- all of them (tile < 0), or the receives into tile
  * `tile`'s padding -- mark the rows received and drop those messages from the list, keeping
  * its order. */
@@ -462,30 +468,30 @@ static int wait_msgs(Exec *x, int64_t step, int64_t tile)
 {
     RtGhost *G = x->ghost;
     if (!G || !G->nm) return ORN_OK;
-    OrnDsmReq **reqs = orn_xmalloc((size_t)G->nm * sizeof *reqs);
-    int *peers = orn_xmalloc((size_t)G->nm * sizeof *peers);
-    int *at = orn_xmalloc((size_t)G->nm * sizeof *at), n = 0;
+    int want = 0;
+    for (int i = 0; i < G->nm; i++) want += msg_wanted(&G->m[i], tile);
+    if (!want) return ORN_OK;
+    OrnDsmReq **reqs = orn_xmalloc((size_t)want * sizeof *reqs);
+    int *peers = orn_xmalloc((size_t)want * sizeof *peers);
+    int *at = orn_xmalloc((size_t)want * sizeof *at), n = 0;
     for (int i = 0; i < G->nm; i++)
-        if (tile < 0 || (G->m[i].ga >= 0 && G->m[i].tile == tile)) {
+        if (msg_wanted(&G->m[i], tile)) {
             reqs[n] = G->m[i].req;
             peers[n] = G->m[i].peer;
             at[n++] = i;
         }
-    int status = ORN_OK;
-    if (n) {
-        char what[96];
-        snprintf(what, sizeof what, "wavefront, step %lld: ghost rows", (long long)step);
-        RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
-        orn_tl_int(x->tl, sp.id, "step", step);
-        status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
-        rt_span_end(x, sp, &x->rt->stats.wait);
-    }
+    char what[96];
+    snprintf(what, sizeof what, "wavefront, step %lld: ghost rows", (long long)step);
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "wait for ghost rows");
+    orn_tl_int(x->tl, sp.id, "step", step);
+    int status = orn_dsm_waitall(x->dsm, reqs, peers, n, what);
+    rt_span_end(x, sp, &x->rt->stats.wait);
     for (int j = 0; j < n; j++) {
         GMsg *m = &G->m[at[j]];
         m->req = reqs[j];
         if (!status && m->ga >= 0) (m->top ? G->a[m->ga].top : G->a[m->ga].bot)[m->tile] = 1;
     }
-    if (!status && n) {
+    if (!status) {
         int k = 0;
         for (int i = 0, j = 0; i < G->nm; i++) {
             if (j < n && at[j] == i) {

@@ -52,6 +52,18 @@ ORN_BOX_FN int64_t orn_rt_box_at(const OrnRtBox *x, int nd, const int64_t *key)
     return (int64_t)off;
 }
 
+/* Whether boxes a and b address an element of their first nd dimensions at the same place
+ * (the same base, origin and strides): a buffer that adds in place into the array the body
+ * also reads (one rank). Generated code then reads that array through the buffer's box, so
+ * that the compiler sees one pointer: `dw[f] -= step * (g * x + lam * w[f])` loads w[f]
+ * once, as the hand-written `w[f] -= ...` does. */
+ORN_BOX_FN int orn_rt_box_same(const OrnRtBox *a, const OrnRtBox *b, int nd)
+{
+    int same = a->base && a->base == b->base;
+    for (int d = 0; d < nd; d++) same &= a->lo[d] == b->lo[d] && a->s[d] == b->s[d];
+    return same;
+}
+
 /* key[d] in [lo, hi] (inclusive) lies in the box along d: the once-per-loop-range check of
  * generated code (loop versioning). */
 ORN_BOX_FN int orn_rt_box_span(const OrnRtBox *x, int d, int64_t lo, int64_t hi)
