@@ -38,10 +38,14 @@
  * work item's overhead (binding, one body call) and a step's messages):
  *     T = (B0 + B1 - 1) steps x (W / (B0 B1) + r o)
  * A band's rows cover n1 + c r of y1, so the blocks of a band are parallelograms of uneven
- * sizes (the first and last of a band are cut by the row's ends). B1 = 2 P for c >= 1:
- * measured best in the tenth session (7.0, 5.3, 5.7, 5.8 ms for B1 = P, 2 P, 4 P, 8 P); on
- * 2048^2 at -n 2 (-n 1 14.0 ms) B1 = 4, 6, 8, 12, 16, 32 measured 9.0, 9.3, 9.1, 8.9, 9.3,
- * 8.9 ms a sweep: flat, the loss being the fill and drain and the steps' uneven loads. B1 = P
+ * sizes (the first and last of a band are cut by the row's ends). B1 = 4 P for c >= 1,
+ * measured best since the blocks run as dataflow (thirteenth session, 9-point, -n 2, best
+ * of 3-4 runs; B1 = 2 P, 4 P, 6 P: 1024^2 2.26, 2.13, 2.19 ms (-n 1 3.50); 2048^2 8.38,
+ * 7.75, 7.90 ms (-n 1 13.2-13.7); 4096^2 33.0, 30.7, 30.4 ms (-n 1 55.5); B1 = 3 P and 8 P
+ * at 2048^2 7.75 and 8.03; uneven blocks, narrow at both ends to shorten the fill and the
+ * drain, measured no better than even ones of the same count). The tenth session, before
+ * the dataflow, had measured B1 = 2 P best (7.0, 5.3, 5.7, 5.8 ms for B1 = P, 2 P, 4 P,
+ * 8 P) and the count flat at 2048^2 (9.0-9.3 ms for B1 = 4 to 32). B1 = P
  * for c = 0 (5-point, 2048^2, -n 2: 8.4-8.8, 4.6-4.9, 5.9-6.3, 4.8-5.2 ms for B1 = 1, 2, 3,
  * 4; -n 1 8.2): a block is then a whole half band, and the ranks' blocks of a step are of
  * equal size. m P - 1 bands instead (an odd count at -n 2: the last band, which ends a run,
@@ -166,7 +170,7 @@ static int setup(Exec *x)
     int status = rt_partition_all(x, 1, owner_cyclic);
     if (status) return status;
     /* y1 = c i + j spans [0, c (n0 - 1) + n1): B1 column blocks of it */
-    int B1 = S->c ? 2 * x->P : x->P;
+    int B1 = S->c ? 4 * x->P : x->P;
     int64_t span = S->c * (it->dims[0] - 1) + it->dims[1];
     if (B1 > span) B1 = (int)span;
     S->Y = orn_xcalloc((size_t)B1 + 1, sizeof *S->Y);
