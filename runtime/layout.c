@@ -99,6 +99,19 @@ static int tied_dim(const OrnRtPlanArray *pa, int kd)
  * array. Returns the array's dimension, or -1. */
 #define RT_ADOPT_SPARSE 32
 #define RT_ADOPT_RUNS   16
+/* Whether T tiles at bounds b cut where the iteration space's partition cuts dimension kd
+ * (the last bounds may differ: an array longer or shorter than the space). An array the
+ * loop aligned with the space in an earlier run then offers nothing to adopt, and the
+ * space keeps the partition that run decided without deciding again (SGD MF's second run:
+ * the columns' balance over 9M ratings, 15 ms). */
+static int same_cuts(const int64_t *b, const OrnDsmPart *sp, int kd, int64_t T)
+{
+    if (sp->nb[kd] != T) return 0;
+    for (int64_t g = 1; g < T; g++)
+        if (b[g] != sp->bounds[kd][g]) return 0;
+    return 1;
+}
+
 static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
 {
     const OrnRtPlan *p = x->plan;
@@ -116,6 +129,7 @@ static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
         if (dim < 0 || a->part.owner[0] == ORN_DSM_ALL) continue;
         int64_t T = a->part.nb[dim];
         if (T <= 1 || T % base || T / base > 4 * sub || 4 * (T / base) < sub) continue;
+        if (same_cuts(a->part.bounds[dim], &x->iter->part, x->kd[i], T)) continue;
         int64_t b = a->nnz * (int64_t)a->esize;
         if (b > bytes) {
             bytes = b;
@@ -144,7 +158,12 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
     for (int64_t t = 0; t < it->part.ntiles; t++) {
         const OrnDsmTile *tl = &it->tiles[t];
         if (!tl->held || (it->part.owner[t] == ORN_DSM_ALL && x->me)) continue;
-        if (it->sparse && tl->cols && kd == 0) {
+        int g0 = tl->hi[kd] > tl->lo[kd] ? (int)orn_dsm_last_le(bounds, T, tl->lo[kd]) : -1;
+        if (g0 >= 0 && tl->hi[kd] <= bounds[g0 + 1]) {
+            /* the tile within one bin: all of it there, no element visited (a space already
+             * cut at these bounds: SGD MF's second run, 9M ratings, 17 ms -> nothing) */
+            cnt[g0] += tl->n;
+        } else if (it->sparse && tl->cols && kd == 0) {
             /* CSR: whole rows per bin, no keys decoded */
             int g = 0;
             for (int64_t r = 0; r < tl->hi[0] - tl->lo[0]; r++) {
