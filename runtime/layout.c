@@ -99,11 +99,8 @@ static int tied_dim(const OrnRtPlanArray *pa, int kd)
  * array. Returns the array's dimension, or -1. */
 #define RT_ADOPT_SPARSE 32
 #define RT_ADOPT_RUNS   16
-/* Whether T tiles at bounds b cut where the iteration space's partition cuts dimension kd
- * (the last bounds may differ: an array longer or shorter than the space). An array the
- * loop aligned with the space in an earlier run then offers nothing to adopt, and the
- * space keeps the partition that run decided without deciding again (SGD MF's second run:
- * the columns' balance over 9M ratings, 15 ms). */
+/* Whether the T tiles at bounds b cut where partition sp cuts dimension kd (the last
+ * bounds may differ: an array longer or shorter than the space). */
 static int same_cuts(const int64_t *b, const OrnDsmPart *sp, int kd, int64_t T)
 {
     if (sp->nb[kd] != T) return 0;
@@ -129,7 +126,6 @@ static int adopt_candidate(Exec *x, int i, OrnDsmArray **out)
         if (dim < 0 || a->part.owner[0] == ORN_DSM_ALL) continue;
         int64_t T = a->part.nb[dim];
         if (T <= 1 || T % base || T / base > 4 * sub || 4 * (T / base) < sub) continue;
-        if (same_cuts(a->part.bounds[dim], &x->iter->part, x->kd[i], T)) continue;
         int64_t b = a->nnz * (int64_t)a->esize;
         if (b > bytes) {
             bytes = b;
@@ -161,7 +157,7 @@ static int adopt_imbalance(Exec *x, int kd, const int64_t *bounds, int T, RtOwne
         int g0 = tl->hi[kd] > tl->lo[kd] ? (int)orn_dsm_last_le(bounds, T, tl->lo[kd]) : -1;
         if (g0 >= 0 && tl->hi[kd] <= bounds[g0 + 1]) {
             /* the tile within one bin: all of it there, no element visited (a space already
-             * cut at these bounds: SGD MF's second run, 9M ratings, 17 ms -> nothing) */
+             * cut at these bounds) */
             cnt[g0] += tl->n;
         } else if (it->sparse && tl->cols && kd == 0) {
             /* CSR: whole rows per bin, no keys decoded */
@@ -356,6 +352,17 @@ int rt_partition_iter(Exec *x, int np, RtOwnerFn fn)
                     x->nb[i] = (int)T;
                 }
         return ORN_OK;
+    }
+    /* A candidate that cuts where the space already is cut, decided without candidates
+     * (the tag): an array an earlier run aligned with the space. The space keeps that
+     * decision as it was made (SGD MF's second run: the columns' balance over 9M ratings
+     * again, 15 ms). Another tag -- an earlier adoption -- decides again below. */
+    if (cdim[0] >= 0 && (np < 2 || cdim[1] < 0) &&
+        same_cuts(cand[0]->part.bounds[cdim[0]], &it->part, x->kd[0], cand[0]->part.nb[cdim[0]])) {
+        int64_t salt = x->part_salt;
+        x->part_salt = 0;
+        if (it->part_tag == rt_plan_sig(x, 0)) return ORN_OK;
+        x->part_salt = salt;
     }
     /* Adopt a candidate's boundaries when the load stays balanced (within 10%). */
     int adopted[2] = {0, 0}, any = 0;
