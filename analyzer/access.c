@@ -10,6 +10,9 @@ enum {
     MAX_FOLLOW = 16, /* definitions followed through variables */
 };
 
+/* The widest window of offsets kept as a range (a halo); wider ones are unknown. */
+#define ORN_WINDOW_MAX (INT64_C(1) << 20)
+
 /* One inlined call: the callee's parameters bound to the classified arguments. */
 typedef struct Frame {
     const OrnNode *fn; /* N_FN */
@@ -131,6 +134,20 @@ static OrnSub affine(int key, int64_t a, int64_t c)
     return s;
 }
 
+/* c any of [lo, hi] (a window's offsets, lo < hi). */
+static OrnSub constant_range(int64_t lo, int64_t hi)
+{
+    OrnSub s = constant(lo);
+    s.ranged = true;
+    s.c2 = hi;
+    return s;
+}
+
+static int64_t hi_of(OrnSub s)
+{
+    return s.ranged ? s.c2 : s.c;
+}
+
 /* Does the sub vary between iterations? */
 static bool sub_varies(OrnSub s)
 {
@@ -210,6 +227,12 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         /* for t in lo..hi with invariant bounds ranges over the same values in every
          * iteration */
         if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym) {
+            /* constant bounds: a window of offsets (`i + k`, k in 0..9: i + [0, 8]) */
+            OrnConstVal lo, hi;
+            if (orn_sema_eval_const(d->u.for_.lo, &lo) && orn_sema_eval_const(d->u.for_.hi, &hi) &&
+                (lo.kind == T_I64 || lo.kind == T_I32) && (hi.kind == T_I64 || hi.kind == T_I32) &&
+                lo.i < hi.i && hi.i - lo.i <= ORN_WINDOW_MAX)
+                return hi.i - lo.i == 1 ? constant(lo.i) : constant_range(lo.i, hi.i - 1);
             bool inv =
                 invariant(c, d->u.for_.lo, depth + 1) && invariant(c, d->u.for_.hi, depth + 1);
             return unknown_why(c, !inv,
@@ -229,6 +252,46 @@ static bool int_type(const OrnType *t)
     return t && (t->kind == T_I32 || t->kind == T_I64);
 }
 
+/* Windows in a sum or a product: the hull of the offsets (access.h). */
+static OrnSub combine_ranged(OrnOp op, OrnSub l, OrnSub r)
+{
+    bool varies = sub_varies(l) || sub_varies(r);
+    int64_t lo, hi;
+    if (op == OP_ADD || op == OP_SUB) {
+        if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
+        int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0, ra = r.kind == ORN_SUB_AFFINE ? r.a : 0, a;
+        int key = l.kind == ORN_SUB_AFFINE ? l.key : r.key;
+        bool ovf = op == OP_ADD ? __builtin_add_overflow(la, ra, &a) ||
+                                      __builtin_add_overflow(l.c, r.c, &lo) ||
+                                      __builtin_add_overflow(hi_of(l), hi_of(r), &hi)
+                                : __builtin_sub_overflow(la, ra, &a) ||
+                                      __builtin_sub_overflow(l.c, hi_of(r), &lo) ||
+                                      __builtin_sub_overflow(hi_of(l), r.c, &hi);
+        if (ovf || hi - lo > ORN_WINDOW_MAX) return unknown(varies);
+        OrnSub s = a ? affine(key, a, lo) : constant(lo);
+        s.ranged = hi != lo;
+        s.c2 = hi;
+        return s;
+    }
+    if (op == OP_MUL) {
+        /* a window times an integer constant (not two windows, nor a key times a window) */
+        OrnSub w = l.ranged ? l : r, f = l.ranged ? r : l;
+        if (f.kind != ORN_SUB_CONST || f.ranged) return unknown(varies);
+        int64_t a = 0, x, y;
+        if (__builtin_mul_overflow(w.c, f.c, &x) || __builtin_mul_overflow(w.c2, f.c, &y) ||
+            (w.kind == ORN_SUB_AFFINE && __builtin_mul_overflow(w.a, f.c, &a)))
+            return unknown(varies);
+        lo = x < y ? x : y, hi = x < y ? y : x;
+        if (f.c == 0) return constant(0);
+        if (hi - lo > ORN_WINDOW_MAX) return unknown(varies);
+        OrnSub s = w.kind == ORN_SUB_AFFINE ? affine(w.key, a, lo) : constant(lo);
+        s.ranged = hi != lo;
+        s.c2 = hi;
+        return s;
+    }
+    return unknown(varies);
+}
+
 static OrnSub combine(OrnOp op, OrnSub l, OrnSub r)
 {
     bool ovf = false;
@@ -236,6 +299,7 @@ static OrnSub combine(OrnOp op, OrnSub l, OrnSub r)
     if (l.kind == ORN_SUB_UNKNOWN || r.kind == ORN_SUB_UNKNOWN || l.kind == ORN_SUB_ALL ||
         r.kind == ORN_SUB_ALL)
         return unknown(sub_varies(l) || sub_varies(r));
+    if (l.ranged || r.ranged) return combine_ranged(op, l, r);
     if (op == OP_ADD || op == OP_SUB) {
         int64_t ra = r.kind == ORN_SUB_AFFINE ? r.a : 0;
         int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0;

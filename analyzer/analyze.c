@@ -235,35 +235,39 @@ static void summarize_arrays(Builder *b)
             in->rows |= in->sparse && a->ref.read && a->ref.nsubs == 2 &&
                         a->ref.subs[0].kind != ORN_SUB_ALL && a->ref.subs[1].kind == ORN_SUB_ALL;
             if (a->row_view && t && t->sparse) {
-                OrnSub s0 =
-                    a->ref.nsubs ? a->ref.subs[0] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
-                int rk = s0.kind == ORN_SUB_AFFINE && s0.a == 1 && s0.c == 0 ? s0.key : -1;
+                OrnSub s0 = a->ref.nsubs ? a->ref.subs[0]
+                                         : (OrnSub){.kind = ORN_SUB_UNKNOWN, .varies = true};
+                int rk =
+                    s0.kind == ORN_SUB_AFFINE && s0.a == 1 && s0.c == 0 && !s0.ranged ? s0.key : -1;
                 in->row_key = !in->sparse_rows || in->row_key == rk ? rk : -1;
                 in->sparse_rows = true;
             }
             for (int m = 0; m < in->ndims; m++) {
-                OrnSub s =
-                    m < a->ref.nsubs ? a->ref.subs[m] : (OrnSub){ORN_SUB_UNKNOWN, 0, 0, 0, true};
-                if (s.kind != ORN_SUB_CONST) in->only_const = false;
+                OrnSub s = m < a->ref.nsubs ? a->ref.subs[m]
+                                            : (OrnSub){.kind = ORN_SUB_UNKNOWN, .varies = true};
+                if (s.kind != ORN_SUB_CONST || s.ranged) in->only_const = false;
                 if (s.kind == ORN_SUB_UNKNOWN && s.varies) in->varying_unknown = true;
                 if (s.kind == ORN_SUB_AFFINE) in->keys_mask |= 1u << s.key;
                 /* k + c only: a block of k then owns a block of the dimension (the
                  * runtime's key_dim); 2*k or -k spread a block across the array. A write
                  * must stay in the block's own elements (k + 0): halos are read-only
                  * ghost cells, and a block that writes k - 1 writes its neighbour's. */
-                bool aligned = s.kind == ORN_SUB_AFFINE && s.a == 1 && !(a->ref.write && s.c);
+                bool aligned =
+                    s.kind == ORN_SUB_AFFINE && s.a == 1 && !(a->ref.write && (s.c || s.ranged));
+                int64_t shi = s.ranged ? s.c2 : s.c; /* a window: offsets [c, c2] */
                 if (first) {
                     if (aligned) {
                         in->key_of_dim[m] = s.key;
                         in->coef[m] = s.a;
-                        in->halo_lo[m] = in->halo_hi[m] = s.c;
+                        in->halo_lo[m] = s.c;
+                        in->halo_hi[m] = shi;
                     }
                 } else if (in->key_of_dim[m] >= 0) {
                     if (!aligned || s.key != in->key_of_dim[m] || s.a != in->coef[m]) {
                         in->key_of_dim[m] = -1;
                     } else {
                         if (s.c < in->halo_lo[m]) in->halo_lo[m] = s.c;
-                        if (s.c > in->halo_hi[m]) in->halo_hi[m] = s.c;
+                        if (shi > in->halo_hi[m]) in->halo_hi[m] = shi;
                     }
                 }
             }

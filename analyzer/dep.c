@@ -370,6 +370,8 @@ bool orn_dep_test(int nkeys, int ndims, const OrnSub *s1, const OrnSub *s2, OrnD
     for (int m = 0; m < ndims; m++) {
         OrnSub a = s1[m], b = s2[m];
         /* An AFFINE with a == 0 or a key out of range is treated as its safe meaning. */
+        if (a.ranged) a.kind = ORN_SUB_UNKNOWN; /* a window: any of its elements */
+        if (b.ranged) b.kind = ORN_SUB_UNKNOWN;
         if (a.kind == ORN_SUB_AFFINE && a.a == 0) a.kind = ORN_SUB_CONST;
         if (b.kind == ORN_SUB_AFFINE && b.a == 0) b.kind = ORN_SUB_CONST;
         if (a.kind == ORN_SUB_AFFINE && (a.key < 0 || a.key >= nkeys)) a.kind = ORN_SUB_UNKNOWN;

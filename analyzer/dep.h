@@ -43,6 +43,10 @@ typedef struct OrnSub {
     bool varies;  /* UNKNOWN: may differ between iterations (depends on the key, the value,
                      array contents, random draws); false: loop-invariant (an outer
                      variable, a for-variable over an invariant range) */
+    bool ranged;  /* AFFINE or CONST: c is any of [c, c2] (a window: `i + k` with k a
+                     for-variable over a constant range); the dependence test takes such a
+                     subscript as UNKNOWN, the halos as the whole range */
+    int64_t c2;
 } OrnSub;
 
 /* A set of integers described by its hull [lo, hi]; lo == ORN_DEP_NINF is -infinity,

@@ -453,12 +453,11 @@ static void body_csr(C *c, const OrnCgLoop *l)
     if (versioned) {
         cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
         for (int i = 0; i < nsp; i++)
-            if (sp[i].var && sp[i].local) /* a local array (version.h) */
-                cg_o(c, "        orn_std_arr_clip(%s, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
-                     cg_nm(c, sp[i].local), sp[i].dim, (long long)sp[i].off);
-            else if (sp[i].var)
-                cg_o(c, "        orn_rt_box_clip(&X%d_, %d, INT64_C(%lld), &cf0_, &cf1_);\n",
-                     sp[i].array, sp[i].dim, (long long)sp[i].off);
+            if (sp[i].var) { /* an array's box or a local array's extent (version.h) */
+                cg_o(c, "        ");
+                cg_span_clip(c, &sp[i], "cf0_", "cf1_");
+                cg_o(c, "\n");
+            }
         cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1]");
         for (int i = 0; i < nsp; i++)
             if (sp[i].full) { /* views' extents: once per block */

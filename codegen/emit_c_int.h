@@ -270,6 +270,7 @@ bool cg_mentions(const OrnNode *e, const OrnSym *s);
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
 void cg_span_full(C *c, const OrnCgSpan *sp);
 void cg_span_test(C *c, const OrnCgSpan *sp);
+void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1);
 /* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);

@@ -152,6 +152,77 @@ static const OrnNode *nested_form(const Walk *w, const OrnNode *e, int64_t *off)
     return NULL;
 }
 
+/* A subscript as a sum of terms: the loop variable (nvar: its coefficient), at most one
+ * variable of a nested loop on the stack (nest, its sign), and integer constants (c). */
+typedef struct Lin {
+    int nvar;
+    const OrnNode *nest;
+    int nsign;
+    int64_t c;
+    bool bad;
+} Lin;
+
+static void lin(const Walk *w, const OrnNode *e, int sign, Lin *L, int depth)
+{
+    int64_t v;
+    if (L->bad) return;
+    if (depth > 16) {
+        L->bad = true;
+        return;
+    }
+    if (int_const(e, &v)) {
+        if (v == INT64_MIN || __builtin_add_overflow(L->c, sign * v, &L->c)) L->bad = true;
+        return;
+    }
+    if (is_var(w, e)) {
+        L->nvar += sign;
+        return;
+    }
+    switch (e->kind) {
+    case N_NAME:
+        for (int i = w->nnest - 1; i >= 0; i--)
+            if (e->u.name.sym && w->nest[i]->u.for_.var->u.name.sym == e->u.name.sym) {
+                if (L->nest) break;
+                L->nest = w->nest[i];
+                L->nsign = sign;
+                return;
+            }
+        L->bad = true;
+        return;
+    case N_UNARY:
+        if (e->u.unary.op == OP_NEG) {
+            lin(w, e->u.unary.e, -sign, L, depth + 1);
+            return;
+        }
+        break;
+    case N_BINARY:
+        if (e->u.binary.op == OP_ADD || e->u.binary.op == OP_SUB) {
+            lin(w, e->u.binary.l, sign, L, depth + 1);
+            lin(w, e->u.binary.r, e->u.binary.op == OP_ADD ? sign : -sign, L, depth + 1);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    L->bad = true;
+}
+
+/* var + n + c, var - n + c (a window, version.h). */
+static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
+{
+    Lin L = {0};
+    lin(w, e, 1, &L, 0);
+    if (L.bad || L.nvar != 1 || !L.nest || L.c == INT64_MIN) return false;
+    sp->var = true;
+    sp->range = true;
+    sp->neg = L.nsign < 0;
+    sp->rlo = L.nest->u.for_.lo;
+    sp->rhi = L.nest->u.for_.hi;
+    sp->off = L.c;
+    return true;
+}
+
 static bool invariant(const Walk *w, const OrnNode *e);
 static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnSym *varying,
                        const OrnNode *body, bool value_varies, const OrnNode *probe);
@@ -178,7 +249,7 @@ static bool classify(const Walk *w, const OrnNode *x, OrnCgSpan *sp)
         sp->off = off;
         return true;
     }
-    return false;
+    return window_form(w, x, sp);
 }
 
 /* An expression with the same value at every iteration of the loop, free of side effects. */
@@ -256,7 +327,8 @@ static void add_span(Walk *w, const OrnCgSpan *s)
             t->full != s->full || t->range != s->range || t->buffer != s->buffer)
             continue;
         if (s->full) return;
-        if (s->range ? t->off == s->off && same(t->rlo, s->rlo) && same(t->rhi, s->rhi)
+        if (s->range ? t->off == s->off && t->neg == s->neg && same(t->rlo, s->rlo) &&
+                           same(t->rhi, s->rhi)
             : s->var ? t->off == s->off
                      : same(t->inv, s->inv))
             return;

@@ -28,12 +28,20 @@ typedef struct OrnCgSpan {
     int64_t off;              /* var: the constant offset */
     const OrnNode *inv;       /* !var: the loop-invariant subscript expression */
     bool full;                /* the whole extent of dim (a view's ':'; var and inv unset) */
-    bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off] */
+    bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off];
+                                 with var, a window: var + (+-)n + off, n over [rlo, rhi) */
+    bool neg;                 /* range: minus the nested loop's variable (off - n) */
     const OrnNode *rlo, *rhi; /* range: that loop's bounds (invariant) */
     bool buffer;              /* a buffer's key: the box of its in-place updates (B<array>_) */
 } OrnCgSpan;
 
 enum { ORN_CG_MAXSPAN = 32 };
+
+/* Windows: a subscript `var + n + c` (or `var - n + c`, in any order of the terms) with n the
+ * variable of a nested loop whose bounds are invariant (`X[i + k]` in `for k in 0..w`)
+ * spans the window around var: a `var` span with `range` set, clipped at both ends of the
+ * window (the offsets of the nested loop's first and last values), so the inner loop runs
+ * without tests in the var range where every window lies in the box (a 1-D convolution). */
 
 /* Whether array k of loop l may be addressed through a box (dense, not a buffer). */
 bool orn_cg_boxable(const OrnCgLoop *l, int k);

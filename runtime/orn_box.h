@@ -90,4 +90,30 @@ ORN_BOX_FN void orn_rt_box_clip(const OrnRtBox *x, int d, int64_t off, int64_t *
     if (*hi < *lo) *hi = *lo;
 }
 
+/* The offsets of a window: s * n + off for n in [nlo, nhi), s = -1 when neg, else 1, as
+ * [*a, *b]. 0: the window is empty; -1: an offset beyond +-2^62 (nothing is clipped to
+ * such a window: the caller empties its range, leaving everything to the checked code). */
+ORN_BOX_FN int orn_rt_win(int64_t nlo, int64_t nhi, int neg, int64_t off, int64_t *a, int64_t *b)
+{
+    const int64_t big = INT64_C(1) << 62;
+    if (nlo >= nhi) return 0;
+    if (nlo < -big || nlo > big || nhi < -big || nhi > big || off < -big || off > big) return -1;
+    *a = (neg ? -(nhi - 1) : nlo) + off;
+    *b = (neg ? -nlo : nhi - 1) + off;
+    return *a < -big || *b > big ? -1 : 1;
+}
+
+/* orn_rt_box_clip for a subscript v + s * n + off with n over a nested loop's range
+ * [nlo, nhi) (a window, `X[i + k]` in `for k in 0..w`): both ends of the window in the box. */
+ORN_BOX_FN void orn_rt_box_clip_win(const OrnRtBox *x, int d, int64_t nlo, int64_t nhi, int neg,
+                                    int64_t off, int64_t *lo, int64_t *hi)
+{
+    int64_t a, b;
+    int w = orn_rt_win(nlo, nhi, neg, off, &a, &b);
+    if (w < 0) *hi = *lo;
+    if (w <= 0) return;
+    orn_rt_box_clip(x, d, a, lo, hi);
+    orn_rt_box_clip(x, d, b, lo, hi);
+}
+
 #endif

@@ -338,6 +338,17 @@ static inline void orn_std_arr_clip(const OrnStdArr *a, int d, int64_t off, int6
     if (*hi > b) *hi = b;
     if (*hi < *lo) *hi = *lo;
 }
+/* The same for v + s * n + off with n over [nlo, nhi) (orn_rt_box_clip_win). */
+static inline void orn_std_arr_clip_win(const OrnStdArr *a, int d, int64_t nlo, int64_t nhi,
+                                        int neg, int64_t off, int64_t *lo, int64_t *hi)
+{
+    int64_t x, y;
+    int w = orn_rt_win(nlo, nhi, neg, off, &x, &y);
+    if (w < 0) *hi = *lo;
+    if (w <= 0) return;
+    orn_std_arr_clip(a, d, x, lo, hi);
+    orn_std_arr_clip(a, d, y, lo, hi);
+}
 /* Prefetch pass: out of range reads element 0 instead of failing. */
 static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1, int64_t i2,
                                            int64_t i3)

@@ -23,25 +23,25 @@
 
 static OrnSub aff(int key, int64_t a, int64_t c)
 {
-    OrnSub s = {ORN_SUB_AFFINE, key, a, c, true};
+    OrnSub s = {.kind = ORN_SUB_AFFINE, .key = key, .a = a, .c = c, .varies = true};
     return s;
 }
 
 static OrnSub cst(int64_t c)
 {
-    OrnSub s = {ORN_SUB_CONST, 0, 0, c, false};
+    OrnSub s = {.kind = ORN_SUB_CONST, .c = c};
     return s;
 }
 
 static OrnSub all(void)
 {
-    OrnSub s = {ORN_SUB_ALL, 0, 0, 0, false};
+    OrnSub s = {.kind = ORN_SUB_ALL};
     return s;
 }
 
 static OrnSub unk(void)
 {
-    OrnSub s = {ORN_SUB_UNKNOWN, 0, 0, 0, true};
+    OrnSub s = {.kind = ORN_SUB_UNKNOWN, .varies = true};
     return s;
 }
 

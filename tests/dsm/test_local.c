@@ -201,6 +201,42 @@ static void test_loops(TestEnv *t)
     orn_dsm_free(R);
 }
 
+/* orn_rt_box_clip_win: the values v of [lo, hi) kept are exactly those, in one interval,
+ * for which every v + s * n + off (n in [nlo, nhi)) lies in the box; an empty window clips
+ * nothing; offsets beyond +-2^62 keep nothing. Brute force over small boxes and windows. */
+static void test_clip_win(TestEnv *t)
+{
+    OrnRtBox x;
+    memset(&x, 0, sizeof x);
+    int bad = 0;
+    for (int64_t blo = -3; blo <= 3; blo += 3)
+        for (uint64_t bn = 0; bn <= 6; bn += 3)
+            for (int64_t nlo = -3; nlo <= 3; nlo++)
+                for (int64_t nhi = nlo - 1; nhi <= nlo + 4; nhi++)
+                    for (int neg = 0; neg < 2; neg++)
+                        for (int64_t off = -2; off <= 2; off += 2) {
+                            x.lo[0] = blo;
+                            x.n[0] = bn;
+                            int64_t lo = -12, hi = 12, f0 = lo, f1 = hi;
+                            orn_rt_box_clip_win(&x, 0, nlo, nhi, neg, off, &f0, &f1);
+                            bad += f0 > f1 || (f0 < f1 && (f0 < lo || f1 > hi));
+                            for (int64_t v = lo; v < hi; v++) {
+                                int in = 1;
+                                for (int64_t m = nlo; m < nhi; m++) {
+                                    int64_t key = v + (neg ? -m : m) + off;
+                                    in &= key >= blo && key < blo + (int64_t)bn;
+                                }
+                                bad += in != (v >= f0 && v < f1);
+                            }
+                        }
+    CHECK(t, bad == 0);
+    x.lo[0] = 0;
+    x.n[0] = 100;
+    int64_t f0 = 0, f1 = 50;
+    orn_rt_box_clip_win(&x, 0, 0, INT64_MAX, 0, 0, &f0, &f1);
+    CHECK(t, f0 == f1);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -214,6 +250,7 @@ int main(int argc, char **argv)
     test_partition(&t);
     test_coll(&t);
     test_loops(&t);
+    test_clip_win(&t);
     printf("test_local: %d checks passed\n", t.checks);
     orn_rt_finalize(t.rt);
     return 0;

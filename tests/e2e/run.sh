@@ -259,7 +259,7 @@ compile)
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
-           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn; do
+           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -354,6 +354,12 @@ features)
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
+  # windows: with the prefetched arrays' whole copies, and through the prefetch cache
+  # (ORN_WINDOW_MB=0: boxes of the rank's own elements, so windows reach past them)
+  for mb in "" 0; do
+    ORN_WINDOW_MB=$mb run "$B/windows" >out4.txt 2>&1 || { cat out4.txt >&2; fail "windows exited non-zero"; }
+    diff -u "$S/windows.expected" out4.txt || fail "output differs from windows.expected (ORN_WINDOW_MB=$mb)"
+  done
   cmp B.bin L.bin || fail "an array loaded in another storage order saved other bytes"
   ;;
 gauss_seidel)
