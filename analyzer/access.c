@@ -178,6 +178,33 @@ static OrnSub unknown_why(Ctx *c, bool varies, const char *fmt, const char *name
     return unknown(varies);
 }
 
+/* An integer expression the code before a parallel_for can evaluate with the value it has
+ * in every iteration: literals, consts, params and top-level variables (which no loop body
+ * assigns), with + - * and negation. */
+static bool run_site_expr(const Ctx *c, const OrnNode *e, int depth)
+{
+    if (!e || depth > MAX_FOLLOW || !e->type || (e->type->kind != T_I64 && e->type->kind != T_I32))
+        return false;
+    switch (e->kind) {
+    case N_INT:
+        return true;
+    case N_NAME: {
+        const OrnSym *s = e->u.name.sym;
+        if (!s) return false;
+        if (s->kind == SYM_PARAM || s->kind == SYM_CONST) return true;
+        return s->kind == SYM_VAR && !s->fn && !s->parfor && !in_loop(c, s);
+    }
+    case N_UNARY:
+        return e->u.unary.op == OP_NEG && run_site_expr(c, e->u.unary.e, depth + 1);
+    case N_BINARY:
+        return (e->u.binary.op == OP_ADD || e->u.binary.op == OP_SUB || e->u.binary.op == OP_MUL) &&
+               run_site_expr(c, e->u.binary.l, depth + 1) &&
+               run_site_expr(c, e->u.binary.r, depth + 1);
+    default:
+        return false;
+    }
+}
+
 /* A variable: follow a single '=' definition; else what its declaration says. */
 static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
 {
@@ -233,6 +260,13 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
                 (lo.kind == T_I64 || lo.kind == T_I32) && (hi.kind == T_I64 || hi.kind == T_I32) &&
                 lo.i < hi.i && hi.i - lo.i <= ORN_WINDOW_MAX)
                 return hi.i - lo.i == 1 ? constant(lo.i) : constant_range(lo.i, hi.i - 1);
+            if (run_site_expr(c, d->u.for_.lo, 0) && run_site_expr(c, d->u.for_.hi, 0)) {
+                OrnSub w = constant(0);
+                w.ranged = true;
+                w.wlo = d->u.for_.lo;
+                w.whi = d->u.for_.hi;
+                return w;
+            }
             bool inv =
                 invariant(c, d->u.for_.lo, depth + 1) && invariant(c, d->u.for_.hi, depth + 1);
             return unknown_why(c, !inv,
@@ -252,11 +286,33 @@ static bool int_type(const OrnType *t)
     return t && (t->kind == T_I32 || t->kind == T_I64);
 }
 
+/* A run-time window plus or minus a key or a constant (access.h): `i + k`, `i - k + 1`. */
+static OrnSub combine_window(OrnOp op, OrnSub l, OrnSub r)
+{
+    bool varies = sub_varies(l) || sub_varies(r);
+    if ((l.ranged && r.ranged) || (op != OP_ADD && op != OP_SUB)) return unknown(varies);
+    if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
+    int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0, ra = r.kind == ORN_SUB_AFFINE ? r.a : 0, a, cc;
+    bool ovf = op == OP_SUB
+                   ? __builtin_sub_overflow(la, ra, &a) || __builtin_sub_overflow(l.c, r.c, &cc)
+                   : __builtin_add_overflow(la, ra, &a) || __builtin_add_overflow(l.c, r.c, &cc);
+    if (ovf) return unknown(varies);
+    const OrnSub *w = l.wlo ? &l : &r;
+    OrnSub s = a ? affine(l.kind == ORN_SUB_AFFINE ? l.key : r.key, a, cc) : constant(cc);
+    s.ranged = true;
+    s.c2 = cc;
+    s.wlo = w->wlo;
+    s.whi = w->whi;
+    s.wneg = w == &r && op == OP_SUB ? !w->wneg : w->wneg; /* c - k: the window reversed */
+    return s;
+}
+
 /* Windows in a sum or a product: the hull of the offsets (access.h). */
 static OrnSub combine_ranged(OrnOp op, OrnSub l, OrnSub r)
 {
     bool varies = sub_varies(l) || sub_varies(r);
     int64_t lo, hi;
+    if (l.wlo || r.wlo) return combine_window(op, l, r);
     if (op == OP_ADD || op == OP_SUB) {
         if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
         int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0, ra = r.kind == ORN_SUB_AFFINE ? r.a : 0, a;

@@ -255,6 +255,15 @@ static void summarize_arrays(Builder *b)
                 bool aligned =
                     s.kind == ORN_SUB_AFFINE && s.a == 1 && !(a->ref.write && (s.c || s.ranged));
                 int64_t shi = s.ranged ? s.c2 : s.c; /* a window: offsets [c, c2] */
+                /* a window known at run time: one per dimension (the same for loop) */
+                if (aligned && s.wlo && in->win_lo[m] &&
+                    (in->win_lo[m] != s.wlo || in->win_hi[m] != s.whi || in->win_neg[m] != s.wneg))
+                    aligned = false;
+                if (aligned && s.wlo) {
+                    in->win_lo[m] = s.wlo;
+                    in->win_hi[m] = s.whi;
+                    in->win_neg[m] = s.wneg;
+                }
                 if (first) {
                     if (aligned) {
                         in->key_of_dim[m] = s.key;
@@ -542,6 +551,9 @@ static void put_halo(OrnBuf *t, const OrnLoopPlan *p, const OrnPlanArray *in)
         put_affine(t, in->coef[m], p->keys[key], in->halo_lo[m]);
         orn_buf_puts(t, " .. ");
         put_affine(t, in->coef[m], p->keys[key], in->halo_hi[m]);
+        if (in->win_lo[m])
+            orn_buf_printf(t, ", widened by the range of the for on line %u (known at run time)",
+                           (unsigned)in->win_lo[m]->span.line);
     }
 }
 

@@ -47,6 +47,10 @@ typedef struct OrnSub {
                      for-variable over a constant range); the dependence test takes such a
                      subscript as UNKNOWN, the halos as the whole range */
     int64_t c2;
+    /* ranged, a window known at run time (c2 == c): plus s * n for n over [wlo, whi), the
+     * bounds of a for whose values the run site can compute (access.h); s = -1 if wneg */
+    const struct OrnNode *wlo, *whi;
+    bool wneg;
 } OrnSub;
 
 /* A set of integers described by its hull [lo, hi]; lo == ORN_DEP_NINF is -infinity,

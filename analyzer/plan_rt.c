@@ -35,6 +35,10 @@ void orn_plan_rt_array(const OrnPlanProblem *pb, int k, OrnRole r, OrnRtPlanArra
         }
         out->halo_lo[d] = halo_width(-a->halo_lo[d]);
         out->halo_hi[d] = halo_width(a->halo_hi[d]);
+        if (a->win_lo[d]) { /* a window known at run time: some halo on either side */
+            if (out->halo_lo[d] < 1) out->halo_lo[d] = 1;
+            if (out->halo_hi[d] < 1) out->halo_hi[d] = 1;
+        }
     }
     /* written elements, not buffer deltas: the runtime knows its buffers' targets */
     out->read_only = !a->is_buffer && !a->written;

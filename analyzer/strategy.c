@@ -165,7 +165,7 @@ bool orn_plan_dim_has_halo(const OrnPlanArray *a, int m)
 {
     /* a block [lo, hi] of the key owns elements a*lo .. a*hi + |a| - 1 of the dimension */
     long long span = a->coef[m] < 0 ? -a->coef[m] : a->coef[m];
-    return a->halo_lo[m] < 0 || a->halo_hi[m] > span - 1;
+    return a->win_lo[m] || a->halo_lo[m] < 0 || a->halo_hi[m] > span - 1;
 }
 
 static bool has_halo(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)

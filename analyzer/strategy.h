@@ -59,6 +59,12 @@ typedef struct OrnPlanArray {
     int key_of_dim[ORN_DEP_MAXDIM];
     long long coef[ORN_DEP_MAXDIM];
     long long halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
+    /* A window known at run time along aligned dimension m (access.h: `i + k`, k over
+     * [win_lo, win_hi), negated when win_neg): the halo is then [halo_lo[m] + min(0, w),
+     * halo_hi[m] + max(0, w)] over the window's offsets w, set by the code before each run
+     * (codegen); NULL: none. One window per dimension (another one: not aligned). */
+    const struct OrnNode *win_lo[ORN_DEP_MAXDIM], *win_hi[ORN_DEP_MAXDIM];
+    bool win_neg[ORN_DEP_MAXDIM];
     unsigned keys_mask;    /* keys used by some affine subscript (bit p: key p) */
     bool space_misaligned; /* the iteration space, also accessed at elements that are not
                               the iteration's own (A[n - 1 - i]): those cross blocks */

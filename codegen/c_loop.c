@@ -136,12 +136,22 @@ static const char *acc_name(OrnAccKind k)
     }
 }
 
+bool cg_loop_windows(const OrnCgLoop *l)
+{
+    for (int k = 0; k < l->narrays; k++)
+        for (int d = 0; d < ORN_DEP_MAXDIM; d++)
+            if (l->arrays[k].win_lo[d]) return true;
+    return false;
+}
+
 static void emit_plan(C *c, const OrnCgLoop *l)
 {
     const OrnLoop *lp = l->loop;
     cg_o(c, "\n/* parallel_for at %s:%d: %s */\n", c->p->file, l->plan->line,
          orn_plan_strategy_name(l->strategy));
-    cg_o(c, "static const OrnRtPlanArray orn_plan_arrays_%d[%d] = {\n", l->id, l->narrays);
+    /* windows known at run time: the code before each run sets their halos (c_stmt.c) */
+    cg_o(c, "static %sOrnRtPlanArray orn_plan_arrays_%d[%d] = {\n",
+         cg_loop_windows(l) ? "" : "const ", l->id, l->narrays);
     for (int k = 0; k < l->narrays; k++) {
         const OrnCgArray *a = &l->arrays[k];
         cg_o(c, "    {\"%s\", %s, %d, {%d, %d, %d, %d}, %d, ", a->sym->name->s, role_name(a->role),

@@ -1244,6 +1244,22 @@ static const OrnLoop *parfor_decl(C *c, const OrnNode *s, const char *sfx)
             cg_ol(c, "acc_[%d].%s = %s;", i, cg_sfx(as->type->kind), cg_nm(c, as));
         }
     }
+    /* halos of windows known at run time (lower.h): from their bounds' values now */
+    for (int k = 0; k < l->narrays; k++)
+        for (int d = 0; d < l->arrays[k].ndim && d < ORN_DEP_MAXDIM; d++) {
+            const OrnCgArray *a = &l->arrays[k];
+            if (!a->win_lo[d]) continue;
+            for (int hi = 0; hi < 2; hi++) {
+                cg_ind(c);
+                cg_o(c, "orn_plan_arrays_%d[%d].halo_%s[%d] = orn_rt_win_halo((int64_t)(", l->id, k,
+                     hi ? "hi" : "lo", d);
+                cg_ex(c, a->win_lo[d]);
+                cg_o(c, "), (int64_t)(");
+                cg_ex(c, a->win_hi[d]);
+                cg_o(c, "), %d, INT64_C(%lld), %d);\n", a->win_neg[d] ? 1 : 0,
+                     hi ? a->win_c_hi[d] : a->win_c_lo[d], hi);
+            }
+        }
     char pf_name[32] = "NULL";
     if (l->prefetch) snprintf(pf_name, sizeof pf_name, "orn_prefetch_%d", l->id);
     bool gpu = cg_gpu_loop(c, l); /* whole pieces of blocks: rt.h, OrnRtLoop.whole */

@@ -271,6 +271,8 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
 void cg_span_full(C *c, const OrnCgSpan *sp);
 void cg_span_test(C *c, const OrnCgSpan *sp);
 void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1);
+/* Whether loop l's plan has halos known only at run time (windows, lower.h). */
+bool cg_loop_windows(const OrnCgLoop *l);
 /* The body of a loop over var (a `for`, a row view's `for (k, v)`); fast: the version
  * whose accesses the loop's once-per-range test proved, addressed without tests. */
 void cg_loop_body(C *c, const OrnSym *var, const OrnNode *body, int fast);

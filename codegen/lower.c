@@ -407,6 +407,7 @@ static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
     for (int k = 0; k < l->narrays; k++) {
         OrnCgArray *a = &l->arrays[k];
         int kd[ORN_DEP_MAXDIM], lo[ORN_DEP_MAXDIM], hi[ORN_DEP_MAXDIM];
+        OrnCgArray w = *a; /* the windows, in declared order */
         memcpy(kd, a->key_dim, sizeof kd);
         memcpy(lo, a->halo_lo, sizeof lo);
         memcpy(hi, a->halo_hi, sizeof hi);
@@ -415,6 +416,11 @@ static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
             a->key_dim[s] = kd[d] >= 0 ? rk[kd[d]] : -1;
             a->halo_lo[s] = lo[d];
             a->halo_hi[s] = hi[d];
+            a->win_lo[s] = w.win_lo[d];
+            a->win_hi[s] = w.win_hi[d];
+            a->win_neg[s] = w.win_neg[d];
+            a->win_c_lo[s] = w.win_c_lo[d];
+            a->win_c_hi[s] = w.win_c_hi[d];
         }
     }
 }
@@ -506,6 +512,15 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
             a->halo_hi[d] = d < ORN_RT_MAXDIM ? ra.halo_hi[d] : 0;
         }
         a->read_only = ra.read_only != 0;
+        const OrnPlanArray *in = &pl->problem.arrays[k];
+        for (int d = 0; d < in->ndims && d < ORN_DEP_MAXDIM; d++)
+            if (in->win_lo[d] && a->key_dim[d] >= 0 && a->halo_lo[d] != ORN_CG_HALO_ANY) {
+                a->win_lo[d] = in->win_lo[d];
+                a->win_hi[d] = in->win_hi[d];
+                a->win_neg[d] = in->win_neg[d];
+                a->win_c_lo[d] = in->halo_lo[d];
+                a->win_c_hi[d] = in->halo_hi[d];
+            }
         bool sparse = t && t->sparse, buffered = false;
         for (int j = 0; j < pl->narrays; j++) {
             const OrnArrayPlan *bj = &pl->arrays[j];

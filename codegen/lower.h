@@ -36,6 +36,12 @@ typedef struct OrnCgArray {
      * also read at other elements (A[n - 1 - i]); 0 elsewhere. The runtime gives read-only
      * arrays of 1d and 2d loops ghost cells of these widths. */
     int halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
+    /* A window known at run time along a dimension (analyzer/strategy.h, OrnPlanArray):
+     * its for's bounds, direction and the constant offsets' hull [win_c_lo, win_c_hi]; the
+     * code before each run sets the plan's halo widths from them (orn_rt_win_halo). */
+    const OrnNode *win_lo[ORN_DEP_MAXDIM], *win_hi[ORN_DEP_MAXDIM];
+    bool win_neg[ORN_DEP_MAXDIM];
+    long long win_c_lo[ORN_DEP_MAXDIM], win_c_hi[ORN_DEP_MAXDIM];
     bool announce; /* the prefetch pass announces its reads */
     bool peek;     /* prefetch pass may read it directly (dense, in the local box) */
     /* Storage order (analyzer/layout.h): perm[s] is the logical dimension stored as

@@ -103,6 +103,19 @@ ORN_BOX_FN int orn_rt_win(int64_t nlo, int64_t nhi, int neg, int64_t off, int64_
     return *a < -big || *b > big ? -1 : 1;
 }
 
+/* The halo width above (hi) or below a block of a window known at run time (codegen sets
+ * a plan's halos with it before each run): the subscripts' constant offsets reach c (the
+ * largest, or the smallest for below), and the window's offsets add to them; an empty
+ * window adds nothing. At most 2^30 (a read beyond an array is an error anyway). */
+ORN_BOX_FN int orn_rt_win_halo(int64_t nlo, int64_t nhi, int neg, int64_t c, int hi)
+{
+    int64_t a = 0, b = 0, w = orn_rt_win(nlo, nhi, neg, 0, &a, &b), cap = INT64_C(1) << 30;
+    c = c < -cap ? -cap : c > cap ? cap : c;
+    int64_t off = w < 0 ? (hi ? cap : -cap) : hi ? c + (b > 0 ? b : 0) : c + (a < 0 ? a : 0);
+    int64_t width = hi ? off : -off;
+    return width <= 0 ? 0 : width > cap ? (int)cap : (int)width;
+}
+
 /* orn_rt_box_clip for a subscript v + s * n + off with n over a nested loop's range
  * [nlo, nhi) (a window, `X[i + k]` in `for k in 0..w`): both ends of the window in the box. */
 ORN_BOX_FN void orn_rt_box_clip_win(const OrnRtBox *x, int d, int64_t nlo, int64_t nhi, int neg,

@@ -230,6 +230,21 @@ static void test_clip_win(TestEnv *t)
                             }
                         }
     CHECK(t, bad == 0);
+    /* orn_rt_win_halo: the smallest widths that hold every offset c + w (both sides) */
+    for (int64_t nlo = -4; nlo <= 4; nlo++)
+        for (int64_t nhi = nlo - 1; nhi <= nlo + 5; nhi++)
+            for (int neg = 0; neg < 2; neg++)
+                for (int64_t c = -3; c <= 3; c++) {
+                    int64_t need_lo = c < 0 ? -c : 0, need_hi = c > 0 ? c : 0;
+                    for (int64_t m = nlo; m < nhi; m++) {
+                        int64_t o = c + (neg ? -m : m);
+                        if (-o > need_lo) need_lo = -o;
+                        if (o > need_hi) need_hi = o;
+                    }
+                    bad += orn_rt_win_halo(nlo, nhi, neg, c, 0) != need_lo ||
+                           orn_rt_win_halo(nlo, nhi, neg, c, 1) != need_hi;
+                }
+    CHECK(t, bad == 0);
     x.lo[0] = 0;
     x.n[0] = 100;
     int64_t f0 = 0, f1 = 50;
