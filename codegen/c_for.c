@@ -33,23 +33,33 @@ void cg_span_test(C *c, const OrnCgSpan *sp)
         return;
     }
     if (sp->range) {
+        /* the subscript's values: base + n + off for n over [rlo, rhi) (base: sp->inv, or
+         * none), or base - n + off (neg): its least and greatest (ends 0 and 1) */
         cg_o(c, "((int64_t)(");
         cg_ex(c, sp->rlo);
         cg_o(c, ") >= (int64_t)(");
         cg_ex(c, sp->rhi);
         cg_o(c, ") || ");
         for (int end = 0; end < 2; end++) {
-            if (sp->local) {
-                cg_o(c, "%sorn_std_arr_span(%s, %d, (int64_t)(", end ? " && " : "(",
-                     cg_nm(c, sp->local), sp->dim);
-                cg_ex(c, end ? sp->rhi : sp->rlo);
-                cg_o(c, ") + INT64_C(%lld))%s", (long long)(sp->off - end), end ? ")" : "");
-                continue;
+            if (sp->local)
+                cg_o(c, "%sorn_std_arr_span(%s, %d, ", end ? " && " : "(", cg_nm(c, sp->local),
+                     sp->dim);
+            else if (!end)
+                cg_o(c, "orn_rt_box_span(&%c%d_, %d, ", box_of(sp), sp->array, sp->dim);
+            if (sp->inv) {
+                cg_o(c, "(int64_t)(");
+                cg_ex(c, sp->inv);
+                cg_o(c, ") + ");
             }
-            if (!end) cg_o(c, "orn_rt_box_span(&%c%d_, %d, ", box_of(sp), sp->array, sp->dim);
-            cg_o(c, "(int64_t)(");
-            cg_ex(c, end ? sp->rhi : sp->rlo);
-            cg_o(c, ") + INT64_C(%lld)%s", (long long)(sp->off - end), end ? ")" : ", ");
+            /* +: rlo + off, rhi - 1 + off; -: off - (rhi - 1), off - rlo */
+            bool hi = sp->neg ? !end : end;
+            cg_o(c, "%s(int64_t)(", sp->neg ? "-" : "");
+            cg_ex(c, hi ? sp->rhi : sp->rlo);
+            cg_o(c, ") + INT64_C(%lld)", (long long)(sp->off + (sp->neg ? hi : -hi)));
+            if (sp->local)
+                cg_o(c, ")%s", end ? ")" : "");
+            else
+                cg_o(c, "%s", end ? ")" : ", ");
         }
         cg_o(c, ")");
         return;

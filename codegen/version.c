@@ -158,9 +158,12 @@ typedef struct Lin {
     int nvar;
     const OrnNode *nest;
     int nsign;
+    const OrnNode *inv; /* one invariant term, added (`i` in `i + a - 1`) */
     int64_t c;
     bool bad;
 } Lin;
+
+static bool invariant(const Walk *w, const OrnNode *e);
 
 static void lin(const Walk *w, const OrnNode *e, int sign, Lin *L, int depth)
 {
@@ -176,6 +179,11 @@ static void lin(const Walk *w, const OrnNode *e, int sign, Lin *L, int depth)
     }
     if (is_var(w, e)) {
         L->nvar += sign;
+        return;
+    }
+    if (e->kind != N_INT && invariant(w, e)) {
+        if (L->inv || sign < 0) L->bad = true;
+        L->inv = e;
         return;
     }
     switch (e->kind) {
@@ -208,12 +216,24 @@ static void lin(const Walk *w, const OrnNode *e, int sign, Lin *L, int depth)
     L->bad = true;
 }
 
-/* var + n + c, var - n + c (a window, version.h). */
+/* var + n + c, var - n + c (a window, version.h); without var, base + n + c or base - n + c
+ * with base invariant: a nested loop's range from an invariant start (`G[i + a - 1, j]`
+ * in the loop over j). */
 static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
 {
     Lin L = {0};
     lin(w, e, 1, &L, 0);
-    if (L.bad || L.nvar != 1 || !L.nest || L.c == INT64_MIN) return false;
+    if (L.bad || !L.nest || L.c == INT64_MIN) return false;
+    if (L.nvar == 0 && (L.inv || L.nsign < 0)) {
+        sp->range = true;
+        sp->inv = L.inv;
+        sp->neg = L.nsign < 0;
+        sp->rlo = L.nest->u.for_.lo;
+        sp->rhi = L.nest->u.for_.hi;
+        sp->off = L.c;
+        return true;
+    }
+    if (L.nvar != 1 || L.inv) return false;
     sp->var = true;
     sp->range = true;
     sp->neg = L.nsign < 0;
@@ -328,7 +348,8 @@ static void add_span(Walk *w, const OrnCgSpan *s)
             continue;
         if (s->full) return;
         if (s->range ? t->off == s->off && t->neg == s->neg && same(t->rlo, s->rlo) &&
-                           same(t->rhi, s->rhi)
+                           same(t->rhi, s->rhi) &&
+                           (t->inv == s->inv || (t->inv && s->inv && same(t->inv, s->inv)))
             : s->var ? t->off == s->off
                      : same(t->inv, s->inv))
             return;
