@@ -466,10 +466,8 @@ static void reduce_elem(C *c, const OrnNode *f, const OrnNode *st, int id, const
     cg_ind(c);
     if (j)
         cg_o(c, "r%d_[%s][cc%d_] += (%s)(", id, partial, id, T);
-    else if (partial)
-        cg_o(c, "r%d_[%s] += (%s)(", id, partial, T);
     else
-        cg_o(c, "q%d_ += (%s)(", id, T);
+        cg_o(c, "r%d_[%s] += (%s)(", id, partial, T);
     cg_ex(c, st->u.assign.value);
     cg_o(c, ");\n");
     if (j) {
@@ -478,34 +476,9 @@ static void reduce_elem(C *c, const OrnNode *f, const OrnNode *st, int id, const
     }
 }
 
-/* One segment [from, to) of a reduction shorter than its partials (docs/language.md): the
- * elements in order into q<id>_ (a jam: into partial 0 of each of its W sums; a warp: every
- * lane the whole segment, the same sum in each). */
-static void reduce_segment_inorder(C *c, const OrnNode *f, const OrnNode *st, int id,
-                                   const char *from, const char *to)
-{
-    const OrnSym *v = f->u.for_.var->u.name.sym;
-    bool warp = c->warp == WARP_UNIFORM, jam = c->jam && c->jam->nest;
-    char key[24];
-    snprintf(key, sizeof key, "i%d_", id);
-    int nrows = warp ? 0 : cg_rows_open(c, v, f->u.for_.body, from, to);
-    cg_ol(c, "for (int64_t i%d_ = %s; i%d_ < %s; i%d_++) {", id, from, id, to, id);
-    c->ind++;
-    if (warp) c->warp = WARP_SPLIT;
-    reduce_elem(c, f, st, id, key, jam ? "0" : NULL);
-    if (warp) c->warp = WARP_UNIFORM;
-    c->ind--;
-    cg_ol(c, "}");
-    if (!warp) cg_rows_close(c, nrows);
-}
-
 static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, const char *from,
-                           const char *to, bool inorder)
+                           const char *to)
 {
-    if (inorder) {
-        reduce_segment_inorder(c, f, st, id, from, to);
-        return;
-    }
     if (c->warp == WARP_UNIFORM) {
         reduce_segment_lanes(c, f, st, id, from, to);
         return;
@@ -542,51 +515,6 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
     cg_rows_close(c, nrows);
 }
 
-/* The run of a loop reduction over [lo, hi): its segments when the range was split
- * (split: sg<id>_ holds them), fast and checked, else the whole range; inorder: the short
- * form (reduce_segment_inorder). */
-static void reduce_run(C *c, const OrnNode *f, const OrnNode *st, int id, bool split, bool inorder)
-{
-    char lo[24], hi[24];
-    snprintf(lo, sizeof lo, "lo%d_", id);
-    snprintf(hi, sizeof hi, "hi%d_", id);
-    if (!split) {
-        reduce_segment(c, f, st, id, lo, hi, inorder);
-        return;
-    }
-    /* The usual case, the whole range proven: its fast segment alone (a short loop --
-     * k-means' 16 dimensions -- then pays no edge segments' loop tests). */
-    cg_ol(c, "if (sg%d_[1] == sg%d_[0] && sg%d_[2] == sg%d_[3]) {", id, id, id, id);
-    for (int g = -1; g < 3; g++) {
-        char from[24], to[24];
-        int fast = g < 0 || g == 1;
-        snprintf(from, sizeof from, g < 0 ? "lo%d_" : "sg%d_[%d]", id, g);
-        snprintf(to, sizeof to, g < 0 ? "hi%d_" : "sg%d_[%d]", id, g + 1);
-        if (g == 0) cg_ol(c, "} else {");
-        cg_ol(c, "{");
-        c->ind++;
-        const OrnSym *vv = c->vfast_var, *vy = c->vfast_varying;
-        const OrnNode *vb = c->vfast_body;
-        bool vvv = c->vfast_vv;
-        if (fast) {
-            c->vfast_var = f->u.for_.var->u.name.sym;
-            c->vfast_varying = NULL;
-            c->vfast_body = f->u.for_.body;
-            c->vfast_vv = false;
-        }
-        c->fast += fast;
-        reduce_segment(c, f, st, id, from, to, inorder);
-        c->fast -= fast;
-        c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
-        c->ind--;
-        cg_ol(c, "}");
-    }
-    cg_ol(c, "}");
-}
-
-/* A loop reduction (docs/language.md): a range of at least L elements (the partials: 16
- * for f32, 8 otherwise) into the partials, combined as a tree and added to s; a shorter one
- * in order into q<id>_, added to s. */
 static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
 {
     const OrnSym *s = st->u.assign.target->u.name.sym;
@@ -598,53 +526,71 @@ static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)
     int id = cg_for_bounds(c, f);
     bool warp = c->warp == WARP_UNIFORM; /* a partial per lane (reduce_segment_lanes) */
     bool jam = c->jam && c->jam->nest;
-    int L = reduce_lanes(st);
     if (warp)
         cg_ol(c, "%s r%d_ = 0;", cg_ctype(k), id);
     else if (jam)
-        cg_ol(c, "%s r%d_[%d][%d] = {{0}};", cg_ctype(k), id, L, c->jam->W);
+        cg_ol(c, "%s r%d_[%d][%d] = {{0}};", cg_ctype(k), id, reduce_lanes(st), c->jam->W);
     else
-        cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, L);
-    if (!jam) cg_ol(c, "%s q%d_ = 0;", cg_ctype(k), id);
+        cg_ol(c, "%s r%d_[%d] = {0};", cg_ctype(k), id, reduce_lanes(st));
     if (split) {
         char lo[24], hi[24];
         snprintf(lo, sizeof lo, "lo%d_", id);
         snprintf(hi, sizeof hi, "hi%d_", id);
         cg_split_range(c, sp, nsp, lo, hi, id);
-    }
-    for (int inorder = 1; inorder >= 0; inorder--) {
-        if (inorder)
-            cg_ol(c, "if (hi%d_ - lo%d_ < %d) {", id, id, L);
-        else
-            cg_ol(c, "} else {");
-        c->ind++;
-        reduce_run(c, f, st, id, split, inorder);
-        if (jam) {
-            cg_jam_tree(c, id, inorder ? 1 : L);
-        } else {
-            /* f32: when the trip count leaves a tail, its partials were just stored one by
-             * one, and the tail form of the tree reads them one by one (orn_std.h: no
-             * store-forward stall). */
-            char lanes[160];
-            if (inorder)
-                snprintf(lanes, sizeof lanes, "q%d_", id);
-            else if (warp)
-                snprintf(lanes, sizeof lanes, "orn_gpu_lanes%s(L_, r%d_)", k == T_F32 ? "_f32" : "",
-                         id);
-            else if (k == T_F32)
-                snprintf(lanes, sizeof lanes,
-                         "((hi%d_ - lo%d_) & 15 ? orn_std_lanes_f32_tail(r%d_) : "
-                         "orn_std_lanes_f32(r%d_))",
-                         id, id, id, id);
-            else
-                snprintf(lanes, sizeof lanes, "orn_std_lanes(r%d_)", id);
-            cg_ind(c);
-            cg_o(c, "%s = (%s)(%s %s %s);\n", cg_nm(c, s), cg_ctype(k), cg_nm(c, s),
-                 st->u.assign.op == OP_SUB ? "-" : "+", lanes);
+        /* The usual case, the whole range proven: its fast segment alone (a short loop --
+         * k-means' 16 dimensions -- then pays no edge segments' loop tests). */
+        cg_ol(c, "if (sg%d_[1] == sg%d_[0] && sg%d_[2] == sg%d_[3]) {", id, id, id, id);
+        for (int g = -1; g < 3; g++) {
+            char from[24], to[24];
+            int fast = g < 0 || g == 1;
+            snprintf(from, sizeof from, g < 0 ? "lo%d_" : "sg%d_[%d]", id, g);
+            snprintf(to, sizeof to, g < 0 ? "hi%d_" : "sg%d_[%d]", id, g + 1);
+            if (g == 0) cg_ol(c, "} else {");
+            cg_ol(c, "{");
+            c->ind++;
+            const OrnSym *vv = c->vfast_var, *vy = c->vfast_varying;
+            const OrnNode *vb = c->vfast_body;
+            bool vvv = c->vfast_vv;
+            if (fast) {
+                c->vfast_var = f->u.for_.var->u.name.sym;
+                c->vfast_varying = NULL;
+                c->vfast_body = f->u.for_.body;
+                c->vfast_vv = false;
+            }
+            c->fast += fast;
+            reduce_segment(c, f, st, id, from, to);
+            c->fast -= fast;
+            c->vfast_var = vv, c->vfast_varying = vy, c->vfast_body = vb, c->vfast_vv = vvv;
+            c->ind--;
+            cg_ol(c, "}");
         }
-        c->ind--;
+        cg_ol(c, "}");
+    } else {
+        char lo[24], hi[24];
+        snprintf(lo, sizeof lo, "lo%d_", id);
+        snprintf(hi, sizeof hi, "hi%d_", id);
+        reduce_segment(c, f, st, id, lo, hi);
     }
-    cg_ol(c, "}");
+    if (jam) {
+        cg_jam_tree(c, id, reduce_lanes(st));
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    /* f32: when the trip count leaves a tail, its partials were just stored one by one, and
+     * the tail form of the tree reads them one by one (orn_std.h: no store-forward stall). */
+    char lanes[160];
+    if (warp)
+        snprintf(lanes, sizeof lanes, "orn_gpu_lanes%s(L_, r%d_)", k == T_F32 ? "_f32" : "", id);
+    else if (k == T_F32)
+        snprintf(lanes, sizeof lanes,
+                 "((hi%d_ - lo%d_) & 15 ? orn_std_lanes_f32_tail(r%d_) : orn_std_lanes_f32(r%d_))",
+                 id, id, id, id);
+    else
+        snprintf(lanes, sizeof lanes, "orn_std_lanes(r%d_)", id);
+    cg_ind(c);
+    cg_o(c, "%s = (%s)(%s %s %s);\n", cg_nm(c, s), cg_ctype(k), cg_nm(c, s),
+         st->u.assign.op == OP_SUB ? "-" : "+", lanes);
     c->ind--;
     cg_ol(c, "}");
 }

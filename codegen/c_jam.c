@@ -538,10 +538,6 @@ void cg_jam_tree(C *c, int id, int L)
     cg_ol(c, "for (int cc%d_ = 0; cc%d_ < %d; cc%d_++)", id, id, j->W, id);
     cg_ind(c);
     cg_o(c, "    jd%d_[cb%d_ - ql%d_ + cc%d_] = ", j->id, j->id, j->id, id);
-    if (L == 1) { /* a reduction shorter than its partials: one sum, in order (c_for.c) */
-        cg_o(c, "r%d_[0][cc%d_];\n", id, id);
-        return;
-    }
     for (int h = 0; h < L / 8; h++) { /* f32: two eight-trees, the first eight's first */
         int b = h * 8;
         cg_o(c,

@@ -5,8 +5,9 @@
  * y[i] = sum over k < KW of x[i + k] w[k], f32, the width known at run time, as an expert
  * writes it: the loops interchanged in blocks of BLOCK outputs (for each k, a unit-stride
  * pass y += x[. + k] w[k] over the block, which gcc vectorizes; the block of y stays in
- * L1), each output's adds in k order from zero -- the same bits as conv1d.orn's in-order
- * sum. Prints "bench: S s/iter  sum X" (X: the sum of y in double). */
+ * L1), each output's adds in k order from zero (conv1d.orn's loop reduction keeps sixteen
+ * partials: the last bits differ). Prints "bench: S s/iter  sum X" (X: the sum of y in
+ * double). */
 #include "../common/bench.h"
 
 #define BLOCK 2048 /* outputs per block: 8 KB of y */

@@ -639,12 +639,7 @@ class Interp:
             finally:
                 self.scopes.pop()
         sc = self.lookup(name)
-        if hi - lo < 8:  # shorter than its partials: in order, from zero
-            tree = 0.0
-            for p in parts[:max(hi - lo, 0)]:
-                tree += p
-        else:
-            tree = lanes(parts)
+        tree = lanes(parts)
         sc[name][1] = sc[name][1] - tree if sub else sc[name][1] + tree
 
     def foreach(self, s):

@@ -199,40 +199,24 @@ static void sample_token(Lda *L, const ReplayLoop *l, int rank, Token *tk)
 }
 
 /* The eight partial sums of a loop reduction (docs/language.md): element t goes to partial
- * t mod 8, combined as ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)); fewer than eight elements are
- * added in order from zero (reduced). */
+ * t mod 8, combined as ((p0+p1)+(p2+p3))+((p4+p5)+(p6+p7)). */
 static double lanes(const double *r)
 {
     return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
 }
 
-/* A range shorter than the partials (K < 8) is summed in order from zero instead. */
-static double reduced(const double *r, const double *terms, int64_t K)
-{
-    if (K >= 8) return lanes(r);
-    double u = 0.0;
-    for (int64_t t = 0; t < K; t++) u += terms[t];
-    return u;
-}
-
 static double token_ll(const Lda *L, const Token *tk)
 {
-    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, e[8];
-    for (int64_t t = 0; t < L->K; t++) {
-        double x = (double)L->dt[t * L->ndocs + tk->d];
-        r[t & 7] += x;
-        if (t < 8) e[t] = x;
-    }
-    double nd = 0.0 + reduced(r, e, L->K);
+    double r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t t = 0; t < L->K; t++) r[t & 7] += (double)L->dt[t * L->ndocs + tk->d];
+    double nd = 0.0 + lanes(r);
     double q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int64_t t = 0; t < L->K; t++) {
-        double x = ((((L->dt[t * L->ndocs + tk->d] + L->alpha) / (nd + ((double)L->K * L->alpha))) *
-                     (L->wt[t * L->nwords + tk->w] + L->beta)) /
-                    ((double)L->tc[t] + L->vbeta));
-        q[t & 7] += x;
-        if (t < 8) e[t] = x;
-    }
-    double p = 0.0 + reduced(q, e, L->K);
+    for (int64_t t = 0; t < L->K; t++)
+        q[t & 7] +=
+            ((((L->dt[t * L->ndocs + tk->d] + L->alpha) / (nd + ((double)L->K * L->alpha))) *
+              (L->wt[t * L->nwords + tk->w] + L->beta)) /
+             ((double)L->tc[t] + L->vbeta));
+    double p = 0.0 + lanes(q);
     return log(p);
 }
 

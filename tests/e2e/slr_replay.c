@@ -133,8 +133,7 @@ static float margin_sparse(const float *w, const Data *D, int64_t n)
     return z;
 }
 
-/* ... over the dense row (nf features, the zeros included): sixteen partials, a tree (fewer
- * than sixteen features: in order from zero). */
+/* ... over the dense row (nf features, the zeros included): sixteen partials, a tree. */
 static float margin_dense(const float *w, const Data *D, int64_t n, int64_t nf)
 {
     float s[16] = {0};
@@ -145,10 +144,6 @@ static float margin_dense(const float *w, const Data *D, int64_t n, int64_t nf)
     }
     float t = (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) +
               (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
-    if (nf < 16) { /* shorter than the partials: in order from zero (each s[f] is 0 + x w) */
-        t = 0.0f;
-        for (int64_t f = 0; f < nf; f++) t += s[f];
-    }
     return 0.0f + t;
 }
 
