@@ -399,8 +399,17 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
     switch (e->kind) {
     case N_INT:
         return constant(e->u.ilit.v);
-    case N_NAME:
-        return e->u.name.sym ? classify_name(c, e->u.name.sym, depth) : unknown(true);
+    case N_NAME: {
+        if (!e->u.name.sym) return unknown(true);
+        OrnSub s = classify_name(c, e->u.name.sym, depth);
+        /* a param or top-level variable: a shift known at run time (a window of one) */
+        if (s.kind == ORN_SUB_UNKNOWN && !s.varies && run_site_expr(c, e, 0)) {
+            s = constant(0);
+            s.ranged = true;
+            s.wlo = e;
+        }
+        return s;
+    }
     case N_UNARY:
         if (e->u.unary.op == OP_NEG)
             return combine(OP_SUB, constant(0), classify(c, e->u.unary.e, depth + 1));

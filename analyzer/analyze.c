@@ -191,6 +191,16 @@ static OrnSym *buffer_target(OrnSym *buf)
     return a && a->kind == N_NAME ? a->u.name.sym : NULL;
 }
 
+/* The same bound of a run-time window: the same node, or names of one symbol, or equal
+ * literals (`X[i + lag]` twice: two nodes of one param). */
+static bool same_bound(const OrnNode *a, const OrnNode *b)
+{
+    if (a == b) return true;
+    if (!a || !b || a->kind != b->kind) return false;
+    if (a->kind == N_NAME) return a->u.name.sym && a->u.name.sym == b->u.name.sym;
+    return a->kind == N_INT && a->u.ilit.v == b->u.ilit.v;
+}
+
 static void summarize_arrays(Builder *b)
 {
     OrnLoopPlan *p = b->p;
@@ -257,7 +267,8 @@ static void summarize_arrays(Builder *b)
                 int64_t shi = s.ranged ? s.c2 : s.c; /* a window: offsets [c, c2] */
                 /* a window known at run time: one per dimension (the same for loop) */
                 if (aligned && s.wlo && in->win_lo[m] &&
-                    (in->win_lo[m] != s.wlo || in->win_hi[m] != s.whi || in->win_neg[m] != s.wneg))
+                    (!same_bound(in->win_lo[m], s.wlo) || !same_bound(in->win_hi[m], s.whi) ||
+                     in->win_neg[m] != s.wneg))
                     aligned = false;
                 if (aligned && s.wlo) {
                     in->win_lo[m] = s.wlo;
@@ -551,8 +562,11 @@ static void put_halo(OrnBuf *t, const OrnLoopPlan *p, const OrnPlanArray *in)
         put_affine(t, in->coef[m], p->keys[key], in->halo_lo[m]);
         orn_buf_puts(t, " .. ");
         put_affine(t, in->coef[m], p->keys[key], in->halo_hi[m]);
-        if (in->win_lo[m])
+        if (in->win_lo[m] && in->win_hi[m])
             orn_buf_printf(t, ", widened by the range of the for on line %u (known at run time)",
+                           (unsigned)in->win_lo[m]->span.line);
+        else if (in->win_lo[m])
+            orn_buf_printf(t, ", shifted by a value known at run time (line %u)",
                            (unsigned)in->win_lo[m]->span.line);
     }
 }

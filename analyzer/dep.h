@@ -48,7 +48,8 @@ typedef struct OrnSub {
                      subscript as UNKNOWN, the halos as the whole range */
     int64_t c2;
     /* ranged, a window known at run time (c2 == c): plus s * n for n over [wlo, whi), the
-     * bounds of a for whose values the run site can compute (access.h); s = -1 if wneg */
+     * bounds of a for whose values the run site can compute (access.h); s = -1 if wneg;
+     * whi NULL: n is wlo itself (a shift: `i + lag`, lag a param) */
     const struct OrnNode *wlo, *whi;
     bool wneg;
 } OrnSub;

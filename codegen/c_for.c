@@ -81,6 +81,15 @@ void cg_span_test(C *c, const OrnCgSpan *sp)
  * its box (or its local array): `v + off`, or a window's both ends (version.h). */
 void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1)
 {
+    if (sp->inv && !sp->range) { /* v + sh + off, sh invariant (a shift, version.h) */
+        if (sp->local)
+            cg_o(c, "orn_std_arr_clip_shift(%s, %d, (int64_t)(", cg_nm(c, sp->local), sp->dim);
+        else
+            cg_o(c, "orn_rt_box_clip_shift(&%c%d_, %d, (int64_t)(", box_of(sp), sp->array, sp->dim);
+        cg_ex(c, sp->inv);
+        cg_o(c, "), INT64_C(%lld), &%s, &%s);", (long long)sp->off, f0, f1);
+        return;
+    }
     if (sp->local)
         cg_o(c, "orn_std_arr_clip%s(%s, %d, ", sp->range ? "_win" : "", cg_nm(c, sp->local),
              sp->dim);

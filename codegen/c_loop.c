@@ -457,6 +457,10 @@ static void body_csr(C *c, const OrnCgLoop *l)
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
     bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp, NULL);
+    /* the column range is clipped once per block, before any row's key is bound: a shift
+     * (version.h: `A[k0 + k1]`, the row key k0) cannot be */
+    for (int i = 0; versioned && i < nsp; i++)
+        if (sp[i].var && sp[i].inv) versioned = false;
     OrnCgFixed fx[ORN_CG_MAXFIXED];
     int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
     csr_open(c);

@@ -1251,11 +1251,13 @@ static const OrnLoop *parfor_decl(C *c, const OrnNode *s, const char *sfx)
             if (!a->win_lo[d]) continue;
             for (int hi = 0; hi < 2; hi++) {
                 cg_ind(c);
-                cg_o(c, "orn_plan_arrays_%d[%d].halo_%s[%d] = orn_rt_win_halo((int64_t)(", l->id, k,
-                     hi ? "hi" : "lo", d);
+                cg_o(c, "orn_plan_arrays_%d[%d].halo_%s[%d] = orn_rt_%s_halo((int64_t)(", l->id, k,
+                     hi ? "hi" : "lo", d, a->win_hi[d] ? "win" : "shift");
                 cg_ex(c, a->win_lo[d]);
-                cg_o(c, "), (int64_t)(");
-                cg_ex(c, a->win_hi[d]);
+                if (a->win_hi[d]) { /* a for's range; else a shift (lower.h) */
+                    cg_o(c, "), (int64_t)(");
+                    cg_ex(c, a->win_hi[d]);
+                }
                 cg_o(c, "), %d, INT64_C(%lld), %d);\n", a->win_neg[d] ? 1 : 0,
                      hi ? a->win_c_hi[d] : a->win_c_lo[d], hi);
             }

@@ -38,7 +38,8 @@ typedef struct OrnCgArray {
     int halo_lo[ORN_DEP_MAXDIM], halo_hi[ORN_DEP_MAXDIM];
     /* A window known at run time along a dimension (analyzer/strategy.h, OrnPlanArray):
      * its for's bounds, direction and the constant offsets' hull [win_c_lo, win_c_hi]; the
-     * code before each run sets the plan's halo widths from them (orn_rt_win_halo). */
+     * code before each run sets the plan's halo widths from them (orn_rt_win_halo); win_hi
+     * NULL: a shift by the value of win_lo (orn_rt_shift_halo). */
     const OrnNode *win_lo[ORN_DEP_MAXDIM], *win_hi[ORN_DEP_MAXDIM];
     bool win_neg[ORN_DEP_MAXDIM];
     long long win_c_lo[ORN_DEP_MAXDIM], win_c_hi[ORN_DEP_MAXDIM];

@@ -223,6 +223,12 @@ static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
 {
     Lin L = {0};
     lin(w, e, 1, &L, 0);
+    if (!L.bad && !L.nest && L.nvar == 1 && L.inv && L.c != INT64_MIN) {
+        sp->var = true; /* var + base + c: a shift known at run time (`i + lag`) */
+        sp->inv = L.inv;
+        sp->off = L.c;
+        return true;
+    }
     if (L.bad || !L.nest || L.c == INT64_MIN) return false;
     if (L.nvar == 0 && (L.inv || L.nsign < 0)) {
         sp->range = true;
@@ -350,7 +356,8 @@ static void add_span(Walk *w, const OrnCgSpan *s)
         if (s->range ? t->off == s->off && t->neg == s->neg && same(t->rlo, s->rlo) &&
                            same(t->rhi, s->rhi) &&
                            (t->inv == s->inv || (t->inv && s->inv && same(t->inv, s->inv)))
-            : s->var ? t->off == s->off
+            : s->var ? t->off == s->off &&
+                           (t->inv == s->inv || (t->inv && s->inv && same(t->inv, s->inv)))
                      : same(t->inv, s->inv))
             return;
     }

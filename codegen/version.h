@@ -26,7 +26,8 @@ typedef struct OrnCgSpan {
     int dim;                  /* array dimension, in storage order */
     bool var;                 /* subscript is the loop variable + off */
     int64_t off;              /* var: the constant offset */
-    const OrnNode *inv;       /* !var: the loop-invariant subscript expression */
+    const OrnNode *inv;       /* !var: the loop-invariant subscript expression; var: NULL,
+                                 or an invariant shift added (`i + lag`); range: its start */
     bool full;                /* the whole extent of dim (a view's ':'; var and inv unset) */
     bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off];
                                  with var, a window: var + (+-)n + off, n over [rlo, rhi) */

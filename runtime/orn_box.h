@@ -116,6 +116,14 @@ ORN_BOX_FN int orn_rt_win_halo(int64_t nlo, int64_t nhi, int neg, int64_t c, int
     return width <= 0 ? 0 : width > cap ? (int)cap : (int)width;
 }
 
+/* The same for a shift known at run time (a window of one value, v). */
+ORN_BOX_FN int orn_rt_shift_halo(int64_t v, int neg, int64_t c, int hi)
+{
+    const int64_t big = INT64_C(1) << 62;
+    if (v > big || v < -big) return 1 << 30;
+    return orn_rt_win_halo(v, v + 1, neg, c, hi);
+}
+
 /* orn_rt_box_clip for a subscript v + s * n + off with n over a nested loop's range
  * [nlo, nhi) (a window, `X[i + k]` in `for k in 0..w`): both ends of the window in the box. */
 ORN_BOX_FN void orn_rt_box_clip_win(const OrnRtBox *x, int d, int64_t nlo, int64_t nhi, int neg,
@@ -127,6 +135,18 @@ ORN_BOX_FN void orn_rt_box_clip_win(const OrnRtBox *x, int d, int64_t nlo, int64
     if (w <= 0) return;
     orn_rt_box_clip(x, d, a, lo, hi);
     orn_rt_box_clip(x, d, b, lo, hi);
+}
+
+/* orn_rt_box_clip for a subscript v + off + sh with sh known only at run time (`i + lag`):
+ * a shift beyond +-2^62 keeps nothing. */
+ORN_BOX_FN void orn_rt_box_clip_shift(const OrnRtBox *x, int d, int64_t sh, int64_t off,
+                                      int64_t *lo, int64_t *hi)
+{
+    const int64_t big = INT64_C(1) << 62;
+    if (sh > big || sh < -big || off > big || off < -big)
+        *hi = *lo;
+    else
+        orn_rt_box_clip(x, d, sh + off, lo, hi);
 }
 
 #endif

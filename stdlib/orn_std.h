@@ -349,6 +349,16 @@ static inline void orn_std_arr_clip_win(const OrnStdArr *a, int d, int64_t nlo, 
     orn_std_arr_clip(a, d, x, lo, hi);
     orn_std_arr_clip(a, d, y, lo, hi);
 }
+/* The same for v + off + sh, sh known only at run time (orn_rt_box_clip_shift). */
+static inline void orn_std_arr_clip_shift(const OrnStdArr *a, int d, int64_t sh, int64_t off,
+                                          int64_t *lo, int64_t *hi)
+{
+    const int64_t big = INT64_C(1) << 62;
+    if (sh > big || sh < -big || off > big || off < -big)
+        *hi = *lo;
+    else
+        orn_std_arr_clip(a, d, sh + off, lo, hi);
+}
 /* Prefetch pass: out of range reads element 0 instead of failing. */
 static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1, int64_t i2,
                                            int64_t i3)

@@ -245,6 +245,19 @@ static void test_clip_win(TestEnv *t)
                            orn_rt_win_halo(nlo, nhi, neg, c, 1) != need_hi;
                 }
     CHECK(t, bad == 0);
+    /* shifts (a window of one value): the same answers as the window [v, v + 1) */
+    for (int64_t v = -5; v <= 5; v++)
+        for (int64_t c = -3; c <= 3; c++) {
+            bad += orn_rt_shift_halo(v, 0, c, 0) != orn_rt_win_halo(v, v + 1, 0, c, 0) ||
+                   orn_rt_shift_halo(v, 0, c, 1) != orn_rt_win_halo(v, v + 1, 0, c, 1);
+            x.lo[0] = 2;
+            x.n[0] = 6;
+            int64_t a0 = -12, a1 = 12, b0 = -12, b1 = 12;
+            orn_rt_box_clip_shift(&x, 0, v, c, &a0, &a1);
+            orn_rt_box_clip_win(&x, 0, v, v + 1, 0, c, &b0, &b1);
+            bad += a0 != b0 || a1 != b1;
+        }
+    CHECK(t, bad == 0);
     x.lo[0] = 0;
     x.n[0] = 100;
     int64_t f0 = 0, f1 = 50;

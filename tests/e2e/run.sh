@@ -360,8 +360,8 @@ features)
     ORN_WINDOW_MB=$mb run "$B/windows" >out4.txt 2>&1 || { cat out4.txt >&2; fail "windows exited non-zero"; }
     diff -u "$S/windows.expected" out4.txt || fail "output differs from windows.expected (ORN_WINDOW_MB=$mb)"
   done
-  # run-time windows wider than some blocks (the halos set before each run)
-  run "$B/windows" --kw=400 --r=150 >out5.txt 2>&1 || { cat out5.txt >&2; fail "windows --kw=400"; }
+  # run-time windows and a shift wider than some blocks (the halos set before each run)
+  run "$B/windows" --kw=400 --r=150 --lag=-700 >out5.txt 2>&1 || { cat out5.txt >&2; fail "windows --kw=400"; }
   grep -q '^windows: 0 disagreements' out5.txt || { cat out5.txt >&2; fail "windows --kw=400 disagrees"; }
   cmp B.bin L.bin || fail "an array loaded in another storage order saved other bytes"
   ;;

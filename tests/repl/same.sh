@@ -27,7 +27,7 @@ files=""
 case $case in
 features) prog=$S/features.orn args="" ;;
 features2) prog=$S/features2.orn args="--triplets=$D/small.triplets" ;;
-windows) prog=$S/windows.orn args="--kw=11 --r=3" ;;
+windows) prog=$S/windows.orn args="--kw=11 --r=3 --lag=-2" ;;
 gauss_seidel) prog=$ROOT/examples/gauss_seidel.orn args="--n=40 --sweeps=7 --out=grid.txt" files=grid.txt ;;
 sgd_trace)
   prog=$S/sgd_trace.orn files="W.txt H.txt"
