@@ -126,32 +126,6 @@ static bool var_form(const Walk *w, const OrnNode *e, int64_t *off)
     return false;
 }
 
-/* n, n + c, c + n, n - c for the variable n of a nested loop on the stack (w->nest). */
-static const OrnNode *nested_form(const Walk *w, const OrnNode *e, int64_t *off)
-{
-    const OrnNode *n = e;
-    int64_t c = 0;
-    if (e->kind == N_BINARY && e->u.binary.op == OP_ADD) {
-        if (e->u.binary.l->kind == N_NAME && int_const(e->u.binary.r, &c))
-            n = e->u.binary.l;
-        else if (e->u.binary.r->kind == N_NAME && int_const(e->u.binary.l, &c))
-            n = e->u.binary.r;
-        else
-            return NULL;
-    } else if (e->kind == N_BINARY && e->u.binary.op == OP_SUB && e->u.binary.l->kind == N_NAME &&
-               int_const(e->u.binary.r, &c) && c != INT64_MIN) {
-        n = e->u.binary.l;
-        c = -c;
-    }
-    if (n->kind != N_NAME || !n->u.name.sym) return NULL;
-    for (int i = w->nnest - 1; i >= 0; i--)
-        if (w->nest[i]->u.for_.var->u.name.sym == n->u.name.sym) {
-            *off = c;
-            return w->nest[i];
-        }
-    return NULL;
-}
-
 /* A subscript as a sum of terms: the loop variable (nvar: its coefficient), at most one
  * variable of a nested loop on the stack (nest, its sign), and integer constants (c). */
 typedef struct Lin {
@@ -229,19 +203,12 @@ static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
         sp->off = L.c;
         return true;
     }
-    if (L.bad || !L.nest || L.c == INT64_MIN) return false;
-    if (L.nvar == 0 && (L.inv || L.nsign < 0)) {
-        sp->range = true;
-        sp->inv = L.inv;
-        sp->neg = L.nsign < 0;
-        sp->rlo = L.nest->u.for_.lo;
-        sp->rhi = L.nest->u.for_.hi;
-        sp->off = L.c;
-        return true;
-    }
-    if (L.nvar != 1 || L.inv) return false;
-    sp->var = true;
+    /* a nested loop's variable n: var + n + c (a window), or base + n + c (a range) */
+    if (L.bad || !L.nest || L.c == INT64_MIN || L.nvar < 0 || L.nvar > 1 || (L.nvar && L.inv))
+        return false;
+    sp->var = L.nvar == 1;
     sp->range = true;
+    sp->inv = L.inv;
     sp->neg = L.nsign < 0;
     sp->rlo = L.nest->u.for_.lo;
     sp->rhi = L.nest->u.for_.hi;
@@ -265,14 +232,6 @@ static bool classify(const Walk *w, const OrnNode *x, OrnCgSpan *sp)
     }
     if (invariant(w, x)) {
         sp->inv = x;
-        return true;
-    }
-    const OrnNode *f = nested_form(w, x, &off);
-    if (f && off != INT64_MIN) {
-        sp->range = true;
-        sp->rlo = f->u.for_.lo;
-        sp->rhi = f->u.for_.hi;
-        sp->off = off;
         return true;
     }
     return window_form(w, x, sp);

@@ -116,12 +116,21 @@ ORN_BOX_FN int orn_rt_win_halo(int64_t nlo, int64_t nhi, int neg, int64_t c, int
     return width <= 0 ? 0 : width > cap ? (int)cap : (int)width;
 }
 
+/* A shift known at run time (sh, `i + lag`) plus a constant offset: *o = sh + off; 0 when
+ * either is beyond +-2^62 (nothing is clipped to it, the halo is the cap). */
+ORN_BOX_FN int orn_rt_shift(int64_t sh, int64_t off, int64_t *o)
+{
+    const int64_t big = INT64_C(1) << 62;
+    if (sh > big || sh < -big || off > big || off < -big) return 0;
+    *o = sh + off;
+    return 1;
+}
+
 /* The same for a shift known at run time (a window of one value, v). */
 ORN_BOX_FN int orn_rt_shift_halo(int64_t v, int neg, int64_t c, int hi)
 {
-    const int64_t big = INT64_C(1) << 62;
-    if (v > big || v < -big) return 1 << 30;
-    return orn_rt_win_halo(v, v + 1, neg, c, hi);
+    int64_t o;
+    return orn_rt_shift(v, 0, &o) ? orn_rt_win_halo(v, v + 1, neg, c, hi) : 1 << 30;
 }
 
 /* orn_rt_box_clip for a subscript v + s * n + off with n over a nested loop's range
@@ -142,11 +151,11 @@ ORN_BOX_FN void orn_rt_box_clip_win(const OrnRtBox *x, int d, int64_t nlo, int64
 ORN_BOX_FN void orn_rt_box_clip_shift(const OrnRtBox *x, int d, int64_t sh, int64_t off,
                                       int64_t *lo, int64_t *hi)
 {
-    const int64_t big = INT64_C(1) << 62;
-    if (sh > big || sh < -big || off > big || off < -big)
-        *hi = *lo;
+    int64_t o;
+    if (orn_rt_shift(sh, off, &o))
+        orn_rt_box_clip(x, d, o, lo, hi);
     else
-        orn_rt_box_clip(x, d, sh + off, lo, hi);
+        *hi = *lo;
 }
 
 #endif

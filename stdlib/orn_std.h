@@ -353,11 +353,11 @@ static inline void orn_std_arr_clip_win(const OrnStdArr *a, int d, int64_t nlo, 
 static inline void orn_std_arr_clip_shift(const OrnStdArr *a, int d, int64_t sh, int64_t off,
                                           int64_t *lo, int64_t *hi)
 {
-    const int64_t big = INT64_C(1) << 62;
-    if (sh > big || sh < -big || off > big || off < -big)
-        *hi = *lo;
+    int64_t o;
+    if (orn_rt_shift(sh, off, &o))
+        orn_std_arr_clip(a, d, o, lo, hi);
     else
-        orn_std_arr_clip(a, d, sh + off, lo, hi);
+        *hi = *lo;
 }
 /* Prefetch pass: out of range reads element 0 instead of failing. */
 static inline int64_t orn_std_arr_off_soft(const OrnStdArr *a, int64_t i0, int64_t i1, int64_t i2,
