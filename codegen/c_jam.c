@@ -31,7 +31,11 @@
  * other statements have no effects (no calls of user functions, no random draws). At run
  * time the outer loop runs at least 4 values and every element read lies inside its array,
  * or the loop runs as written. A loop of more than 1024 values runs in chunks of 1024: the
- * sums of a chunk, then the outer loop's iterations of that chunk. */
+ * sums of a chunk, then the outer loop's iterations of that chunk.
+ *
+ * The same jam serves a dense run's keys (cg_keyjam, at the end): a loop reduction of the
+ * body of `parallel_for i, y in Y` reading `X[i + k]` (conv1d) is computed for W keys of the
+ * run's fast range at once, then each key's statements read their sums. */
 #include "emit_c_int.h"
 
 #include <stdio.h>
@@ -549,6 +553,24 @@ void cg_jam_tree(C *c, int id, int L)
     cg_o(c, ";\n");
 }
 
+void cg_jam_tree_regs(C *c, int id, int L)
+{
+    const CgJam *j = c->jam;
+    cg_ind(c);
+    cg_o(c, "const jv%d_ s%d_ = ", id, id);
+    for (int h = 0; h < L / 8; h++) { /* f32: two eight-trees, the first eight's first */
+        int b = h * 8;
+        cg_o(c,
+             "%s((p%d_%d_ + p%d_%d_) + (p%d_%d_ + p%d_%d_)) + ((p%d_%d_ + p%d_%d_) + "
+             "(p%d_%d_ + p%d_%d_))%s",
+             L > 8 ? (h ? " + (" : "(") : "", id, b, id, b + 1, id, b + 2, id, b + 3, id, b + 4, id,
+             b + 5, id, b + 6, id, b + 7, L > 8 ? ")" : "");
+    }
+    cg_o(c, ";\n");
+    cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_], &s%d_, sizeof s%d_);", j->id, j->id, j->id,
+          id, id);
+}
+
 void cg_jam_vec_open(C *c, int id)
 {
     const CgJam *j = c->jam;
@@ -587,4 +609,205 @@ void cg_jam_leaf_elem(C *c, const OrnNode *e, const char *x)
     cg_o(c, "jt%d_%d_[(int64_t)(%s) * jr%d_%d_ + (int64_t)(", j->site, a, x, j->site, a);
     cg_ex_as(c, e->u.index.subs, T_I64);
     cg_o(c, ")]");
+}
+
+/* ---------------------------------------------------------------- a dense run's keys */
+
+/* e is key, key + x, x + key or key - x with x free of key: unit stride across the keys. */
+static bool key_lin(const OrnNode *e, const OrnSym *key)
+{
+    if (e->kind == N_NAME) return e->u.name.sym == key;
+    if (e->kind != N_BINARY || (e->u.binary.op != OP_ADD && e->u.binary.op != OP_SUB)) return false;
+    const OrnNode *l = e->u.binary.l, *r = e->u.binary.r;
+    if (cg_mentions(r, key))
+        return e->u.binary.op == OP_ADD && !cg_mentions(l, key) && key_lin(r, key);
+    return key_lin(l, key);
+}
+
+/* A term of the reduction computed for W keys ahead of their statements (cg_keyjam): no
+ * operation that can fail (the first error must stay the serial loop's): no integer
+ * division, only the math built-ins, every element read addressed without a test in the fast
+ * range (a dist array through its box, a local array covered by the run's test); no views;
+ * an element read that reads the key holds it in its unit-stride subscript as key_lin, so
+ * the W keys' reads are one vector load (*nk counts them). */
+static bool key_term(const C *c, const OrnNode *e, const OrnSym *key, int *nk)
+{
+    if (!e) return true;
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return true;
+    case N_UNARY:
+        return key_term(c, e->u.unary.e, key, nk);
+    case N_BINARY:
+        if (e->u.binary.op == OP_DIV && cg_kind_of(e) != T_F32 && cg_kind_of(e) != T_F64)
+            return false;
+        return key_term(c, e->u.binary.l, key, nk) && key_term(c, e->u.binary.r, key, nk);
+    case N_CALL:
+        switch (e->u.call.sym ? -1 : e->u.call.builtin) {
+        case ORN_BI_SQRT:
+        case ORN_BI_EXP:
+        case ORN_BI_LOG:
+        case ORN_BI_ABS:
+        case ORN_BI_POW:
+        case ORN_BI_SIN:
+        case ORN_BI_COS:
+        case ORN_BI_TANH:
+        case ORN_BI_FLOOR:
+        case ORN_BI_CEIL:
+        case ORN_BI_MIN:
+        case ORN_BI_MAX:
+        case ORN_BI_SIGMOID:
+        case ORN_BI_F32:
+        case ORN_BI_F64:
+            break;
+        default:
+            return false;
+        }
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (!key_term(c, a, key, nk)) return false;
+        return true;
+    case N_INDEX: {
+        const OrnSym *s = orn_cg_base_sym(e);
+        if (!s || cg_kind_of(e) == T_VIEW || cg_promoted(c, s) >= 0) return false;
+        if (cg_is_local_array(s)) {
+            if (!orn_cg_view_proven(c->loop, key, NULL, c->loop->loop->node->u.parfor.body, true,
+                                    e))
+                return false;
+        } else {
+            int k = orn_cg_array_index(c->loop, s);
+            if (k < 0 || !orn_cg_boxable(c->loop, k) || cg_is_buffer(s)) return false;
+        }
+        const int *perm = cg_perm_of(c, s);
+        int nd = orn_list_len(e->u.index.subs), d = 0;
+        int last = perm ? perm[nd - 1] : nd - 1;
+        bool reads = false;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next, d++) {
+            if (!key_term(c, x, key, nk)) return false;
+            if (!cg_mentions(x, key)) continue;
+            if (d != last || !key_lin(x, key)) return false;
+            reads = true;
+        }
+        *nk += reads;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The reduction's statements before its last (temporaries, c_for.c): key_term's rules, and
+ * nothing the rest of the body assigns. */
+static bool key_stmt(const C *c, const Scan *sc, const OrnNode *st, const OrnSym *key, int *nk)
+{
+    switch (st->kind) {
+    case N_ASSIGN:
+        return !reads_set(sc, st->u.assign.value) && key_term(c, st->u.assign.value, key, nk);
+    case N_IF:
+        if (reads_set(sc, st->u.if_.cond) || !key_term(c, st->u.if_.cond, key, nk)) return false;
+        for (const OrnNode *t = st->u.if_.then->u.block.stmts; t; t = t->next)
+            if (!key_stmt(c, sc, t, key, nk)) return false;
+        if (st->u.if_.els && st->u.if_.els->kind == N_IF)
+            return key_stmt(c, sc, st->u.if_.els, key, nk);
+        for (const OrnNode *t = st->u.if_.els ? st->u.if_.els->u.block.stmts : NULL; t; t = t->next)
+            if (!key_stmt(c, sc, t, key, nk)) return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the body of dense loop l (key: its innermost key) has a loop reduction the jam of
+ * its keys computes ahead (cg_keyjam): j filled. */
+static bool keyjam_match(const C *c, const OrnCgLoop *l, const OrnSym *key, CgJam *j)
+{
+    memset(j, 0, sizeof *j);
+    const OrnLoop *lp = l->loop;
+    if (c->cx != CX_BODY || c->cuda || c->warp != WARP_NONE || c->lanes || c->jam || !key ||
+        l->uses_rng || lp->naccums > 0 || c->npromo > 0 || !lp->node->u.parfor.body)
+        return false;
+    const OrnNode *body = lp->node->u.parfor.body;
+    for (const OrnNode *st = body->u.block.stmts; st; st = st->next)
+        if (st->kind == N_FOR && cg_for_is_reduction(c, st)) {
+            j->red_for = st;
+            break;
+        }
+    const OrnNode *rf = j->red_for;
+    if (!rf) return false;
+    /* what the rest of the body assigns or writes (a buffer: its target too), the key, the
+     * value and the space: the reduction reads none of them but the key */
+    Scan sc = {.nset = 0, .bad = false};
+    add_sym(&sc, key);
+    add_sym(&sc, lp->value);
+    add_sym(&sc, lp->space);
+    for (const OrnNode *st = body->u.block.stmts; st; st = st->next)
+        if (st != rf) assigned(&sc, st);
+    for (int i = 0, n = sc.nset; i < n; i++)
+        if (cg_is_buffer(sc.set[i])) add_sym(&sc, orn_cg_buffer_target(sc.set[i]));
+    if (sc.bad) return false;
+    /* the same range for every key */
+    int nk = 0;
+    if (reads_set(&sc, rf->u.for_.lo) || reads_set(&sc, rf->u.for_.hi) ||
+        !key_term(c, rf->u.for_.lo, key, &nk) || !key_term(c, rf->u.for_.hi, key, &nk))
+        return false;
+    Scan nc = sc; /* the key itself is allowed in the terms */
+    nc.set[0] = nc.set[--nc.nset];
+    const OrnNode *last = rf->u.for_.body->u.block.stmts;
+    while (last->next) last = last->next;
+    if (reads_set(&nc, last->u.assign.value) || !key_term(c, last->u.assign.value, key, &nk))
+        return false;
+    for (const OrnNode *st = rf->u.for_.body->u.block.stmts; st != last; st = st->next)
+        if (!key_stmt(c, &nc, st, key, &nk)) return false;
+    if (nk == 0) return false; /* nothing differs across the keys' vector */
+    j->red = last;
+    j->sum = last->u.assign.target->u.name.sym;
+    j->var = key;
+    j->W = j->L = j->sum->type->kind == T_F32 ? 16 : 8;
+    return true;
+}
+
+bool cg_keyjam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
+               const char *to, int lvl)
+{
+    CgJam j;
+    if (!keyjam_match(c, l, key, &j)) return false;
+    int id = j.id = c->tmp++;
+    c->ind = lvl;
+    cg_ol(c, "{");
+    cg_ol(c, "    int64_t jl_ = %s;", from);
+    cg_ol(c, "    for (; jl_ + %d <= %s; jl_ += %d) {", j.W, to, j.W);
+    c->ind = lvl + 2;
+    cg_ol(c, "/* the reduction's sums for %d keys at once (c_jam.c) */", j.W);
+    cg_ol(c, "const int64_t ql%d_ = jl_, cb%d_ = jl_;", id, id);
+    cg_ol(c, "%s jd%d_[%d];", cg_ctype(j.sum->type->kind), id, j.W);
+    cg_ol(c, "{");
+    c->ind++;
+    char cb[24];
+    snprintf(cb, sizeof cb, "cb%d_", id);
+    cg_bind_var(c, key, "int64_t", cb);
+    /* the fast range's context, as elem_body gives it (c_loop.c) */
+    c->fast++;
+    c->vfast_var = key, c->vfast_varying = NULL;
+    c->vfast_body = l->loop->node->u.parfor.body, c->vfast_vv = true;
+    j.nest = true;
+    c->jam = &j;
+    c->cloops++;
+    cg_st_for(c, j.red_for);
+    c->cloops--;
+    c->vfast_var = NULL, c->vfast_body = NULL, c->vfast_vv = false;
+    c->fast--;
+    c->ind--;
+    cg_ol(c, "}");
+    /* each key's statements, the reduction replaced by its sum (cg_jam_sum) */
+    j.nest = false;
+    cg_ol(c, "for (int64_t j_ = jl_; j_ < jl_ + %d; j_++) {", j.W);
+    cg_elem_body(c, l, key, vt, "j_", lvl + 3);
+    c->jam = NULL;
+    c->ind = lvl + 2;
+    cg_ol(c, "}");
+    c->ind = lvl;
+    cg_ol(c, "    }");
+    return !c->failed;
 }

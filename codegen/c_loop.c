@@ -966,8 +966,9 @@ static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
         lane_loop(c, l, last, vt, from, to, blk, lvl, fast);
         return;
     }
-    if (fast && !blk && cg_coljam(c, l, last, vt, from, to, lvl)) {
-        /* whole groups of keys jammed (c_coljam.c), then the rest as written */
+    if (fast && !blk &&
+        (cg_coljam(c, l, last, vt, from, to, lvl) || cg_keyjam(c, l, last, vt, from, to, lvl))) {
+        /* whole groups of keys jammed (c_coljam.c, c_jam.c), then the rest as written */
         c->ind = lvl + 1;
         cg_ol(c, "for (int64_t j_ = jl_; j_ < %s; j_++) {", to);
         elem_body(c, l, last, vt, "j_", blk, lvl + 2, fast);
@@ -982,6 +983,12 @@ static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     elem_body(c, l, last, vt, "j_", blk, lvl + 1, fast);
     c->ind = lvl;
     cg_ol(c, "}");
+}
+
+void cg_elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
+                  int lvl)
+{
+    elem_body(c, l, last, vt, key, NULL, lvl, 1);
 }
 
 /* A bound of a split (version.h: OrnCgSplit): var = max (cmp "<") or min (">") of var and

@@ -6,6 +6,7 @@
  *   c_stmt.c   statements
  *   c_for.c    `for` loops in loop bodies: index-set splitting, loop reductions
  *   c_jam.c    a loop reduction computed for a vector of its enclosing loop's values
+ *              (or of a dense run's keys)
  *   c_coljam.c a dense run's keys W at a time around its one `for` into buffers
  *   c_loop.c   the prefetch slice, user functions and their per-loop clones, plans and
  *              loop bodies (element walks, boxes)
@@ -302,6 +303,8 @@ bool cg_jam_elem(C *c, const OrnNode *e);
 bool cg_jam_leaf(const C *c, const OrnNode *e);
 void cg_jam_leaf_elem(C *c, const OrnNode *e, const char *x);
 void cg_jam_tree(C *c, int rid, int L);
+/* The same tree of the partials kept as vectors p<rid>_<l>_ (of type jv<rid>_). */
+void cg_jam_tree_regs(C *c, int rid, int L);
 /* The loop over the jam's vector of W values (cc<id>_), the outer variable bound in it; the
  * caller closes it. */
 void cg_jam_vec_open(C *c, int id);
@@ -314,6 +317,17 @@ bool cg_pure_expr(const OrnNode *e, bool reads, const OrnSym *const *avoid, int 
  * `for` adding into buffers at its variable, jammed; the rest from jl_ is the caller's. */
 bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
                const char *to, int lvl);
+/* c_jam.c: the same for a fast dense run whose body has a loop reduction (conv1d's
+ * `for k ... s += X[i + k] * w[k]`) reading the key only in unit-stride subscripts: the
+ * reduction's sums of W keys at once, partial l of key j in r[l][j - jl_] (the same partials,
+ * tree and bits), then the W keys' statements reading them; the rest from jl_ is the
+ * caller's. */
+bool cg_keyjam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
+               const char *to, int lvl);
+/* c_loop.c: the statements of a fast dense run's key (bound to the C expression key) at
+ * indentation lvl: its value pointer vp_ into row_ (vt: the value's C type, or NULL). */
+void cg_elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
+                  int lvl);
 
 /* cuda_gpu.c (@gpu loops under --gpu) */
 /* Does the CUDA back end run this loop's body? If not, the first construct it does not run

@@ -3,14 +3,17 @@
  *   conv1d_ref N KW ITERS
  *
  * y[i] = sum over k < KW of x[i + k] w[k], f32, the width known at run time, as an expert
- * writes it: the loops interchanged in blocks of BLOCK outputs (for each k, a unit-stride
- * pass y += x[. + k] w[k] over the block, which gcc vectorizes; the block of y stays in
- * L1), each output's adds in k order from zero (conv1d.orn's loop reduction keeps sixteen
- * partials: the last bits differ). Prints "bench: S s/iter  sum X" (X: the sum of y in
- * double). */
+ * writes it: register blocking across outputs. For each block of BLOCK outputs, their sums
+ * stay in a small array the compiler keeps in vector registers while k runs (a unit-stride
+ * pass acc += x[. + k] w[k] over the block, vectorized), each output's adds in k order from
+ * zero (conv1d.orn's loop reduction keeps sixteen partials: the last bits differ). Measured
+ * on this machine (4M outputs, width 9, -O3 -march=native -ffp-contract=off): BLOCK 32 1.75
+ * ms, 64 1.8, 128 1.95, 16 5.4; the loops interchanged over blocks of 2048 outputs with y
+ * in L1 (the previous baseline) 2.5; the naive loop 6.2. Prints "bench: S s/iter  sum X"
+ * (X: the sum of y in double). */
 #include "../common/bench.h"
 
-#define BLOCK 2048 /* outputs per block: 8 KB of y */
+#define BLOCK 32 /* outputs per block: two 512-bit registers of sums */
 
 int main(int argc, char **argv)
 {
@@ -27,13 +30,20 @@ int main(int argc, char **argv)
     double total = 0;
     for (int it = 0; it < iters; it++) {
         double t0 = bench_now();
-        for (long b = 0; b < n; b += BLOCK) {
-            long e = b + BLOCK < n ? b + BLOCK : n;
-            for (long i = b; i < e; i++) y[i] = 0.0f;
+        long b = 0;
+        for (; b + BLOCK <= n; b += BLOCK) {
+            float acc[BLOCK];
+            for (int l = 0; l < BLOCK; l++) acc[l] = 0.0f;
             for (int k = 0; k < kw; k++) {
-                const float wk = w[k], *xk = x + k;
-                for (long i = b; i < e; i++) y[i] += xk[i] * wk;
+                const float wk = w[k], *xk = x + b + k;
+                for (int l = 0; l < BLOCK; l++) acc[l] += xk[l] * wk;
             }
+            for (int l = 0; l < BLOCK; l++) y[b + l] = acc[l];
+        }
+        for (long i = b; i < n; i++) { /* the last outputs, fewer than a block */
+            float s = 0.0f;
+            for (int k = 0; k < kw; k++) s += x[i + k] * w[k];
+            y[i] = s;
         }
         double secs = bench_now() - t0;
         total += secs;
