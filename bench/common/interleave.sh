@@ -20,6 +20,8 @@ interleave() {
         run_one "$w" n1 1 "${ORN_PROG[$w]}" ${ORN_ARGS[$w]}
         # shellcheck disable=SC2086
         run_one "$w" n2 2 "${ORN_PROG[$w]}" ${ORN_ARGS[$w]}
+        # the caller's optional run_o2 NAME: two copies of the program at -n 1 at once
+        if declare -F run_o2 >/dev/null; then run_o2 "$w"; fi
       fi
       say "run $r/$REPS $w: C $(tail -qn1 "$RES/$w.c" 2>/dev/null | cut -d' ' -f1)," \
           ".orn -n 1 $(tail -qn1 "$RES/$w.n1" 2>/dev/null | cut -d' ' -f1)," \

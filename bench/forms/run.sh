@@ -8,8 +8,9 @@
 # program (orionc -march=native); run C, .orn at mpirun -n 1 and at -n 2, REPS times,
 # interleaved; print seconds per iteration (best of REPS: load on the machine only ever
 # slows a run), the ratios .orn -n 1 / C (target <= 1.10) and -n 1 / -n 2 (target >= 1.7),
-# what two cores give the C baseline itself (2C/C: two copies run at once, run_c2 below),
-# and a cross-check of the result figure each program prints (.orn at both rank counts
+# what two cores give the C baseline itself (2C/C: two copies run at once, run_c2 below) and
+# the program itself (2N/N: two copies at -n 1 at once, run_o2: the memory bus's bound on
+# n1/n2 for the program's own loops), and a cross-check of the result figure each program prints (.orn at both rank counts
 # against C, to the form's relative tolerance). Every program prints
 # "bench: S s/iter  NAME X": S the mean seconds of its timed iterations (loading and
 # evaluation excluded), X its result figure.
@@ -350,27 +351,38 @@ run_one() {
   echo "$line" | awk '{ print $2, $5 }' >>"$RES/$f.$kind"
 }
 
-# run_c2 FORM: two copies of the C baseline at once, one per core; appends the slower
-# copy's "secs figure" to $RES/FORM.c2. 2 x C / C2 is what two cores give the baseline
-# itself: where the two copies share one memory bus, the bound on any n1/n2 (a form whose
-# C pair scales 1.5x cannot be expected to scale 1.7x at -n 2).
-run_c2() {
-  local f=$1 i pids=() line worst=""
+# run_pair FORM KIND CMD...: two copies of CMD at once, one per core; appends the slower
+# copy's "secs figure" to $RES/FORM.KIND.
+run_pair() {
+  local f=$1 kind=$2 i pids=() line worst=""
+  shift 2
   for i in 1 2; do
-    # shellcheck disable=SC2086
-    ${C_CMD[$f]} >"$LOGS/$f.c2.$i.log" 2>&1 &
+    "$@" >"$LOGS/$f.$kind.$i.log" 2>&1 &
     pids+=($!)
   done
-  wait "${pids[@]}" || { echo "exit $?" >"$RES/$f.c2.fail"; return; }
+  wait "${pids[@]}" || { echo "exit $?" >"$RES/$f.$kind.fail"; return; }
   for i in 1 2; do
-    line=$(grep -m1 '^bench: ' "$LOGS/$f.c2.$i.log" | awk '{ print $2, $5 }')
-    [ -n "$line" ] || { echo "no result" >"$RES/$f.c2.fail"; return; }
+    line=$(grep -m1 '^bench: ' "$LOGS/$f.$kind.$i.log" | awk '{ print $2, $5 }')
+    [ -n "$line" ] || { echo "no result" >"$RES/$f.$kind.fail"; return; }
     if [ -z "$worst" ] || awk -v a="${line%% *}" -v b="${worst%% *}" 'BEGIN { exit !(a > b) }'; then
       worst=$line
     fi
   done
-  echo "$worst" >>"$RES/$f.c2"
+  echo "$worst" >>"$RES/$f.$kind"
 }
+
+# run_c2 FORM: two copies of the C baseline at once. 2 x C / C2 is what two cores give the
+# baseline itself: where the two copies share one memory bus, the bound on any n1/n2 (a form
+# whose C pair scales 1.5x cannot be expected to scale 1.7x at -n 2).
+# shellcheck disable=SC2086
+run_c2() { run_pair "$1" c2 ${C_CMD[$1]}; }
+
+# run_o2 FORM: two copies of the .orn program at -n 1 at once (interleave.sh calls it after
+# the -n 2 run). 2 x n1 / that is what two cores give the program's own loops, which run
+# faster than the C in some forms and so press the bus harder: n1/n2 near it means the
+# runtime loses nothing between the ranks, the rest is the machine.
+# shellcheck disable=SC2086
+run_o2() { run_pair "$1" o2 "$MPIRUN" -n 1 "${ORN_PROG[$1]}" ${ORN_ARGS[$1]}; }
 
 interleave $FORMS
 
@@ -378,8 +390,8 @@ interleave $FORMS
 TGT1=1.10 TGT2=1.7
 bad=0
 SUMMARY=$RES/summary
-printf '%-16s %10s %10s %10s %6s %6s %6s  %s\n' form "C s/it" "n1 s/it" "n2 s/it" "n1/C" "n1/n2" \
-  "2C/C" "targets, check" >"$SUMMARY"
+printf '%-16s %10s %10s %10s %6s %6s %6s %6s  %s\n' form "C s/it" "n1 s/it" "n2 s/it" "n1/C" \
+  "n1/n2" "2C/C" "2N/N" "targets, check" >"$SUMMARY"
 echo
 echo "Results: seconds per iteration, best of $REPS runs (other load only ever slows a run)."
 for f in $FORMS; do
@@ -392,7 +404,8 @@ for f in $FORMS; do
     continue
   fi
   c=$(best "$RES/$f.c") n1=$(best "$RES/$f.n1") n2=$(best "$RES/$f.n2") c2=$(best "$RES/$f.c2")
-  ratio1="-" ratio2="-" bound="-" check="" tg=""
+  o2=$(best "$RES/$f.o2")
+  ratio1="-" ratio2="-" bound="-" obound="-" check="" tg=""
   FIG=$(grep -m1 '^bench: ' "$LOGS/$f.c.log" 2>/dev/null | awk '{ print $4 }')
   show() { # show LABEL BEST KIND
     if [ -n "$2" ]; then
@@ -414,6 +427,10 @@ for f in $FORMS; do
     bound=$(awk -v a="$(col "$c" 1)" -v b="$(col "$c2" 1)" 'BEGIN { printf "%.2f", (b > 0) ? 2 * a / b : 0 }')
     echo "   two C copies at once: each $(col "$c2" 1) s/iter, 2 x C / that = $bound (what two cores give C)"
   fi
+  if [ -n "$n1" ] && [ -n "$o2" ]; then
+    obound=$(awk -v a="$(col "$n1" 1)" -v b="$(col "$o2" 1)" 'BEGIN { printf "%.2f", (b > 0) ? 2 * a / b : 0 }')
+    echo "   two .orn -n 1 at once: each $(col "$o2" 1) s/iter, 2 x n1 / that = $obound (what two cores give the program)"
+  fi
   if [ -n "$n1" ] && [ -n "$n2" ]; then
     ratio2=$(awk -v a="$(col "$n1" 1)" -v b="$(col "$n2" 1)" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
     ok=$(awk -v r="$ratio2" -v t=$TGT2 'BEGIN { print (r >= t) ? "ok" : "MISS" }')
@@ -431,9 +448,10 @@ for f in $FORMS; do
     fi
   done
   echo "   cross-check of $FIG against C (relative tolerance ${TOL[$f]}): $check"
-  printf '%-16s %10s %10s %10s %6s %6s %6s  %s\n' "$f" \
+  printf '%-16s %10s %10s %10s %6s %6s %6s %6s  %s\n' "$f" \
     "$([ -n "$c" ] && col "$c" 1 || echo FAILED)" "$([ -n "$n1" ] && col "$n1" 1 || echo FAILED)" \
-    "$([ -n "$n2" ] && col "$n2" 1 || echo FAILED)" "$ratio1" "$ratio2" "$bound" "$tg$check" >>"$SUMMARY"
+    "$([ -n "$n2" ] && col "$n2" 1 || echo FAILED)" "$ratio1" "$ratio2" "$bound" "$obound" \
+    "$tg$check" >>"$SUMMARY"
 done
 
 echo

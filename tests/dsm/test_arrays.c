@@ -279,6 +279,82 @@ static void test_balance(TestEnv *t)
     orn_dsm_free(a);
 }
 
+/* The address of element k (1-D) in this rank's storage, or NULL. */
+static const char *elem_at(const OrnDsmArray *a, int64_t k)
+{
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        const OrnDsmTile *tl = &a->tiles[t];
+        if (tl->held && tl->vals && k >= tl->lo[0] && k < tl->hi[0])
+            return (const char *)tl->vals + (size_t)(k - tl->lo[0]) * a->esize;
+    }
+    return NULL;
+}
+
+/* Band boundaries moved by a few elements (dsm/array.c, keep_storage): the contents stay
+ * right, and a band that stays on its rank keeps its storage (the element in its middle at
+ * the same address) where the move fits the tile's room; moves beyond the room and onto 2 P
+ * bands dealt cyclically, and rows of a 2-D array, keep their contents. */
+static void test_shift(TestEnv *t)
+{
+    int P = t->size;
+    int64_t n = 100000;
+    OrnDsmArray *a = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, &n, 77, 1, &a));
+    struct {
+        int64_t shift;
+        int bands, keep;
+    } moves[] = {{0, 1, 1}, {3, 1, 1}, {-5, 1, 1}, {0, 1, 1}, {9000, 1, 0}, {0, 2, 0}, {7, 2, 1}};
+    for (size_t m = 0; m < sizeof moves / sizeof moves[0]; m++) {
+        int B = moves[m].bands * P;
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 1, &B));
+        orn_dsm_bounds_uniform(p.bounds[0], n, B);
+        for (int g = 1; g < B; g++) p.bounds[0][g] += moves[m].shift;
+        for (int g = 0; g < B; g++) p.owner[g] = g % P;
+        /* the middle of this rank's first band, before and after */
+        int64_t mid = (p.bounds[0][t->rank] + p.bounds[0][t->rank + 1]) / 2;
+        const char *before = elem_at(a, mid);
+        int same_shape = a->part.nb[0] == B;
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        if (moves[m].keep && same_shape) CHECK(t, before && elem_at(a, mid) == before);
+        int64_t got = 0, *keys = NULL;
+        void *vals = NULL;
+        OK(t, orn_dsm_gather(a, &got, &keys, &vals));
+        CHECK(t, got == n);
+        for (int64_t i = 0; i < got; i++) {
+            double want = orn_rt_rand_at(77, i, 1);
+            CHECK(t, memcmp(&((double *)vals)[i], &want, 8) == 0);
+        }
+        free(vals);
+    }
+    orn_dsm_free(a);
+
+    /* rows of a 2-D array: 2000 x 7 f32 in P row bands, moved by 2 rows */
+    int64_t dims[2] = {2000, 7};
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F32, 2, dims, 78, 0, &a));
+    for (int r = 0; r < 2; r++) {
+        int nb[2] = {P, 1};
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 2, nb));
+        orn_dsm_bounds_uniform(p.bounds[0], dims[0], P);
+        orn_dsm_bounds_uniform(p.bounds[1], dims[1], 1);
+        for (int g = 1; g < P; g++) p.bounds[0][g] += 2 * r;
+        for (int g = 0; g < P; g++) p.owner[g] = g;
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        int64_t got = 0, *keys = NULL;
+        void *vals = NULL;
+        OK(t, orn_dsm_gather(a, &got, &keys, &vals));
+        for (int64_t i = 0; i < got; i++) {
+            float want = (float)orn_rt_rand_at(78, i, 0);
+            CHECK(t, memcmp(&((float *)vals)[i], &want, 4) == 0);
+        }
+        free(vals);
+    }
+    orn_dsm_free(a);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -286,5 +362,6 @@ int main(int argc, char **argv)
     test_dense(&t);
     test_sparse(&t);
     test_balance(&t);
+    test_shift(&t);
     return t_finish(&t, "test_arrays");
 }
