@@ -286,24 +286,43 @@ static bool int_type(const OrnType *t)
     return t && (t->kind == T_I32 || t->kind == T_I64);
 }
 
-/* A run-time window plus or minus a key or a constant (access.h): `i + k`, `i - k + 1`. */
+/* A run-time window plus or minus a key or a constant (access.h): `i + k`, `i - k + 1`; a
+ * window plus or minus a shift known at run time (`i + kw - 1 - k`): at most one of each. */
 static OrnSub combine_window(OrnOp op, OrnSub l, OrnSub r)
 {
     bool varies = sub_varies(l) || sub_varies(r);
-    if ((l.ranged && r.ranged) || (op != OP_ADD && op != OP_SUB)) return unknown(varies);
+    if (op != OP_ADD && op != OP_SUB) return unknown(varies);
     if (l.kind == ORN_SUB_AFFINE && r.kind == ORN_SUB_AFFINE) return unknown(true);
+    /* a constant-range window (no wlo) does not combine with a run-time one */
+    if ((l.ranged && !l.wlo) || (r.ranged && !r.wlo)) return unknown(varies);
+    bool lw = l.wlo && l.whi, rw = r.wlo && r.whi, ls = l.wlo && !l.whi, rs = r.wlo && !r.whi;
+    if (lw + rw > 1 || ls + rs + (l.wsh != NULL) + (r.wsh != NULL) > 1) return unknown(varies);
     int64_t la = l.kind == ORN_SUB_AFFINE ? l.a : 0, ra = r.kind == ORN_SUB_AFFINE ? r.a : 0, a, cc;
     bool ovf = op == OP_SUB
                    ? __builtin_sub_overflow(la, ra, &a) || __builtin_sub_overflow(l.c, r.c, &cc)
                    : __builtin_add_overflow(la, ra, &a) || __builtin_add_overflow(l.c, r.c, &cc);
     if (ovf) return unknown(varies);
-    const OrnSub *w = l.wlo ? &l : &r;
     OrnSub s = a ? affine(l.kind == ORN_SUB_AFFINE ? l.key : r.key, a, cc) : constant(cc);
     s.ranged = true;
     s.c2 = cc;
-    s.wlo = w->wlo;
-    s.whi = w->whi;
-    s.wneg = w == &r && op == OP_SUB ? !w->wneg : w->wneg; /* c - k: the window reversed */
+    bool rn = op == OP_SUB; /* r's terms are negated: c - k reverses a window */
+    const OrnSub *w = lw ? &l : rw ? &r : NULL, *sh = ls ? &l : rs ? &r : NULL;
+    if (w) {
+        s.wlo = w->wlo;
+        s.whi = w->whi;
+        s.wneg = w->wneg != (w == &r && rn);
+        if (w->wsh) {
+            s.wsh = w->wsh;
+            s.wshneg = w->wshneg != (w == &r && rn);
+        }
+    }
+    if (sh && w) {
+        s.wsh = sh->wlo;
+        s.wshneg = sh->wneg != (sh == &r && rn);
+    } else if (sh) {
+        s.wlo = sh->wlo;
+        s.wneg = sh->wneg != (sh == &r && rn);
+    }
     return s;
 }
 

@@ -268,12 +268,15 @@ static void summarize_arrays(Builder *b)
                 /* a window known at run time: one per dimension (the same for loop) */
                 if (aligned && s.wlo && in->win_lo[m] &&
                     (!same_bound(in->win_lo[m], s.wlo) || !same_bound(in->win_hi[m], s.whi) ||
-                     in->win_neg[m] != s.wneg))
+                     in->win_neg[m] != s.wneg || !same_bound(in->win_sh[m], s.wsh) ||
+                     in->win_shneg[m] != s.wshneg))
                     aligned = false;
                 if (aligned && s.wlo) {
                     in->win_lo[m] = s.wlo;
                     in->win_hi[m] = s.whi;
                     in->win_neg[m] = s.wneg;
+                    in->win_sh[m] = s.wsh;
+                    in->win_shneg[m] = s.wshneg;
                 }
                 if (first) {
                     if (aligned) {
@@ -563,8 +566,8 @@ static void put_halo(OrnBuf *t, const OrnLoopPlan *p, const OrnPlanArray *in)
         orn_buf_puts(t, " .. ");
         put_affine(t, in->coef[m], p->keys[key], in->halo_hi[m]);
         if (in->win_lo[m] && in->win_hi[m])
-            orn_buf_printf(t, ", widened by the range of the for on line %u (known at run time)",
-                           (unsigned)in->win_lo[m]->span.line);
+            orn_buf_printf(t, ", widened by the range of the for on line %u%s (known at run time)",
+                           (unsigned)in->win_lo[m]->span.line, in->win_sh[m] ? " and shifted" : "");
         else if (in->win_lo[m])
             orn_buf_printf(t, ", shifted by a value known at run time (line %u)",
                            (unsigned)in->win_lo[m]->span.line);

@@ -52,6 +52,10 @@ typedef struct OrnSub {
      * whi NULL: n is wlo itself (a shift: `i + lag`, lag a param) */
     const struct OrnNode *wlo, *whi;
     bool wneg;
+    /* a window (whi set) moved by a shift known at run time: plus (minus, wshneg) the value
+     * of wsh (`X[i + kw - 1 - k]`, kw a param); NULL: none */
+    const struct OrnNode *wsh;
+    bool wshneg;
 } OrnSub;
 
 /* A set of integers described by its hull [lo, hi]; lo == ORN_DEP_NINF is -infinity,

@@ -65,6 +65,9 @@ typedef struct OrnPlanArray {
      * (codegen); NULL: none. One window per dimension (another one: not aligned). */
     const struct OrnNode *win_lo[ORN_DEP_MAXDIM], *win_hi[ORN_DEP_MAXDIM];
     bool win_neg[ORN_DEP_MAXDIM];
+    /* the window moved by a shift known at run time (dep.h, OrnSub.wsh), or NULL */
+    const struct OrnNode *win_sh[ORN_DEP_MAXDIM];
+    bool win_shneg[ORN_DEP_MAXDIM];
     unsigned keys_mask;    /* keys used by some affine subscript (bit p: key p) */
     bool space_misaligned; /* the iteration space, also accessed at elements that are not
                               the iteration's own (A[n - 1 - i]): those cross blocks */

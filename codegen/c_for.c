@@ -103,6 +103,12 @@ void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1)
         cg_ex(c, sp->rhi);
         cg_o(c, "), %d, ", sp->neg ? 1 : 0);
     }
+    if (sp->range && sp->inv) { /* var + sh + n + off: the window moved by sh (version.h) */
+        cg_o(c, "orn_rt_shift_sat((int64_t)(");
+        cg_ex(c, sp->inv);
+        cg_o(c, "), 0, INT64_C(%lld)), &%s, &%s);", (long long)sp->off, f0, f1);
+        return;
+    }
     cg_o(c, "INT64_C(%lld), &%s, &%s);", (long long)sp->off, f0, f1);
 }
 

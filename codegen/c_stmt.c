@@ -1258,8 +1258,16 @@ static const OrnLoop *parfor_decl(C *c, const OrnNode *s, const char *sfx)
                     cg_o(c, "), (int64_t)(");
                     cg_ex(c, a->win_hi[d]);
                 }
-                cg_o(c, "), %d, INT64_C(%lld), %d);\n", a->win_neg[d] ? 1 : 0,
-                     hi ? a->win_c_hi[d] : a->win_c_lo[d], hi);
+                cg_o(c, "), %d, ", a->win_neg[d] ? 1 : 0);
+                long long cst = hi ? a->win_c_hi[d] : a->win_c_lo[d];
+                if (a->win_sh[d]) { /* the window moved by a shift (lower.h) */
+                    cg_o(c, "orn_rt_shift_sat((int64_t)(");
+                    cg_ex(c, a->win_sh[d]);
+                    cg_o(c, "), %d, INT64_C(%lld))", a->win_shneg[d] ? 1 : 0, cst);
+                } else {
+                    cg_o(c, "INT64_C(%lld)", cst);
+                }
+                cg_o(c, ", %d);\n", hi);
             }
         }
     char pf_name[32] = "NULL";

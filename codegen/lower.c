@@ -421,6 +421,8 @@ static void to_storage_order(const OrnCgProgram *p, OrnCgLoop *l)
             a->win_neg[s] = w.win_neg[d];
             a->win_c_lo[s] = w.win_c_lo[d];
             a->win_c_hi[s] = w.win_c_hi[d];
+            a->win_sh[s] = w.win_sh[d];
+            a->win_shneg[s] = w.win_shneg[d];
         }
     }
 }
@@ -520,6 +522,8 @@ static void lower_loop(OrnCgProgram *p, const OrnLoopPlan *pl, OrnCgLoop *l)
                 a->win_neg[d] = in->win_neg[d];
                 a->win_c_lo[d] = in->halo_lo[d];
                 a->win_c_hi[d] = in->halo_hi[d];
+                a->win_sh[d] = in->win_sh[d];
+                a->win_shneg[d] = in->win_shneg[d];
             }
         bool sparse = t && t->sparse, buffered = false;
         for (int j = 0; j < pl->narrays; j++) {

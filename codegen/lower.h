@@ -43,6 +43,9 @@ typedef struct OrnCgArray {
     const OrnNode *win_lo[ORN_DEP_MAXDIM], *win_hi[ORN_DEP_MAXDIM];
     bool win_neg[ORN_DEP_MAXDIM];
     long long win_c_lo[ORN_DEP_MAXDIM], win_c_hi[ORN_DEP_MAXDIM];
+    /* a window moved by a shift known at run time: the shift (negated: win_shneg), or NULL */
+    const OrnNode *win_sh[ORN_DEP_MAXDIM];
+    bool win_shneg[ORN_DEP_MAXDIM];
     bool announce; /* the prefetch pass announces its reads */
     bool peek;     /* prefetch pass may read it directly (dense, in the local box) */
     /* Storage order (analyzer/layout.h): perm[s] is the logical dimension stored as

@@ -203,9 +203,9 @@ static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
         sp->off = L.c;
         return true;
     }
-    /* a nested loop's variable n: var + n + c (a window), or base + n + c (a range) */
-    if (L.bad || !L.nest || L.c == INT64_MIN || L.nvar < 0 || L.nvar > 1 || (L.nvar && L.inv))
-        return false;
+    /* a nested loop's variable n: var + n + c (a window; var + sh + n + c, a window moved
+     * by an invariant shift sh: `i + kw - 1 - k`), or base + n + c (a range) */
+    if (L.bad || !L.nest || L.c == INT64_MIN || L.nvar < 0 || L.nvar > 1) return false;
     sp->var = L.nvar == 1;
     sp->range = true;
     sp->inv = L.inv;

@@ -27,7 +27,8 @@ typedef struct OrnCgSpan {
     bool var;                 /* subscript is the loop variable + off */
     int64_t off;              /* var: the constant offset */
     const OrnNode *inv;       /* !var: the loop-invariant subscript expression; var: NULL,
-                                 or an invariant shift added (`i + lag`); range: its start */
+                                 or an invariant shift added (`i + lag`, and a window moved
+                                 by it: `i + kw - 1 - k`); !var, range: its start */
     bool full;                /* the whole extent of dim (a view's ':'; var and inv unset) */
     bool range;               /* a nested loop's variable + off: [rlo + off, rhi - 1 + off];
                                  with var, a window: var + (+-)n + off, n over [rlo, rhi) */

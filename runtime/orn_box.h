@@ -126,6 +126,18 @@ ORN_BOX_FN int orn_rt_shift(int64_t sh, int64_t off, int64_t *o)
     return 1;
 }
 
+/* off + sh (off - sh when neg), saturated at +-2^62: the offsets of a window moved by a
+ * shift known at run time (`X[i + kw - 1 - k]`), for orn_rt_win_halo and the clips (a sum
+ * beyond the saturation clips nothing and gives the halo cap). */
+ORN_BOX_FN int64_t orn_rt_shift_sat(int64_t sh, int neg, int64_t off)
+{
+    const int64_t big = INT64_C(1) << 62;
+    sh = sh > big ? big : sh < -big ? -big : sh;
+    off = off > big ? big : off < -big ? -big : off;
+    int64_t o = neg ? off - sh : off + sh;
+    return o > big ? big : o < -big ? -big : o;
+}
+
 /* The same for a shift known at run time (a window of one value, v). */
 ORN_BOX_FN int orn_rt_shift_halo(int64_t v, int neg, int64_t c, int hi)
 {

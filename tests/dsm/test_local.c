@@ -258,8 +258,27 @@ static void test_clip_win(TestEnv *t)
             bad += a0 != b0 || a1 != b1;
         }
     CHECK(t, bad == 0);
+    /* a window moved by a shift known at run time (X[i + sh - k]): the offsets sh +- c,
+     * saturated, and a window clipped with them is the window clipped at offset sh + c */
+    const int64_t big = INT64_C(1) << 62;
+    bad += orn_rt_shift_sat(5, 0, -1) != 4 || orn_rt_shift_sat(5, 1, -1) != -6 ||
+           orn_rt_shift_sat(INT64_MAX, 0, 3) != big || orn_rt_shift_sat(INT64_MIN, 0, -3) != -big ||
+           orn_rt_shift_sat(INT64_MIN, 1, 0) != big || orn_rt_shift_sat(0, 0, INT64_MIN) != -big;
+    for (int64_t sh = -4; sh <= 4; sh++)
+        for (int64_t c = -2; c <= 2; c++) {
+            x.lo[0] = -1;
+            x.n[0] = 7;
+            int64_t a0 = -12, a1 = 12, b0 = -12, b1 = 12;
+            orn_rt_box_clip_win(&x, 0, 0, 3, 1, orn_rt_shift_sat(sh, 0, c), &a0, &a1);
+            orn_rt_box_clip_win(&x, 0, 0, 3, 1, sh + c, &b0, &b1);
+            bad += a0 != b0 || a1 != b1;
+        }
     x.lo[0] = 0;
     x.n[0] = 100;
+    int64_t g0 = 0, g1 = 50; /* a shift beyond the saturation clips everything away */
+    orn_rt_box_clip_win(&x, 0, 0, 3, 0, orn_rt_shift_sat(INT64_MAX, 0, 0), &g0, &g1);
+    bad += g0 != g1;
+    CHECK(t, bad == 0);
     int64_t f0 = 0, f1 = 50;
     orn_rt_box_clip_win(&x, 0, 0, INT64_MAX, 0, 0, &f0, &f1);
     CHECK(t, f0 == f1);
