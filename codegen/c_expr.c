@@ -161,7 +161,10 @@ void cg_ex_index(C *c, const OrnNode *e)
     }
     int64_t so;
     if (c->srow_arr == s && cg_srow_read(c, e, &so)) { /* the run's own storage */
-        cg_o(c, "row_[%s + INT64_C(%lld)]", cg_nm(c, c->srow_last), (long long)so);
+        if (so == -1 && c->srow_prev && !c->lanes)
+            cg_o(c, "pv_"); /* the previous element, carried (c_srow.c) */
+        else
+            cg_o(c, "row_[%s + INT64_C(%lld)]", cg_nm(c, c->srow_last), (long long)so);
         return;
     }
     if (cg_in_loop_ctx(c)) {

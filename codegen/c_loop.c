@@ -704,6 +704,10 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
     put_buf(c, &body);
     orn_buf_free(&body);
+    if (c->srow_prev && !c->lanes) { /* the element the next key reads as its left neighbour */
+        c->ind = lvl;
+        cg_ol(c, "pv_ = *vp_;");
+    }
 }
 
 /* ---------------------------------------------------------------- keys checked a chunk at a time
@@ -1087,72 +1091,18 @@ static void runs_close(C *c, int nd, int in)
     cg_o(c, "%*s}\n", in, "");
 }
 
-/* ---------------------------------------------------------------- reads on the run's own row */
-
-typedef struct SrowScan {
-    const C *c;
-    bool found;
-} SrowScan;
-
-static void srow_scan(const OrnNode *n, void *ud)
-{
-    SrowScan *sc = ud;
-    int64_t off;
-    if (sc->found) return;
-    if (n->kind == N_INDEX && orn_cg_base_sym(n) == sc->c->srow_arr &&
-        cg_srow_read(sc->c, n, &off) && off != 0) {
-        sc->found = true;
-        return;
-    }
-    orn_ast_each_child(n, srow_scan, ud);
-}
-
-bool cg_srow_read(const C *c, const OrnNode *e, int64_t *off)
-{
-    const OrnNode *x = e->u.index.subs, *k = c->srow_keys;
-    *off = 0;
-    for (; x && k; x = x->next, k = k->next) {
-        const OrnSym *ks = k->u.name.sym;
-        int64_t o = 0;
-        if (x->kind == N_SLICE) return false;
-        if (ks == c->srow_last ? !cg_var_off(x, ks, &o)
-                               : !(x->kind == N_NAME && x->u.name.sym == ks))
-            return false;
-        if (ks == c->srow_last) *off = o;
-    }
-    return !x && !k;
-}
-
-/* Whether the fast version of a dense run gets a twin that reads the space's elements on
- * the iteration's own row through row_ (cg_srow_read): the space has a value and a box, its
- * keys are all named, and the body reads some A[i, j + c] with c != 0 (an ordered stencil:
- * Gauss-Seidel's A[i, j - 1], written by the previous iteration, came back through a store
- * and a load of another pointer, twice C's time). The twin runs where the view's element of
- * the run's first key is the run's own storage (same_): then so is every element of the
- * row, both unit stride. Sets c's srow_keys and srow_last. */
-static bool srow_version(C *c, const OrnCgLoop *l, const OrnSym *last)
-{
-    const OrnLoop *lp = l->loop;
-    if (!lp->value || !lp->space || c->cuda || !last) return false;
-    int k = orn_cg_array_index(l, lp->space);
-    if (k < 0 || !orn_cg_boxable(l, k)) return false;
-    for (const OrnNode *kn = lp->node->u.parfor.keys; kn; kn = kn->next)
-        if (!kn->u.name.sym) return false;
-    c->srow_arr = lp->space;
-    c->srow_keys = lp->node->u.parfor.keys;
-    c->srow_last = last;
-    SrowScan sc = {c, false};
-    srow_scan(lp->node->u.parfor.body, &sc);
-    c->srow_arr = NULL; /* set around the twin only (body_dense); keys and last stay */
-    return sc.found;
-}
-
 /* One version of a dense run's elements [from, to) (body_dense): split at an `if` on the
  * run's key, with fixed elements in locals, or plain. */
 static void run_version(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, bool split, bool versioned,
                         OrnCgFixed *fx, int nfx, const OrnSym *last, const char *vt,
                         const char *from, const char *to, int ind, int fast)
 {
+    c->srow_prev = c->srow_arr && nfx == 0 && cg_srow_carry(c, l);
+    if (c->srow_prev) { /* the previous element in a register (c_srow.c) */
+        c->ind = ind;
+        cg_ol(c, "%s pv_ = 0;", vt);
+        cg_ol(c, "if (%s < %s) pv_ = row_[%s - 1];", from, to, from);
+    }
     if (split && (fast || !versioned)) {
         split_row(c, l, sx, last, vt, from, to, ind, fast);
     } else if ((fast || !versioned) && nfx > 0) {
@@ -1190,6 +1140,7 @@ static void run_version(C *c, const OrnCgLoop *l, const OrnCgSplit *sx, bool spl
     } else {
         elem_loop(c, l, last, vt, from, to, NULL, ind, fast);
     }
+    c->srow_prev = false;
 }
 
 /* The body of a loop over a dense iteration space: the block's elements [first, first +
@@ -1220,7 +1171,7 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
     const char *vt = lp->value ? cg_ctype(cg_elem_of(lp->space->type)) : NULL;
     OrnCgSplit sx;
     bool split = last && !l->uses_rng && orn_cg_split_if(l, last, lp->node->u.parfor.body, &sx);
-    bool srow = versioned && srow_version(c, l, last);
+    bool srow = versioned && cg_srow_version(c, l, last);
     bufs = bufs && !srow; /* one twin of the fast version at most */
     if (keyed)
         cg_o(c, "    if (b_->sparse) return orn_body_%d_keys(rt_, b_, env_);\n", l->id);

@@ -8,6 +8,7 @@
  *   c_jam.c    a loop reduction computed for a vector of its enclosing loop's values
  *              (or of a dense run's keys)
  *   c_coljam.c a dense run's keys W at a time around its one `for` into buffers
+ *   c_srow.c   reads of a dense run's space on its own row, the previous element carried
  *   c_loop.c   the prefetch slice, user functions and their per-loop clones, plans and
  *              loop bodies (element walks, boxes)
  * Functions shared between these files carry the cg_ prefix. */
@@ -163,6 +164,7 @@ typedef struct C {
     const OrnSym *srow_arr;
     const OrnNode *srow_keys; /* the loop's keys (N_NAME list, source order) */
     const OrnSym *srow_last;  /* the run's key */
+    bool srow_prev;           /* ... and A[i, j - 1] is the local pv_ (c_srow.c) */
 } C;
 
 enum { EL_SLOW, EL_STRIDED, EL_UNIT };
@@ -239,7 +241,15 @@ bool cg_jam_dot_ready(C *c, const OrnNode *call);
 bool cg_var_off(const OrnNode *e, const OrnSym *v, int64_t *off);
 /* A read of the iteration space's element on the iteration's own row, A[i, j + c] with every
  * subscript its dimension's key and the run's key offset by the constant c: *off = c (c_loop.c). */
+/* c_srow.c: whether e reads the space on the run's own row (A[i, j + c]: *off = c); whether
+ * the fast version of a dense run gets a twin that reads such elements through row_ (the
+ * space has a value and a box, its keys are all named, some read has c != 0; sets c's
+ * srow_keys and srow_last); within that twin, whether A[i, j - 1] is carried in pv_ (read
+ * at offset -1, nothing else writes the space: no element writes of it, no user function
+ * calls, no buffer into it, no accumulators, no break, continue or return). */
 bool cg_srow_read(const C *c, const OrnNode *e, int64_t *off);
+bool cg_srow_version(C *c, const OrnCgLoop *l, const OrnSym *last);
+bool cg_srow_carry(const C *c, const OrnCgLoop *l);
 void cg_jam_dot_nest(C *c, const CgJam *j);
 /* A view proven in its box by the fast version being emitted (version.h); cg_view_decl
  * declares its pointer q<id>_, stride t<id>_ and length n<id>_. */
