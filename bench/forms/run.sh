@@ -26,6 +26,7 @@
 #     PR_NODES PR_DEG PR_ITERS    PageRank graph          500000 8 10 / 20000 8 10
 #     HEAT_N HEAT_ITERS           1-D heat                8000000 20 / 100000 10
 #     CONV_N CONV_KW CONV_ITERS   1-D convolution         4000000 9 10 / 100000 9 5
+#     CS_ROWS CS_COLS CS_ITERS    row running sums        4096 2048 10 / 64 300 5
 #     ST_N ST_ITERS               2-D Jacobi              4096 10 / 256 10
 #     GS_N GS_SWEEPS              Gauss-Seidel (ordered)  2048 10 / 200 5
 #     USERS ITEMS RATINGS K MF_EPOCHS  SGD MF             100000 20000 10000000 100 5 /
@@ -53,7 +54,7 @@ if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-3}; fi
 MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
-     jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
+     conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
      slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
@@ -62,6 +63,7 @@ if [ "$QUICK" = 1 ]; then
   PR_NODES=${PR_NODES:-20000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-100000} HEAT_ITERS=${HEAT_ITERS:-10}
   CONV_N=${CONV_N:-100000} CONV_KW=${CONV_KW:-9} CONV_ITERS=${CONV_ITERS:-5}
+  CS_ROWS=${CS_ROWS:-64} CS_COLS=${CS_COLS:-300} CS_ITERS=${CS_ITERS:-5}
   ST_N=${ST_N:-256} ST_ITERS=${ST_ITERS:-10}
   GS_N=${GS_N:-200} GS_SWEEPS=${GS_SWEEPS:-5}
   USERS=${USERS:-2000} ITEMS=${ITEMS:-500} RATINGS=${RATINGS:-60000} K=${K:-16}
@@ -79,6 +81,7 @@ else
   PR_NODES=${PR_NODES:-500000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-8000000} HEAT_ITERS=${HEAT_ITERS:-20}
   CONV_N=${CONV_N:-4000000} CONV_KW=${CONV_KW:-9} CONV_ITERS=${CONV_ITERS:-10}
+  CS_ROWS=${CS_ROWS:-4096} CS_COLS=${CS_COLS:-2048} CS_ITERS=${CS_ITERS:-10}
   ST_N=${ST_N:-4096} ST_ITERS=${ST_ITERS:-10}
   GS_N=${GS_N:-2048} GS_SWEEPS=${GS_SWEEPS:-10}
   USERS=${USERS:-100000} ITEMS=${ITEMS:-20000} RATINGS=${RATINGS:-10000000} K=${K:-100}
@@ -223,6 +226,18 @@ prep() {
       C_CMD[$f]="$BIN/conv1d_ref $CONV_N $CONV_KW $CONV_ITERS"
       ORN_ARGS[$f]="--n=$CONV_N --kw=$CONV_KW --iters=$CONV_ITERS"
       TOL[$f]=1e-6 ;;
+    conv1d_rev)
+      build_c conv1d_ref "$HERE/conv1d_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="1-D convolution from the window's end, X[i + kw - 1 - k] (a window moved by a shift known at run time); $CONV_N outputs, width $CONV_KW, $CONV_ITERS iterations"
+      C_CMD[$f]="$BIN/conv1d_ref $CONV_N $CONV_KW $CONV_ITERS rev"
+      ORN_ARGS[$f]="--n=$CONV_N --kw=$CONV_KW --iters=$CONV_ITERS"
+      TOL[$f]=1e-6 ;;
+    cumsum_rows)
+      build_c cumsum_ref "$HERE/cumsum_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="running sums along each row, R[r, j] = R[r, j - 1] + X[r, j], $CS_ROWS x $CS_COLS f64, $CS_ITERS iterations"
+      C_CMD[$f]="$BIN/cumsum_ref $CS_ROWS $CS_COLS $CS_ITERS"
+      ORN_ARGS[$f]="--nrows=$CS_ROWS --ncols=$CS_COLS --iters=$CS_ITERS"
+      TOL[$f]=1e-9 ;; # the same elements; the sums of all of them round differently
     gauss_seidel)
       build_c gs_ref "$HERE/gs_ref.c" || { FAIL[$f]="no baseline"; return; }
       DESC[$f]="Gauss-Seidel, @ordered in place (a wavefront of blocks), $GS_N x $GS_N f64, 1 iteration = 1 sweep, $GS_SWEEPS sweeps"
