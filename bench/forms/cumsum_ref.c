@@ -15,7 +15,8 @@ int main(int argc, char **argv)
     }
     long rows = atol(argv[1]), cols = atol(argv[2]);
     int iters = atoi(argv[3]);
-    double *x = bench_xmalloc((size_t)(rows * cols) * 8), *y = bench_xmalloc((size_t)(rows * cols) * 8);
+    double *x = bench_xmalloc((size_t)(rows * cols) * 8),
+           *y = bench_xmalloc((size_t)(rows * cols) * 8);
     for (long r = 0; r < rows; r++)
         for (long j = 0; j < cols; j++)
             x[r * cols + j] = (double)((r * 7919 + j * 31) % 1000) / 1000.0;
