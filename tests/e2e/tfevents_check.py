@@ -164,12 +164,17 @@ def main():
         print("FAIL: no events.out.tfevents.* in %s" % args.logdir)
         return 1
     scalars = []
+    # the files in the order they were written (the CSV's): by their first event's wall
+    # time; the names hold the second and the pid, and two runs within one second need
+    # not have increasing pids
+    decoded = []
     for path in files:
         try:
-            evs = [event(b) for b in records(path)]
+            decoded.append((path, [event(b) for b in records(path)]))
         except ValueError as e:
             errors.append(str(e))
-            continue
+    decoded.sort(key=lambda pe: (pe[1][0]["wall_time"] or 0.0) if pe[1] else 0.0)
+    for path, evs in decoded:
         if not evs or evs[0]["file_version"] != "brain.Event:2" or evs[0]["values"]:
             errors.append("%s: the first event is not file_version brain.Event:2" % path)
         last = 0.0
