@@ -12,18 +12,32 @@
 
 /* First error inside a body's slow path wins; the body carries on with zeros (contained,
  * contain.c: to the end of its slice, its last). */
+#define OUTSIDE "outside the array"
+
 static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
 {
     if (x->status || x->body_code) return;
     char ks[160];
     const ViewImpl *vi = v->impl;
     orn_dsm_key_text(vi->store, key, ks, sizeof ks); /* as the program writes it */
-    char at[300] = "";
+    char at[300] = "", ext[160] = "";
     if (v->line > 0)
         snprintf(at, sizeof at, " at %s:%d", x->plan->file ? x->plan->file : "?", v->line);
-    int code = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s", what,
+    if (!strcmp(why, OUTSIDE)) { /* the extents as declared: "(its extents: 3000 x 20)" */
+        const OrnDsmArray *a = vi->buf     ? vi->buf->target
+                               : vi->xform ? x->loop->args[vi->k].array
+                                           : vi->store;
+        int64_t decl[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+        for (int s = 0; s < a->ndim; s++) decl[orn_dsm_decl_dim(a, s)] = a->dims[s];
+        size_t len = (size_t)snprintf(ext, sizeof ext, " (its extents: ");
+        for (int d = 0; d < a->ndim && len < sizeof ext; d++)
+            len += (size_t)snprintf(ext + len, sizeof ext - len, "%s%lld", d ? " x " : "",
+                                    (long long)decl[d]);
+        if (len < sizeof ext) snprintf(ext + len, sizeof ext - len, ")");
+    }
+    int code = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s%s", what,
                        x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks, at,
-                       rt_role_name(v->role), why);
+                       rt_role_name(v->role), why, ext);
     if (!rt_body_contain(x, code)) x->status = code;
 }
 
@@ -84,7 +98,7 @@ static void op_read(OrnRtView *v, const int64_t *key, void *out)
     int64_t lin = store_key(vi, key, v->ndim, skey);
     if (lin == -2) return; /* no stored element: zero */
     if (lin < 0) {
-        body_err(x, v, "read of", key, "outside the array");
+        body_err(x, v, "read of", key, OUTSIDE);
         return;
     }
     /* The block's own (sparse) tile. */
@@ -148,7 +162,7 @@ static void *op_write(OrnRtView *v, const int64_t *key)
     if (lin < 0) {
         body_err(x, v, "write of", key,
                  lin == -2 ? "no such stored element (sparse arrays keep their structure)"
-                           : "outside the array");
+                           : OUTSIDE);
         return vi->scratch;
     }
     if (v->role == ORN_RT_REMOTE) {
@@ -218,7 +232,7 @@ static void op_add(OrnRtView *v, const int64_t *key, const void *delta)
     OrnDsmArray *a = vi->buf->target;
     for (int d = 0; d < a->ndim; d++) {
         if (key[d] < 0 || key[d] >= a->dims[d]) {
-            body_err(x, v, "update of", key, "outside the array");
+            body_err(x, v, "update of", key, OUTSIDE);
             return;
         }
     }
@@ -268,7 +282,7 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
         return;
     }
     if (i < 0 || i >= s->dims[0]) {
-        body_err(x, v, "row view of", key, "outside the array");
+        body_err(x, v, "row view of", key, OUTSIDE);
         return;
     }
     int64_t t = vi->tile;
