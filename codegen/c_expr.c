@@ -671,6 +671,28 @@ static void ex_call(C *c, const OrnNode *e)
         cg_ex(c, a0);
         cg_o(c, "))");
         return;
+    case ORN_BI_STR:
+        switch (cg_kind_of(a0)) {
+        case T_STR:
+            cg_ex(c, a0);
+            return;
+        case T_BOOL:
+            cg_o(c, "((");
+            cg_ex(c, a0);
+            cg_o(c, ") ? \"true\" : \"false\")");
+            return;
+        case T_F32:
+        case T_F64:
+            cg_o(c, "orn_std_str_float(P_, ");
+            cg_ex_as(c, a0, T_F64);
+            cg_o(c, ", %d, %d)", cg_kind_of(a0) == T_F32, c->line);
+            return;
+        default:
+            cg_o(c, "orn_std_str_i64(P_, ");
+            cg_ex_as(c, a0, T_I64);
+            cg_o(c, ", %d)", c->line);
+            return;
+        }
     case ORN_BI_RANDINT:
         if (in_body)
             cg_o(c, "orn_std_rng_int(P_, rng_, ");
@@ -937,6 +959,20 @@ static void ex_inner(C *c, const OrnNode *e)
             [OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
             [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
         OrnOp op = e->u.binary.op;
+        if (cg_kind_of(e->u.binary.l) == T_STR) { /* joined or compared bytewise */
+            if (op == OP_ADD)
+                cg_o(c, "orn_std_str_cat(P_, ");
+            else
+                cg_o(c, "(orn_std_str_cmp(");
+            cg_ex(c, e->u.binary.l);
+            cg_o(c, ", ");
+            cg_ex(c, e->u.binary.r);
+            if (op == OP_ADD)
+                cg_o(c, ", %d)", c->line);
+            else
+                cg_o(c, ") %s 0)", ops[op]);
+            return;
+        }
         if (cg_kind_of(e) == T_VIEW || op < OP_ADD || op > OP_OR) {
             cg_ice(c, e, "view arithmetic outside an element-wise context");
             return;
@@ -974,7 +1010,8 @@ void cg_ex_cond(C *c, const OrnNode *e)
 {
     static const char *ops[] = {[OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<",   [OP_LE] = "<=",
                                 [OP_GT] = ">",  [OP_GE] = ">=", [OP_AND] = "&&", [OP_OR] = "||"};
-    if (e && e->kind == N_BINARY && e->u.binary.op >= OP_EQ && e->u.binary.op <= OP_OR) {
+    if (e && e->kind == N_BINARY && e->u.binary.op >= OP_EQ && e->u.binary.op <= OP_OR &&
+        cg_kind_of(e->u.binary.l) != T_STR) {
         cg_ex(c, e->u.binary.l);
         cg_o(c, " %s ", ops[e->u.binary.op]);
         cg_ex(c, e->u.binary.r);

@@ -48,6 +48,12 @@ static void assign_into(C *c, const char *lhs, OrnTypeKind k, OrnOp op, const Or
 {
     const char *opn = assign_op(op);
     cg_ind(c);
+    if (k == T_STR && op == OP_ADD) { /* s += t joins */
+        cg_o(c, "%s = orn_std_str_cat(P_, %s, ", lhs, lhs);
+        cg_ex(c, rhs);
+        cg_o(c, ", %d);\n", c->line);
+        return;
+    }
     if (k == T_STR || k == T_BOOL) {
         cg_o(c, "%s = ", lhs);
         cg_ex(c, rhs);

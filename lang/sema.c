@@ -167,6 +167,12 @@ void orn_sema_note_rank0(Sema *s, const char *name)
                     "the loop and log it after the loop");
         return;
     }
+    if (strcmp(name, "str") == 0 || strcmp(name, "+") == 0) {
+        ORN_NOTE(s, "strings are built outside parallel_for: each 'str(x)' or '+' on str makes "
+                    "a new string that lives until the program ends; 'eprint' takes several "
+                    "arguments, as in 'eprint(\"row\", i, \"is bad\")'");
+        return;
+    }
     if (strcmp(name, "print") != 0 && strcmp(name, "printf") != 0) return;
     ORN_NOTE(s,
              "'%s' writes on rank 0 only, so inside parallel_for it would drop the lines of "
@@ -628,7 +634,10 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         return;
     }
     const OrnType *rt = vt;
-    if (op != OP_NONE) rt = orn_sema_arith(s, op, sym->type, vt, n->span, tg->span, val->span);
+    if (op != OP_NONE) {
+        rt = orn_sema_arith(s, op, sym->type, vt, n->span, tg->span, val->span);
+        if (rt->kind == T_STR) orn_sema_not_in_loop(s, n, "+", false);
+    }
     if (sym->kind == SYM_VALUE) {
         /* the value variable stands for an element: stores convert as C does */
         if (rt->kind != T_ERROR && sym->type->kind != T_ERROR && !orn_type_is_numeric(rt))

@@ -210,7 +210,9 @@ static void check_kwargs(Sema *s, OrnNode *e, const char *name, const char *cons
 }
 
 /* A use of something that must run on every rank (collective) or that ends the program. */
-static void not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective)
+/* name cannot be used inside parallel_for (or in a fn that one calls: recorded, reported at
+ * the loop's calls). */
+void orn_sema_not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective)
 {
     if (s->quiet_collective) return;
     if (s->loop) {
@@ -219,7 +221,10 @@ static void not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective)
             ORN_NOTE(s, "collective operations run on every rank together; do this before or "
                         "after the loop");
         } else {
-            ORN_ERR(s, e->span, "'%s' cannot be used inside parallel_for", name);
+            if (strcmp(name, "+") == 0)
+                ORN_ERR(s, e->span, "'+' on str cannot be used inside parallel_for");
+            else
+                ORN_ERR(s, e->span, "'%s' cannot be used inside parallel_for", name);
             orn_sema_note_rank0(s, name);
         }
         return;
@@ -819,8 +824,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         eval_args(s, e);
         return orn_sema_terr(s);
     }
-    if (in->flags & BI_COLLECTIVE) not_in_loop(s, e, name, true);
-    if (in->flags & BI_NOLOOP) not_in_loop(s, e, name, false);
+    if (in->flags & BI_COLLECTIVE) orn_sema_not_in_loop(s, e, name, true);
+    if (in->flags & BI_NOLOOP) orn_sema_not_in_loop(s, e, name, false);
     /* the constructors check their own keyword arguments */
     if (!(bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ||
           bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER || bi == ORN_BI_MATMUL_INTO ||
@@ -887,6 +892,15 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
             return orn_sema_terr(s);
         }
         return orn_sema_scalar(s, k);
+    }
+    case ORN_BI_STR: {
+        const OrnType *t = orn_sema_expr(s, a.pos[0]);
+        if (!orn_sema_is_err(t) && !orn_type_is_numeric(t) && t->kind != T_BOOL &&
+            t->kind != T_STR) {
+            ORN_ERR(s, a.pos[0]->span, "cannot convert %s to str", ORN_TSTR(s, t));
+            return orn_sema_terr(s);
+        }
+        return orn_sema_scalar(s, T_STR);
     }
     case ORN_BI_RANDINT:
         expect_int(s, a.pos[0], "the bound of 'randint'");

@@ -84,6 +84,18 @@ const OrnType *orn_sema_arith(Sema *s, OrnOp op, const OrnType *l, const OrnType
                               OrnSpan lspan, OrnSpan rspan)
 {
     if (orn_sema_is_err(l) || orn_sema_is_err(r)) return orn_sema_terr(s);
+    if (l->kind == T_STR || r->kind == T_STR) { /* `a + b` on two str joins them */
+        if (op == OP_ADD && l->kind == T_STR && r->kind == T_STR) return orn_sema_scalar(s, T_STR);
+        bool lstr = l->kind == T_STR;
+        const OrnType *bad = op == OP_ADD ? (lstr ? r : l) : (lstr ? l : r);
+        ORN_ERR(s, op == OP_ADD ? (lstr ? rspan : lspan) : (lstr ? lspan : rspan),
+                "cannot apply '%s' to %s", orn_op_name(op), ORN_TSTR(s, bad));
+        if (op == OP_ADD && (orn_type_is_numeric(bad) || bad->kind == T_BOOL))
+            ORN_NOTE(s, "'+' joins two str; convert a number first, as in '\"epoch_\" + str(e)'");
+        else if (op == OP_ADD)
+            ORN_NOTE(s, "'+' joins two str");
+        return orn_sema_terr(s);
+    }
     bool lv = l->kind == T_VIEW, rv = r->kind == T_VIEW;
     bool lok = lv || orn_type_is_numeric(l), rok = rv || orn_type_is_numeric(r);
     if (lok && rok) {
@@ -210,6 +222,8 @@ static const OrnType *binary(Sema *s, OrnNode *e)
     case OP_GE:
         if (orn_sema_is_err(lt) || orn_sema_is_err(rt)) return orn_sema_scalar(s, T_BOOL);
         if (orn_type_is_numeric(lt) && orn_type_is_numeric(rt)) return orn_sema_scalar(s, T_BOOL);
+        if (lt->kind == T_STR && rt->kind == T_STR)
+            return orn_sema_scalar(s, T_BOOL); /* bytewise */
         if (lt->kind == T_BOOL && rt->kind == T_BOOL) {
             if (op == OP_EQ || op == OP_NE) return orn_sema_scalar(s, T_BOOL);
             ORN_ERR(s, e->span, "'%s' needs numbers; bools compare only with '==' and '!='",
@@ -221,6 +235,7 @@ static const OrnType *binary(Sema *s, OrnNode *e)
     default: {
         const OrnType *t =
             orn_sema_arith(s, op, lt, rt, e->span, l ? l->span : e->span, r ? r->span : e->span);
+        if (t->kind == T_STR) orn_sema_not_in_loop(s, e, "+", false);
         return l && r ? narrow_weak(s, t, l, r) : t;
     }
     }

@@ -343,6 +343,9 @@ bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v)
             return true;
         }
         if (!orn_sema_fold(s, e->u.binary.r, &r)) return false;
+        if (l.kind == T_STR || r.kind == T_STR)
+            FOLD_FAIL(s, e->span, "'%s' on str cannot be used in a constant expression",
+                      orn_op_name(op));
         switch (op) {
         case OP_EQ:
         case OP_NE:

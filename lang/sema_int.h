@@ -155,6 +155,9 @@ int orn_sema_walk(OrnUnit *u, OrnDiags *d, OrnNode *const *f32decls, int nf32dec
 OrnSym *orn_sema_lookup(Sema *s, const OrnName *id);
 void orn_sema_note_decl(Sema *s, const OrnSym *sym);
 void orn_sema_note_rank0(Sema *s, const char *name);
+/* `name` (a built-in, or "+" for '+' on str) is not allowed inside parallel_for: an error
+ * there, recorded in a fn (reported where a loop calls it). */
+void orn_sema_not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective);
 const char *orn_sema_describe(Sema *s, const OrnSym *sym);
 void orn_sema_unknown(Sema *s, const OrnName *id, OrnSpan span, bool call);
 void orn_sema_record_read(Sema *s, OrnNode *name, OrnSym *sym);

@@ -211,6 +211,9 @@ static void bad_call(Sema *s, OrnNode *call, const OrnSemaFn *g)
                 "'%s' cannot be called inside parallel_for because it uses "
                 "collective '%s'",
                 name, g->reach_bad_name);
+    else if (strcmp(g->reach_bad_name, "+") == 0)
+        ORN_ERR(s, call->span,
+                "'%s' cannot be called inside parallel_for because it uses '+' on str", name);
     else
         ORN_ERR(s, call->span, "'%s' cannot be called inside parallel_for because it calls '%s'",
                 name, g->reach_bad_name);

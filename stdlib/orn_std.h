@@ -105,6 +105,9 @@ typedef struct OrnStdProg {
     /* transposed copies of local arrays for generated code (orn_std_jam_snap), by slot */
     void *jam[ORN_STD_JAM_SLOTS];
     size_t jam_cap[ORN_STD_JAM_SLOTS];
+    /* strings made by '+' and str(x) (strings.c): kept until orn_std_finish */
+    char **strs;
+    int64_t nstrs, capstrs;
 } OrnStdProg;
 
 /* Start the program: MPI and the runtime, then the command line. --help prints the params
@@ -243,6 +246,21 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...);
 void orn_std_printf(OrnStdProg *p, const char *fmt, ...) ORN_STD_PRINTF(2, 3);
 /* The shortest %.Ng (N = 1..17, or 1..9 for f32) that reads back exactly. */
 void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
+
+/* ---------------------------------------------------------------- strings (strings.c) */
+
+/* `a + b` on two str, and str(x): a new string, kept until orn_std_finish (strings are
+ * immutable and shared by assignment, so none is freed earlier; the language builds them
+ * only outside parallel_for). Out of memory ends the job naming the line. */
+const char *orn_std_str_cat(OrnStdProg *p, const char *a, const char *b, int line);
+const char *orn_std_str_i64(OrnStdProg *p, int64_t v, int line);
+/* the shortest form that reads back exactly, as print writes it (is_f32: as an f32) */
+const char *orn_std_str_float(OrnStdProg *p, double v, int is_f32, int line);
+/* comparisons of two str: bytewise, as strcmp */
+static inline int orn_std_str_cmp(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
 
 /* ---------------------------------------------------------------- externs */
 

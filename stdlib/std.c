@@ -220,6 +220,10 @@ int orn_std_finish(OrnStdProg *p)
         p->jam[i] = NULL;
         p->jam_cap[i] = 0;
     }
+    for (int64_t i = 0; i < p->nstrs; i++) free(p->strs[i]);
+    free(p->strs);
+    p->strs = NULL;
+    p->nstrs = p->capstrs = 0;
     orn_rt_finalize(p->rt);
     p->rt = NULL;
     return 0;

@@ -145,7 +145,8 @@ static bool ok_stmt(const OrnNode *s)
     case N_ASSIGN: {
         const OrnNode *t = s->u.assign.target;
         return t->kind == N_NAME && global_var(t->u.name.sym) && t->u.name.sym->kind == SYM_VAR &&
-               ok_expr(s->u.assign.value);
+               ok_expr(s->u.assign.value) &&
+               !(s->u.assign.op != OP_NONE && t->u.name.sym->type->kind == T_STR); /* s += t */
     }
     case N_CONST:
         return true;
