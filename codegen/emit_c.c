@@ -618,10 +618,25 @@ static void c_toplevel(void *st_, const OrnNode *program)
         return;
     }
     state_table(c, program);
+    if (u->src.text) { /* run-time errors show the line they name (orn_std_set_source) */
+        cg_o(c, "\n/* the program's source: run-time errors show the line they name */\n"
+                "static const char orn_src_[] =");
+        size_t i = 0;
+        while (i < u->src.len) {
+            size_t j = i;
+            while (j < u->src.len && u->src.text[j] != '\n') j++;
+            if (j < u->src.len) j++;
+            cg_o(c, "\n    ");
+            cg_put_str(c, u->src.text + i, j - i);
+            i = j;
+        }
+        cg_o(c, u->src.len ? ";\n" : " \"\";\n");
+    }
     cg_o(c, "\nint main(int argc, char **argv)\n{\n");
     cg_o(c, "    orn_std_init(P_, &argc, &argv, ");
     cg_put_str(c, c->p->file, strlen(c->p->file));
     cg_o(c, ", %s, %d);\n", np ? "orn_params_" : "NULL", np);
+    if (u->src.text) cg_o(c, "    orn_std_set_source(P_, orn_src_);\n");
     bool any_lib = false;
     for (int i = 0; i < u->sema.nfns; i++) {
         const OrnNode *fn = u->sema.fns[i];

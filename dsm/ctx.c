@@ -105,17 +105,28 @@ OrnStatus orn_dsm_error_code(const OrnDsmCtx *ctx)
 
 /* Messages may quote bytes of input files and paths: they are kept escaped (control
  * characters and malformed UTF-8 as \xNN, strbuf.h), so what reaches a terminal is text. */
-static void set_error(OrnDsmCtx *ctx, int code, const char *msg, size_t n)
+static void set_error_lines(OrnDsmCtx *ctx, int code, const char *msg, size_t n, const char *lines)
 {
     OrnBuf b;
     orn_buf_init(&b);
     orn_buf_escaped(&b, msg, n);
+    for (const char *l = lines; l && *l;) { /* line breaks kept, nothing else */
+        size_t k = strcspn(l, "\n");
+        orn_buf_escaped(&b, l, k);
+        l += k;
+        if (*l == '\n') orn_buf_putc(&b, *l++);
+    }
     size_t len = b.len < sizeof ctx->err - 1 ? b.len : sizeof ctx->err - 1;
     while (len < b.len && len && (b.data[len] & 0xC0) == 0x80) len--; /* whole characters */
     if (len) memcpy(ctx->err, b.data, len);
     ctx->err[len] = '\0';
     orn_buf_free(&b);
     ctx->errcode = code;
+}
+
+static void set_error(OrnDsmCtx *ctx, int code, const char *msg, size_t n)
+{
+    set_error_lines(ctx, code, msg, n, NULL);
 }
 
 int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
@@ -126,6 +137,18 @@ int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     set_error(ctx, code, msg, strlen(msg));
+    ctx->err_rank = ctx->rank;
+    return code;
+}
+
+int orn_dsm_fail_lines(OrnDsmCtx *ctx, int code, const char *lines, const char *fmt, ...)
+{
+    char msg[sizeof ctx->err];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    set_error_lines(ctx, code, msg, strlen(msg), lines);
     ctx->err_rank = ctx->rank;
     return code;
 }
@@ -147,8 +170,10 @@ int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
         orn_buf_puts(&b, ": ");
     }
     if (!ctx->err[0]) ctx->err_rank = ctx->rank; /* else: context for the same error */
-    orn_buf_puts(&b, ctx->err);
-    set_error(ctx, code, b.data, b.len);
+    /* the old message is escaped already: its line breaks (an excerpt's) stay */
+    char old[sizeof ctx->err];
+    memcpy(old, ctx->err, sizeof old);
+    set_error_lines(ctx, code, b.data, b.len, old);
     orn_buf_free(&b);
     return code;
 }

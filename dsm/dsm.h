@@ -188,6 +188,11 @@ const char *orn_dsm_host(const OrnDsmCtx *ctx);
 /* Record an error and return `code` (for callers building on the DSM, e.g. the runtime). */
 int orn_dsm_fail(OrnDsmCtx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* orn_dsm_fail with lines after the message: the message escaped as orn_dsm_fail's, then
+ * `lines` (NULL: none) with its line breaks kept and any other control byte escaped: the
+ * source line a run-time error names, "\n   12 | text\n      |   ^" (orn_rt_src_excerpt). */
+int orn_dsm_fail_lines(OrnDsmCtx *ctx, int code, const char *lines, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Prefix the current message with "what: " (adds context while an error propagates),
  * unless it already starts with "what:" (no "save: save: ..."). */
 int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)

@@ -57,7 +57,8 @@ int rt_body_step_agree(Exec *x)
 int rt_body_agree(Exec *x)
 {
     if (!x->rt->contain) return ORN_OK;
-    if (x->body_code) orn_dsm_fail(x->dsm, x->body_code, "%s", x->body_msg);
+    if (x->body_code) /* the message as recorded: escaped already, its line breaks kept */
+        orn_dsm_fail_lines(x->dsm, x->body_code, x->body_msg, "%s", "");
     int status = x->P > 1 ? orn_dsm_agree(x->dsm, x->body_code) : x->body_code;
     /* contained errors are these two; anything else is the agreement's own failure */
     x->rt->agreed = status == ORN_E_RANGE || status == ORN_E_BODY;

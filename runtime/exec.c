@@ -44,6 +44,16 @@ int rt_fail(Exec *x, int code, const char *fmt, ...)
     return orn_dsm_fail(x->dsm, code, "%s", msg);
 }
 
+int rt_fail_lines(Exec *x, int code, const char *lines, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return orn_dsm_fail_lines(x->dsm, code, lines, "%s", msg);
+}
+
 void rt_work_push(WorkList *l, int64_t tile, int64_t first, int64_t count)
 {
     if (count <= 0) return;

@@ -262,6 +262,17 @@ int orn_rt_run_pair(OrnRtCtx *rt, const OrnRtLoop *a, const OrnRtLoop *b);
  * orn_rt_agreed() is 1. Accumulators are not reduced into loop->acc. Every rank must use
  * the same setting. */
 void orn_rt_set_contain(OrnRtCtx *rt, int on);
+/* The program's source text (the generated program passes its .orn, kept for the run):
+ * run-time errors that name a line then show it with a caret (srcline.c). NULL: none. */
+void orn_rt_set_source(OrnRtCtx *rt, const char *text);
+const char *orn_rt_source(const OrnRtCtx *rt);
+/* Line `line` (1-based) of src as the compiler's diagnostics show one, "\n   12 | text" and
+ * "\n      |   ^~" under the first `name[` on it (name as a whole word), or under the
+ * line's text when name is NULL or not there, written to buf (at most n bytes, the line cut
+ * at 160 characters). Returns the caret's column (1-based); 0 when name is not on the line
+ * (the caret then underlines the line's text), and 0 with buf "" when src is NULL or has
+ * no such line or the line is blank. */
+int orn_rt_src_excerpt(const char *src, int line, const char *name, char *buf, size_t n);
 /* After orn_rt_run failed: 1 when every rank returned the same failure (a contained body
  * error), so the program may go on; 0 when the ranks no longer agree (orn_rt_die). */
 int orn_rt_agreed(const OrnRtCtx *rt);

@@ -85,6 +85,7 @@ struct OrnRtCtx {
     int nsums, capsums;
     int fuse_off;          /* $ORN_FUSE=0: orn_rt_run_pair runs its loops one after the other */
     struct RtFuse *fuse;   /* the pair being run (fuse.c), or NULL */
+    const char *src;       /* the program's source text for run-time errors (srcline.c), or NULL */
     OrnRtStats pair_stats; /* the first loop's, after orn_rt_run_pair */
     /* whole copies of prefetched arrays kept between loop runs (blocking.c, rt_spare_take):
      * a fresh copy per run paid its page faults every time (PageRank's 2 MB pr at -n 2) */
@@ -535,6 +536,9 @@ static inline void rt_progress_tick(Exec *x, int64_t extra)
 
 /* exec.c */
 int rt_fail(Exec *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* rt_fail with a source excerpt after the message (orn_dsm_fail_lines) */
+int rt_fail_lines(Exec *x, int code, const char *lines, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* An array role's name, for messages ("partitioned", "prefetched", ...). */
 const char *rt_role_name(int r);
 /* The slow paths of a body's views (view_slow.c): what exec.c binds every view to. */

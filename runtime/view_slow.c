@@ -20,9 +20,13 @@ static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key
     char ks[160];
     const ViewImpl *vi = v->impl;
     orn_dsm_key_text(vi->store, key, ks, sizeof ks); /* as the program writes it */
-    char at[300] = "", ext[160] = "";
-    if (v->line > 0)
-        snprintf(at, sizeof at, " at %s:%d", x->plan->file ? x->plan->file : "?", v->line);
+    char at[300] = "", ext[160] = "", src[400] = "";
+    const char *name = x->plan->arrays[vi->k].name;
+    if (v->line > 0) {
+        int col = orn_rt_src_excerpt(x->rt->src, v->line, name, src, sizeof src);
+        snprintf(at, sizeof at, col > 0 ? " at %s:%d:%d" : " at %s:%d",
+                 x->plan->file ? x->plan->file : "?", v->line, col);
+    }
     if (!strcmp(why, OUTSIDE)) { /* the extents as declared: "(its extents: 3000 x 20)" */
         const OrnDsmArray *a = vi->buf     ? vi->buf->target
                                : vi->xform ? x->loop->args[vi->k].array
@@ -35,9 +39,8 @@ static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key
                                     (long long)decl[d]);
         if (len < sizeof ext) snprintf(ext + len, sizeof ext - len, ")");
     }
-    int code = rt_fail(x, ORN_E_RANGE, "%s %s[%s]%s (%s): %s%s", what,
-                       x->plan->arrays[vi->k].name ? x->plan->arrays[vi->k].name : "?", ks, at,
-                       rt_role_name(v->role), why, ext);
+    int code = rt_fail_lines(x, ORN_E_RANGE, src, "%s %s[%s]%s (%s): %s%s", what, name ? name : "?",
+                             ks, at, rt_role_name(v->role), why, ext);
     if (!rt_body_contain(x, code)) x->status = code;
 }
 

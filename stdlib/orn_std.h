@@ -105,6 +105,7 @@ typedef struct OrnStdProg {
     /* transposed copies of local arrays for generated code (orn_std_jam_snap), by slot */
     void *jam[ORN_STD_JAM_SLOTS];
     size_t jam_cap[ORN_STD_JAM_SLOTS];
+    const char *src; /* the .orn text (orn_std_set_source), for run-time errors, or NULL */
     /* strings made by '+' and str(x) (strings.c): kept until orn_std_finish */
     char **strs;
     int64_t nstrs, capstrs;
@@ -118,6 +119,9 @@ typedef struct OrnStdProg {
  * end, $ORN_STATS=runs also each loop run's statistics per rank (docs/observability.md). */
 void orn_std_init(OrnStdProg *p, int *argc, char ***argv, const char *file,
                   const OrnStdParam *params, int nparams);
+/* The program's source text, kept for its run: errors that name a line show it with a
+ * caret, as the compiler does (orn_rt_src_excerpt); the runtime's too. */
+void orn_std_set_source(OrnStdProg *p, const char *text);
 /* log_metric(name, step, value): rank 0 appends the value to the log directory's CSV and
  * TensorBoard event files (metrics.h); without --logdir or $ORN_LOGDIR, and on other ranks,
  * nothing is written. An empty name ends the job (every rank). A write that fails is

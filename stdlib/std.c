@@ -235,26 +235,33 @@ void orn_std_exit(OrnStdProg *p, int64_t code)
     exit((int)(code & 0xff));
 }
 
+void orn_std_set_source(OrnStdProg *p, const char *text)
+{
+    p->src = text;
+    orn_rt_set_source(p->rt, text);
+}
+
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
 {
-    char msg[768];
+    char msg[768], src[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    orn_rt_src_excerpt(p->src, line, NULL, src, sizeof src);
     if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
-        orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
+        orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d: %s", p->file, line, msg);
         longjmp(*(jmp_buf *)p->body_jb, 1);
     }
     if (p->recover && !p->in_loop) { /* the REPL: back to the prompt */
         orn_progress_clear(p->progress);
         fflush(stdout);
         if (p->rank == 0) /* top-level code fails on every rank alike */
-            fprintf(stderr, "orion: rank %d: %s:%d: %s\n", p->rank, p->file, line, msg);
+            fprintf(stderr, "orion: rank %d: %s:%d: %s%s\n", p->rank, p->file, line, msg, src);
         fflush(stderr);
         longjmp(*(jmp_buf *)p->recover, 1);
     }
-    orn_dsm_fail(p->dsm, ORN_E_BODY, "%s:%d: %s", p->file, line, msg);
+    orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d: %s", p->file, line, msg);
     orn_rt_die(p->rt);
 }
 

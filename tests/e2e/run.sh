@@ -144,6 +144,19 @@ expect_fail() {
     { cat out.txt >&2; fail "$*: a doubled prefix in the output"; }
 }
 
+# col_of LINE NAME: the column of the first "NAME[" on line LINE of errors.orn
+col_of() {
+  sed -n "$1p" "$S/errors.orn" | awk -v n="$2[" '{ print index($0, n) }'
+}
+
+# caret_at LINE COL: out.txt shows line LINE of the source, a caret under column COL
+caret_at() {
+  grep -F -q -- "$(printf '%5d | ' "$1")$(sed -n "$1p" "$S/errors.orn")" out.txt ||
+    { cat out.txt >&2; fail "no excerpt of line $1"; }
+  grep -E -q -- "^      [|] {$2}\^" out.txt ||
+    { cat out.txt >&2; fail "no caret at column $2"; }
+}
+
 # while_changing FILE PATTERN PROG ARGS...: run PROG under MPI while FILE grows a comment
 # line at a time (from a loop in the background; PROG at the lowest priority, so that the
 # loop keeps appending while PROG reads). PROG either read one version of the file (exit 0:
@@ -982,17 +995,23 @@ bad_input)
     run "$B/errors" --which=8
   expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
   l=$(grep -n 'x = B\[0, i + 2\] \* y' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l (partitioned): outside the array" run "$B/errors" --which=10
+  c=$(col_of "$l" B)
+  expect_fail 1 "errors.orn:$l:$c (partitioned): outside the array (its extents: 8 x 3)" \
+    run "$B/errors" --which=10
+  caret_at "$l" "$c"
   "$ORIONC" --explain "$S/errors.orn" | grep -q '^  W  *dimension 0 is unit stride' ||
     fail "errors.orn: W is no longer stored transposed (the next two checks test nothing)"
   l=$(grep -n 'x += W\[1, i + 10\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l (partitioned): outside the array" run "$B/errors" --which=11
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" W) (partitioned): outside the array" \
+    run "$B/errors" --which=11
   grep -F -q "read of W[1, 12] at " out.txt || { cat out.txt >&2; fail "the key is not W[1, 12]"; }
   l=$(grep -n 'y = W\[1, n + 4\]' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l: index 12 is out of range for dimension 1 of W (extent 8)" \
     run "$B/errors" --which=12
   l=$(grep -n 'HCB\[i64(x) \* i\] += 1' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l (buffered): outside the array" run "$B/errors" --which=13
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" HCB) (buffered): outside the array" \
+    run "$B/errors" --which=13
+  caret_at "$l" "$(col_of "$l" HCB)"
   grep -E -q "update of HCB\[[4-7]\] at " out.txt || { cat out.txt >&2; fail "no key of HCB"; }
   l=$(grep -n 'PB\[i, :\] += Q\[i, :\]' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l: element-wise operation on views of different lengths (3 and 4)" \

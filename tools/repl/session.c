@@ -192,6 +192,9 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
     int rc = 1;
     OrnUnit *u = check(s, path, &t, l0, line, from, &plans, stderr);
     if (!u) goto fn_exit;
+    /* run-time errors show the line they name: the session's text, where its lines are the
+     * ones shown (a piece that could not start at its own line: none) */
+    orn_std_set_source(s->p, l0 == line ? t.data : NULL);
     if (argc == 0 && has_statements(u, from) && s->evaluate && orn_eval_supported(u, from)) {
         s->p->file = keep_name(s, path);
         s->path = s->p->file;
@@ -230,6 +233,7 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
     orn_buf_init(&t);
     s->acc_lines = count_lines(s->acc.data, s->acc.len);
 fn_exit:
+    orn_std_set_source(s->p, s->acc.data);
     if (u) orn_unit_free(u);
     orn_buf_free(&code);
     orn_buf_free(&t);
