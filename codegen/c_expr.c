@@ -470,6 +470,12 @@ static void ex_blas(C *c, const OrnNode *e, int bi)
 static void ex_extent(C *c, const OrnNode *e, int bi)
 {
     const OrnNode *a = cg_arg_n(e, 0);
+    if (bi == ORN_BI_LEN && cg_kind_of(a) == T_STR) {
+        cg_o(c, "((int64_t)strlen(");
+        cg_ex(c, a);
+        cg_o(c, "))");
+        return;
+    }
     if (bi == ORN_BI_LEN && a->kind != N_NAME) {
         /* a view or a view expression: the length of its first view */
         const OrnNode *v = a;
@@ -667,6 +673,18 @@ static void ex_call(C *c, const OrnNode *e)
     case ORN_BI_I64:
     case ORN_BI_F32:
     case ORN_BI_F64:
+        if (cg_kind_of(a0) == T_STR) { /* the text parsed: an error names the line */
+            if (k == T_F32 || k == T_F64)
+                cg_o(c, "orn_std_str_to_%s(P_, ", k == T_F32 ? "f32" : "f64");
+            else
+                cg_o(c, "((%s)orn_std_str_to_int(P_, ", cg_ctype(k));
+            cg_ex(c, a0);
+            if (k == T_F32 || k == T_F64)
+                cg_o(c, ", %d)", c->line);
+            else
+                cg_o(c, ", %d, %d))", k == T_I32 ? 32 : 64, c->line);
+            return;
+        }
         cg_o(c, "((%s)(", cg_ctype(k));
         cg_ex(c, a0);
         cg_o(c, "))");

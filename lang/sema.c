@@ -167,6 +167,10 @@ void orn_sema_note_rank0(Sema *s, const char *name)
                     "the loop and log it after the loop");
         return;
     }
+    if (strcmp(name, "parse") == 0) {
+        ORN_NOTE(s, "parse the text before the loop, into a variable or an array the loop reads");
+        return;
+    }
     if (strcmp(name, "str") == 0 || strcmp(name, "+") == 0) {
         ORN_NOTE(s, "strings are built outside parallel_for: each 'str(x)' or '+' on str makes "
                     "a new string that lives until the program ends; 'eprint' takes several "

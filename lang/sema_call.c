@@ -223,6 +223,10 @@ void orn_sema_not_in_loop(Sema *s, OrnNode *e, const char *name, bool collective
         } else {
             if (strcmp(name, "+") == 0)
                 ORN_ERR(s, e->span, "'+' on str cannot be used inside parallel_for");
+            else if (strcmp(name, "parse") == 0)
+                ORN_ERR(s, e->span,
+                        "converting a str to a number cannot be used inside "
+                        "parallel_for");
             else
                 ORN_ERR(s, e->span, "'%s' cannot be used inside parallel_for", name);
             orn_sema_note_rank0(s, name);
@@ -887,6 +891,10 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         const OrnType *t = orn_sema_expr(s, a.pos[0]);
         static const OrnTypeKind to[] = {T_I32, T_I64, T_F32, T_F64};
         OrnTypeKind k = to[bi - ORN_BI_I32];
+        if (!orn_sema_is_err(t) && t->kind == T_STR) { /* parses the text (strings.c) */
+            orn_sema_not_in_loop(s, e, "parse", false);
+            return orn_sema_scalar(s, k);
+        }
         if (!orn_sema_is_err(t) && !orn_type_is_numeric(t) && t->kind != T_BOOL) {
             ORN_ERR(s, a.pos[0]->span, "cannot convert %s to %s", ORN_TSTR(s, t), orn_kind_name(k));
             return orn_sema_terr(s);
@@ -907,8 +915,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         return orn_sema_scalar(s, T_I64);
     case ORN_BI_LEN: {
         const OrnType *t = orn_sema_expr(s, a.pos[0]);
-        if (!orn_sema_is_err(t) && !is_vec(t))
-            ORN_ERR(s, a.pos[0]->span, "'len' needs a view or a 1-D array, found %s",
+        if (!orn_sema_is_err(t) && !is_vec(t) && t->kind != T_STR)
+            ORN_ERR(s, a.pos[0]->span, "'len' needs a view, a 1-D array or a str, found %s",
                     ORN_TSTR(s, t));
         return orn_sema_scalar(s, T_I64);
     }

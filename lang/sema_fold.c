@@ -173,6 +173,10 @@ static bool fold_call(Sema *s, const OrnNode *e, OrnConstVal *v)
     case ORN_BI_F32:
     case ORN_BI_F64:
         *v = a[0];
+        if (v->kind == T_STR)
+            FOLD_FAIL(s, e->span,
+                      "converting a str to a number cannot be used in a constant "
+                      "expression");
         if (!cv_convert(v, k))
             FOLD_FAIL(s, e->span, "value out of range for %s in constant expression",
                       orn_kind_name(k));

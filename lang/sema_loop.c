@@ -211,6 +211,10 @@ static void bad_call(Sema *s, OrnNode *call, const OrnSemaFn *g)
                 "'%s' cannot be called inside parallel_for because it uses "
                 "collective '%s'",
                 name, g->reach_bad_name);
+    else if (strcmp(g->reach_bad_name, "parse") == 0)
+        ORN_ERR(s, call->span,
+                "'%s' cannot be called inside parallel_for because it converts a str to a number",
+                name);
     else if (strcmp(g->reach_bad_name, "+") == 0)
         ORN_ERR(s, call->span,
                 "'%s' cannot be called inside parallel_for because it uses '+' on str", name);

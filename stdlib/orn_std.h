@@ -260,6 +260,13 @@ const char *orn_std_str_cat(OrnStdProg *p, const char *a, const char *b, int lin
 const char *orn_std_str_i64(OrnStdProg *p, int64_t v, int line);
 /* the shortest form that reads back exactly, as print writes it (is_f32: as an f32) */
 const char *orn_std_str_float(OrnStdProg *p, double v, int is_f32, int line);
+/* i32(s), i64(s), f32(s), f64(s) of a str: the number it spells, blanks around it allowed
+ * (an integer in decimal with an optional sign; a float as strtod reads it, nan and inf
+ * included); anything else, or an integer out of range of `bits`, ends the job naming the
+ * line and the text. */
+int64_t orn_std_str_to_int(OrnStdProg *p, const char *s, int bits, int line);
+float orn_std_str_to_f32(OrnStdProg *p, const char *s, int line);
+double orn_std_str_to_f64(OrnStdProg *p, const char *s, int line);
 /* comparisons of two str: bytewise, as strcmp */
 static inline int orn_std_str_cmp(const char *a, const char *b)
 {

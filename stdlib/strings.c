@@ -47,3 +47,63 @@ const char *orn_std_str_float(OrnStdProg *p, double v, int is_f32, int line)
     orn_std_fmt_float(buf, sizeof buf, v, is_f32);
     return keep(p, strdup(buf), line);
 }
+
+/* ---------------------------------------------------------------- numbers from text */
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* The text as a message shows it: quoted, cut at 40 bytes. */
+static void die_parse(OrnStdProg *p, const char *conv, const char *s, const char *why, int line)
+{
+    size_t n = strlen(s);
+    orn_std_die(p, line, "%s(\"%.40s%s\"): %s", conv, s, n > 40 ? "..." : "", why);
+}
+
+int64_t orn_std_str_to_int(OrnStdProg *p, const char *s, int bits, int line)
+{
+    const char *conv = bits == 32 ? "i32" : "i64";
+    if (!s) s = "";
+    const char *q = s;
+    while (blank(*q)) q++;
+    int neg = *q == '-';
+    if (*q == '-' || *q == '+') q++;
+    if (*q < '0' || *q > '9') die_parse(p, conv, s, "not an integer", line);
+    uint64_t v = 0, lim = bits == 32 ? (uint64_t)INT32_MAX + neg : (uint64_t)INT64_MAX + neg;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        unsigned d = (unsigned)(*q - '0');
+        if (v > (lim - d) / 10) die_parse(p, conv, s, "out of range", line);
+        v = v * 10 + d;
+    }
+    while (blank(*q)) q++;
+    if (*q) die_parse(p, conv, s, "not an integer", line);
+    return neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+/* strtod/strtof read a number and nothing but blanks follows it */
+static int float_end_ok(const char *s, const char *end)
+{
+    if (end == s) return 0;
+    while (blank(*end)) end++;
+    return *end == '\0';
+}
+
+float orn_std_str_to_f32(OrnStdProg *p, const char *s, int line)
+{
+    if (!s) s = "";
+    char *end;
+    float v = strtof(s, &end);
+    if (!float_end_ok(s, end)) die_parse(p, "f32", s, "not a number", line);
+    return v;
+}
+
+double orn_std_str_to_f64(OrnStdProg *p, const char *s, int line)
+{
+    if (!s) s = "";
+    char *end;
+    double v = strtod(s, &end);
+    if (!float_end_ok(s, end)) die_parse(p, "f64", s, "not a number", line);
+    return v;
+}

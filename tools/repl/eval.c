@@ -606,6 +606,12 @@ static Val call_builtin(Ev *x, const OrnNode *e)
     case ORN_BI_I64:
     case ORN_BI_F32:
     case ORN_BI_F64:
+        if (a.k == T_STR) { /* the text parsed, as the compiled code does */
+            if (k == T_F32) return v_f32(orn_std_str_to_f32(x->p, a.s, x->line));
+            if (k == T_F64) return v_f64(orn_std_str_to_f64(x->p, a.s, x->line));
+            return conv(v_i(T_I64, orn_std_str_to_int(x->p, a.s, k == T_I32 ? 32 : 64, x->line)),
+                        k);
+        }
         return conv(a, k);
     case ORN_BI_RANDINT:
         return v_i(T_I64, orn_std_randint(x->p, conv(a, T_I64).i, x->line));
