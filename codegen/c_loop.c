@@ -443,54 +443,78 @@ static void promo_pin(C *c, const OrnCgLoop *l, const OrnCgFixed *fx, int nfx, O
     c->b = saved;
 }
 
-/* The body over a CSR block: no keys decoded. Versioned like a `for` over the column key
- * (version.h): when every access's key is in its box for the block's whole column range
- * (checked once per block) and for the row (its row-invariant subscripts, once per row),
- * the row runs without per-access tests, and elements fixed for the row (`acc[d] += ...`)
- * live in locals, loaded before the row and stored after it. Blocks the runtime hands over
- * with listed keys (not CSR) take the generic walk. */
-static void body_csr(C *c, const OrnCgLoop *l)
+/* An integer expression affine in the row key `row` with coefficients the same for every
+ * row of a block: literals, the key, consts, params and top-level variables (which a loop
+ * body never writes), +, -, negation, and products with a factor free of the key. Over the
+ * block's rows its values lie between those at the first and the last row. */
+static bool row_affine(const OrnNode *e, const OrnSym *row, bool *uses)
 {
-    const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
-    runtime_keys(l, rks);
-    const OrnNode *blk = l->loop->node->u.parfor.body;
-    OrnCgSpan sp[ORN_CG_MAXSPAN];
-    int nsp = 0;
-    bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp, NULL);
-    /* the column range is clipped once per block, before any row's key is bound: a shift
-     * (version.h: `A[k0 + k1]`, the row key k0) cannot be */
-    for (int i = 0; versioned && i < nsp; i++)
-        if (sp[i].var && sp[i].inv) versioned = false;
-    OrnCgFixed fx[ORN_CG_MAXFIXED];
-    int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
-    csr_open(c);
-    if (versioned) {
-        cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
-        for (int i = 0; i < nsp; i++)
-            if (sp[i].var) { /* an array's box or a local array's extent (version.h) */
-                cg_o(c, "        ");
-                cg_span_clip(c, &sp[i], "cf0_", "cf1_");
-                cg_o(c, "\n");
-            }
-        cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1]");
-        for (int i = 0; i < nsp; i++)
-            if (sp[i].full) { /* views' extents: once per block */
-                cg_o(c, " &&\n            ");
-                cg_span_full(c, &sp[i]);
-            }
-        cg_o(c, ";\n");
+    switch (e->kind) {
+    case N_INT:
+        return true;
+    case N_NAME: {
+        const OrnSym *s = e->u.name.sym;
+        if (s && s == row) {
+            *uses = true;
+            return true;
+        }
+        return s &&
+               (s->kind == SYM_CONST || s->kind == SYM_PARAM ||
+                (s->kind == SYM_VAR && s->global)) &&
+               s->type && orn_type_is_integer(s->type);
     }
+    case N_UNARY:
+        return e->u.unary.op == OP_SUB && row_affine(e->u.unary.e, row, uses);
+    case N_BINARY: {
+        OrnOp op = e->u.binary.op;
+        bool ul = false, ur = false;
+        if (op != OP_ADD && op != OP_SUB && op != OP_MUL) return false;
+        if (!row_affine(e->u.binary.l, row, &ul) || !row_affine(e->u.binary.r, row, &ur))
+            return false;
+        if (op == OP_MUL && ul && ur) return false;
+        *uses |= ul || ur;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* A row's own test of the CSR body (a span of a subscript that the column key does not
+ * move) that holds for every row of a block when it holds at the block's first and last. */
+static bool row_hoistable(const OrnCgSpan *sp, const OrnSym *row)
+{
+    bool uses = false;
+    return row && !sp->var && !sp->full && !sp->range && sp->inv && row_affine(sp->inv, row, &uses);
+}
+
+/* The rows of a CSR block (body_csr): each row runs its elements without per-access tests
+ * when the block's tests (cok_) and the row's own pass, else with them. `hoisted`: the
+ * row's own tests affine in the row key passed for the whole block (rok_) and are left out,
+ * so that the row loop holds no test that is the same for every row. */
+static void csr_rows(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const OrnCgSpan *sp,
+                     int nsp, const OrnCgFixed *fx, int nfx, bool versioned, bool hoisted)
+{
+    const OrnNode *blk = l->loop->node->u.parfor.body;
+    /* hoisted with no test left for a row (the caller tested cok_ too): the fast rows only */
+    bool only = hoisted && !promo_any_buffer(fx, nfx);
+    for (int i = 0; only && i < nsp; i++)
+        if (!sp[i].var && !sp[i].full && !row_hoistable(&sp[i], rks[0])) only = false;
     csr_row(c, rks);
-    for (int fast = versioned ? 1 : 0; fast >= 0; fast--) {
+    for (int fast = versioned ? 1 : 0; fast >= (only ? 1 : 0); fast--) {
         const char *pad = versioned ? "                " : "            ";
-        if (versioned && fast) {
+        if (only) {
+            cg_o(c, "            {\n");
+            c->ind = 4;
+            promo_open(c, l, fx, nfx);
+        } else if (versioned && fast) {
             c->ind = 3;
             promo_bufs(c, l, fx, nfx);
             cg_ind(c);
             cg_o(c, "if (cok_");
             promo_test(c, fx, nfx);
             for (int i = 0; i < nsp; i++) {
-                if (sp[i].var || sp[i].full) continue;
+                if (sp[i].var || sp[i].full || (hoisted && row_hoistable(&sp[i], rks[0]))) continue;
                 cg_o(c, " &&\n");
                 cg_ind(c);
                 cg_o(c, "    ");
@@ -514,6 +538,73 @@ static void body_csr(C *c, const OrnCgLoop *l)
     }
     if (versioned) cg_o(c, "            }\n");
     cg_o(c, "        }\n");
+}
+
+/* The body over a CSR block: no keys decoded. Versioned like a `for` over the column key
+ * (version.h): when every access's key is in its box for the block's whole column range
+ * (checked once per block) and for the row (its row-invariant subscripts, once per row),
+ * the row runs without per-access tests, and elements fixed for the row (`acc[d] += ...`)
+ * live in locals, loaded before the row and stored after it. Blocks the runtime hands over
+ * with listed keys (not CSR) take the generic walk. */
+static void body_csr(C *c, const OrnCgLoop *l)
+{
+    const OrnSym *rks[ORN_RT_MAXDIM_CG] = {NULL};
+    runtime_keys(l, rks);
+    const OrnNode *blk = l->loop->node->u.parfor.body;
+    OrnCgSpan sp[ORN_CG_MAXSPAN];
+    int nsp = 0;
+    bool versioned = rks[1] && orn_cg_range_spans(l, rks[1], blk, true, sp, &nsp, NULL);
+    /* the column range is clipped once per block, before any row's key is bound: a shift
+     * (version.h: `A[k0 + k1]`, the row key k0) cannot be */
+    for (int i = 0; versioned && i < nsp; i++)
+        if (sp[i].var && sp[i].inv) versioned = false;
+    OrnCgFixed fx[ORN_CG_MAXFIXED];
+    int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
+    csr_open(c);
+    bool hoist = false;
+    if (versioned) {
+        cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
+        for (int i = 0; i < nsp; i++)
+            if (sp[i].var) { /* an array's box or a local array's extent (version.h) */
+                cg_o(c, "        ");
+                cg_span_clip(c, &sp[i], "cf0_", "cf1_");
+                cg_o(c, "\n");
+            }
+        cg_o(c, "        const int cok_ = cf0_ == c0_ && cf1_ == b_->hi[1]");
+        for (int i = 0; i < nsp; i++)
+            if (sp[i].full) { /* views' extents: once per block */
+                cg_o(c, " &&\n            ");
+                cg_span_full(c, &sp[i]);
+            }
+        cg_o(c, ";\n");
+        /* the rows' own tests affine in the row key, once per block: at its first and last
+         * rows (a row then skips them; PageRank's pull, `acc[d] += ...`: 7.0 -> 6.3 ms) */
+        for (int i = 0; i < nsp; i++) hoist |= row_hoistable(&sp[i], rks[0]);
+        if (hoist) {
+            cg_o(c, "        int rok_ = 1;\n");
+            cg_o(c, "        for (int end_r_ = 0; end_r_ < 2; end_r_++) {\n");
+            cg_o(c,
+                 "            const int64_t %s = end_r_ ? b_->hi[0] - 1 : b_->lo[0] + "
+                 "b_->row_first;\n",
+                 cg_nm(c, rks[0]));
+            cg_o(c, "            rok_ = rok_");
+            for (int i = 0; i < nsp; i++)
+                if (row_hoistable(&sp[i], rks[0])) {
+                    cg_o(c, " &&\n                   ");
+                    cg_span_test(c, &sp[i]);
+                }
+            cg_o(c, ";\n        }\n");
+        }
+    }
+    if (hoist) { /* the row loop unswitched on rok_ */
+        cg_o(c, "        if (rok_ && cok_) {\n");
+        csr_rows(c, l, rks, sp, nsp, fx, nfx, versioned, true);
+        cg_o(c, "        } else {\n");
+        csr_rows(c, l, rks, sp, nsp, fx, nfx, versioned, false);
+        cg_o(c, "        }\n");
+    } else {
+        csr_rows(c, l, rks, sp, nsp, fx, nfx, versioned, false);
+    }
     acc_store(c, l, "        ");
     cg_o(c, "        return 0;\n    }\n");
 }

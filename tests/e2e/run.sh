@@ -271,7 +271,7 @@ compile)
            "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
-           "$S"/fastpaths.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
+           "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
            "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
@@ -367,6 +367,13 @@ features)
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
+  # rows of a sparse loop: the row's tests made once per block (csr_rows.orn)
+  "$ORIONC" --emit=c "$S/csr_rows.orn" | grep -q 'if (rok_ && cok_)' ||
+    fail "csr_rows.orn: no block runs its rows without their tests"
+  run "$B/csr_rows" --data="$D/ratings.train" >out4.txt 2>&1 ||
+    { cat out4.txt >&2; fail "csr_rows exited non-zero"; }
+  grep -q '^csr_rows: 0 mismatches, rows 60, checksum 2273.625000000$' out4.txt ||
+    { cat out4.txt >&2; fail "csr_rows: mismatches"; }
   # windows: with the prefetched arrays' whole copies, and through the prefetch cache
   # (ORN_WINDOW_MB=0: boxes of the rank's own elements, so windows reach past them)
   for mb in "" 0; do
