@@ -272,10 +272,13 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
     if (agreed || (p->recover && p->size == 1)) {
         orn_progress_clear(p->progress);
         fflush(stdout);
-        /* the rank it happened on (an agreement hands every rank the failing one's message) */
+        /* the rank it happened on (an agreement hands every rank the failing one's message),
+         * and the statement's line unless the message shows one already */
+        char src[400] = "";
+        if (!strchr(msg, '\n')) orn_rt_src_excerpt(p->src, line, NULL, src, sizeof src);
         if (p->rank == 0)
-            fprintf(stderr, "orion: rank %d: %s:%d: %s\n", orn_dsm_error_rank(p->dsm), p->file,
-                    line, msg);
+            fprintf(stderr, "orion: rank %d: %s:%d: %s%s\n", orn_dsm_error_rank(p->dsm), p->file,
+                    line, msg, src);
         fflush(stderr);
         orn_dsm_clear_error(p->dsm);
         if (p->recover) longjmp(*(jmp_buf *)p->recover, 1);
