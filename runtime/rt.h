@@ -265,7 +265,6 @@ void orn_rt_set_contain(OrnRtCtx *rt, int on);
 /* The program's source text (the generated program passes its .orn, kept for the run):
  * run-time errors that name a line then show it with a caret (srcline.c). NULL: none. */
 void orn_rt_set_source(OrnRtCtx *rt, const char *text);
-const char *orn_rt_source(const OrnRtCtx *rt);
 /* Line `line` (1-based) of src as the compiler's diagnostics show one, "\n   12 | text" and
  * "\n      |   ^~" under the first `name[` on it (name as a whole word), or under the
  * line's text when name is NULL or not there, written to buf (at most n bytes, the line cut

@@ -12,11 +12,6 @@ void orn_rt_set_source(OrnRtCtx *rt, const char *text)
     rt->src = text;
 }
 
-const char *orn_rt_source(const OrnRtCtx *rt)
-{
-    return rt ? rt->src : NULL;
-}
-
 static int ident_char(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||

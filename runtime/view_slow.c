@@ -11,37 +11,49 @@
 #include "rt_int.h"
 
 /* First error inside a body's slow path wins; the body carries on with zeros (contained,
- * contain.c: to the end of its slice, its last). */
-#define OUTSIDE "outside the array"
-
-static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
+ * contain.c: to the end of its slice, its last). ext: text after `why` ("": none). */
+static void body_err_ext(Exec *x, OrnRtView *v, const char *what, const int64_t *key,
+                         const char *why, const char *ext)
 {
     if (x->status || x->body_code) return;
     char ks[160];
     const ViewImpl *vi = v->impl;
     orn_dsm_key_text(vi->store, key, ks, sizeof ks); /* as the program writes it */
-    char at[300] = "", ext[160] = "", src[400] = "";
+    char at[300] = "", src[400] = "";
     const char *name = x->plan->arrays[vi->k].name;
     if (v->line > 0) {
         int col = orn_rt_src_excerpt(x->rt->src, v->line, name, src, sizeof src);
         snprintf(at, sizeof at, col > 0 ? " at %s:%d:%d" : " at %s:%d",
                  x->plan->file ? x->plan->file : "?", v->line, col);
     }
-    if (!strcmp(why, OUTSIDE)) { /* the extents as declared: "(its extents: 3000 x 20)" */
-        const OrnDsmArray *a = vi->buf     ? vi->buf->target
-                               : vi->xform ? x->loop->args[vi->k].array
-                                           : vi->store;
-        int64_t decl[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
-        for (int s = 0; s < a->ndim; s++) decl[orn_dsm_decl_dim(a, s)] = a->dims[s];
-        size_t len = (size_t)snprintf(ext, sizeof ext, " (its extents: ");
-        for (int d = 0; d < a->ndim && len < sizeof ext; d++)
-            len += (size_t)snprintf(ext + len, sizeof ext - len, "%s%lld", d ? " x " : "",
-                                    (long long)decl[d]);
-        if (len < sizeof ext) snprintf(ext + len, sizeof ext - len, ")");
-    }
     int code = rt_fail_lines(x, ORN_E_RANGE, src, "%s %s[%s]%s (%s): %s%s", what, name ? name : "?",
                              ks, at, rt_role_name(v->role), why, ext);
     if (!rt_body_contain(x, code)) x->status = code;
+}
+
+static void body_err(Exec *x, OrnRtView *v, const char *what, const int64_t *key, const char *why)
+{
+    body_err_ext(x, v, what, key, why, "");
+}
+
+/* A key outside the array: the message names its extents as declared ("(its extents:
+ * 3000 x 20)"). */
+static void body_outside(Exec *x, OrnRtView *v, const char *what, const int64_t *key)
+{
+    if (x->status || x->body_code) return;
+    const ViewImpl *vi = v->impl;
+    const OrnDsmArray *a = vi->buf     ? vi->buf->target
+                           : vi->xform ? x->loop->args[vi->k].array
+                                       : vi->store;
+    int64_t decl[ORN_DSM_MAXDIM] = {0, 0, 0, 0};
+    for (int s = 0; s < a->ndim; s++) decl[orn_dsm_decl_dim(a, s)] = a->dims[s];
+    char ext[160];
+    size_t len = (size_t)snprintf(ext, sizeof ext, " (its extents: ");
+    for (int d = 0; d < a->ndim && len < sizeof ext; d++)
+        len += (size_t)snprintf(ext + len, sizeof ext - len, "%s%lld", d ? " x " : "",
+                                (long long)decl[d]);
+    if (len < sizeof ext) snprintf(ext + len, sizeof ext - len, ")");
+    body_err_ext(x, v, what, key, "outside the array", ext);
 }
 
 /* The key in the store's coordinates and its linear index: -1 outside the array, -2 inside
@@ -101,7 +113,7 @@ static void op_read(OrnRtView *v, const int64_t *key, void *out)
     int64_t lin = store_key(vi, key, v->ndim, skey);
     if (lin == -2) return; /* no stored element: zero */
     if (lin < 0) {
-        body_err(x, v, "read of", key, OUTSIDE);
+        body_outside(x, v, "read of", key);
         return;
     }
     /* The block's own (sparse) tile. */
@@ -163,9 +175,11 @@ static void *op_write(OrnRtView *v, const int64_t *key)
     }
     int64_t lin = store_key(vi, key, v->ndim, skey);
     if (lin < 0) {
-        body_err(x, v, "write of", key,
-                 lin == -2 ? "no such stored element (sparse arrays keep their structure)"
-                           : OUTSIDE);
+        if (lin == -2)
+            body_err(x, v, "write of", key,
+                     "no such stored element (sparse arrays keep their structure)");
+        else
+            body_outside(x, v, "write of", key);
         return vi->scratch;
     }
     if (v->role == ORN_RT_REMOTE) {
@@ -235,7 +249,7 @@ static void op_add(OrnRtView *v, const int64_t *key, const void *delta)
     OrnDsmArray *a = vi->buf->target;
     for (int d = 0; d < a->ndim; d++) {
         if (key[d] < 0 || key[d] >= a->dims[d]) {
-            body_err(x, v, "update of", key, OUTSIDE);
+            body_outside(x, v, "update of", key);
             return;
         }
     }
@@ -285,7 +299,7 @@ static void op_row(OrnRtView *v, int64_t i, const int64_t **keys, const void **v
         return;
     }
     if (i < 0 || i >= s->dims[0]) {
-        body_err(x, v, "row view of", key, OUTSIDE);
+        body_outside(x, v, "row view of", key);
         return;
     }
     int64_t t = vi->tile;

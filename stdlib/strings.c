@@ -82,28 +82,25 @@ int64_t orn_std_str_to_int(OrnStdProg *p, const char *s, int bits, int line)
     return neg ? (int64_t)(0 - v) : (int64_t)v;
 }
 
-/* strtod/strtof read a number and nothing but blanks follows it */
-static int float_end_ok(const char *s, const char *end)
+/* A float read by strtof (is_f32: rounded once, to f32, and exact as a double) or strtod,
+ * with nothing but blanks after it. */
+static double str_to_float(OrnStdProg *p, const char *s, int is_f32, int line)
 {
-    if (end == s) return 0;
-    while (blank(*end)) end++;
-    return *end == '\0';
+    if (!s) s = "";
+    char *end;
+    double v = is_f32 ? (double)strtof(s, &end) : strtod(s, &end);
+    const char *q = end;
+    while (blank(*q)) q++;
+    if (end == s || *q) die_parse(p, is_f32 ? "f32" : "f64", s, "not a number", line);
+    return v;
 }
 
 float orn_std_str_to_f32(OrnStdProg *p, const char *s, int line)
 {
-    if (!s) s = "";
-    char *end;
-    float v = strtof(s, &end);
-    if (!float_end_ok(s, end)) die_parse(p, "f32", s, "not a number", line);
-    return v;
+    return (float)str_to_float(p, s, 1, line);
 }
 
 double orn_std_str_to_f64(OrnStdProg *p, const char *s, int line)
 {
-    if (!s) s = "";
-    char *end;
-    double v = strtod(s, &end);
-    if (!float_end_ok(s, end)) die_parse(p, "f64", s, "not a number", line);
-    return v;
+    return str_to_float(p, s, 0, line);
 }
