@@ -13,6 +13,8 @@ typedef struct Walk {
     const OrnCgLoop *l;
     const OrnSym *var; /* the for loop's variable */
     const OrnSym *assigned[MAXASSIGNED];
+    int nassigns[MAXASSIGNED];       /* assignments to assigned[i] in the body */
+    const OrnNode *def[MAXASSIGNED]; /* the value of the `=` that declares it there, or NULL */
     int nassigned;
     OrnCgSpan *spans;
     int nspans;
@@ -40,16 +42,31 @@ bool orn_cg_boxable(const OrnCgLoop *l, int k)
            a->sym->type->kind == T_ARRAY && a->sym->type->dist && !a->sym->type->sparse;
 }
 
-static void note_assigned(Walk *w, const OrnSym *s)
+/* s is written in the body; by `as` (an N_ASSIGN), or otherwise (a loop variable). */
+static void note_assign(Walk *w, const OrnSym *s, const OrnNode *as)
 {
     if (!s) return;
+    const OrnNode *def = as && as->u.assign.op == OP_NONE && s->kind == SYM_VAR && s->decl == as
+                             ? as->u.assign.value
+                             : NULL;
     for (int i = 0; i < w->nassigned; i++)
-        if (w->assigned[i] == s) return;
+        if (w->assigned[i] == s) {
+            w->nassigns[i]++;
+            w->def[i] = NULL;
+            return;
+        }
     if (w->nassigned == MAXASSIGNED) {
         w->ok = false;
         return;
     }
+    w->nassigns[w->nassigned] = 1;
+    w->def[w->nassigned] = def;
     w->assigned[w->nassigned++] = s;
+}
+
+static void note_assigned(Walk *w, const OrnSym *s)
+{
+    note_assign(w, s, NULL);
 }
 
 static bool is_assigned(const Walk *w, const OrnSym *s)
@@ -66,7 +83,7 @@ static void collect_assigned(const OrnNode *n, void *ud)
     Walk *w = ud;
     switch (n->kind) {
     case N_ASSIGN:
-        if (n->u.assign.target->kind == N_NAME) note_assigned(w, n->u.assign.target->u.name.sym);
+        if (n->u.assign.target->kind == N_NAME) note_assign(w, n->u.assign.target->u.name.sym, n);
         break;
     case N_FOR:
         note_assigned(w, n->u.for_.var->u.name.sym);
@@ -93,6 +110,22 @@ static bool int_const(const OrnNode *e, int64_t *v)
         return true;
     }
     return false;
+}
+
+/* A variable that the body declares by its only assignment, `x = e`, stands for e: block
+ * scoping runs the definition before every use, in every iteration, and e's variables are
+ * the loop's, nested loops' (in scope only where their iteration is), invariant ones, or
+ * such definitions in turn (`rr = r + dr` ... `img[rr, cc]`). Returns e, followed through
+ * such variables, or the name itself. */
+static const OrnNode *subst(const Walk *w, const OrnNode *e)
+{
+    for (int depth = 0; depth < 16 && e->kind == N_NAME && e->u.name.sym; depth++) {
+        int i = 0;
+        while (i < w->nassigned && w->assigned[i] != e->u.name.sym) i++;
+        if (i == w->nassigned || w->nassigns[i] != 1 || !w->def[i]) return e;
+        e = w->def[i];
+    }
+    return e;
 }
 
 static bool is_var(const Walk *w, const OrnNode *e)
@@ -162,6 +195,10 @@ static void lin(const Walk *w, const OrnNode *e, int sign, Lin *L, int depth)
     }
     switch (e->kind) {
     case N_NAME:
+        if (subst(w, e) != e) {
+            lin(w, subst(w, e), sign, L, depth + 1);
+            return;
+        }
         for (int i = w->nnest - 1; i >= 0; i--)
             if (e->u.name.sym && w->nest[i]->u.for_.var->u.name.sym == e->u.name.sym) {
                 if (L->nest) break;
@@ -197,6 +234,11 @@ static bool window_form(const Walk *w, const OrnNode *e, OrnCgSpan *sp)
 {
     Lin L = {0};
     lin(w, e, 1, &L, 0);
+    if (!L.bad && !L.nest && L.nvar == 1 && !L.inv && L.c != INT64_MIN) {
+        sp->var = true; /* var + c through definitions (`j = i + 1` ... `A[j]`) */
+        sp->off = L.c;
+        return true;
+    }
     if (!L.bad && !L.nest && L.nvar == 1 && L.inv && L.c != INT64_MIN) {
         sp->var = true; /* var + base + c: a shift known at run time (`i + lag`) */
         sp->inv = L.inv;
@@ -225,6 +267,7 @@ static bool probe_walk(const OrnCgLoop *l, const OrnSym *var, const OrnSym *vary
 static bool classify(const Walk *w, const OrnNode *x, OrnCgSpan *sp)
 {
     int64_t off;
+    x = subst(w, x);
     if (var_form(w, x, &off) && off != INT64_MIN) {
         sp->var = true;
         sp->off = off;

@@ -374,6 +374,10 @@ features)
     { cat out4.txt >&2; fail "csr_rows exited non-zero"; }
   grep -q '^csr_rows: 0 mismatches, rows 60, checksum 2273.625000000$' out4.txt ||
     { cat out4.txt >&2; fail "csr_rows: mismatches"; }
+  # the filter through variables (ii = i + a ... G[ii, jj]) runs windows without tests too
+  "$ORIONC" --emit=c "$S/windows.orn" |
+    awk '/^\/\* parallel_for at /{ on = index($0, "windows.orn:'"$(grep -n 'h in HB$' "$S/windows.orn" | cut -d: -f1)"':") > 0 } on' |
+    grep -q 'orn_rt_box_clip_win' || fail "windows.orn: the filter through variables has no window test"
   # windows: with the prefetched arrays' whole copies, and through the prefetch cache
   # (ORN_WINDOW_MB=0: boxes of the rank's own elements, so windows reach past them)
   for mb in "" 0; do
