@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extent.h"
 #include "strbuf.h"
 
 typedef struct Builder {
@@ -201,7 +202,37 @@ static bool same_bound(const OrnNode *a, const OrnNode *b)
     return a->kind == N_INT && a->u.ilit.v == b->u.ilit.v;
 }
 
-static void summarize_arrays(Builder *b)
+/* Per dist array, the dimensions the last loop planned so far cut (OrnPlanArray.prev_dims). */
+typedef struct Cuts {
+    const OrnSym **sym;
+    unsigned *dims;
+    int n, cap;
+} Cuts;
+
+static unsigned cut_of(const Cuts *c, const OrnSym *s)
+{
+    for (int i = 0; c && i < c->n; i++)
+        if (c->sym[i] == s) return c->dims[i];
+    return 0;
+}
+
+static void set_cut(Cuts *c, const OrnSym *s, unsigned dims)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->sym[i] == s) {
+            c->dims[i] = dims;
+            return;
+        }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->sym = orn_xrealloc(c->sym, (size_t)c->cap * sizeof *c->sym);
+        c->dims = orn_xrealloc(c->dims, (size_t)c->cap * sizeof *c->dims);
+    }
+    c->sym[c->n] = s;
+    c->dims[c->n++] = dims;
+}
+
+static void summarize_arrays(Builder *b, const Cuts *cuts)
 {
     OrnLoopPlan *p = b->p;
     OrnUnit *u = b->u;
@@ -224,6 +255,8 @@ static void summarize_arrays(Builder *b)
         in->sparse = t && t->kind == T_ARRAY && t->sparse;
         in->is_space = sym == p->loop->space;
         in->only_const = true;
+        in->est_elems = orn_extent_elems(sym);
+        in->prev_dims = in->is_buffer ? 0 : cut_of(cuts, sym);
         bool first = true;
         for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;
         if (in->is_space) {
@@ -504,11 +537,13 @@ static void candidate_notes(Builder *b)
             }
             if (same) continue;
         }
-        if (k->s.cost > bs->cost)
+        if (k->s.cost > bs->cost) {
+            char cost[256];
+            orn_plan_cost_text(&p->problem, &k->s, cost, sizeof cost);
             note(b, ORN_NOTE_ALTERNATIVE, -1,
-                 "%s is legal too but costs more (estimated %d against %d)", sched_text(b, &k->s),
-                 k->s.cost, bs->cost);
-        else if (k->s.strategy == ORN_STRAT_2D)
+                 "%s is legal too but costs more (estimated %s; against %d)", sched_text(b, &k->s),
+                 cost, bs->cost);
+        } else if (k->s.strategy == ORN_STRAT_2D)
             note(b, ORN_NOTE_ALTERNATIVE, -1,
                  "%s (blocks of %s stay, blocks of %s rotate) is legal too and costs the same "
                  "(estimated %d); the first key stays, unless at run time the other side's "
@@ -956,7 +991,7 @@ static void serial_warning(Builder *b)
 
 /* ---- per loop ---- */
 
-static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p)
+static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p, Cuts *cuts)
 {
     Builder b;
     memset(&b, 0, sizeof b);
@@ -971,7 +1006,7 @@ static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p)
 
     orn_access_collect(u, l, &p->acc);
     find_deps(&b);
-    summarize_arrays(&b);
+    summarize_arrays(&b, cuts);
 
     OrnDepVec *vecs = orn_arena_alloc(u->arena, (size_t)(p->ndeps + 1) * sizeof *vecs);
     for (int i = 0; i < p->ndeps; i++) vecs[i] = p->deps[i].v;
@@ -984,7 +1019,12 @@ static void analyze_loop(OrnUnit *u, const OrnLoop *l, OrnLoopPlan *p)
 
     orn_plan_choose(u->arena, &p->problem, &p->choice);
     p->sched = p->choice.best;
-    for (int k = 0; k < p->narrays; k++) p->arrays[k].role = p->choice.roles[k];
+    for (int k = 0; k < p->narrays; k++) {
+        p->arrays[k].role = p->choice.roles[k];
+        if (p->arrays[k].role == ORN_ROLE_PARTITIONED && !p->arrays[k].info.is_buffer)
+            set_cut(cuts, p->arrays[k].sym,
+                    orn_plan_cut_dims(&p->problem, &p->sched, &p->arrays[k].info));
+    }
     p->blocks_per_rank = p->sched.strategy == ORN_STRAT_SERIAL ? 0 : 2;
 
     strategy_notes(&b);
@@ -1013,11 +1053,14 @@ bool orn_analyze(OrnUnit *u, OrnPlanSet *out)
         if (l && l->space && l->nkeys >= 1 && l->nkeys <= ORN_DEP_MAXDIM) n++;
     }
     out->loops = orn_arena_alloc(u->arena, (size_t)(n + 1) * sizeof *out->loops);
+    Cuts cuts = {0};
     for (int i = 0; i < u->sema.nloops; i++) {
         const OrnLoop *l = u->sema.loops[i];
         if (!l || !l->space || l->nkeys < 1 || l->nkeys > ORN_DEP_MAXDIM) continue;
-        analyze_loop(u, l, &out->loops[out->nloops++]);
+        analyze_loop(u, l, &out->loops[out->nloops++], &cuts);
     }
+    free(cuts.sym);
+    free(cuts.dims);
     orn_layout_choose(u, out, &out->layout);
     return true;
 }

@@ -198,19 +198,44 @@ static int base_cost(const OrnPlanSchedule *s, const char **what)
     }
 }
 
+static bool small(const OrnPlanArray *a)
+{
+    return a->est_elems >= 0 && a->est_elems <= ORN_EXTENT_SMALL;
+}
+
+unsigned orn_plan_cut_dims(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a)
+{
+    (void)pb;
+    if (s->strategy != ORN_STRAT_1D || s->transformed) return 0;
+    unsigned m = 0;
+    for (int d = 0; d < a->ndims; d++)
+        if (a->key_of_dim[d] == s->dims[0]) m |= 1u << d;
+    return m;
+}
+
+/* Whether partitioning a under s moves it from the cut of the loop before (strategy_int.h). */
+static bool repartitions(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a)
+{
+    if (!a->prev_dims || small(a) || a->is_buffer) return false;
+    unsigned now = orn_plan_cut_dims(pb, s, a);
+    return now && now != a->prev_dims;
+}
+
 static int role_cost(const OrnPlanProblem *pb, const OrnPlanSchedule *s, const OrnPlanArray *a,
                      OrnRole r)
 {
     switch (r) {
-    case ORN_ROLE_PARTITIONED:
-        if (a->space_misaligned) return ORN_COST_PREFETCHED;
-        return has_halo(pb, s, a) ? ORN_COST_HALO : 0;
+    case ORN_ROLE_PARTITIONED: {
+        int c = a->space_misaligned ? ORN_COST_PREFETCHED : has_halo(pb, s, a) ? ORN_COST_HALO : 0;
+        return c + (repartitions(pb, s, a) ? ORN_COST_REPARTITION : 0);
+    }
     case ORN_ROLE_ROTATED:
-        return ORN_COST_ROTATED;
+        return small(a) ? ORN_COST_SMALL : ORN_COST_ROTATED;
     case ORN_ROLE_REPLICATED:
-        return ORN_COST_REPLICATED;
+        return small(a) ? ORN_COST_SMALL : ORN_COST_REPLICATED;
     case ORN_ROLE_PREFETCHED:
-        return ORN_COST_PREFETCHED;
+        return small(a) ? ORN_COST_SMALL : ORN_COST_PREFETCHED;
     case ORN_ROLE_BUFFERED:
         return ORN_COST_BUFFERED;
     case ORN_ROLE_REMOTE:
@@ -250,12 +275,17 @@ void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char
         OrnRole r = roles[i];
         int c = role_cost(pb, s, a, r);
         if (!c) continue;
-        len += snprintf(buf + len, (size_t)(size - len), "%s%s %s%s %d", sep, a->name,
-                        orn_plan_role_name(r),
-                        r != ORN_ROLE_PARTITIONED ? ""
-                        : a->space_misaligned     ? " and read across blocks"
-                                                  : " with a halo",
-                        c);
+        bool moved = r == ORN_ROLE_PARTITIONED && repartitions(pb, s, a);
+        bool discounted =
+            (r == ORN_ROLE_REPLICATED || r == ORN_ROLE_PREFETCHED || r == ORN_ROLE_ROTATED) &&
+            small(a);
+        const char *how = r != ORN_ROLE_PARTITIONED                ? (discounted ? " (small)" : "")
+                          : a->space_misaligned                    ? " and read across blocks"
+                          : c > (moved ? ORN_COST_REPARTITION : 0) ? " with a halo"
+                                                                   : "";
+        len += snprintf(buf + len, (size_t)(size - len), "%s%s %s%s%s %d", sep, a->name,
+                        orn_plan_role_name(r), how,
+                        moved ? ", moved from the last loop's partition" : "", c);
         sep = ", ";
     }
     if (base && len < size)

@@ -79,6 +79,10 @@ typedef struct OrnPlanArray {
     int row_key;           /* sparse_rows: the key k when every row iterated is A[k, :],
                               else -1 (a block then holds its rows only if the array is
                               cut along dimension 0 by k alone) */
+    long long est_elems;   /* elements, estimated from the declaration (extent.h), or -1 */
+    unsigned prev_dims;    /* the array's dimensions (bit m: dimension m) that the loop before
+                              this one over it, in program order, cut as a 1d partition; 0:
+                              none or unknown. Cutting others moves the array (strategy.c) */
 } OrnPlanArray;
 
 /* The problem: keys, semantics, distinct nonzero dependence vectors (sign-normalized with
@@ -155,6 +159,11 @@ OrnRole orn_plan_unaligned_role(const OrnPlanProblem *pb, const OrnPlanArray *a)
 
 /* The estimated cost of s and what it is made of, as text: "12: H rotated 10, 2 for
  * synchronised steps". */
+/* The dimensions of array a (bit m: dimension m) that schedule s cuts as a 1d partition
+ * (0 for other schedules and arrays not aligned with the partition key). */
+unsigned orn_plan_cut_dims(const OrnPlanProblem *pb, const OrnPlanSchedule *s,
+                           const OrnPlanArray *a);
+
 void orn_plan_cost_text(const OrnPlanProblem *pb, const OrnPlanSchedule *s, char *buf, int size);
 
 /* "1d along i", "2d over (u, i)", "2d_ordered over (i, j)", "serial". */

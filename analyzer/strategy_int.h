@@ -12,11 +12,19 @@
  *   buffered      4    deltas, sent at flushes; usually far fewer than the elements
  *   remote       12    element writes sent to their owner one message batch per block
  *
+ * Sizes are sometimes known well enough (extent.h): a small array (at most
+ * ORN_EXTENT_SMALL elements, estimated) costs ORN_COST_SMALL when replicated,
+ * prefetched or rotated, as little as one message; an array that is not small and that the loop
+ * before, over the same array, cut along other dimensions costs ORN_COST_REPARTITION on
+ * top when partitioned: the runtime moves it to the new partition, (P-1)/P of it, as a
+ * replicated array would be sent.
+ *
  * plus a per-strategy term for lost parallelism and synchronisation, given in each
  * strategy's file (ORN_COST_BASE_*). */
 #ifndef ORN_STRATEGY_INT_H
 #define ORN_STRATEGY_INT_H
 
+#include "extent.h"
 #include "strategy.h"
 
 enum {
@@ -26,6 +34,8 @@ enum {
     ORN_COST_BUFFERED = 4,
     ORN_COST_REMOTE = 12,
     ORN_COST_HALO = 1,
+    ORN_COST_SMALL = 1,
+    ORN_COST_REPARTITION = 10,
     ORN_COST_BASE_1D = 0,
     ORN_COST_BASE_2D = 2,
     ORN_COST_BASE_WAVEFRONT = 20,
