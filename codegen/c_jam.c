@@ -20,9 +20,11 @@
  * sum's type), partial l of centre c in r[l][c - cb], so the partials, the tree and the
  * order of every addition stay exactly those of the loop reduction (the same bits), and
  * the outer loop then reads sum c at the reduction's place. The elements `C[c + k0, j + k1]`
- * of a top-level local array (which no parallel_for body writes) are read from a transposed
- * copy made once per body call (orn_std_jam_snap; rows padded by W, so the last vector
- * reads padding rather than past the end), unit stride in c.
+ * of a top-level local array (which no parallel_for body writes), or of a dist array the loop
+ * replicates (its box as a local array, orn_std_box_arr: `dist C = zeros(f64, k, d)` as a
+ * newcomer writes the centres), are read from a transposed copy made once per body call
+ * (orn_std_jam_snap; rows padded by W, so the last vector reads padding rather than past the
+ * end), unit stride in c.
  *
  * The outer loop qualifies when its bounds are free of effects; the reduction (not inside
  * an `if` or a nested loop of the outer body) has bounds and terms that read neither c
@@ -177,11 +179,33 @@ static bool add_acc(CgJam *j, const OrnSym *s, int64_t k0, int64_t k1, bool row)
     return true;
 }
 
-/* A top-level 2-D float local array: no loop body writes it (docs/language.md). */
-static bool jam_array(const OrnSym *s)
+/* The plan index of dist array s when the loop replicates it (read-only: every block holds
+ * all of it), else -1. */
+static int jam_dist(const CgJam *j, const OrnSym *s)
 {
-    return cg_is_local_array(s) && s->global && !s->parfor && s->type->ndims == 2 &&
-           (s->type->elem == T_F32 || s->type->elem == T_F64);
+    if (!s || s->kind != SYM_DIST || !j->loop) return -1;
+    int k = orn_cg_array_index(j->loop, s);
+    return k >= 0 && j->loop->arrays[k].role == ORN_ROLE_REPLICATED ? k : -1;
+}
+
+/* A 2-D float array the loop body cannot write: a top-level local array (docs/language.md),
+ * or a dist array the loop replicates (read through orn_std_box_arr). */
+static bool jam_array(const CgJam *j, const OrnSym *s)
+{
+    if (!s || !s->type || s->type->kind != T_ARRAY || s->type->ndims != 2 ||
+        (s->type->elem != T_F32 && s->type->elem != T_F64))
+        return false;
+    if (s->type->dist) return !s->type->sparse && jam_dist(j, s) >= 0;
+    return cg_is_local_array(s) && s->global && !s->parfor;
+}
+
+/* The local array (an OrnStdArr *) that jam array a is read through. */
+static void jam_arr_name(C *c, const CgJam *j, int a, char *buf, size_t size)
+{
+    if (jam_dist(j, j->arr[a]) >= 0)
+        snprintf(buf, size, "(&ja%d_%d_)", j->site, a);
+    else
+        snprintf(buf, size, "%s", cg_nm(c, j->arr[a]));
 }
 
 /* The elements of e that depend on c: each must be C[c + k0, j + k1] of a top-level 2-D
@@ -205,7 +229,7 @@ static bool jam_reads(CgJam *j, const OrnNode *e, const OrnSym *jv)
         return true;
     case N_INDEX: {
         const OrnSym *s = orn_cg_base_sym(e);
-        if (cg_kind_of(e) == T_VIEW || !jam_array(s)) return false;
+        if (cg_kind_of(e) == T_VIEW || !jam_array(j, s)) return false;
         const OrnNode *s0 = e->u.index.subs, *s1 = s0 ? s0->next : NULL;
         int64_t k0, k1;
         if (!s1 || s1->next || !cg_var_off(s0, j->var, &k0) || !cg_var_off(s1, jv, &k1))
@@ -271,7 +295,7 @@ static bool dot_leaves(CgJam *j, const OrnNode *e)
                dot_leaves(j, e->u.binary.l) && dot_leaves(j, e->u.binary.r);
     case N_INDEX: {
         const OrnSym *s = orn_cg_base_sym(e);
-        if (cg_kind_of(e) != T_VIEW || !jam_array(s)) return false;
+        if (cg_kind_of(e) != T_VIEW || !jam_array(j, s)) return false;
         const OrnNode *s0 = e->u.index.subs, *s1 = s0 ? s0->next : NULL;
         int64_t k0;
         if (!s1 || s1->next || s1->kind != N_SLICE || !cg_var_off(s0, j->var, &k0)) return false;
@@ -326,6 +350,7 @@ static bool match_dot(const OrnNode *body, CgJam *j)
 bool cg_jam_match(const C *c, const OrnNode *f, CgJam *j)
 {
     memset(j, 0, sizeof *j);
+    j->loop = c->loop;
     if (c->cx != CX_BODY || c->cuda || c->warp != WARP_NONE || !c->loop || f->kind != N_FOR)
         return false;
     if (cg_impure(f->u.for_.lo) || cg_impure(f->u.for_.hi)) return false;
@@ -383,9 +408,17 @@ static void scan_sites(const OrnNode *n, void *ud)
     if (n->kind == N_FOR && c->njam < ORN_CG_MAXJAM && cg_jam_match(c, n, &j)) {
         int site = c->njam++;
         c->jam_site[site] = n;
-        for (int a = 0; a < j.narr; a++)
+        for (int a = 0; a < j.narr; a++) {
             cg_o(c, "    const %s *jt%d_%d_ __attribute__((unused)) = NULL;\n",
                  cg_ctype(j.arr[a]->type->elem), site, a);
+            int k = jam_dist(&j, j.arr[a]);
+            if (k >= 0)
+                cg_o(c,
+                     "    const OrnStdArr ja%d_%d_ __attribute__((unused)) = "
+                     "orn_std_box_arr(&X%d_, %s, sizeof(%s));\n",
+                     site, a, k, j.arr[a]->type->elem == T_F32 ? "ORN_DSM_F32" : "ORN_DSM_F64",
+                     cg_ctype(j.arr[a]->type->elem));
+        }
     }
     orn_ast_each_child(n, scan_sites, c);
 }
@@ -407,7 +440,8 @@ static void range_test(C *c, const CgJam *j, int id)
 {
     const OrnNode *rf = j->red_for;
     for (int x = 0; x < j->nacc; x++) {
-        const char *a = cg_nm(c, j->arr[j->acc[x].arr]);
+        char a[64];
+        jam_arr_name(c, j, j->acc[x].arr, a, sizeof a);
         long long k0 = (long long)j->acc[x].k0, k1 = (long long)j->acc[x].k1;
         cg_o(c, " &&\n");
         cg_ind(c);
@@ -446,20 +480,26 @@ bool cg_jam_for(C *c, const OrnNode *f)
     cg_ol(c, "/* the reduction's sums for %d values of %s at once (c_jam.c) */", j.W,
           j.var->name->s);
     cg_ol(c, "const int jok%d_ = hi%d_ - lo%d_ >= %d;", id, id, id, JAM_MINC);
-    for (int a = 0; a < j.narr; a++)
+    for (int a = 0; a < j.narr; a++) {
+        char an[64];
+        jam_arr_name(c, &j, a, an, sizeof an);
         cg_ol(c,
               "if (jok%d_ && !jt%d_%d_) jt%d_%d_ = (const %s *)orn_std_jam_snap(P_, %s, %d, %d);",
-              id, site, a, site, a, cg_ctype(j.arr[a]->type->elem), cg_nm(c, j.arr[a]),
-              site * ORN_CG_MAXJAMARR + a, j.W);
+              id, site, a, site, a, cg_ctype(j.arr[a]->type->elem), an, site * ORN_CG_MAXJAMARR + a,
+              j.W);
+    }
     cg_ind(c);
     cg_o(c, "if (jok%d_", id);
     for (int a = 0; a < j.narr; a++) cg_o(c, " && jt%d_%d_", site, a);
     range_test(c, &j, id);
     cg_o(c, ") {\n");
     c->ind++;
-    for (int a = 0; a < j.narr; a++)
-        cg_ol(c, "const int64_t jr%d_%d_ __attribute__((unused)) = %s->dims[0] + %d;", site, a,
-              cg_nm(c, j.arr[a]), j.W);
+    for (int a = 0; a < j.narr; a++) {
+        char an[64];
+        jam_arr_name(c, &j, a, an, sizeof an);
+        cg_ol(c, "const int64_t jr%d_%d_ __attribute__((unused)) = %s->dims[0] + %d;", site, a, an,
+              j.W);
+    }
     /* chunks of JAM_MAXC values: their sums, then the outer loop over them (cg_for_bounds) */
     cg_ol(c, "for (int64_t ql%d_ = lo%d_; ql%d_ < hi%d_; ql%d_ += %d) {", id, id, id, id, id,
           JAM_MAXC);

@@ -77,6 +77,7 @@ typedef struct CgJam {
     int nacc;
     int site, id, W, L;
     bool nest;
+    const OrnCgLoop *loop; /* the loop whose body holds the jam */
 } CgJam;
 
 typedef struct C {

@@ -353,6 +353,25 @@ orn_std_arr_at(const OrnStdArr *a, int nd, int64_t i0, int64_t i1, int64_t i2, i
  * (reused, freed by orn_std_finish). NULL when a is not such an array or has more than
  * 2^22 elements, or memory runs out (the caller then runs its loops as written). */
 const void *orn_std_jam_snap(OrnStdProg *p, const OrnStdArr *a, int slot, int pad);
+/* A loop body's 2-D box as a local array, for orn_std_jam_snap (a replicated dist array read
+ * as a top-level local one is, codegen/c_jam.c): the box when it starts at (0, 0) with its
+ * rows one after the other, else an array of no dimensions, which the snapshot refuses. */
+static inline OrnStdArr orn_std_box_arr(const OrnRtBox *x, int type, size_t esize)
+{
+    OrnStdArr a;
+    memset(&a, 0, sizeof a);
+    a.type = type;
+    a.esize = esize;
+    if (x->base && x->lo[0] == 0 && x->lo[1] == 0 && (uint64_t)x->s[0] == x->n[1] &&
+        x->n[0] <= (uint64_t)INT32_MAX && x->n[1] <= (uint64_t)INT32_MAX) {
+        a.ndim = 2;
+        a.dims[0] = (int64_t)x->n[0];
+        a.dims[1] = (int64_t)x->n[1];
+        a.n = a.dims[0] * a.dims[1];
+        a.data = x->base;
+    }
+    return a;
+}
 /* Once-per-range tests of generated loops (codegen/version.h): subscript v is inside
  * dimension d; and [*lo, *hi) narrowed to the v for which v + off is. */
 static inline int orn_std_arr_span(const OrnStdArr *a, int d, int64_t v)

@@ -367,6 +367,9 @@ features)
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
+  # the jam across centres read from dist arrays the loop replicates (fastpaths.orn)
+  [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
+    fail "fastpaths.orn: the centres in dist arrays are not jammed"
   # rows of a sparse loop: the row's tests made once per block (csr_rows.orn)
   "$ORIONC" --emit=c "$S/csr_rows.orn" | grep -q 'if (rok_ && cok_)' ||
     fail "csr_rows.orn: no block runs its rows without their tests"
