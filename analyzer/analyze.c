@@ -256,6 +256,7 @@ static void summarize_arrays(Builder *b, const Cuts *cuts)
         in->is_space = sym == p->loop->space;
         in->only_const = true;
         in->est_elems = orn_extent_elems(sym);
+        in->within_space = !in->is_space && orn_extent_within(sym, p->loop->space);
         in->prev_dims = in->is_buffer ? 0 : cut_of(cuts, sym);
         bool first = true;
         for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;

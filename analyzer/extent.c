@@ -7,7 +7,15 @@
 enum { MAX_DEPTH = 32 };
 #define EST_MAX (1LL << 50) /* larger estimates are unknown (no overflow below) */
 
-static int dims_of(const OrnSym *arr, long long *dims, int depth);
+/* One extent: its estimate, or dimension `dim` of array `arr`, whose size comes from data
+ * (a loader's array), or neither (unknown). */
+typedef struct Ext {
+    long long v;
+    const OrnSym *arr;
+    int dim;
+} Ext;
+
+static int exts_of(const OrnSym *arr, Ext *ext, int depth);
 
 static bool est_int(const OrnNode *e, long long *v, int depth);
 
@@ -29,22 +37,23 @@ static const OrnSym *arg_array(const OrnNode *e)
 
 static bool est_call(const OrnNode *e, long long *v, int depth)
 {
-    long long a, b, dims[ORN_DEP_MAXDIM];
+    long long a, b;
+    Ext ext[ORN_DEP_MAXDIM];
     switch (e->u.call.builtin) {
     case ORN_BI_ROWS:
     case ORN_BI_COLS: {
         const OrnSym *s = arg_array(e);
-        int n = s ? dims_of(s, dims, depth + 1) : -1;
+        int n = s ? exts_of(s, ext, depth + 1) : -1;
         int d = e->u.call.builtin == ORN_BI_ROWS ? 0 : 1;
-        if (n <= d) return false;
-        *v = dims[d];
+        if (n <= d || ext[d].v < 0) return false;
+        *v = ext[d].v;
         return true;
     }
     case ORN_BI_DIM: {
         const OrnSym *s = arg_array(e);
-        int n = s ? dims_of(s, dims, depth + 1) : -1;
-        if (n < 0 || !arg_int(e, 1, &a, depth) || a < 0 || a >= n) return false;
-        *v = dims[a];
+        int n = s ? exts_of(s, ext, depth + 1) : -1;
+        if (n < 0 || !arg_int(e, 1, &a, depth) || a < 0 || a >= n || ext[a].v < 0) return false;
+        *v = ext[a].v;
         return true;
     }
     case ORN_BI_MIN:
@@ -109,8 +118,37 @@ static bool est_int(const OrnNode *e, long long *v, int depth)
     }
 }
 
-/* The extents of arr, estimated: its number of dimensions, or -1. */
-static int dims_of(const OrnSym *arr, long long *dims, int depth)
+/* The extent an expression gives: its estimate, else rows/cols/dim of an array (followed
+ * through top-level variables), else unknown. */
+static Ext ext_of(const OrnNode *e, int depth)
+{
+    Ext x = {-1, NULL, 0};
+    if (!e || depth > MAX_DEPTH) return x;
+    if (est_int(e, &x.v, depth + 1)) return x;
+    x.v = -1;
+    if (e->kind == N_NAME && e->u.name.sym && e->u.name.sym->kind == SYM_VAR &&
+        e->u.name.sym->global && e->u.name.sym->decl && e->u.name.sym->decl->kind == N_ASSIGN &&
+        e->u.name.sym->decl->u.assign.op == OP_NONE)
+        return ext_of(e->u.name.sym->decl->u.assign.value, depth + 1);
+    if (e->kind != N_CALL) return x;
+    int d = -1;
+    long long dv;
+    if (e->u.call.builtin == ORN_BI_ROWS)
+        d = 0;
+    else if (e->u.call.builtin == ORN_BI_COLS)
+        d = 1;
+    else if (e->u.call.builtin == ORN_BI_DIM && arg_int(e, 1, &dv, depth) && dv >= 0 &&
+             dv < ORN_DEP_MAXDIM)
+        d = (int)dv;
+    const OrnSym *a = arg_array(e);
+    Ext ax[ORN_DEP_MAXDIM];
+    if (d < 0 || !a || exts_of(a, ax, depth + 1) <= d) return x;
+    return ax[d];
+}
+
+/* The extents of arr: its number of dimensions, or -1 (not a dist array with a
+ * declaration). A loader's array has symbolic extents (itself, m). */
+static int exts_of(const OrnSym *arr, Ext *ext, int depth)
 {
     if (!arr || depth > MAX_DEPTH || !arr->decl || arr->decl->kind != N_DIST) return -1;
     const OrnNode *init = arr->decl->u.dist.value;
@@ -118,7 +156,7 @@ static int dims_of(const OrnSym *arr, long long *dims, int depth)
     int first; /* the first extent argument */
     switch (init->u.call.builtin) {
     case ORN_BI_BUFFER:
-        return dims_of(arg_array(init), dims, depth + 1);
+        return exts_of(arg_array(init), ext, depth + 1);
     case ORN_BI_ZEROS:
     case ORN_BI_RAND:
     case ORN_BI_RANDN:
@@ -127,26 +165,53 @@ static int dims_of(const OrnSym *arr, long long *dims, int depth)
     case ORN_BI_FILL:
         first = 2;
         break;
-    default:
-        return -1; /* loaders: sizes from the data */
+    default: { /* loaders: sizes from the data */
+        const OrnType *t = arr->type;
+        int nd = t && t->kind == T_ARRAY ? t->ndims : 0;
+        if (nd <= 0 || nd > ORN_DEP_MAXDIM) return -1;
+        for (int m = 0; m < nd; m++) ext[m] = (Ext){-1, arr, m};
+        return nd;
+    }
     }
     int n = 0;
     for (const OrnNode *a = init->u.call.args; a && a->kind != N_KWARG; a = a->next, first--) {
         if (first > 0) continue;
-        if (n == ORN_DEP_MAXDIM || !est_int(a, &dims[n], depth + 1) || dims[n] < 0) return -1;
-        n++;
+        if (n == ORN_DEP_MAXDIM) return -1;
+        ext[n++] = ext_of(a, depth + 1);
     }
     return n ? n : -1;
 }
 
 long long orn_extent_elems(const OrnSym *arr)
 {
-    long long dims[ORN_DEP_MAXDIM], n = 1;
-    int nd = dims_of(arr, dims, 0);
+    Ext ext[ORN_DEP_MAXDIM];
+    long long n = 1;
+    int nd = exts_of(arr, ext, 0);
     if (nd < 0) return -1;
     for (int i = 0; i < nd; i++) {
-        if (dims[i] && n > EST_MAX / dims[i]) return -1;
-        n *= dims[i];
+        if (ext[i].v < 0 || (ext[i].v && n > EST_MAX / ext[i].v)) return -1;
+        n *= ext[i].v;
     }
     return n;
+}
+
+static bool same_ext(const Ext *a, const Ext *b)
+{
+    if (a->arr || b->arr) return a->arr == b->arr && a->dim == b->dim;
+    return a->v >= 0 && a->v == b->v;
+}
+
+bool orn_extent_within(const OrnSym *a, const OrnSym *space)
+{
+    Ext ea[ORN_DEP_MAXDIM], es[ORN_DEP_MAXDIM];
+    int na = exts_of(a, ea, 0), ns = exts_of(space, es, 0);
+    if (na <= 0 || ns <= na) return false;
+    bool used[ORN_DEP_MAXDIM] = {false};
+    for (int i = 0; i < na; i++) {
+        int j = 0;
+        while (j < ns && (used[j] || !same_ext(&ea[i], &es[j]))) j++;
+        if (j == ns) return false;
+        used[j] = true;
+    }
+    return true;
 }

@@ -6,9 +6,10 @@
  * to a new partition. The estimate evaluates a constructor's extents (zeros, fill, rand,
  * randn; a buffer has its target's) with consts at their values, params at their defaults
  * and top-level variables through their declaring assignment; rows/cols/dim of another
- * array, min, max, div and + - * compose. Anything else (a loader's arrays, a value read
- * at run time) is unknown. An estimate, never a bound: nothing may rely on it for
- * correctness. */
+ * array, min, max, div and + - * compose. A loader's arrays have sizes from the data: their
+ * extents stay symbolic (dimension m of X), so that `zeros(f64, cols(X))` is known to be one
+ * row of X. Anything else (a value read at run time) is unknown. An estimate, never a bound:
+ * nothing may rely on it for correctness. */
 #ifndef ORN_EXTENT_H
 #define ORN_EXTENT_H
 
@@ -20,5 +21,11 @@
 
 /* The estimated number of elements of dist array (or buffer) `arr`, or -1 when unknown. */
 long long orn_extent_elems(const OrnSym *arr);
+
+/* Whether array `a` is smaller than `space` by at least a whole extent: each of a's extents
+ * is one of space's (the same estimate, or the same dimension of the same array read from
+ * data: `zeros(f64, cols(X))` against X), and space has more. Copying such an array costs
+ * a row's worth of the loop's own elements, whatever the data's size. */
+bool orn_extent_within(const OrnSym *a, const OrnSym *space);
 
 #endif

@@ -200,7 +200,7 @@ static int base_cost(const OrnPlanSchedule *s, const char **what)
 
 static bool small(const OrnPlanArray *a)
 {
-    return a->est_elems >= 0 && a->est_elems <= ORN_EXTENT_SMALL;
+    return (a->est_elems >= 0 && a->est_elems <= ORN_EXTENT_SMALL) || a->within_space;
 }
 
 unsigned orn_plan_cut_dims(const OrnPlanProblem *pb, const OrnPlanSchedule *s,

@@ -80,6 +80,7 @@ typedef struct OrnPlanArray {
                               else -1 (a block then holds its rows only if the array is
                               cut along dimension 0 by k alone) */
     long long est_elems;   /* elements, estimated from the declaration (extent.h), or -1 */
+    bool within_space;     /* smaller than the iteration space by a whole extent (extent.h) */
     unsigned prev_dims;    /* the array's dimensions (bit m: dimension m) that the loop before
                               this one over it, in program order, cut as a 1d partition; 0:
                               none or unknown. Cutting others moves the array (strategy.c) */

@@ -13,7 +13,8 @@
  *   remote       12    element writes sent to their owner one message batch per block
  *
  * Sizes are sometimes known well enough (extent.h): a small array (at most
- * ORN_EXTENT_SMALL elements, estimated) costs ORN_COST_SMALL when replicated,
+ * ORN_EXTENT_SMALL elements, estimated, or smaller than the iteration space by a whole
+ * extent: the means of X's columns against X) costs ORN_COST_SMALL when replicated,
  * prefetched or rotated, as little as one message; an array that is not small and that the loop
  * before, over the same array, cut along other dimensions costs ORN_COST_REPARTITION on
  * top when partitioned: the runtime moves it to the new partition, (P-1)/P of it, as a

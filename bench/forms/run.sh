@@ -25,6 +25,7 @@
 #     KM_N KM_D KM_K KM_ITERS     k-means points          1000000 16 16 10 / 20000 16 16 5
 #     PR_NODES PR_DEG PR_ITERS    PageRank graph          500000 8 10 / 20000 8 10
 #     HEAT_N HEAT_ITERS           1-D heat                8000000 20 / 100000 10
+#     BL_H BL_W BL_ITERS          3x3 blur                2000 2000 20 / 120 90 5
 #     CONV_N CONV_KW CONV_ITERS   1-D convolution         4000000 9 10 / 100000 9 5
 #     CS_ROWS CS_COLS CS_ITERS    row running sums        4096 2048 10 / 64 300 5
 #     ST_N ST_ITERS               2-D Jacobi              4096 10 / 256 10
@@ -32,6 +33,7 @@
 #     USERS ITEMS RATINGS K MF_EPOCHS  SGD MF             100000 20000 10000000 100 5 /
 #                                                         2000 500 60000 16 10
 #     LR_N LR_D LR_ITERS          dense logistic regr.    500000 64 10 / 5000 32 10
+#                                 (standardize: the same matrix, LR_ITERS iterations)
 #     MV_N MV_M MV_ITERS          matrix-vector           4096 4096 20 / 256 256 10
 #     RED_N RED_BINS RED_ITERS    histogram, statistics   16000000 256 10 / 100000 256 10
 #     SLR_N SLR_F SLR_Z SLR_EPOCHS  sparse LR            1000000 100000 20 5 / 20000 5000 20 5
@@ -53,15 +55,16 @@ CHECK=${CHECK:-$QUICK}
 if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-3}; fi
 MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
-ALL="kmeans_buf kmeans_view kmeans_f32 pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
+ALL="kmeans_buf kmeans_view kmeans_f32 kmeans_dist pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
      conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
+     standardize blur2d slr matvec_row matvec_view matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
 if [ "$QUICK" = 1 ]; then
   KM_N=${KM_N:-20000} KM_D=${KM_D:-16} KM_K=${KM_K:-16} KM_ITERS=${KM_ITERS:-5}
   PR_NODES=${PR_NODES:-20000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-100000} HEAT_ITERS=${HEAT_ITERS:-10}
+  BL_H=${BL_H:-120} BL_W=${BL_W:-90} BL_ITERS=${BL_ITERS:-5}
   CONV_N=${CONV_N:-100000} CONV_KW=${CONV_KW:-9} CONV_ITERS=${CONV_ITERS:-5}
   CS_ROWS=${CS_ROWS:-64} CS_COLS=${CS_COLS:-300} CS_ITERS=${CS_ITERS:-5}
   ST_N=${ST_N:-256} ST_ITERS=${ST_ITERS:-10}
@@ -80,6 +83,7 @@ else
   KM_N=${KM_N:-1000000} KM_D=${KM_D:-16} KM_K=${KM_K:-16} KM_ITERS=${KM_ITERS:-10}
   PR_NODES=${PR_NODES:-500000} PR_DEG=${PR_DEG:-8} PR_ITERS=${PR_ITERS:-10}
   HEAT_N=${HEAT_N:-8000000} HEAT_ITERS=${HEAT_ITERS:-20}
+  BL_H=${BL_H:-2000} BL_W=${BL_W:-2000} BL_ITERS=${BL_ITERS:-20}
   CONV_N=${CONV_N:-4000000} CONV_KW=${CONV_KW:-9} CONV_ITERS=${CONV_ITERS:-10}
   CS_ROWS=${CS_ROWS:-4096} CS_COLS=${CS_COLS:-2048} CS_ITERS=${CS_ITERS:-10}
   ST_N=${ST_N:-4096} ST_ITERS=${ST_ITERS:-10}
@@ -186,10 +190,11 @@ data_corpus() { # a synthetic LDA corpus (bench/lda/gen_corpus.c)
 prep() {
   local f=$1 src=$HERE/$1.orn
   case $f in
-    kmeans_buf|kmeans_view)
+    kmeans_buf|kmeans_view|kmeans_dist)
       data_points && build_c kmeans_ref "$BENCH/kmeans/kmeans_ref.c" -DKMEANS_F64 || { FAIL[$f]="no data or baseline"; return; }
       local how="scalar for-j distances, sums and counts through buffers"
       [ "$f" = kmeans_view ] && how="dot of view differences, row-view buffer updates"
+      [ "$f" = kmeans_dist ] && how="the centers a dist array updated by a parallel_for, scalar distances, buffers"
       DESC[$f]="k-means, $how; $KM_N x $KM_D f64 points, k=$KM_K, $KM_ITERS iterations"
       C_CMD[$f]="$BIN/kmeans_ref $KMP $KM_K $KM_ITERS"
       ORN_ARGS[$f]="--points=$KMP --k=$KM_K --iters=$KM_ITERS"
@@ -213,6 +218,12 @@ prep() {
       C_CMD[$f]="$BIN/pagerank_ref $GRAPH $PR_ITERS"
       if [ "$f" = pagerank_push ]; then ORN_ARGS[$f]="--graph=$EDGES --iters=$PR_ITERS"
       else ORN_ARGS[$f]="--graph=$GRAPH --iters=$PR_ITERS"; fi
+      TOL[$f]=1e-6 ;;
+    blur2d)
+      build_c blur2d_ref "$HERE/blur2d_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="3x3 box blur through variables tested against the extents, then copied back; $BL_H x $BL_W f32, $BL_ITERS iterations"
+      C_CMD[$f]="$BIN/blur2d_ref $BL_H $BL_W $BL_ITERS"
+      ORN_ARGS[$f]="--h=$BL_H --w=$BL_W --iters=$BL_ITERS"
       TOL[$f]=1e-6 ;;
     heat1d)
       build_c heat1d_ref "$HERE/heat1d_ref.c" || { FAIL[$f]="no baseline"; return; }
@@ -282,6 +293,13 @@ prep() {
       ORN_ARGS[$f]="--data=$LRX --labels=$LRY --iters=$LR_ITERS"
       TOL[$f]=1e-6
       [ $t = f32 ] && TOL[$f]=1e-4 ;;
+    standardize)
+      data_labelled f64 && build_c standardize_ref "$HERE/standardize_ref.c" ||
+        { FAIL[$f]="no data or baseline"; return; }
+      DESC[$f]="standardize the columns: sums through buffers, means and deviations by column, every element scaled in place; $LR_N x $LR_D f64, $LR_ITERS iterations"
+      C_CMD[$f]="$BIN/standardize_ref $LRX $LR_ITERS"
+      ORN_ARGS[$f]="--data=$LRX --iters=$LR_ITERS"
+      TOL[$f]=1e-9 ;;
     slr)
       data_libsvm && build_c slr_ref "$BENCH/slr/slr_ref.c" || { FAIL[$f]="no data or baseline"; return; }
       src=$BENCH/slr/slr.orn
