@@ -116,7 +116,75 @@ void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1)
  * key lies in its box, [f0, f1), is computed once; the loop then runs as three segments,
  * [lo, f0) and [f1, hi) with per-access tests and [f0, f1) without, in the original order.
  * Declares sg<id>_[4], the segment bounds. */
+/* One end of n's range in a guard (version.h): its least value (`least`) or its greatest. */
+static void guard_ext(C *c, const OrnCgGuard *g, bool least)
+{
+    if (!g->rlo) {
+        cg_o(c, "INT64_C(0)");
+        return;
+    }
+    if ((g->nsign > 0) == least) {
+        cg_o(c, "%s(int64_t)(", g->nsign > 0 ? "" : "-");
+        cg_ex_as(c, g->rlo, T_I64);
+        cg_o(c, ")");
+    } else {
+        cg_o(c, "%s((int64_t)(", g->nsign > 0 ? "" : "-");
+        cg_ex_as(c, g->rhi, T_I64);
+        cg_o(c, ") - 1)");
+    }
+}
+
+/* A guard's A without var at n's extreme for its comparison, saturated (orn_rt_shift_sat). */
+static void guard_a(C *c, const OrnCgGuard *g, bool least)
+{
+    cg_o(c, "orn_rt_shift_sat(");
+    guard_ext(c, g, least);
+    cg_o(c, ", 0, orn_rt_shift_sat(");
+    if (g->inv) {
+        cg_o(c, "(int64_t)(");
+        cg_ex_as(c, g->inv, T_I64);
+        cg_o(c, ")");
+    } else {
+        cg_o(c, "INT64_C(0)");
+    }
+    cg_o(c, ", 0, INT64_C(%lld)))", (long long)g->c);
+}
+
+/* Narrow [f0, f1) to where every guard holds (version.h). */
+static void guard_clips(C *c, const OrnCgGuard *g, int ng, const char *f0, const char *f1)
+{
+    for (int i = 0; i < ng; i++) {
+        bool ge = g[i].op == OP_GT || g[i].op == OP_GE;
+        bool strict = g[i].op == OP_GT || g[i].op == OP_LT;
+        cg_ind(c);
+        if (g[i].kind == 2) {
+            cg_o(c, "if (!(");
+            guard_a(c, &g[i], ge);
+            cg_o(c, " %s (int64_t)(", ge ? (strict ? ">" : ">=") : (strict ? "<" : "<="));
+            cg_ex_as(c, g[i].b, T_I64);
+            cg_o(c, "))) %s = %s;\n", f1, f0);
+            continue;
+        }
+        /* var >= B - A(least) (+1 when >); var < B - A(greatest) (+1 when <=) */
+        cg_o(c, "{ const int64_t q_ = orn_rt_shift_sat(");
+        guard_a(c, &g[i], ge);
+        cg_o(c, ", 1, orn_rt_shift_sat((int64_t)(");
+        cg_ex_as(c, g[i].b, T_I64);
+        cg_o(c, "), 0, INT64_C(%d))); ", (g[i].kind == 0) == strict ? 1 : 0);
+        if (g[i].kind == 0)
+            cg_o(c, "if (%s < q_) %s = q_; }\n", f0, f0);
+        else
+            cg_o(c, "if (%s > q_) %s = q_; }\n", f1, f1);
+    }
+}
+
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id)
+{
+    cg_split_range_g(c, sp, n, NULL, 0, lo, hi, id);
+}
+
+void cg_split_range_g(C *c, const OrnCgSpan *sp, int n, const OrnCgGuard *g, int ng, const char *lo,
+                      const char *hi, int id)
 {
     cg_ol(c, "int64_t f0%d_ = %s, f1%d_ = %s;", id, lo, id, hi);
     bool inv = false;
@@ -144,7 +212,9 @@ void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char
             cg_span_clip(c, &sp[i], f0, f1);
             cg_o(c, "\n");
         }
+    guard_clips(c, g, ng, f0, f1);
     cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
+    cg_ol(c, "if (f1%d_ < f0%d_) f1%d_ = f0%d_;", id, id, id, id);
     cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
 

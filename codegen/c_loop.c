@@ -1281,9 +1281,17 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
              k, k, k, nd, vt);
     }
     if (!versioned && !split) scatter_rows(c, l, keys, nd, vt);
+    /* ifs whose conditions hold in the fast range, narrowed to where they do (version.h) */
+    OrnCgGuard gd[ORN_CG_MAXGUARD];
+    const OrnNode *gifs[ORN_CG_MAXGUARD];
+    int ngifs = 0;
+    int ngd = versioned && !split && !c->cuda
+                  ? orn_cg_guards(l, last, lp->node->u.parfor.body, true, gd, ORN_CG_MAXGUARD, gifs,
+                                  &ngifs, ORN_CG_MAXGUARD)
+                  : 0;
     if (versioned) {
         c->ind = 2;
-        cg_split_range(c, sp, nsp, "j0_", "j1_", 0);
+        cg_split_range_g(c, sp, nsp, gd, ngd, "j0_", "j1_", 0);
         if (bufs) cg_split_range(c, bs, nb, "j0_", "j1_", bid);
         cg_o(c, "        for (int g_ = 0; g_ < 3; g_++) {\n");
     }
@@ -1306,6 +1314,8 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
             from = "sg0_[g_]";
             to = "sg0_[g_ + 1]";
         }
+        c->proven = fast ? gifs : NULL;
+        c->nproven = fast ? ngifs : 0;
         if (fast && srow) {
             c->ind = ind;
             cg_ol(c, "if (same_) {");
@@ -1334,6 +1344,8 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
         } else {
             run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind, fast);
         }
+        c->proven = NULL;
+        c->nproven = 0;
     }
     if (versioned) cg_o(c, "            }\n        }\n");
     runs_close(c, nd, 4);

@@ -1014,6 +1014,16 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
 
 static void st_if(C *c, const OrnNode *s, bool elif)
 {
+    for (int i = 0; i < c->nproven; i++)
+        if (c->proven[i] == s) { /* its condition holds here (version.h, guards) */
+            if (elif)
+                cg_o(c, "if (1) {\n");
+            else
+                cg_ol(c, "{");
+            cg_st_block(c, s->u.if_.then);
+            cg_ol(c, "}");
+            return;
+        }
     if (!elif) cg_ind(c);
     cg_o(c, "if (");
     cg_ex_cond(c, s->u.if_.cond);

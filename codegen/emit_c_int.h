@@ -97,6 +97,8 @@ typedef struct C {
     bool pf_inbox; /* prefetch: in a run's range whose boxable reads are proven in their
                       boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    const OrnNode **proven; /* ifs whose conditions hold in the fast range being written */
+    int nproven;
     int bufs_sure; /* ... of a for-in whose buffer updates' keys were tested too (c_stmt.c) */
     /* a version where a buffer adds in place into its target (c_stmt.c, csr_row_loop): the
      * fast reads of view alias_x - 1 go through buffer view alias_b - 1's box (0: none),
@@ -280,6 +282,9 @@ void cg_buf_alias_prologue(C *c, const OrnCgLoop *l, const char *indent);
 /* Whether expression e reads symbol s (a name, an array's base, inside subscripts). */
 bool cg_mentions(const OrnNode *e, const OrnSym *s);
 void cg_split_range(C *c, const OrnCgSpan *sp, int n, const char *lo, const char *hi, int id);
+/* The same, narrowed to where the guards hold (version.h: orn_cg_guards). */
+void cg_split_range_g(C *c, const OrnCgSpan *sp, int n, const OrnCgGuard *g, int ng, const char *lo,
+                      const char *hi, int id);
 void cg_span_full(C *c, const OrnCgSpan *sp);
 void cg_span_test(C *c, const OrnCgSpan *sp);
 void cg_span_clip(C *c, const OrnCgSpan *sp, const char *f0, const char *f1);

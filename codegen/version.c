@@ -860,6 +860,96 @@ bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
     return true;
 }
 
+/* ---------------------------------------------------------------- guards (version.h) */
+
+typedef struct Guards {
+    Walk w;
+    OrnCgGuard *g;
+    int ng, maxg;
+    const OrnNode **ifs;
+    int nifs, maxifs;
+} Guards;
+
+static OrnOp mirror(OrnOp op)
+{
+    return op == OP_LT   ? OP_GT
+           : op == OP_LE ? OP_GE
+           : op == OP_GT ? OP_LT
+           : op == OP_GE ? OP_LE
+                         : op;
+}
+
+/* The guards of one comparison term (appended to out[*n]); false: not of the form. */
+static bool guard_term(const Walk *w, const OrnNode *t, OrnCgGuard *out, int *n, int max)
+{
+    if (t->kind == N_BINARY && t->u.binary.op == OP_AND)
+        return guard_term(w, t->u.binary.l, out, n, max) &&
+               guard_term(w, t->u.binary.r, out, n, max);
+    if (t->kind != N_BINARY || *n == max) return false;
+    OrnOp op = t->u.binary.op;
+    if (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE) return false;
+    const OrnNode *a = t->u.binary.l, *b = t->u.binary.r;
+    if (!int_typed(a) || !int_typed(b)) return false;
+    if (invariant(w, a) && !invariant(w, b)) { /* B OP A: A (mirrored OP) B */
+        const OrnNode *x = a;
+        a = b;
+        b = x;
+        op = mirror(op);
+    }
+    if (!invariant(w, b) || !no_division(b)) return false;
+    Lin L = {0};
+    lin(w, a, 1, &L, 0);
+    if (L.bad || L.nvar < 0 || L.nvar > 1 || L.c == INT64_MIN) return false;
+    if (L.inv && !no_division(L.inv)) return false;
+    OrnCgGuard g = {.b = b, .inv = L.inv, .nsign = L.nsign ? L.nsign : 1, .c = L.c, .op = op};
+    if (L.nest) {
+        g.rlo = L.nest->u.for_.lo;
+        g.rhi = L.nest->u.for_.hi;
+    }
+    g.kind = !L.nvar ? 2 : (op == OP_GT || op == OP_GE) ? 0 : 1;
+    out[(*n)++] = g;
+    return true;
+}
+
+static void guards_visit(const OrnNode *n, void *ud)
+{
+    Guards *gs = ud;
+    Walk *w = &gs->w;
+    if (n->kind == N_IF && gs->nifs < gs->maxifs) {
+        int ng = gs->ng;
+        if (guard_term(w, n->u.if_.cond, gs->g, &gs->ng, gs->maxg))
+            gs->ifs[gs->nifs++] = n;
+        else
+            gs->ng = ng;
+    }
+    if (n->kind == N_FOR) {
+        bool push = w->nnest < 8 && invariant(w, n->u.for_.lo) && invariant(w, n->u.for_.hi);
+        if (push) w->nest[w->nnest++] = n;
+        orn_ast_each_child(n, guards_visit, ud);
+        if (push) w->nnest--;
+        return;
+    }
+    if (n->kind == N_PARFOR) return;
+    orn_ast_each_child(n, guards_visit, ud);
+}
+
+int orn_cg_guards(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, bool value_varies,
+                  OrnCgGuard *g, int maxg, const OrnNode **ifs, int *nifs, int maxifs)
+{
+    Guards gs = {.w = {.l = l, .var = var, .value_varies = value_varies, .ok = true},
+                 .g = g,
+                 .maxg = maxg,
+                 .ifs = ifs,
+                 .maxifs = maxifs};
+    *nifs = 0;
+    if (!l || !var || !body) return 0;
+    orn_ast_each_child(body, collect_assigned, &gs.w);
+    if (!gs.w.ok || is_assigned(&gs.w, var)) return 0;
+    orn_ast_each_child(body, guards_visit, &gs);
+    *nifs = gs.nifs;
+    return gs.ng;
+}
+
 /* ---------------------------------------------------------------- row pointers */
 
 typedef struct Rows {

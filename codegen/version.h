@@ -131,6 +131,30 @@ int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
  * stores) and the rest of the row as written. Every term is free of side effects and of
  * division, so evaluating it once, even where the `and` would not have reached it, can
  * neither trap nor differ. */
+/* Guards proven over a range. An `if` anywhere in the body of a loop over var (inside
+ * nested `for` loops with invariant bounds too) whose condition is a conjunction of
+ * comparisons `A OP B` (or `B OP A`), B an invariant integer expression and A of the
+ * window form of version.h -- var (coefficient 1) or not, plus at most one nested loop's
+ * variable n, an invariant term and a constant, through the variables the body declares
+ * by their only assignment (`cc = c + dc` ... `if cc >= 0 and cc < w`) -- holds for every
+ * value n takes where var lies in one interval: a term with var bounds it (the extreme n
+ * over its loop's range), one without var is a test made once before the loop. The
+ * emitter narrows the fast range to that interval (cg_split_range_g) and writes such an
+ * `if` there as its statements alone: a 3x3 filter whose neighbours are tested against
+ * the extents then runs its interior without tests, as hand-written C does. */
+enum { ORN_CG_MAXGUARD = 16 };
+typedef struct OrnCgGuard {
+    int kind;                 /* 0: var >= bound, 1: var < bound, 2: test */
+    const OrnNode *b;         /* B */
+    const OrnNode *inv;       /* A's invariant term, or NULL */
+    const OrnNode *rlo, *rhi; /* n's loop bounds, or NULL (no n) */
+    int nsign;                /* +1: A holds +n, -1: -n */
+    int64_t c;                /* A's constant */
+    OrnOp op;                 /* test: A OP B (A at n's extreme for OP) */
+} OrnCgGuard;
+int orn_cg_guards(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, bool value_varies,
+                  OrnCgGuard *g, int maxg, const OrnNode **ifs, int *nifs, int maxifs);
+
 enum { ORN_CG_MAXBOUND = 8 };
 typedef struct OrnCgSplit {
     const OrnNode *then; /* the if's N_BLOCK */
