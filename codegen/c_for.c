@@ -214,7 +214,7 @@ void cg_split_range_g(C *c, const OrnCgSpan *sp, int n, const OrnCgGuard *g, int
         }
     guard_clips(c, g, ng, f0, f1);
     cg_ol(c, "if (f0%d_ > %s) f0%d_ = f1%d_ = %s;", id, hi, id, id, hi);
-    cg_ol(c, "if (f1%d_ < f0%d_) f1%d_ = f0%d_;", id, id, id, id);
+    if (ng) cg_ol(c, "if (f1%d_ < f0%d_) f1%d_ = f0%d_;", id, id, id, id); /* a guard raised f0 */
     cg_ol(c, "const int64_t sg%d_[4] = {%s, f0%d_, f1%d_, %s};", id, lo, id, id, hi);
 }
 
