@@ -216,6 +216,13 @@ static unsigned cut_of(const Cuts *c, const OrnSym *s)
     return 0;
 }
 
+static bool cut_known(const Cuts *c, const OrnSym *s)
+{
+    for (int i = 0; c && i < c->n; i++)
+        if (c->sym[i] == s) return true;
+    return false;
+}
+
 static void set_cut(Cuts *c, const OrnSym *s, unsigned dims)
 {
     for (int i = 0; i < c->n; i++)
@@ -258,6 +265,9 @@ static void summarize_arrays(Builder *b, const Cuts *cuts)
         in->est_elems = orn_extent_elems(sym);
         in->within_space = !in->is_space && orn_extent_within(sym, p->loop->space);
         in->prev_dims = in->is_buffer ? 0 : cut_of(cuts, sym);
+        /* never cut by a loop yet: a loader's array is in rows (bit 0) */
+        if (!in->prev_dims && !in->is_buffer && !cut_known(cuts, sym) && orn_extent_from_data(sym))
+            in->prev_dims = 1;
         bool first = true;
         for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;
         if (in->is_space) {
@@ -331,6 +341,13 @@ static void summarize_arrays(Builder *b, const Cuts *cuts)
             first = false;
         }
         if (first) in->only_const = false; /* no element access (buffers) */
+        /* read at keys along a dimension far longer than the space's: fetch what is read */
+        for (int m = 0; m < in->ndims && !in->is_space && !in->is_buffer && !in->written; m++)
+            if (in->key_of_dim[m] >= 0 &&
+                orn_extent_overhangs(sym, m, p->loop->space, in->key_of_dim[m])) {
+                in->key_of_dim[m] = -1;
+                in->overhang = true;
+            }
         if (in->is_space) {
             in->only_const = false;
             for (int m = 0; m < in->ndims && m < p->nkeys; m++)
@@ -737,6 +754,12 @@ static void role_notes(Builder *b)
                      "%s: prefetched: read-only, at subscripts known only at run time (%s, "
                      "line %u); each block fetches the elements it reads before it runs",
                      name, acc_text(u, a), a->span.line);
+            else if (in->overhang)
+                note(b, ORN_NOTE_ROLE, k,
+                     "%s: prefetched: read-only, at keys (%s) along a dimension far longer than "
+                     "the iteration space's; each block fetches the elements it reads rather than "
+                     "cutting %s to the space's few blocks",
+                     name, acc_text(u, first_access(p, k, false)), name);
             else
                 note(b, ORN_NOTE_ROLE, k,
                      "%s: prefetched: read-only, indexed by keys the blocks do not follow over a "

@@ -215,3 +215,20 @@ bool orn_extent_within(const OrnSym *a, const OrnSym *space)
     }
     return true;
 }
+
+bool orn_extent_overhangs(const OrnSym *a, int m, const OrnSym *space, int p)
+{
+    Ext ea[ORN_DEP_MAXDIM], es[ORN_DEP_MAXDIM];
+    int na = exts_of(a, ea, 0), ns = exts_of(space, es, 0);
+    if (m < 0 || m >= na || p < 0 || p >= ns) return false;
+    long long sv = es[p].v;
+    if (sv < 0 || sv > ORN_EXTENT_SMALL) return false;
+    if (ea[m].arr) return true; /* from data, against a few elements */
+    return ea[m].v >= 0 && ea[m].v / 2 > sv;
+}
+
+bool orn_extent_from_data(const OrnSym *a)
+{
+    Ext e[ORN_DEP_MAXDIM];
+    return exts_of(a, e, 0) > 0 && e[0].arr == a;
+}

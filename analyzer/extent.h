@@ -28,4 +28,13 @@ long long orn_extent_elems(const OrnSym *arr);
  * a row's worth of the loop's own elements, whatever the data's size. */
 bool orn_extent_within(const OrnSym *a, const OrnSym *space);
 
+/* Whether dimension m of array `a` is far longer than dimension p of `space`: space's is
+ * small (an estimate up to ORN_EXTENT_SMALL) and a's comes from data or is over twice as
+ * long (`v = X[c, j]` over 16 centres, X read from a file). Cutting a along m with the
+ * space's blocks would put all but the first rows of a on the last rank. */
+bool orn_extent_overhangs(const OrnSym *a, int m, const OrnSym *space, int p);
+
+/* Whether `a` is read from data (a loader's array): the loader cuts it by rows. */
+bool orn_extent_from_data(const OrnSym *a);
+
 #endif

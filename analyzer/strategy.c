@@ -140,7 +140,7 @@ OrnRole orn_plan_unaligned_role(const OrnPlanProblem *pb, const OrnPlanArray *a)
     if (a->only_const) return ORN_ROLE_REPLICATED;
     /* rows of a sparse array at rows the blocks do not own: a copy on every rank */
     if (a->sparse_rows) return ORN_ROLE_REPLICATED;
-    if (a->varying_unknown) return ORN_ROLE_PREFETCHED;
+    if (a->varying_unknown || a->overhang) return ORN_ROLE_PREFETCHED;
     /* indexed by keys the blocks do not follow: a dense space reads all of it */
     if (a->keys_mask) return pb->sparse_space ? ORN_ROLE_PREFETCHED : ORN_ROLE_REPLICATED;
     return ORN_ROLE_REPLICATED;

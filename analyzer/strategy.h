@@ -81,6 +81,8 @@ typedef struct OrnPlanArray {
                               cut along dimension 0 by k alone) */
     long long est_elems;   /* elements, estimated from the declaration (extent.h), or -1 */
     bool within_space;     /* smaller than the iteration space by a whole extent (extent.h) */
+    bool overhang;         /* read-only, at keys along a dimension far longer than the
+                              space's (extent.h): not aligned, prefetched */
     unsigned prev_dims;    /* the array's dimensions (bit m: dimension m) that the loop before
                               this one over it, in program order, cut as a 1d partition; 0:
                               none or unknown. Cutting others moves the array (strategy.c) */
