@@ -535,6 +535,13 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
                     "'dot' needs two views, or two arrays of the same shape; "
                     "found %s and %s",
                     ORN_TSTR(s, t[0]), ORN_TSTR(s, t[1]));
+            bool v0 = t[0]->kind == T_VIEW, v1 = t[1]->kind == T_VIEW;
+            bool d0 = t[0]->kind == T_ARRAY && t[0]->dist, d1 = t[1]->kind == T_ARRAY && t[1]->dist;
+            if ((v0 && d1) || (v1 && d0))
+                ORN_NOTE(s, "a view pairs with a view or a local array, not a whole dist array: "
+                            "write the sum as a loop, 's += A[i, j] * x[j]' in 'for j in "
+                            "0..cols(A)' (or 's += a * x[j]' in 'for (j, a) in A[i, :]' over a "
+                            "sparse row)");
             bad = true;
         }
     }

@@ -277,6 +277,11 @@ const OrnType *orn_sema_subscripts(Sema *s, OrnNode *ix, const OrnType *arr, con
             ORN_ERR(s, slice1->span, "a ':' view needs a 2-D array, but '%s' has %d dimension%s",
                     name, arr->ndims, orn_sema_plural(arr->ndims));
             if (sym) orn_sema_note_decl(s, sym);
+            if (arr->ndims == 1)
+                ORN_NOTE(s,
+                         "a 1-D array is used whole by its name ('sum(%s)', 'dot(%s, %s)'), "
+                         "or element by element ('for j in 0..len(%s)' ... '%s[j]')",
+                         name, name, name, name, name);
             return orn_sema_terr(s);
         }
         if (slice2) {
