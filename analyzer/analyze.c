@@ -209,27 +209,29 @@ typedef struct Cuts {
     int n, cap;
 } Cuts;
 
-static unsigned cut_of(const Cuts *c, const OrnSym *s)
+static int cut_index(const Cuts *c, const OrnSym *s)
 {
     for (int i = 0; c && i < c->n; i++)
-        if (c->sym[i] == s) return c->dims[i];
-    return 0;
+        if (c->sym[i] == s) return i;
+    return -1;
 }
 
-static bool cut_known(const Cuts *c, const OrnSym *s)
+/* The dimensions the last loop planned cut s along; never cut by a loop yet, a loader's
+ * array is in rows (bit 0), any other is made where its first loop puts it (0). */
+static unsigned cut_of(const Cuts *c, const OrnSym *s)
 {
-    for (int i = 0; c && i < c->n; i++)
-        if (c->sym[i] == s) return true;
-    return false;
+    int i = cut_index(c, s);
+    if (i >= 0) return c->dims[i];
+    return orn_extent_from_data(s) ? 1u : 0u;
 }
 
 static void set_cut(Cuts *c, const OrnSym *s, unsigned dims)
 {
-    for (int i = 0; i < c->n; i++)
-        if (c->sym[i] == s) {
-            c->dims[i] = dims;
-            return;
-        }
+    int i = cut_index(c, s);
+    if (i >= 0) {
+        c->dims[i] = dims;
+        return;
+    }
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 16;
         c->sym = orn_xrealloc(c->sym, (size_t)c->cap * sizeof *c->sym);
@@ -265,9 +267,6 @@ static void summarize_arrays(Builder *b, const Cuts *cuts)
         in->est_elems = orn_extent_elems(sym);
         in->within_space = !in->is_space && orn_extent_within(sym, p->loop->space);
         in->prev_dims = in->is_buffer ? 0 : cut_of(cuts, sym);
-        /* never cut by a loop yet: a loader's array is in rows (bit 0) */
-        if (!in->prev_dims && !in->is_buffer && !cut_known(cuts, sym) && orn_extent_from_data(sym))
-            in->prev_dims = 1;
         bool first = true;
         for (int m = 0; m < ORN_DEP_MAXDIM; m++) in->key_of_dim[m] = -1;
         if (in->is_space) {

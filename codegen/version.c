@@ -493,6 +493,15 @@ static void access(Walk *w, const OrnNode *e)
     w->boxed = true;
 }
 
+/* A nested `for` whose bounds are invariant goes on the nest stack (its variable's range is
+ * known); whether it did. */
+static bool push_nest(Walk *w, const OrnNode *f)
+{
+    if (w->nnest == 8 || !invariant(w, f->u.for_.lo) || !invariant(w, f->u.for_.hi)) return false;
+    w->nest[w->nnest++] = f;
+    return true;
+}
+
 /* Pass 2: every element access, and anything that rules versioning out. */
 static void check(const OrnNode *n, void *ud)
 {
@@ -517,8 +526,7 @@ static void check(const OrnNode *n, void *ud)
         return;
     case N_FOR: {
         /* a nested loop with invariant bounds: its variable's range is known */
-        bool push = w->nnest < 8 && invariant(w, n->u.for_.lo) && invariant(w, n->u.for_.hi);
-        if (push) w->nest[w->nnest++] = n;
+        bool push = push_nest(w, n);
         w->depth++;
         orn_ast_each_child(n, check, ud);
         w->depth--;
@@ -923,8 +931,7 @@ static void guards_visit(const OrnNode *n, void *ud)
             gs->ng = ng;
     }
     if (n->kind == N_FOR) {
-        bool push = w->nnest < 8 && invariant(w, n->u.for_.lo) && invariant(w, n->u.for_.hi);
-        if (push) w->nest[w->nnest++] = n;
+        bool push = push_nest(w, n);
         orn_ast_each_child(n, guards_visit, ud);
         if (push) w->nnest--;
         return;
