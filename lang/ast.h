@@ -103,7 +103,8 @@ struct OrnNode {
         struct {      /* N_ASSIGN */
             OrnOp op; /* OP_NONE for '=' */
             OrnNode *target, *value;
-            bool declares; /* sema: first assignment of a variable */
+            bool declares;    /* sema: first assignment of a variable */
+            bool binds_value; /* sema: `v = X[e, k]` of a foreach made a for (sema_foreach.c) */
         } assign;
         struct { /* N_CONST, N_PARAM */
             const OrnName *id;

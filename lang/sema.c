@@ -584,6 +584,7 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         }
         const OrnType *t = storable(s, val, vt);
         sym = new_sym(s, SYM_VAR, id, t, tg->span, n);
+        sym->readonly_value = n->u.assign.binds_value;
         bind(s, sym);
         n->u.assign.declares = true;
         orn_sema_infer_decl(s, n, val, sym);
@@ -607,6 +608,9 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         break;
     case SYM_LOOPVAR:
         what = "loop variable";
+        break;
+    case SYM_VAR:
+        if (sym->readonly_value) what = "loop variable";
         break;
     case SYM_FN:
     case SYM_EXTERN:
@@ -938,6 +942,10 @@ static void foreach_stmt(Sema *s, OrnNode *n)
 {
     OrnNode *it = n->u.foreach.iter;
     const OrnType *t = orn_sema_expr(s, it);
+    if (orn_sema_foreach_as_for(s, n, t)) {
+        for_stmt(s, n);
+        return;
+    }
     const OrnType *vt = orn_sema_terr(s);
     if (t->kind == T_VIEW && it->kind == N_INDEX) {
         vt = orn_type_scalar(s->ty, t->elem);

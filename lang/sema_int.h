@@ -205,6 +205,10 @@ static inline const char *orn_sema_plural(long n)
 const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value);
 int orn_sema_builtin_of(const OrnName *id);
 
+/* sema_foreach.c: `for (k, v) in` a dense view or local 1-D array (type t, already checked)
+ * rewritten in place as `for k in 0..n` with `v = X[e, k]` first; false: left as it is. */
+bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t);
+
 /* sema_fold.c */
 bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);
 

@@ -38,6 +38,18 @@ static bool foreach_ok(const Check *k, const OrnNode *n, bool *sparse)
     return dim == 1 && as->type->ndims == 2 && orn_cg_array_index(k->l, as) >= 0;
 }
 
+/* rows/cols/len of a dist array of the plan: its extents are in the kernel's arguments
+ * (`for (k, v) in X[i, :]` is `for k in 0..cols(X)`, lang/sema_foreach.c) */
+static bool extent_ok(const Check *k, const OrnNode *call)
+{
+    int bi = call->u.call.builtin;
+    const OrnNode *a = call->u.call.args;
+    if (bi != ORN_BI_ROWS && bi != ORN_BI_COLS && bi != ORN_BI_LEN) return false;
+    if (!a || a->next || a->kind != N_NAME || !a->u.name.sym) return false;
+    const OrnSym *s = a->u.name.sym;
+    return s->kind == SYM_DIST && !cg_is_buffer(s) && orn_cg_array_index(k->l, s) >= 0;
+}
+
 static void check_node(const OrnNode *n, void *ud)
 {
     Check *k = ud;
@@ -83,7 +95,7 @@ static void check_node(const OrnNode *n, void *ud)
              * random draws (rand(), randn(), randint(n): not the array constructors) */
             int bi = n->u.call.builtin;
             bool draw = (bi == ORN_BI_RAND || bi == ORN_BI_RANDN) && !n->u.call.args;
-            bool ok = bi == ORN_BI_DOT || bi == ORN_BI_RANDINT || draw ||
+            bool ok = bi == ORN_BI_DOT || bi == ORN_BI_RANDINT || draw || extent_ok(k, n) ||
                       (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST));
             if (!ok) k->why = "this built-in in a loop body";
         }

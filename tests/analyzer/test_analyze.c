@@ -211,9 +211,11 @@ static void test_loops(void)
           "@ordered parallel_for (u, i), r in R\n    W[:, u] += r * H[:, i]\n"
           "    H[:, i] += r * W[:, u]\nend\n",
           "2d_ordered dims=[0,1] vecs=[0, +][+, 0] R=partitioned W=partitioned H=rotated\n", 0);
-    /* a buffered update with irregular reads (SLR's shape) */
+    /* a buffered update with irregular reads (SLR's shape: a sparse X; over a dense row the
+     * reads of w are a range, and a small w is replicated) */
     check("buffered",
-          "dist X = zeros(f32, 4, 4)\ndist y = zeros(f32, 4)\ndist w = zeros(f32, 4)\n"
+          "dist X = load_triplets(\"x\")\ndist y = zeros(f32, rows(X))\n"
+          "dist w = zeros(f32, cols(X))\n"
           "dist dw = buffer(w)\nparallel_for n, label in y\n    for (f, x) in X[n, :]\n"
           "        dw[f] += x * w[f]\n    end\nend\n",
           "1d dims=[0] vecs=- y=partitioned X=partitioned dw=buffered w=prefetched\n", 0);

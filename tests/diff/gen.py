@@ -1024,9 +1024,18 @@ class Gen:
         j = self.fresh('j')
         lo = self.pick([0, 0, 1])
         hi = lo + self.r.randint(1, 11)
+        # or over a dense view: `for (j, z) in A[e, :]` is such a loop (lang/sema_foreach.c)
+        dense = [(a, f) for a, f in self.view_pairs(ctx) if not a.sparse]
+        gs, view, z = [], None, None
+        if dense and self.chance(0.35):
+            a, free = self.pick(dense)
+            gs, view = self.guarded_value(ctx, lambda: self.view(ctx, a, free))
+            lo, hi, z = 0, a.dims[free], self.fresh('z')
         ctx.declare(VarI(y, 'f64', 'local'))
         pre = [('assign', var(y), '=', lit(self.pick([0.0, 0.5, -1.0])))]
         ctx.scopes.append({j: VarI(j, 'i64', 'loopvar', (lo, hi))})
+        if view is not None:
+            ctx.scopes[-1][z] = VarI(z, a.type, 'elemcopy')
         saved = ctx.pure
         ctx.pure = True
         try:
@@ -1047,6 +1056,8 @@ class Gen:
             ctx.guards = saved_guards
             ctx.pure = saved
             ctx.scopes.pop()
+        if view is not None:
+            return pre + self.wrap(gs, [('foreach', j, z, view, body)])
         return pre + [('for', j, lit(lo), lit(hi), body)]
 
     def body_stmt(self, ctx, depth):

@@ -649,6 +649,19 @@ class Interp:
             v = View(a, [None]) if len(a.dims) == 1 else None
         else:
             v = self.view_of(view)
+        # over a dense view (a dist one inside a loop body) or a local 1-D array it is the
+        # loop `for kv in 0..n` whose body starts `vv = X[e, kv]` (lang/sema_foreach.c): a
+        # loop reduction when its body is one (a reduction's body assigns nothing that a pure
+        # e reads, so e is the same in every iteration)
+        subs = [None] if view[0] == 'var' else view[2]
+        if not v.arr.sparse and (view[1] not in self.arrays or
+                                 (self.loop is not None and not self.in_fn)) and \
+                all(pure(x, self.fns) for x in subs if x is not None):
+            elem = ('idx', view[1], [('var', kv) if x is None else x for x in subs])
+            loop = ('for', kv, None, None, [('assign', ('var', vv), '=', elem)] + list(body))
+            red = self.reduction(loop)
+            if red is not None:
+                return self.loop_reduction(loop, 0, v.n, red)
         if v.arr.sparse:
             inside = self.loop is not None and v.free == 1
             pairs = [x for x in range(v.n) if tuple(v.keyat(x)) in v.arr.data]

@@ -1,0 +1,202 @@
+/* sema_foreach.c: `for (k, v) in` a dense view or a local 1-D array is a counted loop
+ * (docs/language.md, "for (k, v) in").
+ *
+ *     for (k, v) in X[e, :]        ->   for k in 0..cols(X)
+ *         body                             v = X[e, k]      (v read-only, as before)
+ *     end                                  body
+ *                                      end
+ *
+ * (`X[:, e]`: rows(X) and X[k, e]; a local 1-D array x: len(x) and x[k].) One form for the
+ * analyzer and both code generators: the element reads get the direct addressing, range
+ * versioning and loop reductions of a counted loop, and a sum over a row is the same loop
+ * reduction whichever way the row is written. The node is rewritten in place, so the
+ * rewrite is idempotent across sema's float-inference runs.
+ *
+ * A dist array's view is rewritten inside a parallel_for body only (at top level a view is
+ * fetched once, its elements one by one would each be collective), and a sparse array's
+ * never (its foreach visits the stored entries). The subscript e is evaluated again in every
+ * iteration, so the rewrite needs e to give the same value each time: it reads literals,
+ * keys, loop variables, consts, params, variables the body does not assign and elements of
+ * arrays it does not write, through arithmetic, the pure built-ins and extents only. */
+#include "sema_int.h"
+
+/* What the body may change: a variable `id` it assigns (`id = ...`, `id op= ...`), an array
+ * `id` whose elements it assigns, and any array when it updates a buffer (its target may
+ * be `id`) or calls a user fn or extern (which may write arrays). A fn cannot assign its
+ * caller's variables. */
+typedef struct Scan {
+    Sema *s;
+    const OrnName *id;
+    bool elems; /* look for element assignments `id[...] = ...` too */
+    bool hit;
+} Scan;
+
+static void scan(const OrnNode *n, void *ud)
+{
+    Scan *sc = ud;
+    const OrnNode *t = n->kind == N_ASSIGN ? n->u.assign.target : NULL;
+    if (t && t->kind == N_NAME && t->u.name.id == sc->id) sc->hit = true;
+    if (sc->elems && t && t->kind == N_INDEX && t->u.index.base &&
+        t->u.index.base->kind == N_NAME) {
+        const OrnName *b = t->u.index.base->u.name.id;
+        const OrnSym *y = b ? orn_sema_lookup(sc->s, b) : NULL;
+        if (b == sc->id || (y && y->type && y->type->kind == T_BUFFER)) sc->hit = true;
+    }
+    if (sc->elems && n->kind == N_CALL && orn_sema_builtin_of(n->u.call.id) < 0) sc->hit = true;
+    orn_ast_each_child(n, scan, ud);
+}
+
+static bool assigned_in(Sema *s, const OrnNode *body, const OrnName *id, bool elems)
+{
+    Scan sc = {s, id, elems, false};
+    scan(body, &sc);
+    return sc.hit;
+}
+
+static bool stable(Sema *s, const OrnNode *e, const OrnNode *body, const OrnName *k,
+                   const OrnName *v)
+{
+    if (!e) return false;
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+        return true;
+    case N_NAME: {
+        const OrnSym *y = e->u.name.sym;
+        if (!y || e->u.name.id == k || e->u.name.id == v) return false;
+        switch (y->kind) {
+        case SYM_KEY:
+        case SYM_LOOPVAR:
+        case SYM_CONST:
+        case SYM_PARAM:
+            return true;
+        case SYM_VAR:
+        case SYM_ARG:
+        case SYM_VALUE:
+            return y->readonly_value || !assigned_in(s, body, e->u.name.id, false);
+        default:
+            return false;
+        }
+    }
+    case N_UNARY:
+        return stable(s, e->u.unary.e, body, k, v);
+    case N_BINARY:
+        return stable(s, e->u.binary.l, body, k, v) && stable(s, e->u.binary.r, body, k, v);
+    case N_INDEX: {
+        /* an element of an array the body does not write (nor, through a call, may) */
+        const OrnNode *b = e->u.index.base;
+        const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
+        if (!y || !y->type || y->type->kind != T_ARRAY || b->u.name.id == k ||
+            b->u.name.id == v || assigned_in(s, body, b->u.name.id, true))
+            return false;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (!stable(s, x, body, k, v)) return false;
+        return true;
+    }
+    case N_CALL: {
+        int bi = e->u.call.builtin;
+        bool extent = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM ||
+                      bi == ORN_BI_LEN || bi == ORN_BI_NNZ;
+        if (bi < 0 || bi >= ORN_BI__COUNT || (!extent && !(orn_builtins[bi].flags & BI_CONST)))
+            return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) {
+            const OrnSym *y = a->kind == N_NAME ? a->u.name.sym : NULL;
+            bool whole = extent && y && y->type && y->type->kind == T_ARRAY; /* fixed extents */
+            if (!whole && !stable(s, a, body, k, v)) return false;
+        }
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static OrnNode *name_node(Sema *s, const OrnName *id, OrnSpan span)
+{
+    OrnNode *n = orn_node_new(s->u, N_NAME, span);
+    n->u.name.id = id;
+    return n;
+}
+
+bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t)
+{
+    OrnNode *it = n->u.foreach.iter, *key = n->u.foreach.key, *val = n->u.foreach.value;
+    OrnNode *body = n->u.foreach.body;
+    if (!it || !key || !val || !body || key->kind != N_NAME || val->kind != N_NAME) return false;
+    const OrnNode *base = it->kind == N_INDEX ? it->u.index.base : it;
+    if (!base || base->kind != N_NAME || !base->u.name.sym) return false;
+    const OrnSym *as = base->u.name.sym;
+    const OrnType *at = as->type;
+    if (!at || at->kind != T_ARRAY || at->sparse || orn_type_is_str_array(at)) return false;
+    if (at->dist && (!s->loop || s->fn)) return false;
+    const OrnName *kid = key->u.name.id, *vid = val->u.name.id, *aid = base->u.name.id;
+    /* names already in scope: the foreach's own path reports the redeclaration */
+    if (!kid || !vid || kid == vid || orn_sema_lookup(s, kid) || orn_sema_lookup(s, vid))
+        return false;
+    OrnNode *fixed = NULL;
+    int slice = -1;
+    const char *extent;
+    if (t->kind == T_VIEW && it->kind == N_INDEX && at->ndims == 2) {
+        int i = 0;
+        for (OrnNode *sub = it->u.index.subs; sub; sub = sub->next, i++) {
+            if (sub->kind == N_SLICE)
+                slice = i;
+            else
+                fixed = sub;
+        }
+        if (i != 2 || slice < 0 || !stable(s, fixed, body, kid, vid)) return false;
+        extent = slice == 1 ? "cols" : "rows";
+    } else if (t->kind == T_ARRAY && !at->dist && at->ndims == 1 && it->kind == N_NAME) {
+        extent = "len";
+    } else {
+        return false;
+    }
+
+    OrnSpan sp = it->span;
+    OrnNode *hi = orn_node_new(s->u, N_CALL, sp);
+    hi->u.call.id = orn_intern_cstr(s->u->names, extent);
+    hi->u.call.id_span = sp;
+    hi->u.call.args = name_node(s, aid, base->span);
+    hi->u.call.builtin = -1;
+
+    OrnNode *elem = orn_node_new(s->u, N_INDEX, sp);
+    elem->u.index.base = name_node(s, aid, base->span);
+    OrnNode *k = name_node(s, kid, key->span);
+    if (slice < 0) {
+        elem->u.index.subs = k;
+    } else {
+        OrnNode *f = fixed;
+        f->next = NULL;
+        if (slice == 1) {
+            f->next = k;
+            elem->u.index.subs = f;
+        } else {
+            k->next = f;
+            elem->u.index.subs = k;
+        }
+    }
+    OrnNode *bind = orn_node_new(s->u, N_ASSIGN, val->span);
+    bind->u.assign.op = OP_NONE;
+    bind->u.assign.target = val;
+    bind->u.assign.value = elem;
+    bind->u.assign.binds_value = true;
+    if (body->kind == N_BLOCK) {
+        bind->next = body->u.block.stmts;
+        body->u.block.stmts = bind;
+    } else {
+        OrnNode *b = orn_node_new(s->u, N_BLOCK, body->span);
+        bind->next = body;
+        b->u.block.stmts = bind;
+        body = b;
+    }
+
+    OrnNode *lo = orn_node_new(s->u, N_INT, sp);
+    lo->u.ilit.v = 0;
+    n->kind = N_FOR;
+    n->u.for_.var = key;
+    n->u.for_.lo = lo;
+    n->u.for_.hi = hi;
+    n->u.for_.body = body;
+    return true;
+}
