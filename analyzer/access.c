@@ -1,6 +1,8 @@
 /* access.c: collect and classify the dist accesses of a parallel_for (see access.h). */
 #include "access.h"
 
+#include "extent.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,8 @@ typedef struct Ctx {
     int nframes;
     OrnSpan call_site;
     const OrnNode *row_iter; /* the iterator of the for (k, v) in ... being walked */
+    OrnClamp *clamps;        /* proven clamps (access.h) */
+    int nclamps, capclamps;
 } Ctx;
 
 const char *orn_access_kind(const OrnAccess *a)
@@ -205,6 +209,143 @@ static bool run_site_expr(const Ctx *c, const OrnNode *e, int depth)
     }
 }
 
+/* ---- clamped subscripts: min(max(k + c, 0), n - 1) ---- */
+
+static bool int_type(const OrnType *t)
+{
+    return t && (t->kind == T_I32 || t->kind == T_I64);
+}
+
+/* What an extent expression stands for: an expression over literals, consts and params, or
+ * dimension `dim` of a dist array whose constructor gives no expression (read from data). */
+typedef struct Extent {
+    const OrnNode *e;
+    const OrnSym *arr;
+    int dim;
+} Extent;
+
+static Extent canon(const Ctx *c, const OrnNode *e, int depth);
+
+static Extent dim_extent(const Ctx *c, const OrnSym *a, int d, int depth)
+{
+    const OrnNode *x = orn_extent_arg(a, d);
+    return x ? canon(c, x, depth + 1) : (Extent){NULL, a, d};
+}
+
+/* Through top-level variables assigned once and rows/cols/dim of dist arrays. */
+static Extent canon(const Ctx *c, const OrnNode *e, int depth)
+{
+    Extent x = {e, NULL, 0};
+    if (!e || depth > MAX_FOLLOW) return x;
+    if (e->kind == N_NAME && e->u.name.sym) {
+        const OrnSym *s = e->u.name.sym;
+        if (s->kind == SYM_VAR && s->global && !s->fn && !in_loop(c, s) && s->id >= 0 &&
+            s->id < c->u->sema.nsyms && c->nassign[s->id] == 1 && c->def[s->id])
+            return canon(c, c->def[s->id], depth + 1);
+        return x;
+    }
+    if (e->kind != N_CALL) return x;
+    int bi = e->u.call.builtin, d = bi == ORN_BI_ROWS ? 0 : bi == ORN_BI_COLS ? 1 : -1;
+    const OrnNode *a = e->u.call.args;
+    OrnConstVal dv;
+    if (bi == ORN_BI_DIM && a && a->next && orn_sema_eval_const(a->next, &dv) &&
+        (dv.kind == T_I64 || dv.kind == T_I32))
+        d = (int)dv.i;
+    if (d < 0 || !a || a->kind != N_NAME || !a->u.name.sym || a->u.name.sym->kind != SYM_DIST)
+        return x;
+    return dim_extent(c, a->u.name.sym, d, depth);
+}
+
+static bool fold_int(const OrnNode *e, int64_t *v)
+{
+    OrnConstVal cv;
+    if (!e || !int_type(e->type) || !orn_sema_eval_const(e, &cv) ||
+        (cv.kind != T_I64 && cv.kind != T_I32))
+        return false;
+    *v = cv.i;
+    return true;
+}
+
+/* x and y are the same value: the same array dimension, equal constants, the same const or
+ * param, or the same operation on such. */
+static bool same_extent(const Ctx *c, Extent x, Extent y, int depth)
+{
+    if (depth > MAX_FOLLOW) return false;
+    if (x.arr || y.arr) return x.arr == y.arr && x.dim == y.dim;
+    int64_t a, b;
+    if (fold_int(x.e, &a) && fold_int(y.e, &b)) return a == b;
+    if (!x.e || !y.e || x.e->kind != y.e->kind) return false;
+    if (x.e->kind == N_NAME) {
+        const OrnSym *s = x.e->u.name.sym;
+        return s && s == y.e->u.name.sym && (s->kind == SYM_PARAM || s->kind == SYM_CONST);
+    }
+    if (x.e->kind == N_BINARY)
+        return x.e->u.binary.op == y.e->u.binary.op &&
+               same_extent(c, canon(c, x.e->u.binary.l, 0), canon(c, y.e->u.binary.l, 0),
+                           depth + 1) &&
+               same_extent(c, canon(c, x.e->u.binary.r, 0), canon(c, y.e->u.binary.r, 0),
+                           depth + 1);
+    return false;
+}
+
+/* Is `bound` at least the last value of key k (its dimension's extent minus one)? */
+static bool covers_last_key(const Ctx *c, const OrnNode *bound, int k)
+{
+    const OrnSym *sp = c->loop->space;
+    if (!sp || k < 0 || k >= c->loop->nkeys) return false;
+    Extent n = dim_extent(c, sp, k, 0), u = canon(c, bound, 0);
+    int64_t nv, uv, m;
+    if (!n.arr && fold_int(n.e, &nv) && fold_int(u.e, &uv)) return uv >= nv - 1;
+    if (same_extent(c, u, n, 0)) return true; /* min(x, n): an index of n is out of range */
+    if (u.e && u.e->kind == N_BINARY && u.e->u.binary.op == OP_SUB &&
+        fold_int(u.e->u.binary.r, &m) && m <= 1)
+        return same_extent(c, canon(c, u.e->u.binary.l, 0), n, 0);
+    return false;
+}
+
+static void note_clamp(Ctx *c, const OrnNode *call, const OrnNode *inner, int key)
+{
+    for (int i = 0; i < c->nclamps; i++)
+        if (c->clamps[i].call == call) return;
+    if (c->nclamps == c->capclamps) {
+        int cap = c->capclamps ? 2 * c->capclamps : 8;
+        OrnClamp *v = orn_arena_alloc(c->u->arena, (size_t)cap * sizeof *v);
+        if (c->nclamps) memcpy(v, c->clamps, (size_t)c->nclamps * sizeof *v);
+        c->clamps = v;
+        c->capclamps = cap;
+    }
+    c->clamps[c->nclamps++] = (OrnClamp){call, inner, key};
+}
+
+/* min(w, U) with U >= the last key, max(w, L) with L <= 0 (either order), w = k + [lo, hi]:
+ * the result lies between k and w, so within k + [min(lo, 0), max(hi, 0)]: a window that
+ * halos serve (`min(max(r + dr, 0), h - 1)`, clamped to the edge). Else unknown. */
+static OrnSub clamp(Ctx *c, const OrnNode *e, int depth)
+{
+    int bi = e->u.call.builtin;
+    const OrnNode *a = e->u.call.args, *b = a ? a->next : NULL;
+    if (!a || !b || b->next) return unknown(true);
+    for (int side = 0; side < 2; side++) {
+        const OrnNode *wn = side ? b : a, *bound = side ? a : b;
+        int64_t l;
+        if (bi == ORN_BI_MAX && !(fold_int(bound, &l) && l <= 0)) continue;
+        const char *saved = c->why;
+        OrnSub w = classify(c, wn, depth + 1);
+        if (w.kind != ORN_SUB_AFFINE || w.a != 1 || w.wlo || w.wsh) {
+            c->why = saved;
+            continue;
+        }
+        if (bi == ORN_BI_MIN && !covers_last_key(c, bound, w.key)) continue;
+        int64_t lo = w.c < 0 ? w.c : 0, hi = hi_of(w) > 0 ? hi_of(w) : 0;
+        if (!c->nframes) note_clamp(c, e, wn, w.key);
+        OrnSub s = affine(w.key, 1, lo);
+        s.ranged = hi != lo;
+        s.c2 = hi;
+        return s;
+    }
+    return unknown(true);
+}
+
 /* A variable: follow a single '=' definition; else what its declaration says. */
 static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
 {
@@ -279,11 +420,6 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
     default:
         return unknown_why(c, true, "'%s' is not a loop key", sym->name->s);
     }
-}
-
-static bool int_type(const OrnType *t)
-{
-    return t && (t->kind == T_I32 || t->kind == T_I64);
 }
 
 /* A run-time window plus or minus a key or a constant (access.h): `i + k`, `i - k + 1`; a
@@ -447,6 +583,11 @@ static OrnSub classify(Ctx *c, const OrnNode *e, int depth)
         break;
     }
     case N_CALL:
+        if ((e->u.call.builtin == ORN_BI_MIN || e->u.call.builtin == ORN_BI_MAX) &&
+            int_type(e->type)) {
+            OrnSub s = clamp(c, e, depth);
+            if (s.kind != ORN_SUB_UNKNOWN) return s;
+        }
         /* i64(x), i32(x) of an integer are x */
         if ((e->u.call.builtin == ORN_BI_I64 || e->u.call.builtin == ORN_BI_I32) &&
             e->u.call.args && !e->u.call.args->next && int_type(e->u.call.args->type))
@@ -826,6 +967,8 @@ void orn_access_collect(OrnUnit *u, const OrnLoop *loop, OrnAccessList *out)
     out->narrays = c.narrays;
     out->arrays = orn_arena_alloc(u->arena, (size_t)(c.narrays ? c.narrays : 1) * sizeof(OrnSym *));
     if (c.narrays) memcpy(out->arrays, c.arrays, (size_t)c.narrays * sizeof(OrnSym *));
+    out->clamps = c.clamps; /* arena */
+    out->nclamps = c.nclamps;
     free(c.v);
     free(c.arrays);
     free(c.nassign);

@@ -43,11 +43,23 @@ typedef struct OrnAccess {
     bool row_view;         /* the iterator of for (k, v) in A[i, :] */
 } OrnAccess;
 
+/* A subscript proven to lie between key `key` and `inner`: `call` is min(inner, U) with U
+ * at least the key's last value, or max(inner, L) with L <= 0 (either order), and inner is
+ * that key plus a window (access.c, clamp). The code generators test the key's and inner's
+ * spans instead of the clamp's (codegen/version.c). In the loop body itself, not in the
+ * functions it calls. */
+typedef struct OrnClamp {
+    const OrnNode *call, *inner;
+    int key;
+} OrnClamp;
+
 typedef struct OrnAccessList {
     OrnAccess *v;
     int n;
     OrnSym **arrays; /* distinct arrays: the iteration space first, then by first use */
     int narrays;
+    OrnClamp *clamps;
+    int nclamps;
 } OrnAccessList;
 
 /* Collect the accesses of one loop; everything is allocated from the unit's arena. */

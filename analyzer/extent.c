@@ -146,32 +146,48 @@ static Ext ext_of(const OrnNode *e, int depth)
     return ax[d];
 }
 
+/* The constructor of dist array *arr (a buffer's: its target's, *arr set to it), with in
+ * *first the position of its first extent argument, or -1 for a loader (sizes from the
+ * data). NULL: not a dist array with a declaration. */
+static const OrnNode *ctor_of(const OrnSym **arr, int *first)
+{
+    for (int depth = 0; *arr && depth < MAX_DEPTH; depth++) {
+        if (!(*arr)->decl || (*arr)->decl->kind != N_DIST) return NULL;
+        const OrnNode *init = (*arr)->decl->u.dist.value;
+        if (!init || init->kind != N_CALL) return NULL;
+        switch (init->u.call.builtin) {
+        case ORN_BI_BUFFER:
+            *arr = arg_array(init);
+            continue;
+        case ORN_BI_ZEROS:
+        case ORN_BI_RAND:
+        case ORN_BI_RANDN:
+            *first = 1;
+            return init;
+        case ORN_BI_FILL:
+            *first = 2;
+            return init;
+        default:
+            *first = -1;
+            return init;
+        }
+    }
+    return NULL;
+}
+
 /* The extents of arr: its number of dimensions, or -1 (not a dist array with a
  * declaration). A loader's array has symbolic extents (itself, m). */
 static int exts_of(const OrnSym *arr, Ext *ext, int depth)
 {
-    if (!arr || depth > MAX_DEPTH || !arr->decl || arr->decl->kind != N_DIST) return -1;
-    const OrnNode *init = arr->decl->u.dist.value;
-    if (!init || init->kind != N_CALL) return -1;
-    int first; /* the first extent argument */
-    switch (init->u.call.builtin) {
-    case ORN_BI_BUFFER:
-        return exts_of(arg_array(init), ext, depth + 1);
-    case ORN_BI_ZEROS:
-    case ORN_BI_RAND:
-    case ORN_BI_RANDN:
-        first = 1;
-        break;
-    case ORN_BI_FILL:
-        first = 2;
-        break;
-    default: { /* loaders: sizes from the data */
+    int first;
+    const OrnNode *init = depth > MAX_DEPTH ? NULL : ctor_of(&arr, &first);
+    if (!init) return -1;
+    if (first < 0) { /* loaders: sizes from the data */
         const OrnType *t = arr->type;
         int nd = t && t->kind == T_ARRAY ? t->ndims : 0;
         if (nd <= 0 || nd > ORN_DEP_MAXDIM) return -1;
         for (int m = 0; m < nd; m++) ext[m] = (Ext){-1, arr, m};
         return nd;
-    }
     }
     int n = 0;
     for (const OrnNode *a = init->u.call.args; a && a->kind != N_KWARG; a = a->next, first--) {
@@ -180,6 +196,16 @@ static int exts_of(const OrnSym *arr, Ext *ext, int depth)
         ext[n++] = ext_of(a, depth + 1);
     }
     return n ? n : -1;
+}
+
+const OrnNode *orn_extent_arg(const OrnSym *arr, int d)
+{
+    int first, i = 0;
+    const OrnNode *init = ctor_of(&arr, &first);
+    if (!init || first < 0 || d < 0) return NULL;
+    for (const OrnNode *a = init->u.call.args; a && a->kind != N_KWARG; a = a->next, i++)
+        if (i == first + d) return a;
+    return NULL;
 }
 
 long long orn_extent_elems(const OrnSym *arr)

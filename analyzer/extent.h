@@ -34,6 +34,11 @@ bool orn_extent_within(const OrnSym *a, const OrnSym *space);
  * space's blocks would put all but the first rows of a on the last rank. */
 bool orn_extent_overhangs(const OrnSym *a, int m, const OrnSym *space, int p);
 
+/* The expression a constructor gives dimension d of dist array `arr` (`h` of `zeros(f32, h,
+ * w)`; a buffer: its target's), or NULL (a loader's array, or no such dimension). Exact,
+ * unlike the estimates: access.c proves bounds with it. */
+const OrnNode *orn_extent_arg(const OrnSym *arr, int d);
+
 /* Whether `a` is read from data (a loader's array): the loader cuts it by rows. */
 bool orn_extent_from_data(const OrnSym *a);
 

@@ -646,6 +646,12 @@ static void ex_call(C *c, const OrnNode *e)
         return;
     case ORN_BI_MIN:
     case ORN_BI_MAX:
+        for (int i = 0; i < c->nproven; i++)
+            if (c->proven[i] == e && c->proven_keep && c->proven_keep[i]) {
+                /* a clamp that holds its argument in this range (version.h, guards) */
+                cg_ex_as(c, c->proven_keep[i], k);
+                return;
+            }
         cg_o(c, "orn_std_%s_%s(", bi == ORN_BI_MIN ? "min" : "max", cg_sfx(k));
         cg_ex_as(c, a0, k);
         cg_o(c, ", ");

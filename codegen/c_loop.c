@@ -1283,11 +1283,11 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
     if (!versioned && !split) scatter_rows(c, l, keys, nd, vt);
     /* ifs whose conditions hold in the fast range, narrowed to where they do (version.h) */
     OrnCgGuard gd[ORN_CG_MAXGUARD];
-    const OrnNode *gifs[ORN_CG_MAXGUARD];
+    const OrnNode *gifs[ORN_CG_MAXGUARD], *gkeep[ORN_CG_MAXGUARD];
     int ngifs = 0;
     int ngd = versioned && !split && !c->cuda
                   ? orn_cg_guards(l, last, lp->node->u.parfor.body, true, gd, ORN_CG_MAXGUARD, gifs,
-                                  &ngifs, ORN_CG_MAXGUARD)
+                                  gkeep, &ngifs, ORN_CG_MAXGUARD)
                   : 0;
     if (versioned) {
         c->ind = 2;
@@ -1315,6 +1315,7 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
             to = "sg0_[g_ + 1]";
         }
         c->proven = fast ? gifs : NULL;
+        c->proven_keep = fast ? gkeep : NULL;
         c->nproven = fast ? ngifs : 0;
         if (fast && srow) {
             c->ind = ind;
@@ -1345,6 +1346,7 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
             run_version(c, l, &sx, split, versioned, fx, nfx, last, vt, from, to, ind, fast);
         }
         c->proven = NULL;
+        c->proven_keep = NULL;
         c->nproven = 0;
     }
     if (versioned) cg_o(c, "            }\n        }\n");

@@ -97,7 +97,9 @@ typedef struct C {
     bool pf_inbox; /* prefetch: in a run's range whose boxable reads are proven in their
                       boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
-    const OrnNode **proven; /* ifs whose conditions hold in the fast range being written */
+    const OrnNode **proven; /* ifs whose conditions hold in the fast range being written, and
+                               clamps (min/max) that are their proven_keep argument there */
+    const OrnNode **proven_keep;
     int nproven;
     int bufs_sure; /* ... of a for-in whose buffer updates' keys were tested too (c_stmt.c) */
     /* a version where a buffer adds in place into its target (c_stmt.c, csr_row_loop): the

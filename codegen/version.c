@@ -320,6 +320,15 @@ static bool invariant(const Walk *w, const OrnNode *e)
             for (const OrnNode *a = e->u.call.args; a; a = a->next)
                 if (a->kind == N_KWARG || !invariant(w, a)) return false;
             return true;
+        case ORN_BI_ROWS:
+        case ORN_BI_COLS:
+        case ORN_BI_DIM:
+        case ORN_BI_LEN: { /* an array's extents never change */
+            const OrnNode *a = e->u.call.args;
+            if (!a || a->kind != N_NAME || !a->type || a->type->kind != T_ARRAY) return false;
+            return !a->next ||
+                   (a->next->kind != N_KWARG && !a->next->next && invariant(w, a->next));
+        }
         default:
             return false;
         }
@@ -447,6 +456,29 @@ static void buffer_access(Walk *w, const OrnNode *e, int k)
     w->boxed = true; /* its box (B<k>_) is tested too: worth a version of its own */
 }
 
+/* A clamp the analyzer proved (access.h, OrnClamp) lies between its key and its inner
+ * expression, so their two spans cover it: returns the inner expression (clamps nested in
+ * it stripped too: min(max(r + dr, 0), h - 1) gives r + dr) and the key's name, or NULL. */
+static const OrnNode *unclamp(const Walk *w, const OrnNode *x, const OrnNode **key)
+{
+    const OrnAccessList *acc = &w->l->plan->acc;
+    const OrnNode *in = NULL;
+    int k = -1;
+    for (int depth = 0; depth < 8; depth++) {
+        x = subst(w, x);
+        int i = 0;
+        while (i < acc->nclamps && acc->clamps[i].call != x) i++;
+        if (i == acc->nclamps || (k >= 0 && acc->clamps[i].key != k)) break;
+        k = acc->clamps[i].key;
+        in = x = acc->clamps[i].inner;
+    }
+    if (!in) return NULL;
+    const OrnNode *kn = w->l->loop->node->u.parfor.keys;
+    for (int i = 0; kn && i < k; i++) kn = kn->next;
+    *key = kn;
+    return kn ? in : NULL;
+}
+
 static void access(Walk *w, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
@@ -482,12 +514,15 @@ static void access(Walk *w, const OrnNode *e)
         int sd = d; /* the storage dimension of logical dimension d */
         for (int i = 0; i < ORN_DEP_MAXDIM; i++)
             if (perm[i] == d) sd = i;
-        OrnCgSpan sp = {.array = k, .dim = sd};
+        OrnCgSpan sp = {.array = k, .dim = sd}, ks = sp;
         if (x->kind == N_SLICE) return; /* a view: its own fast path */
-        if (!classify(w, x, &sp)) {
+        const OrnNode *key = NULL, *in = unclamp(w, x, &key);
+        if (in && (!classify(w, key, &ks) || !classify(w, in, &sp))) in = NULL;
+        if (!in && !classify(w, x, &sp)) {
             w->ok = false;
             return;
         }
+        if (in) add_span(w, &ks);
         add_span(w, &sp);
     }
     w->boxed = true;
@@ -870,13 +905,50 @@ bool orn_cg_split_if(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body,
 
 /* ---------------------------------------------------------------- guards (version.h) */
 
+static bool guard_cmp(const Walk *w, const OrnNode *a, OrnOp op, const OrnNode *b, OrnCgGuard *out,
+                      int *n, int max);
+
 typedef struct Guards {
     Walk w;
     OrnCgGuard *g;
     int ng, maxg;
-    const OrnNode **ifs;
+    const OrnNode **ifs, **keep;
     int nifs, maxifs;
 } Guards;
+
+/* min(A, B) or max(A, B) (either order) of integers, B invariant: A, else NULL. */
+static const OrnNode *clamp_arg(const Walk *w, const OrnNode *e, const OrnNode **bound)
+{
+    if (e->kind != N_CALL || !int_typed(e) ||
+        (e->u.call.builtin != ORN_BI_MIN && e->u.call.builtin != ORN_BI_MAX))
+        return NULL;
+    const OrnNode *a = e->u.call.args, *b = a ? a->next : NULL;
+    if (!b || b->next) return NULL;
+    if (invariant(w, a) && !invariant(w, b)) {
+        const OrnNode *x = a;
+        a = b;
+        b = x;
+    }
+    if (!invariant(w, b) || !no_division(b)) return NULL;
+    *bound = b;
+    return a;
+}
+
+/* A clamp `min(A, U)` is A where A <= U, `max(A, L)` where A >= L; nested ones
+ * (min(max(r + dr, 0), h - 1)) compare the innermost A, the others being A there too. */
+static bool guard_clamp(Guards *gs, const OrnNode *e)
+{
+    const OrnNode *b, *a = clamp_arg(&gs->w, e, &b), *inner = a, *b2;
+    if (!a) return false;
+    for (int depth = 0; depth < 8; depth++) {
+        const OrnNode *x = clamp_arg(&gs->w, subst(&gs->w, inner), &b2);
+        if (!x) break;
+        inner = x;
+    }
+    return guard_cmp(&gs->w, inner, e->u.call.builtin == ORN_BI_MIN ? OP_LE : OP_GE, b, gs->g,
+                     &gs->ng, gs->maxg) &&
+           (gs->keep[gs->nifs] = a, true);
+}
 
 static OrnOp mirror(OrnOp op)
 {
@@ -896,8 +968,14 @@ static bool guard_term(const Walk *w, const OrnNode *t, OrnCgGuard *out, int *n,
     if (t->kind != N_BINARY || *n == max) return false;
     OrnOp op = t->u.binary.op;
     if (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE) return false;
-    const OrnNode *a = t->u.binary.l, *b = t->u.binary.r;
-    if (!int_typed(a) || !int_typed(b)) return false;
+    return guard_cmp(w, t->u.binary.l, op, t->u.binary.r, out, n, max);
+}
+
+/* A OP B as a guard (version.h). */
+static bool guard_cmp(const Walk *w, const OrnNode *a, OrnOp op, const OrnNode *b, OrnCgGuard *out,
+                      int *n, int max)
+{
+    if (*n == max || !int_typed(a) || !int_typed(b)) return false;
     if (invariant(w, a) && !invariant(w, b)) { /* B OP A: A (mirrored OP) B */
         const OrnNode *x = a;
         a = b;
@@ -925,7 +1003,15 @@ static void guards_visit(const OrnNode *n, void *ud)
     Walk *w = &gs->w;
     if (n->kind == N_IF && gs->nifs < gs->maxifs) {
         int ng = gs->ng;
+        gs->keep[gs->nifs] = NULL;
         if (guard_term(w, n->u.if_.cond, gs->g, &gs->ng, gs->maxg))
+            gs->ifs[gs->nifs++] = n;
+        else
+            gs->ng = ng;
+    }
+    if (n->kind == N_CALL && gs->nifs < gs->maxifs) {
+        int ng = gs->ng;
+        if (guard_clamp(gs, n))
             gs->ifs[gs->nifs++] = n;
         else
             gs->ng = ng;
@@ -941,12 +1027,14 @@ static void guards_visit(const OrnNode *n, void *ud)
 }
 
 int orn_cg_guards(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, bool value_varies,
-                  OrnCgGuard *g, int maxg, const OrnNode **ifs, int *nifs, int maxifs)
+                  OrnCgGuard *g, int maxg, const OrnNode **ifs, const OrnNode **keep, int *nifs,
+                  int maxifs)
 {
     Guards gs = {.w = {.l = l, .var = var, .value_varies = value_varies, .ok = true},
                  .g = g,
                  .maxg = maxg,
                  .ifs = ifs,
+                 .keep = keep,
                  .maxifs = maxifs};
     *nifs = 0;
     if (!l || !var || !body) return 0;

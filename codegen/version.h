@@ -141,7 +141,11 @@ int orn_cg_fixed_elems(const OrnCgLoop *l, const OrnSym *var, const OrnNode *bod
  * over its loop's range), one without var is a test made once before the loop. The
  * emitter narrows the fast range to that interval (cg_split_range_g) and writes such an
  * `if` there as its statements alone: a 3x3 filter whose neighbours are tested against
- * the extents then runs its interior without tests, as hand-written C does. */
+ * the extents then runs its interior without tests, as hand-written C does. Clamps the same
+ * way: an integer `min(A, U)` (`max(A, L)`), U invariant, is A where A <= U (A >= L), and
+ * nested ones (`min(max(r + dr, 0), h - 1)`) compare the innermost A; such a call is listed
+ * with the `if`s (ifs[i]) and keep[i] is the argument it is in the narrowed range (NULL for
+ * an if), so a blur clamped to the edge runs its interior as the tested one does. */
 enum { ORN_CG_MAXGUARD = 16 };
 typedef struct OrnCgGuard {
     int kind;                 /* 0: var >= bound, 1: var < bound, 2: test */
@@ -153,7 +157,8 @@ typedef struct OrnCgGuard {
     OrnOp op;                 /* test: A OP B (A at n's extreme for OP) */
 } OrnCgGuard;
 int orn_cg_guards(const OrnCgLoop *l, const OrnSym *var, const OrnNode *body, bool value_varies,
-                  OrnCgGuard *g, int maxg, const OrnNode **ifs, int *nifs, int maxifs);
+                  OrnCgGuard *g, int maxg, const OrnNode **ifs, const OrnNode **keep, int *nifs,
+                  int maxifs);
 
 enum { ORN_CG_MAXBOUND = 8 };
 typedef struct OrnCgSplit {

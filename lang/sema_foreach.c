@@ -87,8 +87,8 @@ static bool stable(Sema *s, const OrnNode *e, const OrnNode *body, const OrnName
         /* an element of an array the body does not write (nor, through a call, may) */
         const OrnNode *b = e->u.index.base;
         const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
-        if (!y || !y->type || y->type->kind != T_ARRAY || b->u.name.id == k ||
-            b->u.name.id == v || assigned_in(s, body, b->u.name.id, true))
+        if (!y || !y->type || y->type->kind != T_ARRAY || b->u.name.id == k || b->u.name.id == v ||
+            assigned_in(s, body, b->u.name.id, true))
             return false;
         for (const OrnNode *x = e->u.index.subs; x; x = x->next)
             if (!stable(s, x, body, k, v)) return false;

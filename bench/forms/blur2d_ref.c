@@ -1,14 +1,23 @@
 /* blur2d_ref.c: hand-written serial C baseline of the blur2d form (bench/forms/blur2d.orn,
  * bench/forms/run.sh).
  *
- *   blur2d_ref H W ITERS
+ *   blur2d_ref H W ITERS [clamp]
  *
  * An H x W f32 image, pixel (r, c) = ((31 r + 17 c) mod 256) / 255. Per iteration: every
  * pixel of `out` is the mean of its 3x3 neighbourhood inside the image (the interior
  * without tests, the border rows and columns with them, the sums in the same order as the
- * .orn program's: row offset, then column offset), then `out` is copied back. Prints
+ * .orn program's: row offset, then column offset), then `out` is copied back. With
+ * `clamp` (the blur2d_clamp form), the neighbours outside the image are its edge's pixels
+ * (subscripts clamped) and every pixel is a ninth of the nine: the same interior. Prints
  * "bench: S s/iter  sum X" (the sum of the image after the last iteration). */
 #include "../common/bench.h"
+
+static int clamped;
+
+static int64_t clamp(int64_t x, int64_t n)
+{
+    return x < 0 ? 0 : x > n - 1 ? n - 1 : x;
+}
 
 static float px(const float *img, int64_t h, int64_t w, int64_t r, int64_t c)
 {
@@ -17,7 +26,10 @@ static float px(const float *img, int64_t h, int64_t w, int64_t r, int64_t c)
     for (int dr = -1; dr < 2; dr++)
         for (int dc = -1; dc < 2; dc++) {
             int64_t rr = r + dr, cc = c + dc;
-            if (rr >= 0 && rr < h && cc >= 0 && cc < w) {
+            if (clamped) {
+                s += img[clamp(rr, h) * w + clamp(cc, w)];
+                n++;
+            } else if (rr >= 0 && rr < h && cc >= 0 && cc < w) {
                 s += img[rr * w + cc];
                 n++;
             }
@@ -28,9 +40,10 @@ static float px(const float *img, int64_t h, int64_t w, int64_t r, int64_t c)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: blur2d_ref H W ITERS\n");
+        fprintf(stderr, "usage: blur2d_ref H W ITERS [clamp]\n");
         return 2;
     }
+    clamped = argc > 4 && strcmp(argv[4], "clamp") == 0;
     int64_t h = atoll(argv[1]), w = atoll(argv[2]);
     int iters = atoi(argv[3]);
     float *img = bench_xmalloc((size_t)(h * w) * sizeof *img),

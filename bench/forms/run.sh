@@ -57,7 +57,7 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 kmeans_dist pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
      conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     standardize blur2d slr matvec_row matvec_view matvec_foreach matvec_col matvec_elem colsum histogram stats_acc lda als"
+     standardize blur2d blur2d_clamp slr matvec_row matvec_view matvec_foreach matvec_col matvec_elem colsum histogram stats_acc lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
 if [ "$QUICK" = 1 ]; then
@@ -223,6 +223,12 @@ prep() {
       build_c blur2d_ref "$HERE/blur2d_ref.c" || { FAIL[$f]="no baseline"; return; }
       DESC[$f]="3x3 box blur through variables tested against the extents, then copied back; $BL_H x $BL_W f32, $BL_ITERS iterations"
       C_CMD[$f]="$BIN/blur2d_ref $BL_H $BL_W $BL_ITERS"
+      ORN_ARGS[$f]="--h=$BL_H --w=$BL_W --iters=$BL_ITERS"
+      TOL[$f]=1e-6 ;;
+    blur2d_clamp)
+      build_c blur2d_ref "$HERE/blur2d_ref.c" || { FAIL[$f]="no baseline"; return; }
+      DESC[$f]="3x3 box blur, subscripts clamped to the edge through variables, then copied back; $BL_H x $BL_W f32, $BL_ITERS iterations"
+      C_CMD[$f]="$BIN/blur2d_ref $BL_H $BL_W $BL_ITERS clamp"
       ORN_ARGS[$f]="--h=$BL_H --w=$BL_W --iters=$BL_ITERS"
       TOL[$f]=1e-6 ;;
     heat1d)

@@ -498,6 +498,13 @@ class Gen:
             lo, hi = v.rng[0], v.rng[1] - 1
             vmin, vmax = min(a * lo, a * hi), max(a * lo, a * hi)
             cmin, cmax = -vmin, n - 1 - vmax
+            if a == 1 and self.chance(0.12):
+                # clamped to the edge (analyzer/access.c: a halo when v is a key; the code
+                # generator's guards leave the min and max out of the interior)
+                e = affine(1, v.name, self.r.randint(-2, 2))
+                if self.chance(0.5):
+                    return call('min', call('max', e, lit(0)), lit(n - 1))
+                return call('max', lit(0), call('min', e, lit(n - 1)))
             if cmin <= cmax:
                 cs = [x for x in range(cmin, cmax + 1) if abs(x) <= 3] or [cmin, cmax]
                 return affine(a, v.name, self.pick(cs))

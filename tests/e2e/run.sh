@@ -385,6 +385,10 @@ features)
   [ "$("$ORIONC" --emit=c "$S/windows.orn" |
       awk '/^\/\* parallel_for at /{ on = index($0, "windows.orn:'"$(grep -n 'v in GA$' "$S/windows.orn" | cut -d: -f1)"':") > 0 } on' |
       grep -c 'q_ = orn_rt_shift_sat')" -ge 3 ] || fail "windows.orn: GA's guards are not proven over its range"
+  # and GC's clamps: the interior without min and max (both ends of j's clamp clip the range)
+  [ "$("$ORIONC" --emit=c "$S/windows.orn" |
+      awk '/^\/\* parallel_for at /{ on = index($0, "windows.orn:'"$(grep -n 'v in GC$' "$S/windows.orn" | cut -d: -f1)"':") > 0 } on' |
+      grep -c 'q_ = orn_rt_shift_sat')" -ge 2 ] || fail "windows.orn: GC's clamps are not proven over its range"
   # windows: with the prefetched arrays' whole copies, and through the prefetch cache
   # (ORN_WINDOW_MB=0: boxes of the rank's own elements, so windows reach past them)
   for mb in "" 0; do
