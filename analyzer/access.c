@@ -346,6 +346,26 @@ static OrnSub clamp(Ctx *c, const OrnNode *e, int depth)
     return unknown(true);
 }
 
+/* A bound the range of a for never crosses: lo (hi) itself, or where it is max(a, b)
+ * (min(a, b), as lang/sema_rewrite.c narrows a range to a test's), whichever of a and b
+ * folds or is known at the run site: a range as wide or wider, the same windows. */
+static const OrnNode *loose(const Ctx *c, const OrnNode *e, int bi)
+{
+    OrnConstVal cv;
+    for (int depth = 0; depth < MAX_FOLLOW && e && e->kind == N_CALL && e->u.call.builtin == bi &&
+                        !orn_sema_eval_const(e, &cv);
+         depth++) {
+        const OrnNode *a = e->u.call.args, *b = a ? a->next : NULL;
+        if (!b || b->next) break;
+        bool ka = orn_sema_eval_const(a, &cv) || run_site_expr(c, a, 0) ||
+                  (a->kind == N_CALL && a->u.call.builtin == bi);
+        bool kb = orn_sema_eval_const(b, &cv) || run_site_expr(c, b, 0);
+        if (!ka && !kb) break;
+        e = ka ? a : b;
+    }
+    return e;
+}
+
 /* A variable: follow a single '=' definition; else what its declaration says. */
 static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
 {
@@ -395,21 +415,22 @@ static OrnSub classify_name(Ctx *c, const OrnSym *sym, int depth)
         /* for t in lo..hi with invariant bounds ranges over the same values in every
          * iteration */
         if (d && d->kind == N_FOR && d->u.for_.var && d->u.for_.var->u.name.sym == sym) {
+            const OrnNode *flo = loose(c, d->u.for_.lo, ORN_BI_MAX),
+                          *fhi = loose(c, d->u.for_.hi, ORN_BI_MIN);
             /* constant bounds: a window of offsets (`i + k`, k in 0..9: i + [0, 8]) */
             OrnConstVal lo, hi;
-            if (orn_sema_eval_const(d->u.for_.lo, &lo) && orn_sema_eval_const(d->u.for_.hi, &hi) &&
+            if (orn_sema_eval_const(flo, &lo) && orn_sema_eval_const(fhi, &hi) &&
                 (lo.kind == T_I64 || lo.kind == T_I32) && (hi.kind == T_I64 || hi.kind == T_I32) &&
                 lo.i < hi.i && hi.i - lo.i <= ORN_WINDOW_MAX)
                 return hi.i - lo.i == 1 ? constant(lo.i) : constant_range(lo.i, hi.i - 1);
-            if (run_site_expr(c, d->u.for_.lo, 0) && run_site_expr(c, d->u.for_.hi, 0)) {
+            if (run_site_expr(c, flo, 0) && run_site_expr(c, fhi, 0)) {
                 OrnSub w = constant(0);
                 w.ranged = true;
-                w.wlo = d->u.for_.lo;
-                w.whi = d->u.for_.hi;
+                w.wlo = flo;
+                w.whi = fhi;
                 return w;
             }
-            bool inv =
-                invariant(c, d->u.for_.lo, depth + 1) && invariant(c, d->u.for_.hi, depth + 1);
+            bool inv = invariant(c, flo, depth + 1) && invariant(c, fhi, depth + 1);
             return unknown_why(c, !inv,
                                inv ? "'%s' runs over a range, the same in every iteration"
                                    : "'%s' runs over a range that depends on the iteration",

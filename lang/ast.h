@@ -104,7 +104,7 @@ struct OrnNode {
             OrnOp op; /* OP_NONE for '=' */
             OrnNode *target, *value;
             bool declares;    /* sema: first assignment of a variable */
-            bool binds_value; /* sema: `v = X[e, k]` of a foreach made a for (sema_foreach.c) */
+            bool binds_value; /* sema: `v = X[e, k]` of a foreach made a for (sema_rewrite.c) */
         } assign;
         struct { /* N_CONST, N_PARAM */
             const OrnName *id;

@@ -936,6 +936,7 @@ static void for_stmt(Sema *s, OrnNode *n)
     loop_body(s, n->u.for_.body);
     s->depth--;
     orn_sema_pop_scope(s);
+    orn_sema_for_narrow(s, n);
 }
 
 static void foreach_stmt(Sema *s, OrnNode *n)

@@ -64,7 +64,7 @@ struct OrnSym {
     int key_index;       /* SYM_KEY: which key (0-based) */
     int id;              /* unique per unit, in declaration order (for codegen names) */
     bool assigned_in_fn; /* written inside some fn */
-    bool readonly_value; /* SYM_VAR: the value of a `for (k, v) in` (sema_foreach.c) */
+    bool readonly_value; /* SYM_VAR: the value of a `for (k, v) in` (sema_rewrite.c) */
 };
 
 typedef enum { ACC_SUM, ACC_PROD, ACC_MIN, ACC_MAX } OrnAccKind;

@@ -205,9 +205,12 @@ static inline const char *orn_sema_plural(long n)
 const OrnType *orn_sema_call(Sema *s, OrnNode *e, bool want_value);
 int orn_sema_builtin_of(const OrnName *id);
 
-/* sema_foreach.c: `for (k, v) in` a dense view or local 1-D array (type t, already checked)
+/* sema_rewrite.c: `for (k, v) in` a dense view or local 1-D array (type t, already checked)
  * rewritten in place as `for k in 0..n` with `v = X[e, k]` first; false: left as it is. */
 bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t);
+/* A `for` (checked) whose body is one `if` bounding the loop variable: the for over the
+ * range where it holds, its body the if's, rewritten in place; else left as it is. */
+void orn_sema_for_narrow(Sema *s, OrnNode *n);
 
 /* sema_fold.c */
 bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);

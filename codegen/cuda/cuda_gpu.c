@@ -39,7 +39,7 @@ static bool foreach_ok(const Check *k, const OrnNode *n, bool *sparse)
 }
 
 /* rows/cols/len of a dist array of the plan: its extents are in the kernel's arguments
- * (`for (k, v) in X[i, :]` is `for k in 0..cols(X)`, lang/sema_foreach.c) */
+ * (`for (k, v) in X[i, :]` is `for k in 0..cols(X)`, lang/sema_rewrite.c) */
 static bool extent_ok(const Check *k, const OrnNode *call)
 {
     int bi = call->u.call.builtin;

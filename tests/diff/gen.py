@@ -1031,7 +1031,7 @@ class Gen:
         j = self.fresh('j')
         lo = self.pick([0, 0, 1])
         hi = lo + self.r.randint(1, 11)
-        # or over a dense view: `for (j, z) in A[e, :]` is such a loop (lang/sema_foreach.c)
+        # or over a dense view: `for (j, z) in A[e, :]` is such a loop (lang/sema_rewrite.c)
         dense = [(a, f) for a, f in self.view_pairs(ctx) if not a.sparse]
         gs, view, z = [], None, None
         if dense and self.chance(0.35):
@@ -1059,6 +1059,14 @@ class Gen:
             saved_guards = ctx.guards
             ctx.guards = None
             body = make()
+            if view is None and self.chance(0.3):
+                # a range test around it: the for over that range (lang/sema_rewrite.c)
+                t = b(self.pick(['>=', '>']), affine(1, j, self.r.randint(-1, 1)),
+                      lit(lo + self.r.randint(-1, 3)))
+                if self.chance(0.6):
+                    u = b(self.pick(['<', '<=']), var(j), lit(hi - self.r.randint(0, 3)))
+                    t = b('and', t, u) if self.chance(0.5) else b('and', u, t)
+                body = [('if', [(t, body)], None)]
         finally:
             ctx.guards = saved_guards
             ctx.pure = saved

@@ -432,6 +432,52 @@ def reads_var(e, name):
     return False
 
 
+def assigned_names(stmts, out=None):
+    """The variables a statement list assigns (`x = e`, `x op= e`), anywhere in it."""
+    out = set() if out is None else out
+    for s in stmts or []:
+        k = s[0]
+        if k == 'assign' and s[1][0] == 'var':
+            out.add(s[1][1])
+        elif k == 'if':
+            for _, b in s[1]:
+                assigned_names(b, out)
+            assigned_names(s[2], out)
+        elif k in ('for', 'foreach'):
+            assigned_names(s[4], out)
+        elif k == 'while':
+            assigned_names(s[2], out)
+    return out
+
+
+def fixed_bound(e, fns, var, assigned):
+    """A bound lang/sema_rewrite.c narrows a range with: pure, no element reads, no div or
+    mod, not the loop variable, nothing the body assigns."""
+    if e is None:
+        return False
+    k = e[0]
+    if k in ('int', 'float', 'bool', 'lit'):
+        return True
+    if k == 'var':
+        return e[1] != var and e[1] not in assigned
+    if k == 'bin':
+        return fixed_bound(e[2], fns, var, assigned) and fixed_bound(e[3], fns, var, assigned)
+    if k == 'un':
+        return fixed_bound(e[2], fns, var, assigned)
+    if k == 'call':
+        if e[1] in ('rows', 'cols', 'dim', 'len', 'nnz'):  # extents: the array never changes
+            return all(a[0] == 'var' or fixed_bound(a, fns, var, assigned) for a in e[2])
+        if e[1] in fns or e[1] not in FOLDABLE or e[3]:
+            return False
+        return all(fixed_bound(a, fns, var, assigned) for a in e[2])
+    return False
+
+
+# the const-foldable built-ins (lang/builtins.def, BI_CONST) but div and mod, which may fail
+FOLDABLE = {'sqrt', 'exp', 'log', 'abs', 'pow', 'sin', 'cos', 'tanh', 'floor', 'ceil', 'min',
+            'max', 'sigmoid', 'i32', 'i64', 'f32', 'f64'}
+
+
 def pure(e, fns):
     """No effects: no user function calls, no random draws."""
     if e is None:
@@ -564,10 +610,80 @@ class Interp:
             raise Invalid('condition of type %s' % t)
         return v
 
+    def narrowed(self, s):
+        """A for whose body is one `if` (no elif, no else) bounding the variable (`j + c OP
+        e` joined by `and`, lang/sema_rewrite.c): the for over the range where it holds, its
+        body the if's (bounds: (e, offset, lower)); else None."""
+        _, var, lo, hi, body = s
+        if len(body) != 1 or body[0][0] != 'if' or len(body[0][1]) != 1 or body[0][2]:
+            return None
+        cond, then = body[0][1][0]
+        assigned = assigned_names(body)
+        out = []
+
+        def const(e):
+            """An integer that folds at compile time (literals, consts, + - *), or None."""
+            if e[0] == 'lit':
+                return e[2] if e[1] in ('i64', 'i32') else None
+            if e[0] == 'var' and self.lookup(e[1]) is None and e[1] in self.consts:
+                t, v = self.consts[e[1]]
+                return v if t in ('i64', 'i32') else None
+            if e[0] == 'un' and e[1] == '-':
+                v = const(e[2])
+                return None if v is None else -v
+            if e[0] == 'bin' and e[1] in ('+', '-', '*'):
+                x, y = const(e[2]), const(e[3])
+                if x is None or y is None:
+                    return None
+                return x + y if e[1] == '+' else x - y if e[1] == '-' else x * y
+            return None
+
+        def plus(e):
+            if e[0] == 'var' and e[1] == var:
+                return 0
+            if e[0] == 'bin' and e[1] in ('+', '-') and e[2][0] == 'var' and e[2][1] == var:
+                c = const(e[3])
+                if c is not None:
+                    return c if e[1] == '+' else -c
+            if e[0] == 'bin' and e[1] == '+' and e[3][0] == 'var' and e[3][1] == var:
+                return const(e[2])
+            return None
+
+        def terms(c):
+            if c[0] == 'bin' and c[1] == 'and':
+                return terms(c[2]) and terms(c[3])
+            if c[0] != 'bin' or c[1] not in ('<', '<=', '>', '>='):
+                return False
+            op, a, b = c[1], c[2], c[3]
+            off = plus(a)
+            if off is None:
+                a, b = b, a
+                op = {'<': '>', '<=': '>=', '>': '<', '>=': '<='}[op]
+                off = plus(a)
+                if off is None:
+                    return False
+            if not fixed_bound(b, self.fns, var, assigned):
+                return False
+            if self.ev(b)[0] not in ('i64', 'i32'):
+                return False
+            out.append((b, -off + (1 if op in ('>', '<=') else 0), op in ('>', '>=')))
+            return True
+
+        if not terms(cond) or len(out) > 8:
+            return None
+        return out, then
+
     def for_range(self, s):
         _, var, lo, hi, body = s
         tl, l = self.ev(lo)
         th, h = self.ev(hi)
+        nar = self.narrowed(s)
+        if nar is not None:
+            for b, off, lower in nar[0]:
+                v = self.ev(b)[1] + off
+                l, h = (max(l, v), h) if lower else (l, min(h, v))
+            s = ('for', var, lo, hi, nar[1])
+            body = nar[1]
         red = self.reduction(s)
         if red is not None:
             return self.loop_reduction(s, l, h, red)
@@ -650,7 +766,7 @@ class Interp:
         else:
             v = self.view_of(view)
         # over a dense view (a dist one inside a loop body) or a local 1-D array it is the
-        # loop `for kv in 0..n` whose body starts `vv = X[e, kv]` (lang/sema_foreach.c): a
+        # loop `for kv in 0..n` whose body starts `vv = X[e, kv]` (lang/sema_rewrite.c): a
         # loop reduction when its body is one (a reduction's body assigns nothing that a pure
         # e reads, so e is the same in every iteration)
         subs = [None] if view[0] == 'var' else view[2]

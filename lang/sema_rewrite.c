@@ -1,5 +1,8 @@
-/* sema_foreach.c: `for (k, v) in` a dense view or a local 1-D array is a counted loop
- * (docs/language.md, "for (k, v) in").
+/* sema_rewrite.c: the two loops sema rewrites into the forms the later passes know best
+ * (docs/language.md section 13). Each node is rewritten in place, so the rewrites are
+ * idempotent across sema's float-inference runs.
+ *
+ * 1. `for (k, v) in` a dense view or a local 1-D array is a counted loop:
  *
  *     for (k, v) in X[e, :]        ->   for k in 0..cols(X)
  *         body                             v = X[e, k]      (v read-only, as before)
@@ -9,15 +12,29 @@
  * (`X[:, e]`: rows(X) and X[k, e]; a local 1-D array x: len(x) and x[k].) One form for the
  * analyzer and both code generators: the element reads get the direct addressing, range
  * versioning and loop reductions of a counted loop, and a sum over a row is the same loop
- * reduction whichever way the row is written. The node is rewritten in place, so the
- * rewrite is idempotent across sema's float-inference runs.
+ * reduction whichever way the row is written.
  *
  * A dist array's view is rewritten inside a parallel_for body only (at top level a view is
  * fetched once, its elements one by one would each be collective), and a sparse array's
  * never (its foreach visits the stored entries). The subscript e is evaluated again in every
  * iteration, so the rewrite needs e to give the same value each time: it reads literals,
  * keys, loop variables, consts, params, variables the body does not assign and elements of
- * arrays it does not write, through arithmetic, the pure built-ins and extents only. */
+ * arrays it does not write, through arithmetic, the pure built-ins and extents only.
+ *
+ * 2. A `for` whose body is one `if` without elif or else, its condition comparisons of the
+ * loop variable (plus a constant) with bounds joined by `and`, is the `for` over the range
+ * where the condition holds, its body the if's:
+ *
+ *     for j in 0..w                      ->   for j in max(0, 1)..min(w, w - 1)
+ *         if j > 0 and j < w - 1                  body
+ *             body                           end
+ *         end
+ *     end
+ *
+ * The same iterations run; a reduction in the body becomes a loop reduction of the range
+ * (as the C a programmer writes for a stencil's interior). The bounds are evaluated once,
+ * before the loop, so they must be the same in every iteration and unable to fail: the
+ * stable subscripts of 1. without element reads, div or mod. */
 #include "sema_int.h"
 
 /* What the body may change: a variable `id` it assigns (`id = ...`, `id op= ...`), an array
@@ -54,7 +71,7 @@ static bool assigned_in(Sema *s, const OrnNode *body, const OrnName *id, bool el
 }
 
 static bool stable(Sema *s, const OrnNode *e, const OrnNode *body, const OrnName *k,
-                   const OrnName *v)
+                   const OrnName *v, bool strict)
 {
     if (!e) return false;
     switch (e->kind) {
@@ -80,30 +97,32 @@ static bool stable(Sema *s, const OrnNode *e, const OrnNode *body, const OrnName
         }
     }
     case N_UNARY:
-        return stable(s, e->u.unary.e, body, k, v);
+        return stable(s, e->u.unary.e, body, k, v, strict);
     case N_BINARY:
-        return stable(s, e->u.binary.l, body, k, v) && stable(s, e->u.binary.r, body, k, v);
+        return stable(s, e->u.binary.l, body, k, v, strict) &&
+               stable(s, e->u.binary.r, body, k, v, strict);
     case N_INDEX: {
         /* an element of an array the body does not write (nor, through a call, may) */
         const OrnNode *b = e->u.index.base;
         const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
-        if (!y || !y->type || y->type->kind != T_ARRAY || b->u.name.id == k || b->u.name.id == v ||
-            assigned_in(s, body, b->u.name.id, true))
+        if (strict || !y || !y->type || y->type->kind != T_ARRAY || b->u.name.id == k ||
+            b->u.name.id == v || assigned_in(s, body, b->u.name.id, true))
             return false;
         for (const OrnNode *x = e->u.index.subs; x; x = x->next)
-            if (!stable(s, x, body, k, v)) return false;
+            if (!stable(s, x, body, k, v, strict)) return false;
         return true;
     }
     case N_CALL: {
         int bi = e->u.call.builtin;
         bool extent = bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_DIM ||
                       bi == ORN_BI_LEN || bi == ORN_BI_NNZ;
-        if (bi < 0 || bi >= ORN_BI__COUNT || (!extent && !(orn_builtins[bi].flags & BI_CONST)))
+        if (bi < 0 || bi >= ORN_BI__COUNT || (!extent && !(orn_builtins[bi].flags & BI_CONST)) ||
+            (strict && (bi == ORN_BI_DIV || bi == ORN_BI_MOD)))
             return false;
         for (const OrnNode *a = e->u.call.args; a; a = a->next) {
             const OrnSym *y = a->kind == N_NAME ? a->u.name.sym : NULL;
             bool whole = extent && y && y->type && y->type->kind == T_ARRAY; /* fixed extents */
-            if (!whole && !stable(s, a, body, k, v)) return false;
+            if (!whole && !stable(s, a, body, k, v, strict)) return false;
         }
         return true;
     }
@@ -145,7 +164,7 @@ bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t)
             else
                 fixed = sub;
         }
-        if (i != 2 || slice < 0 || !stable(s, fixed, body, kid, vid)) return false;
+        if (i != 2 || slice < 0 || !stable(s, fixed, body, kid, vid, false)) return false;
         extent = slice == 1 ? "cols" : "rows";
     } else if (t->kind == T_ARRAY && !at->dist && at->ndims == 1 && it->kind == N_NAME) {
         extent = "len";
@@ -199,4 +218,111 @@ bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t)
     n->u.for_.hi = hi;
     n->u.for_.body = body;
     return true;
+}
+
+/* j, j + c, c + j, j - c (c an integer literal or const): the offset c, or false */
+static bool var_plus(const OrnNode *e, const OrnSym *j, int64_t *c)
+{
+    OrnConstVal cv;
+    if (e->kind == N_NAME) {
+        *c = 0;
+        return e->u.name.sym == j;
+    }
+    if (e->kind != N_BINARY || (e->u.binary.op != OP_ADD && e->u.binary.op != OP_SUB)) return false;
+    const OrnNode *a = e->u.binary.l, *b = e->u.binary.r;
+    if (e->u.binary.op == OP_ADD && b->kind == N_NAME && b->u.name.sym == j) {
+        const OrnNode *x = a;
+        a = b;
+        b = x;
+    }
+    if (a->kind != N_NAME || a->u.name.sym != j || !orn_sema_eval_const(b, &cv) ||
+        (cv.kind != T_I64 && cv.kind != T_I32) || cv.i == INT64_MIN || cv.i > INT64_MAX / 2 ||
+        cv.i < -INT64_MAX / 2)
+        return false;
+    *c = e->u.binary.op == OP_SUB ? -cv.i : cv.i;
+    return true;
+}
+
+static OrnNode *plus_const(Sema *s, OrnNode *e, int64_t c)
+{
+    if (!c) return e;
+    OrnNode *k = orn_node_new(s->u, N_INT, e->span), *b = orn_node_new(s->u, N_BINARY, e->span);
+    k->u.ilit.v = c < 0 ? -c : c;
+    b->u.binary.op = c < 0 ? OP_SUB : OP_ADD;
+    b->u.binary.l = e;
+    b->u.binary.r = k;
+    return b;
+}
+
+static OrnNode *extreme(Sema *s, const char *f, OrnNode *a, OrnNode *b)
+{
+    OrnNode *call = orn_node_new(s->u, N_CALL, b->span);
+    call->u.call.id = orn_intern_cstr(s->u->names, f);
+    call->u.call.id_span = b->span;
+    call->u.call.builtin = -1;
+    a->next = b;
+    b->next = NULL;
+    call->u.call.args = a;
+    return call;
+}
+
+/* One comparison of the condition as a bound of j: e, plus off, from below or above. */
+typedef struct Bound {
+    OrnNode *e;
+    int64_t off;
+    bool lower;
+} Bound;
+enum { MAXBOUND = 8 };
+
+/* The terms of cond (comparisons joined by `and`) as bounds of j. */
+static bool bounds(Sema *s, const OrnNode *cond, const OrnNode *body, const OrnSym *j, Bound *bd,
+                   int *n)
+{
+    if (!cond || cond->kind != N_BINARY) return false;
+    OrnOp op = cond->u.binary.op;
+    if (op == OP_AND)
+        return bounds(s, cond->u.binary.l, body, j, bd, n) &&
+               bounds(s, cond->u.binary.r, body, j, bd, n);
+    if (*n == MAXBOUND || (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE)) return false;
+    OrnNode *a = cond->u.binary.l, *b = cond->u.binary.r;
+    int64_t c;
+    if (!var_plus(a, j, &c)) { /* e OP j + c: j + c (mirrored OP) e */
+        OrnNode *x = a;
+        a = b;
+        b = x;
+        op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
+        if (!var_plus(a, j, &c)) return false;
+    }
+    if (!b->type || !orn_type_is_integer(b->type) || !stable(s, b, body, j->name, NULL, true))
+        return false;
+    /* j + c >= b: j >= b - c (> : from b - c + 1); j + c < b: j < b - c (<= : b - c + 1) */
+    bd[(*n)++] = (Bound){b, -c + (op == OP_GT || op == OP_LE ? 1 : 0), op == OP_GE || op == OP_GT};
+    return true;
+}
+
+void orn_sema_for_narrow(Sema *s, OrnNode *n)
+{
+    OrnNode *body = n->u.for_.body, *var = n->u.for_.var;
+    const OrnSym *j = var && var->kind == N_NAME ? var->u.name.sym : NULL;
+    if (!j || !body || body->kind != N_BLOCK) return;
+    OrnNode *st = body->u.block.stmts;
+    if (!st || st->next || st->kind != N_IF || st->u.if_.els || !st->u.if_.then) return;
+    const OrnNode *cond = st->u.if_.cond;
+    if (!cond->type || cond->type->kind != T_BOOL) return;
+    Bound bd[MAXBOUND];
+    int nb = 0;
+    if (!bounds(s, cond, body, j, bd, &nb)) return;
+    OrnNode *lo = n->u.for_.lo, *hi = n->u.for_.hi;
+    for (int i = 0; i < nb; i++) {
+        OrnNode *x = plus_const(s, bd[i].e, bd[i].off);
+        if (bd[i].lower)
+            lo = extreme(s, "max", lo, x);
+        else
+            hi = extreme(s, "min", hi, x);
+    }
+    orn_sema_expr(s, lo);
+    orn_sema_expr(s, hi);
+    n->u.for_.lo = lo;
+    n->u.for_.hi = hi;
+    n->u.for_.body = st->u.if_.then;
 }
