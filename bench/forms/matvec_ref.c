@@ -1,22 +1,26 @@
 /* matvec_ref.c: hand-written serial C baseline of the matrix-vector forms (matvec_row,
- * matvec_view, matvec_elem) and of column sums (colsum; bench/forms/run.sh).
+ * matvec_view, matvec_foreach, matvec_col, matvec_elem), of column sums (colsum) and of
+ * row second differences (rowdiff; bench/forms/run.sh).
  *
- *   matvec_ref DATA ITERS [colsum]
+ *   matvec_ref DATA ITERS [colsum|rowdiff]
  *
  * DATA: a dense f64 (N, M) array in Orion's binary format (bench/forms/gen_dense.c). y = A x
  * with x[j] = 1 / (j + 1), ITERS times: A row-major, each y[i] a dot product with 8 partial
  * sums (vectorized without -ffast-math). Prints "bench: S s/iter  yy X" (dot(y, y)).
  * colsum: s[j] = the sum of column j, rows in order (gcc vectorizes along j and jams two
- * rows); prints "bench: S s/iter  ss X" (dot(s, s)). */
+ * rows); prints "bench: S s/iter  ss X" (dot(s, s)).
+ * rowdiff: y[i] = the sum over j in 1..M-2 of (a[j-1] - 2 a[j] + a[j+1])^2, the interior
+ * only, 8 partial sums; prints "bench: S s/iter  yy X" (dot(y, y)). */
 #include "../common/bench.h"
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || (argc > 3 && strcmp(argv[3], "colsum"))) {
-        fprintf(stderr, "usage: matvec_ref DATA ITERS [colsum]\n");
+    if (argc < 3 || (argc > 3 && strcmp(argv[3], "colsum") && strcmp(argv[3], "rowdiff"))) {
+        fprintf(stderr, "usage: matvec_ref DATA ITERS [colsum|rowdiff]\n");
         return 2;
     }
-    int iters = atoi(argv[2]), colsum = argc > 3;
+    int iters = atoi(argv[2]), rowdiff = argc > 3 && !strcmp(argv[3], "rowdiff"),
+        colsum = argc > 3 && !rowdiff;
     size_t len;
     char *blk, *buf = bench_slurp_at(argv[1], &len, 80, &blk); /* the elements on a cache line */
     int64_t n, m;
@@ -40,7 +44,23 @@ int main(int argc, char **argv)
             for (int64_t i = 0; i < n; i++)
                 for (int64_t j = 0; j < m; j++) s[j] += A[i * m + j];
         }
-        for (int64_t i = 0; i < n && !colsum; i++) {
+        for (int64_t i = 0; i < n && rowdiff; i++) {
+            const double *a = A + i * m;
+            double acc[8] = {0};
+            int64_t j = 1;
+            for (; j + 8 <= m - 1; j += 8)
+                for (int l = 0; l < 8; l++) {
+                    double d = a[j + l - 1] - 2.0 * a[j + l] + a[j + l + 1];
+                    acc[l] += d * d;
+                }
+            for (; j < m - 1; j++) {
+                double d = a[j - 1] - 2.0 * a[j] + a[j + 1];
+                acc[(j - 1) % 8] += d * d;
+            }
+            y[i] =
+                ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        }
+        for (int64_t i = 0; i < n && !colsum && !rowdiff; i++) {
             const double *a = A + i * m;
             double acc[8] = {0};
             int64_t j = 0;
