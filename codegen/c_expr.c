@@ -812,7 +812,11 @@ static void ex_call(C *c, const OrnNode *e)
         /* a local array */
         OrnTypeKind et = cg_elem_of(a0->type);
         int first = bi == ORN_BI_FILL ? 2 : 1, nd = 0;
-        cg_o(c, "orn_std_arr_new(P_, %s, ", cg_dsmt(et));
+        if (c->take) /* a loop body's declaration: its slot's array (cg_arr_slots) */
+            cg_o(c, "orn_std_arr_take(P_, &slot%d_, %s, ", c->take->id, cg_dsmt(et));
+        else
+            cg_o(c, "orn_std_arr_new(P_, %s, ", cg_dsmt(et));
+        c->take = NULL;
         for (const OrnNode *x = cg_arg_n(e, first); x; x = x->next)
             if (x->kind != N_KWARG) nd++;
         cg_o(c, "%d, (const int64_t[%d]){", nd, nd);

@@ -1394,6 +1394,7 @@ static void body_fn(C *c, const OrnCgLoop *l, bool keys)
     }
     if (lp->value) cg_o(c, "    %s *const vals_ = (%s *)b_->vals;\n", cg_ctype(vk), cg_ctype(vk));
     if (l->uses_rng) cg_o(c, "    OrnRtRng rng_s_;\n    OrnRtRng *const rng_ = &rng_s_;\n");
+    cg_arr_slots(c, l, "    ");
     bool listed = sparse_space || (unimodular && (keys || c->cuda));
     if (csr_walk(l)) body_csr(c, l);
     if (listed)
@@ -1404,6 +1405,7 @@ static void body_fn(C *c, const OrnCgLoop *l, bool keys)
     cg_o(c, "    return 0;\n}\n");
     c->ind = 0;
     c->olocal = false;
+    c->nslots = 0;
 }
 
 /* The prefetch pass of a dense block as the body walks it (body_dense): runs along the

@@ -693,6 +693,13 @@ static void assign_value_lane0(C *c, OrnTypeKind k, OrnOp op, const OrnNode *rhs
     cg_ol(c, "}");
 }
 
+/* zeros, fill, rand or randn: a local array's constructor */
+static bool is_ctor(const OrnNode *e)
+{
+    int bi = e && e->kind == N_CALL ? e->u.call.builtin : -1;
+    return bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN;
+}
+
 void cg_st_assign(C *c, const OrnNode *s)
 {
     const OrnNode *tg = s->u.assign.target, *rhs = s->u.assign.value;
@@ -737,8 +744,11 @@ void cg_st_assign(C *c, const OrnNode *s)
             cg_ind(c);
             cg_o(c, "OrnStdArr *%s __attribute__((cleanup(orn_std_arr_cleanup), unused)) = ",
                  cg_nm(c, sym));
+            for (int i = 0; i < c->nslots; i++)
+                if (c->slots[i] == sym && is_ctor(rhs)) c->take = sym;
         }
         cg_ex(c, rhs);
+        c->take = NULL;
         cg_o(c, ";\n");
         return;
     }
@@ -930,6 +940,32 @@ static void foreach_csr_versioned(C *c, const OrnNode *s, bool values, int k, co
     cg_ol(c, "} else {");
     csr_row_loop(c, s, values, ek, id, 0, 0);
     cg_ol(c, "}");
+}
+
+static void slot_visit(const OrnNode *n, void *ud)
+{
+    C *c = ud;
+    if (n->kind == N_ASSIGN && n->u.assign.declares && n->u.assign.op == OP_NONE &&
+        is_ctor(n->u.assign.value) && n->u.assign.target->kind == N_NAME &&
+        c->nslots < (int)(sizeof c->slots / sizeof c->slots[0])) {
+        const OrnSym *s = n->u.assign.target->u.name.sym;
+        if (s && s->type && s->type->kind == T_ARRAY && !s->type->dist && !s->fn &&
+            !orn_cg_is_static(s))
+            c->slots[c->nslots++] = s;
+    }
+    orn_ast_each_child(n, slot_visit, ud);
+}
+
+void cg_arr_slots(C *c, const OrnCgLoop *l, const char *pad)
+{
+    c->nslots = 0;
+    c->take = NULL;
+    const OrnNode *body = l->loop->node->u.parfor.body;
+    if (body && !c->cuda) orn_ast_each_child(body, slot_visit, c);
+    for (int i = 0; i < c->nslots; i++)
+        cg_o(c,
+             "%sOrnStdArr *slot%d_ __attribute__((cleanup(orn_std_arr_cleanup), unused)) = NULL;\n",
+             pad, c->slots[i]->id);
 }
 
 /* for (k, v) in view */

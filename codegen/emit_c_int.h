@@ -97,6 +97,12 @@ typedef struct C {
     bool pf_inbox; /* prefetch: in a run's range whose boxable reads are proven in their
                       boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
+    /* local arrays the loop body declares by a constructor, each with a slot in the body
+     * function that keeps its storage between iterations (cg_arr_slots); take: the
+     * declaration being written takes its slot's array */
+    const OrnSym *slots[32];
+    int nslots;
+    const OrnSym *take;
     const OrnNode **proven; /* ifs whose conditions hold in the fast range being written, and
                                clamps (min/max) that are their proven_keep argument there */
     const OrnNode **proven_keep;
@@ -272,6 +278,10 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_head(C *c, const OrnNode *s, int id);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
+/* The slots of the local arrays loop l's body declares by zeros/fill/rand/randn, declared
+ * at the body function's top (pad: its indentation) and listed in c->slots: each iteration
+ * takes the array the last one freed (orn_std_arr_take) instead of a new allocation. */
+void cg_arr_slots(C *c, const OrnCgLoop *l, const char *pad);
 void cg_st(C *c, const OrnNode *s);
 /* cg_st without a warp kernel's barriers (cuda_warp.c places them). */
 void cg_st_plain(C *c, const OrnNode *s);

@@ -90,6 +90,20 @@ static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- local arrays */
 
+/* The elements as the constructor sets them; used: the storage held other values. */
+static void arr_init(OrnStdArr *a, int init, double value, int64_t seed, bool used)
+{
+    char *q = a->data;
+    if (init == ORN_STD_FILL)
+        for (int64_t i = 0; i < a->n; i++) store_double(a->type, q + (size_t)i * a->esize, value);
+    else if (init == ORN_STD_RAND || init == ORN_STD_RANDN)
+        for (int64_t i = 0; i < a->n; i++)
+            store_double(a->type, q + (size_t)i * a->esize,
+                         orn_rt_rand_at((uint64_t)seed, i, init == ORN_STD_RANDN));
+    else if (used)
+        memset(q, 0, (size_t)a->n * a->esize);
+}
+
 OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                            double value, int64_t seed, int line)
 {
@@ -108,19 +122,34 @@ OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dim
     a->data = orn_try_zalloc((size_t)a->n, a->esize); /* on a cache line (support/arena.h) */
     if (!a->data)
         orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements", a->n);
-    char *q = a->data;
-    if (init == ORN_STD_FILL)
-        for (int64_t i = 0; i < a->n; i++) store_double(type, q + (size_t)i * a->esize, value);
-    else if (init == ORN_STD_RAND || init == ORN_STD_RANDN)
-        for (int64_t i = 0; i < a->n; i++)
-            store_double(type, q + (size_t)i * a->esize,
-                         orn_rt_rand_at((uint64_t)seed, i, init == ORN_STD_RANDN));
+    arr_init(a, init, value, seed, false);
+    return a;
+}
+
+OrnStdArr *orn_std_arr_take(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
+                            const int64_t *dims, int init, double value, int64_t seed, int line)
+{
+    OrnStdArr *a = *slot;
+    *slot = NULL;
+    bool same = a && a->type == type && a->ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) same = a->dims[d] == dims[d];
+    if (same) {
+        arr_init(a, init, value, seed, true);
+    } else {
+        orn_std_arr_free(a);
+        a = orn_std_arr_new(p, type, ndim, dims, init, value, seed, line);
+    }
+    a->home = slot;
     return a;
 }
 
 void orn_std_arr_free(OrnStdArr *a)
 {
     if (!a) return;
+    if (a->home && !*a->home) { /* back into its slot for the next iteration */
+        *a->home = a;
+        return;
+    }
     free(a->data);
     free(a);
 }

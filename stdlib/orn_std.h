@@ -309,6 +309,7 @@ typedef struct OrnStdArr {
     int64_t n;
     size_t esize;
     void *data;
+    struct OrnStdArr **home; /* orn_std_arr_take's slot, where a free puts it back; or NULL */
 } OrnStdArr;
 
 enum { ORN_STD_ZEROS, ORN_STD_FILL, ORN_STD_RAND, ORN_STD_RANDN };
@@ -316,7 +317,14 @@ enum { ORN_STD_ZEROS, ORN_STD_FILL, ORN_STD_RAND, ORN_STD_RANDN };
  * orn_rt_rand_at(seed, i), as for dist arrays). */
 OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                            double value, int64_t seed, int line);
+/* Frees a, or puts it back into its empty home slot (orn_std_arr_take). */
 void orn_std_arr_free(OrnStdArr *a);
+/* orn_std_arr_new for a local array a loop body declares, once per iteration: the array
+ * the last iteration freed into *slot (the body function's, freed when it returns), set
+ * again as new when its extents are the same, else a new one. An allocation per block,
+ * not per iteration (a softmax's `sc = zeros(f64, k)` in the body). */
+OrnStdArr *orn_std_arr_take(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
+                            const int64_t *dims, int init, double value, int64_t seed, int line);
 /* For __attribute__((cleanup)) on block-local arrays. */
 static inline void orn_std_arr_cleanup(OrnStdArr **a)
 {
