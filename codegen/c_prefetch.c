@@ -41,6 +41,8 @@ static void pf_announce(C *c, const OrnNode *e)
     case N_INDEX: {
         for (const OrnNode *x = e->u.index.subs; x; x = x->next)
             if (x->kind != N_SLICE) pf_announce(c, x);
+        for (int i = 0; i < c->npf_rows; i++)
+            if (c->pf_rows[i] == e) return; /* its row is announced (row_walk) */
         const OrnSym *s = orn_cg_base_sym(e);
         if (!s || s->kind != SYM_DIST || !announce_array(c, s) || subs_tainted(c, e->u.index.subs))
             return;
@@ -69,6 +71,82 @@ static void pf_announce(C *c, const OrnNode *e)
 }
 
 static void pf(C *c, const OrnNode *s);
+
+/* A walk along a row: `for j in 0..cols(X)` (`rows(X)`) -- what `for (j, a) in X[e, :]`
+ * becomes (lang/sema_rewrite.c) -- reading X[e, j] (X[j, e]) with e fixed for the loop.
+ * Each such read's row is announced once before the loop, as a view's, not element by
+ * element (256 announcements a row made the prefetch pass 2.2x the view form's), and the
+ * reads are listed in c->pf_rows for pf_announce to pass over. */
+typedef struct RowWalk {
+    C *c;
+    const OrnSym *var, *arr;
+    int dim; /* the dimension j walks */
+    const OrnNode *body;
+} RowWalk;
+
+static void assigned_visit(const OrnNode *n, void *ud)
+{
+    const OrnSym **s = ud;
+    if (*s && n->kind == N_ASSIGN && n->u.assign.target->kind == N_NAME &&
+        n->u.assign.target->u.name.sym == *s)
+        *s = NULL;
+    orn_ast_each_child(n, assigned_visit, ud);
+}
+
+/* e reads only names the loop body does not assign, nor the loop variable itself */
+static bool fixed_in(const RowWalk *w, const OrnNode *e)
+{
+    if (!e) return true;
+    if (e->kind == N_NAME) {
+        const OrnSym *s = e->u.name.sym;
+        if (!s || s == w->var) return false;
+        const OrnSym *t = s;
+        orn_ast_each_child(w->body, assigned_visit, &t);
+        return t != NULL;
+    }
+    if (e->kind == N_UNARY) return fixed_in(w, e->u.unary.e);
+    if (e->kind == N_BINARY) return fixed_in(w, e->u.binary.l) && fixed_in(w, e->u.binary.r);
+    if (e->kind == N_INT) return true;
+    return false;
+}
+
+static void row_visit(const OrnNode *n, void *ud)
+{
+    RowWalk *w = ud;
+    C *c = w->c;
+    if (n->kind == N_INDEX && orn_cg_base_sym(n) == w->arr && c->npf_rows < 8) {
+        const OrnNode *x0 = n->u.index.subs, *x1 = x0 ? x0->next : NULL;
+        const OrnNode *j = w->dim == 1 ? x1 : x0, *e = w->dim == 1 ? x0 : x1;
+        if (x1 && !x1->next && j->kind == N_NAME && j->u.name.sym == w->var && e->kind != N_SLICE &&
+            fixed_in(w, e) && !orn_cg_expr_tainted(c->loop, e)) {
+            int k = orn_cg_array_index(c->loop, w->arr);
+            pf_announce(c, e);
+            cg_ind(c);
+            cg_o(c, "orn_std_vec_announce_view(&V_[%d], ", k);
+            cg_put_dims(c, w->arr);
+            cg_o(c, ", %d, ", cg_sdim(cg_perm_of(c, w->arr), w->dim));
+            cg_ex_as(c, e, T_I64);
+            cg_o(c, ");\n");
+            c->pf_rows[c->npf_rows++] = n;
+            return;
+        }
+    }
+    orn_ast_each_child(n, row_visit, ud);
+}
+
+static void row_walk(C *c, const OrnNode *f)
+{
+    const OrnNode *lo = f->u.for_.lo, *hi = f->u.for_.hi, *a = NULL;
+    int bi = hi && hi->kind == N_CALL ? hi->u.call.builtin : -1;
+    if (lo->kind != N_INT || lo->u.ilit.v != 0 || (bi != ORN_BI_ROWS && bi != ORN_BI_COLS)) return;
+    a = hi->u.call.args;
+    const OrnSym *arr = a && a->kind == N_NAME ? a->u.name.sym : NULL;
+    if (!arr || arr->kind != SYM_DIST || !arr->type || arr->type->ndims != 2 || arr->type->sparse ||
+        !announce_array(c, arr))
+        return;
+    RowWalk w = {c, f->u.for_.var->u.name.sym, arr, bi == ORN_BI_COLS ? 1 : 0, f->u.for_.body};
+    orn_ast_each_child(f->u.for_.body, row_visit, &w);
+}
 
 void cg_pf_list(C *c, const OrnNode *list)
 {
@@ -173,6 +251,7 @@ static void pf(C *c, const OrnNode *s)
         pf_announce(c, s->u.for_.lo);
         pf_announce(c, s->u.for_.hi);
         if (orn_cg_sym_tainted(l, s->u.for_.var->u.name.sym)) return;
+        row_walk(c, s);
         OrnBuf a;
         orn_buf_init(&a);
         c->cloops++;

@@ -92,8 +92,10 @@ typedef struct C {
     const OrnCgLoop *loop;
     const OrnNode *fn;
     int line;
-    int cloops;    /* C loops of user statements open inside a loop body */
-    int pf_drop;   /* prefetch: inside a branch emitted without its condition */
+    int cloops;                /* C loops of user statements open inside a loop body */
+    int pf_drop;               /* prefetch: inside a branch emitted without its condition */
+    const OrnNode *pf_rows[8]; /* prefetch: element reads a row announcement covers (row_walk) */
+    int npf_rows;
     bool pf_inbox; /* prefetch: in a run's range whose boxable reads are proven in their
                       boxes (c_loop.c, pf_runs): those are not announced */
     int fast;      /* inside the fast version of a `for` whose accesses are proven in their boxes */
