@@ -929,7 +929,9 @@ static const OrnNode *clamp_arg(const Walk *w, const OrnNode *e, const OrnNode *
         a = b;
         b = x;
     }
-    if (!invariant(w, b) || !no_division(b)) return NULL;
+    /* both invariant (a narrowed for's `max(0, 1)`): one value for the whole run, nothing
+     * to guard -- a guard would only drop the fast range where it differs from A */
+    if (!invariant(w, b) || !no_division(b) || invariant(w, a)) return NULL;
     *bound = b;
     return a;
 }
