@@ -49,6 +49,7 @@ int main(int argc, char **argv)
             double acc[8] = {0};
             int64_t j = 1;
             for (; j + 8 <= m - 1; j += 8)
+#pragma omp simd /* lanes across l (gcc otherwise vectorizes across j: 1.4x slower) */
                 for (int l = 0; l < 8; l++) {
                     double d = a[j + l - 1] - 2.0 * a[j + l] + a[j + l + 1];
                     acc[l] += d * d;
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
             double acc[8] = {0};
             int64_t j = 0;
             for (; j + 8 <= m; j += 8)
+#pragma omp simd
                 for (int l = 0; l < 8; l++) acc[l] += a[j + l] * x[j + l];
             for (; j < m; j++) acc[j % 8] += a[j] * x[j];
             y[i] =

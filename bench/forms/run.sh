@@ -4,7 +4,8 @@
 # each form against a hand-written C baseline.
 #
 # For each form: generate its data (cached under the scratch directory), build the C
-# baseline (gcc -O3 -march=native -ffp-contract=off, as bench/run.sh) and compile the .orn
+# baseline (gcc -O3 -march=native -ffp-contract=off -fopenmp-simd; arrays of 2 MiB or more
+# on transparent huge pages, bench/common/bench.h) and compile the .orn
 # program (orionc -march=native); run C, .orn at mpirun -n 1 and at -n 2, REPS times,
 # interleaved; print seconds per iteration (best of REPS: load on the machine only ever
 # slows a run), the ratios .orn -n 1 / C (target <= 1.10) and -n 1 / -n 2 (target >= 1.7),
@@ -20,6 +21,7 @@
 #   REPS       runs of each program (default 3)
 #   QUICK=1    tiny sizes, REPS=1, CHECK=1: the smoke test (ctest -R bench_forms_quick)
 #   CHECK=1    exit 1 when a program fails or a cross-check disagrees (QUICK sets it)
+#   CFLAGS_EXTRA   more flags for the C baselines (the .orn side: ORN_CFLAGS, see orionc)
 #   ORN_BENCH_DIR  scratch directory (default BUILD_DIR/bench-forms); MPIRUN (mpirun); CC (gcc)
 #   Sizes (full / QUICK):
 #     KM_N KM_D KM_K KM_ITERS     k-means points          1000000 16 16 10 / 20000 16 16 5
@@ -104,7 +106,8 @@ rm -rf "$RES"; mkdir -p "$RES"
 say() { echo "forms: $*" >&2; }
 
 # ---- data, baselines and .orn programs ------------------------------------------------
-CFLAGS="-O3 -march=native -ffp-contract=off -Wall"  # the .orn arithmetic: IEEE, no FMA contraction
+# the .orn arithmetic (IEEE, no FMA contraction) and its one vectorizer hint, `omp simd`
+CFLAGS="-O3 -march=native -ffp-contract=off -fopenmp-simd -Wall ${CFLAGS_EXTRA:-}"
 declare -A DESC C_CMD ORN_ARGS ORN_PROG TOL FAIL
 build_c() { # build_c NAME SOURCE [FLAGS...]: the baseline binary $BIN/NAME (FLAGS: -D, -l, ...)
   local name=$1 src=$2; shift 2
