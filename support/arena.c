@@ -28,8 +28,11 @@ static void oom(void)
 /* Blocks of at least LINE_MIN bytes start on a cache line. malloc's large blocks start 16
  * bytes into a page, so two arrays could differ by 32 or 48 bytes modulo 64: the vector loop
  * over both then aligns one and splits the other's every load over two lines (matvec_col's
- * y += A[:, j] x[j]: 1.3x slower, A at 16 and y at 48 modulo 64, in plain C too). */
-enum { LINE = 64, LINE_MIN = 1024 };
+ * y += A[:, j] x[j]: 1.3x slower, A at 16 and y at 48 modulo 64, in plain C too). From 256
+ * bytes (32 doubles): a short vector of sums, stored and loaded again per row, split over two
+ * lines fails its store-to-load forwarding (a 512-byte column-sum array in plain C: 13.9 ms a
+ * pass aligned, 15-18 at malloc's alignment). */
+enum { LINE = 64, LINE_MIN = 256 };
 /* From this size zeroed blocks come from calloc, zero pages the kernel maps when first
  * touched (a large buffer's dense store mostly untouched), at malloc's alignment. */
 #define ZERO_LAZY ((size_t)64 << 20)
