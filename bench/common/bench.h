@@ -36,8 +36,10 @@ static inline double bench_gauss(void)
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-/* Blocks of 1 KiB or more on a 64-byte cache line, as a performance-minded program
- * allocates its arrays (malloc's large blocks start 16 bytes into a page); blocks of 2 MiB
+/* Blocks on a 64-byte cache line, as a performance-minded program allocates its arrays
+ * (malloc's start 16 bytes into a line: a vector of 8 doubles stored and loaded again per
+ * row then splits over two lines -- standardize's column sums in 512-byte arrays took 15-18
+ * ms a pass, 13.9 aligned); blocks of 2 MiB
  * or more on 2 MiB boundaries, asked for as transparent huge pages (madvise(MADV_HUGEPAGE):
  * where the system's THP setting is "madvise", a stream over a large array otherwise takes a
  * TLB miss every 4 KiB, 15% of a 128 MB matrix-vector pass on the benchmark machine). The
@@ -46,10 +48,7 @@ static inline void *bench_xmalloc(size_t n)
 {
     void *p = NULL;
     const size_t huge = (size_t)2 << 20;
-    if (n < 1024)
-        p = malloc(n ? n : 1);
-    else if (posix_memalign(&p, n >= huge ? huge : 64, n) != 0)
-        p = NULL;
+    if (posix_memalign(&p, n >= huge ? huge : 64, n ? n : 1) != 0) p = NULL;
     if (!p) {
         fprintf(stderr, "out of memory (%zu bytes)\n", n);
         exit(1);

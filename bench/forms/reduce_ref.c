@@ -34,6 +34,7 @@ int main(int argc, char **argv)
             for (int l = 0; l < 8; l++) lo[l] = 1e30, hi[l] = -1e30;
             int64_t i = 0;
             for (; i + 8 <= n; i += 8)
+#pragma omp simd /* lanes across l: gcc otherwise vectorizes across i, 2x slower */
                 for (int l = 0; l < 8; l++) {
                     double x = v[i + l];
                     s[l] += x, sq[l] += x * x;
