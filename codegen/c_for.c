@@ -581,10 +581,12 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
             cg_ol(c, "for (; i%d_ < %s && ((i%d_ - lo%d_) & %d); i%d_++) {", id, to, id, id, L - 1,
                   id);
         else if (part == 1) /* omp simd: a body gcc would unroll whole is vectorized instead
-                             * (in a jam, the loop over the outer variable's vector is) */
+                             * (in a jam, the loop over the outer variable's vector is); two
+                             * blocks an iteration (CG_UNROLL2) */
             cg_ol(c,
-                  "for (; i%d_ + %d <= %s; i%d_ += %d)%s for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
-                  id, L, to, id, L, c->cuda || jam ? "" : " _Pragma(\"omp simd\")", id, id, L, id);
+                  "%sfor (; i%d_ + %d <= %s; i%d_ += %d)%s for (int l%d_ = 0; l%d_ < %d; l%d_++) {",
+                  c->cuda || jam ? "" : CG_UNROLL2 " ", id, L, to, id, L,
+                  c->cuda || jam ? "" : " _Pragma(\"omp simd\")", id, id, L, id);
         else
             cg_ol(c, "for (; i%d_ < %s; i%d_++) {", id, to, id);
         c->ind++;

@@ -737,7 +737,7 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
             cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = acc%d_;", W, i, i);
     }
     cg_ol(c, "    int64_t jl_ = %s;", from);
-    cg_ol(c, "    for (; jl_ + %d <= %s; jl_ += %d) {", W, to, W);
+    cg_ol(c, "    " CG_UNROLL2 " for (; jl_ + %d <= %s; jl_ += %d) {", W, to, W);
     cg_ol(c, "        _Pragma(\"omp simd\")");
     cg_ol(c, "        for (int l_ = 0; l_ < %d; l_++) {", W);
     c->lanes = true;

@@ -363,7 +363,8 @@ static void reduce_loops(C *c, const VX *vx, const OrnNode *a, const OrnNode *b,
     cg_vx_unit_cond(c, vx, -1);
     c->ind++;
     cg_ol(c, "int64_t b%d_ = 0;", id);
-    cg_ol(c, "for (; b%d_ + %d <= %s; b%d_ += %d)", id, lanes, len, id, lanes);
+    cg_ol(c, "%sfor (; b%d_ + %d <= %s; b%d_ += %d)", c->cuda ? "" : CG_UNROLL2 " ", id, lanes, len,
+          id, lanes);
     c->ind++;
     if (!c->cuda) cg_ol(c, "_Pragma(\"omp simd\")"); /* as a loop reduction's lanes (c_for.c) */
     cg_ol(c, "for (int l%d_ = 0; l%d_ < %d; l%d_++) {", id, id, lanes, id);

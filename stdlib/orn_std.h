@@ -937,7 +937,9 @@ static inline float orn_std_sdot_f32(const float *a, int64_t sa, const float *b,
     if (sa == 1 && sb == 1 && n >= 16) {
         v16f acc = {0};
         int64_t x = 0;
-        for (; x + 16 <= n; x += 16) {
+        _Pragma("GCC unroll 2") /* as codegen's reductions (CG_UNROLL2) */
+            for (; x + 16 <= n; x += 16)
+        {
             v16f va, vb;
             __builtin_memcpy(&va, a + x, sizeof va);
             __builtin_memcpy(&vb, b + x, sizeof vb);
@@ -986,8 +988,9 @@ float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
         double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
         int64_t x = 0;                                                                             \
         if (sa == 1 && sb == 1) {                                                                  \
-            for (; x + 8 <= n; x += 8)                                                             \
-                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];           \
+            _Pragma("GCC unroll 2") /* as codegen's reductions (CG_UNROLL2) */                     \
+                for (; x + 8 <= n; x += 8) for (int l = 0; l < 8; l++) s[l] +=                     \
+                (double)a[x + l] * (double)b[x + l];                                               \
         } else {                                                                                   \
             for (; x + 8 <= n; x += 8)                                                             \
                 for (int l = 0; l < 8; l++)                                                        \
