@@ -399,8 +399,15 @@ int orn_dsm_snap_read(OrnDsmCtx *ctx, const OrnDsmIo *io);
 
 /* Collective. Bulk fetch for several arrays at once: each rank asks for n (array, key)
  * pairs (linear row-major key indices) and gets their values (found[i] = 0 for absent
- * sparse keys, value 0). Owners answer from their tiles; requests are grouped per owner
- * (one message per rank pair). */
+ * sparse keys, value 0), and for nranges runs of dense tiles' storage, which come as their
+ * bytes (a window's rows: no key per element). Owners answer from their tiles; requests are
+ * grouped per owner (one message per rank pair each way). */
+typedef struct OrnDsmRun {
+    int array;      /* array id (dense) */
+    int64_t tile;   /* one of its tiles */
+    int64_t off, n; /* elements [off, off + n) of the tile's row-major storage */
+    void *dst;      /* n * esize bytes */
+} OrnDsmRun;
 typedef struct OrnDsmFetch {
     int64_t n;
     const int *array; /* array ids */
@@ -408,6 +415,8 @@ typedef struct OrnDsmFetch {
     void *vals; /* n slots of `stride` bytes each: the value is written at the start */
     size_t stride;
     unsigned char *found;
+    int64_t nranges;
+    const OrnDsmRun *ranges;
 } OrnDsmFetch;
 int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f);
 /* Local, may wait on a peer: fetch one element from its owner now (on-demand miss). The

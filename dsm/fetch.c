@@ -1,8 +1,9 @@
 /* fetch.c: remote reads: bulk fetch (collective) and on-demand fetch with its service.
  *
  * Bulk fetch: the requests of a rank are grouped per owner, sent in one message each, and
- * answered in one message each: two alltoallv, 4 (P-1) a + b (16 B per request + 16 B per
- * reply). Keys owned locally (or replicated) are answered without messages.
+ * answered in one message each: an alltoallv and point-to-point replies, 4 (P-1) a + b (16
+ * B per element request + 16 B per reply; 32 B per range request + its bytes). Keys and
+ * ranges owned locally (or replicated) are answered without messages.
  *
  * On-demand fetch: one request and one reply (2 a + 32 b), answered by the owner whenever
  * it serves: in every wait loop (coll.c) and in orn_dsm_progress(). A rank that waits for
@@ -14,8 +15,12 @@
  * carries blocks for later steps (a 2-D rotation), they wait behind at most the queue's
  * window of those, not behind every block queued before them.
  *
- * Messages: request {int32 array id, int32 0, int64 linear key}; reply {8 value bytes,
- * uint8 found, uint8 error, 6 pad}.
+ * Messages: to each owner, a header {int64 element requests, int64 range requests}, the
+ * element requests {int32 array id, int32 0, int64 linear key}, the range requests {int32
+ * array id, int32 0, int64 tile, int64 offset, int64 count}; back, per element request
+ * {8 value bytes, uint8 found, uint8 error, 6 pad}, then each range's bytes. A range is a run
+ * of a dense tile's storage (a window's rows, runtime/window.c): its elements cost a memcpy
+ * on each side and their bytes on the wire, against a lookup and 32 bytes each as keys.
  */
 #include "dsm_int.h"
 
@@ -159,120 +164,328 @@ static int owner_of(OrnDsmCtx *ctx, int id, int64_t lin, int *owner)
     return owner_m(ctx, &m, id, lin, owner);
 }
 
-/* The bulk fetch's replies: to each rank p the replies to the rc[p] bytes of requests it
- * sent (in srep, in rank order), from each owner p the replies to ours (at[p] .. at[p + 1]
- * of rrep). */
-static int reply_exchange(OrnDsmCtx *ctx, const Rep *srep, const size_t *rc, Rep *rrep,
-                          const size_t *at)
+/* A range request: elements [off, off + n) of tile `tile` of array id (dense), answered
+ * with their bytes. */
+typedef struct RReq {
+    int32_t id, pad;
+    int64_t tile, off, n;
+} RReq;
+
+/* What a bulk request message to one owner holds, ahead of its requests. */
+typedef struct Hdr {
+    int64_t nelem, nrange;
+} Hdr;
+
+/* A range of at least this many bytes travels as a message of its own, sent from the
+ * tile's storage and received into its destination (no copy on either side); smaller ones
+ * are packed behind the element replies. */
+#define RANGE_DIRECT ((size_t)64 << 10)
+
+/* The tile storage a range request names, or NULL when it is not one held here. */
+static const char *range_src(OrnDsmCtx *ctx, const RReq *q, size_t *es)
 {
-    int P = ctx->size, me = ctx->rank, nx = 0, status = ORN_OK;
-    OrnDsmXfer **x = orn_xcalloc(2 * (size_t)P, sizeof *x);
-    for (int p = 0; p < P && !status; p++)
-        if (p != me && at[p + 1] > at[p])
-            status = orn_dsm_xrecv(ctx, rrep + at[p], (at[p + 1] - at[p]) * sizeof(Rep), p,
-                                   ORN_TAG_BULK_REP, ORN_XFER_NOW, "prefetch replies", &x[nx++]);
-    size_t off = 0;
-    for (int p = 0; p < P && !status; p++) {
-        size_t n = rc[p] / sizeof(Req);
-        if (p != me && n)
-            status = orn_dsm_xsend(ctx, srep + off, n * sizeof(Rep), p, ORN_TAG_BULK_REP,
-                                   ORN_XFER_NOW, "prefetch replies", &x[nx++]);
-        off += n;
+    OrnDsmArray *a = orn_dsm_lookup(ctx, q->id);
+    if (!a || a->sparse || q->tile < 0 || q->tile >= a->part.ntiles) return NULL;
+    const OrnDsmTile *tl = &a->tiles[q->tile];
+    if (!tl->held || !tl->vals || q->off < 0 || q->n < 0 || q->off > tl->n - q->n) return NULL;
+    *es = a->esize;
+    return (const char *)tl->vals + (size_t)q->off * a->esize;
+}
+
+/* One message of the replies: to or from peer, n bytes at buf. */
+typedef struct Msg {
+    int peer;
+    char *buf;
+    size_t n;
+} Msg;
+
+typedef struct Msgs {
+    Msg *m;
+    int64_t n, cap;
+} Msgs;
+
+static void msg_add(Msgs *l, int peer, const void *buf, size_t n)
+{
+    if (!n) return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->m = orn_xrealloc(l->m, (size_t)l->cap * sizeof *l->m);
     }
+    l->m[l->n++] = (Msg){peer, (char *)buf, n};
+}
+
+/* The bulk fetch's replies, point to point, queued as needed now: the messages of each
+ * list in their order (per peer, the order both sides derive from the requests). */
+static int reply_exchange(OrnDsmCtx *ctx, const Msgs *recv, const Msgs *send)
+{
+    int status = ORN_OK;
+    int64_t nx = 0;
+    OrnDsmXfer **x = orn_xcalloc((size_t)(recv->n + send->n + 1), sizeof *x);
+    for (int64_t i = 0; i < recv->n && !status; i++)
+        status = orn_dsm_xrecv(ctx, recv->m[i].buf, recv->m[i].n, recv->m[i].peer, ORN_TAG_BULK_REP,
+                               ORN_XFER_NOW, "prefetch replies", &x[nx++]);
+    for (int64_t i = 0; i < send->n && !status; i++)
+        status = orn_dsm_xsend(ctx, send->m[i].buf, send->m[i].n, send->m[i].peer, ORN_TAG_BULK_REP,
+                               ORN_XFER_NOW, "prefetch replies", &x[nx++]);
     if (!status)
-        status = orn_dsm_xwait(ctx, x, nx, "prefetch replies");
+        status = orn_dsm_xwait(ctx, x, (int)nx, "prefetch replies");
     else
-        for (int i = 0; i < nx; i++) orn_dsm_xdrop(ctx, &x[i]);
+        for (int64_t i = 0; i < nx; i++) orn_dsm_xdrop(ctx, &x[i]);
     free(x);
     return status;
+}
+
+/* Owner of a range request's tile (this rank for a replicated one), or -1. */
+static int range_owner(OrnDsmCtx *ctx, const OrnDsmRun *r)
+{
+    OrnDsmArray *a = orn_dsm_lookup(ctx, r->array);
+    if (!a || a->sparse || r->tile < 0 || r->tile >= a->part.ntiles) return -1;
+    int o = a->part.owner[r->tile];
+    return o == ORN_DSM_ALL ? ctx->rank : o;
+}
+
+/* Owner side: the answers to requester p's message at q (header h): its element replies and
+ * small ranges packed at *out (advanced), its large ranges queued in big. */
+static int answer_msg(OrnDsmCtx *ctx, Memo *memo, int p, const Hdr *h, const char *q, char **out,
+                      Msgs *big)
+{
+    for (int64_t i = 0; i < h->nelem; i++, q += sizeof(Req), *out += sizeof(Rep)) {
+        Req rq;
+        Rep rp;
+        memcpy(&rq, q, sizeof rq);
+        answer_m(ctx, memo, &rq, &rp);
+        if (rp.error)
+            return orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                "prefetch: asked for key %lld of array %d, not held here",
+                                (long long)rq.lin, rq.id);
+        memcpy(*out, &rp, sizeof rp);
+    }
+    for (int64_t i = 0; i < h->nrange; i++, q += sizeof(RReq)) {
+        RReq rq;
+        memcpy(&rq, q, sizeof rq);
+        size_t es;
+        const char *src = range_src(ctx, &rq, &es);
+        if (!src)
+            return orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                "prefetch: asked for elements %lld..%lld of tile %lld of array "
+                                "%d, not held here",
+                                (long long)rq.off, (long long)(rq.off + rq.n), (long long)rq.tile,
+                                rq.id);
+        size_t b = (size_t)rq.n * es;
+        if (b >= RANGE_DIRECT) {
+            msg_add(big, p, src, b);
+        } else {
+            memcpy(*out, src, b);
+            *out += b;
+        }
+    }
+    return ORN_OK;
+}
+
+/* Bytes of the packed reply to a message with h's requests (its range requests at rq). */
+static size_t packed_bytes(OrnDsmCtx *ctx, const Hdr *h, const RReq *rq)
+{
+    size_t b = (size_t)h->nelem * sizeof(Rep);
+    for (int64_t i = 0; i < h->nrange; i++) {
+        OrnDsmArray *a = orn_dsm_lookup(ctx, rq[i].id);
+        size_t r = a ? (size_t)rq[i].n * a->esize : 0;
+        if (r < RANGE_DIRECT) b += r;
+    }
+    return b;
 }
 
 int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK;
+    Hdr *h = orn_xcalloc((size_t)P, sizeof *h);
     size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
     size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
+    size_t *roff = orn_xcalloc((size_t)P + 1, sizeof *roff);
     int *dest = orn_xmalloc((size_t)(f->n ? f->n : 1) * sizeof *dest);
-    Req *sreq = NULL, *rreq = NULL;
-    Rep *srep = NULL, *rrep = NULL;
+    int *rdest = orn_xmalloc((size_t)(f->nranges ? f->nranges : 1) * sizeof *rdest);
+    char *sreq = NULL, *rreq = NULL, *srep = NULL, *rrep = NULL;
+    Msgs recv = {0}, send = {0};
 
     Memo memo = MEMO_INIT;
     for (int64_t i = 0; i < f->n; i++) {
         status = owner_m(ctx, &memo, f->array[i], f->lin[i], &dest[i]);
         if (status) goto fn_exit;
-        if (dest[i] != me) sc[dest[i]] += sizeof(Req);
+        if (dest[i] != me) h[dest[i]].nelem++;
     }
-    for (int p = 0; p < P; p++) pos[p + 1] = pos[p] + sc[p];
+    for (int64_t i = 0; i < f->nranges; i++) {
+        const OrnDsmRun *r = &f->ranges[i];
+        rdest[i] = range_owner(ctx, r);
+        if (rdest[i] < 0) {
+            status = orn_dsm_fail(ctx, ORN_E_INTERNAL, "fetch: no dense tile %lld of array %d",
+                                  (long long)r->tile, r->array);
+            goto fn_exit;
+        }
+        if (rdest[i] != me) h[rdest[i]].nrange++;
+    }
+    for (int p = 0; p < P; p++) {
+        if (h[p].nelem || h[p].nrange)
+            sc[p] =
+                sizeof(Hdr) + (size_t)h[p].nelem * sizeof(Req) + (size_t)h[p].nrange * sizeof(RReq);
+        pos[p + 1] = pos[p] + sc[p];
+    }
     sreq = orn_xmalloc(pos[P] ? pos[P] : 1);
     {
-        size_t *at = orn_xmalloc((size_t)P * sizeof *at);
-        memcpy(at, pos, (size_t)P * sizeof *at);
-        for (int64_t i = 0; i < f->n; i++) {
-            if (dest[i] == me) {
-                Req q = {f->array[i], 0, f->lin[i]};
-                Rep r;
-                answer_m(ctx, &memo, &q, &r);
-                if (r.error) {
-                    status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
-                                          "fetch: local read of key %lld of array %d failed",
-                                          (long long)f->lin[i], f->array[i]);
-                    free(at);
-                    goto fn_exit;
-                }
-                OrnDsmArray *a = orn_dsm_lookup(ctx, f->array[i]);
-                memcpy((char *)f->vals + (size_t)i * f->stride, r.val, a->esize);
-                f->found[i] = r.found;
+        size_t *ea = orn_xmalloc((size_t)P * sizeof *ea), *ra = orn_xmalloc((size_t)P * sizeof *ra);
+        for (int p = 0; p < P; p++) {
+            if (!sc[p]) continue;
+            memcpy(sreq + pos[p], &h[p], sizeof(Hdr));
+            ea[p] = pos[p] + sizeof(Hdr);
+            ra[p] = ea[p] + (size_t)h[p].nelem * sizeof(Req);
+        }
+        for (int64_t i = 0; i < f->n && !status; i++) {
+            Req q = {f->array[i], 0, f->lin[i]};
+            if (dest[i] != me) {
+                memcpy(sreq + ea[dest[i]], &q, sizeof q);
+                ea[dest[i]] += sizeof q;
                 continue;
             }
-            Req *q = (Req *)((char *)sreq + at[dest[i]]);
-            q->id = f->array[i];
-            q->pad = 0;
-            q->lin = f->lin[i];
-            at[dest[i]] += sizeof(Req);
+            Rep r;
+            answer_m(ctx, &memo, &q, &r);
+            if (r.error) {
+                status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                      "fetch: local read of key %lld of array %d failed",
+                                      (long long)f->lin[i], f->array[i]);
+                break;
+            }
+            memcpy((char *)f->vals + (size_t)i * f->stride, r.val,
+                   orn_dsm_lookup(ctx, f->array[i])->esize);
+            f->found[i] = r.found;
         }
-        free(at);
+        for (int64_t i = 0; i < f->nranges && !status; i++) {
+            const OrnDsmRun *r = &f->ranges[i];
+            RReq q = {r->array, 0, r->tile, r->off, r->n};
+            if (rdest[i] != me) {
+                memcpy(sreq + ra[rdest[i]], &q, sizeof q);
+                ra[rdest[i]] += sizeof q;
+                continue;
+            }
+            size_t es;
+            const char *src = range_src(ctx, &q, &es);
+            if (!src) {
+                status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                      "fetch: local read of tile %lld of array %d failed",
+                                      (long long)r->tile, r->array);
+                break;
+            }
+            memcpy(r->dst, src, (size_t)r->n * es);
+        }
+        free(ea);
+        free(ra);
+        if (status) goto fn_exit;
     }
     status = orn_dsm_alltoallv(ctx, sreq, sc, (void **)&rreq, rc, "prefetch requests");
     if (status) goto fn_exit;
-    /* Answer in the order received; replies go back with the same counts. */
-    size_t nin = 0;
-    for (int p = 0; p < P; p++) nin += rc[p] / sizeof(Req);
-    srep = orn_xmalloc((nin ? nin : 1) * sizeof *srep);
-    for (size_t i = 0; i < nin; i++) {
-        answer_m(ctx, &memo, &rreq[i], &srep[i]);
-        if (srep[i].error) {
-            status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
-                                  "prefetch: asked for key %lld of array %d, not held here",
-                                  (long long)rreq[i].lin, rreq[i].id);
-            goto fn_exit;
+    /* Owner: answer in the order received, per requester its packed reply (element replies,
+     * then small ranges) and then its large ranges, each a message from the tile. */
+    {
+        size_t in = 0, tot = 0, *soff = orn_xcalloc((size_t)P + 1, sizeof *soff);
+        for (int p = 0; p < P && !status; p++) {
+            size_t b = 0;
+            if (rc[p]) {
+                Hdr hp;
+                memcpy(&hp, rreq + in, sizeof hp);
+                if (hp.nelem < 0 || hp.nrange < 0 ||
+                    rc[p] != sizeof(Hdr) + (size_t)hp.nelem * sizeof(Req) +
+                                 (size_t)hp.nrange * sizeof(RReq))
+                    status = orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                          "prefetch: a malformed request from rank %d", p);
+                else
+                    b = packed_bytes(
+                        ctx, &hp,
+                        (const RReq *)(rreq + in + sizeof(Hdr) + (size_t)hp.nelem * sizeof(Req)));
+            }
+            soff[p] = tot;
+            tot += b;
+            in += rc[p];
+        }
+        soff[P] = tot;
+        if (!status) srep = orn_xmalloc(tot ? tot : 1);
+        in = 0;
+        for (int p = 0; p < P && !status; p++) {
+            if (!rc[p]) continue;
+            Hdr hp;
+            memcpy(&hp, rreq + in, sizeof hp);
+            char *out = srep + soff[p];
+            Msgs big = {0};
+            status = answer_msg(ctx, &memo, p, &hp, rreq + in + sizeof(Hdr), &out, &big);
+            msg_add(&send, p, srep + soff[p], soff[p + 1] - soff[p]);
+            for (int64_t i = 0; i < big.n; i++) msg_add(&send, p, big.m[i].buf, big.m[i].n);
+            free(big.m);
+            in += rc[p];
+        }
+        free(soff);
+        if (status) goto fn_exit;
+    }
+    /* Requester: from each owner p the packed reply, then our large ranges from p in the
+     * order of our requests, each straight into its destination. */
+    {
+        for (int p = 0; p < P; p++) roff[p + 1] = roff[p] + (size_t)h[p].nelem * sizeof(Rep);
+        size_t *small = orn_xcalloc((size_t)P, sizeof *small);
+        for (int64_t i = 0; i < f->nranges; i++) {
+            size_t b = (size_t)f->ranges[i].n * orn_dsm_lookup(ctx, f->ranges[i].array)->esize;
+            if (rdest[i] != me && b < RANGE_DIRECT) small[rdest[i]] += b;
+        }
+        size_t tot = 0;
+        for (int p = 0; p < P; p++) {
+            roff[p] = tot;
+            tot += (size_t)h[p].nelem * sizeof(Rep) + small[p];
+        }
+        roff[P] = tot;
+        free(small);
+        rrep = orn_xmalloc(tot ? tot : 1);
+        for (int p = 0; p < P; p++) {
+            if (p == me || !sc[p]) continue;
+            msg_add(&recv, p, rrep + roff[p], roff[p + 1] - roff[p]);
+            for (int64_t i = 0; i < f->nranges; i++) {
+                size_t b = (size_t)f->ranges[i].n * orn_dsm_lookup(ctx, f->ranges[i].array)->esize;
+                if (rdest[i] == p && b >= RANGE_DIRECT) msg_add(&recv, p, f->ranges[i].dst, b);
+            }
         }
     }
-    /* Replies: every rank knows how many it sends (requests received) and receives (requests
-     * sent), so they go point to point, queued as needed now. */
+    status = reply_exchange(ctx, &recv, &send);
+    if (status) goto fn_exit;
+    /* From owner p's packed reply: element replies in the order of our element requests to
+     * p, then our small ranges' bytes in the order of our range requests to p. */
     {
-        size_t *at = orn_xcalloc((size_t)P + 1, sizeof *at);
-        for (int p = 0; p < P; p++) at[p + 1] = at[p] + sc[p] / sizeof(Req);
-        rrep = orn_xmalloc((at[P] ? at[P] : 1) * sizeof *rrep);
-        status = reply_exchange(ctx, srep, rc, rrep, at);
-        /* Replies from owner p are in the order of our requests to p. */
-        for (int64_t i = 0; i < f->n && !status; i++) {
+        size_t *at = orn_xmalloc((size_t)P * sizeof *at);
+        memcpy(at, roff, (size_t)P * sizeof *at);
+        for (int64_t i = 0; i < f->n; i++) {
             if (dest[i] == me) continue;
-            const Rep *r = &rrep[at[dest[i]]++];
-            OrnDsmArray *a = orn_dsm_lookup(ctx, f->array[i]);
-            memcpy((char *)f->vals + (size_t)i * f->stride, r->val, a->esize);
-            f->found[i] = r->found;
+            Rep r;
+            memcpy(&r, rrep + at[dest[i]], sizeof r);
+            at[dest[i]] += sizeof r;
+            memcpy((char *)f->vals + (size_t)i * f->stride, r.val,
+                   orn_dsm_lookup(ctx, f->array[i])->esize);
+            f->found[i] = r.found;
+        }
+        for (int64_t i = 0; i < f->nranges; i++) {
+            const OrnDsmRun *r = &f->ranges[i];
+            size_t b = (size_t)r->n * orn_dsm_lookup(ctx, r->array)->esize;
+            if (rdest[i] == me || b >= RANGE_DIRECT) continue;
+            memcpy(r->dst, rrep + at[rdest[i]], b);
+            at[rdest[i]] += b;
         }
         free(at);
     }
 fn_exit:
+    free(h);
     free(sc);
     free(rc);
     free(pos);
+    free(roff);
     free(dest);
+    free(rdest);
     free(sreq);
     free(rreq);
     free(srep);
     free(rrep);
+    free(recv.m);
+    free(send.m);
     return status;
 }
 

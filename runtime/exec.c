@@ -512,34 +512,37 @@ static int run_item(Exec *x, const Work *w, int prefetch_pass)
     return ORN_OK;
 }
 
-/* Collective: fetch what the prefetch pass announced. */
+/* Collective: fetch what the prefetch pass announced: the prefetch cache's keys, and the
+ * windows' rows as ranges. */
 static int exchange(Exec *x)
 {
-    int64_t n = 0, wn;
+    int64_t n = 0, nr = 0, wn, elems = 0;
     rt_window_plan(x);
     for (int k = 0; k < x->n; k++) {
-        rt_window_fetch_list(&x->vi[k], &wn);
-        n += x->vi[k].nreq + wn;
+        n += x->vi[k].nreq;
+        const OrnDsmRun *r = rt_window_ranges(&x->vi[k], &wn);
+        nr += wn;
+        for (int64_t i = 0; i < wn; i++) elems += r[i].n;
     }
     int *ids = orn_xmalloc((size_t)(n ? n : 1) * sizeof *ids);
     int64_t *lins = orn_xmalloc((size_t)(n ? n : 1) * sizeof *lins);
     unsigned char *vals = orn_xcalloc((size_t)(n ? n : 1), 8);
     unsigned char *found = orn_xcalloc((size_t)(n ? n : 1), 1);
-    int64_t m = 0;
+    OrnDsmRun *rng = orn_xmalloc((size_t)(nr ? nr : 1) * sizeof *rng);
+    int64_t m = 0, mr = 0;
     for (int k = 0; k < x->n; k++) {
         for (int64_t i = 0; i < x->vi[k].nreq; i++) {
             ids[m] = x->vi[k].store->id;
             lins[m++] = x->vi[k].req[i];
         }
-        const int64_t *wl = rt_window_fetch_list(&x->vi[k], &wn);
-        for (int64_t i = 0; i < wn; i++) {
-            ids[m] = x->vi[k].store->id;
-            lins[m++] = wl[i];
-        }
+        const OrnDsmRun *r = rt_window_ranges(&x->vi[k], &wn);
+        if (wn) memcpy(rng + mr, r, (size_t)wn * sizeof *rng);
+        mr += wn;
     }
-    OrnDsmFetch f = {n, ids, lins, vals, 8, found};
+    OrnDsmFetch f = {n, ids, lins, vals, 8, found, nr, rng};
     RtSpan sp = rt_xfer_begin(x, "prefetch exchange");
     orn_tl_int(x->tl, sp.id, "keys", n);
+    orn_tl_int(x->tl, sp.id, "range elements", elems);
     int status = orn_dsm_fetch_bulk(x->dsm, &f);
     rt_xfer_end(x, sp, &x->rt->stats.transfer);
     if (!status) {
@@ -553,16 +556,15 @@ static int exchange(Exec *x)
                 c->state = 2;
             }
             vi->nreq = 0;
-            rt_window_fetch_list(vi, &wn);
-            rt_window_fill(vi, vals + (size_t)m * 8, 8);
-            m += wn;
+            rt_window_fill(vi);
         }
-        x->rt->stats.prefetched += n;
+        x->rt->stats.prefetched += n + elems;
     }
     free(ids);
     free(lins);
     free(vals);
     free(found);
+    free(rng);
     return status;
 }
 

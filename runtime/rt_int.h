@@ -498,12 +498,14 @@ int rt_window_bind(Exec *x, int k, OrnRtView *v);
 int rt_window_announce(ViewImpl *vi, const int64_t *key);
 /* Whether this round's prefetch pass can announce anything. */
 int rt_window_pass_needed(Exec *x);
-/* Start of the exchange: per view, a copy over the announced rows (its remote keys listed
- * for the fetch) or the announced keys into the prefetch cache. */
+/* Start of the exchange: per view, a copy over the announced rows (its remote tiles' rows
+ * listed for the fetch as ranges) or the announced keys into the prefetch cache. */
 void rt_window_plan(Exec *x);
-const int64_t *rt_window_fetch_list(const ViewImpl *vi, int64_t *n);
-/* After the fetch: the values of rt_window_fetch_list's keys, `stride` bytes apart. */
-void rt_window_fill(ViewImpl *vi, const unsigned char *vals, size_t stride);
+/* The ranges the view's copy still needs (n of them, NULL when none), valid until
+ * rt_window_fill. */
+const OrnDsmRun *rt_window_ranges(ViewImpl *vi, int64_t *n);
+/* After the fetch of those ranges: the copy complete. */
+void rt_window_fill(ViewImpl *vi);
 /* After buffer flushes: drop copies of arrays a buffer updates. */
 void rt_window_flushed(Exec *x);
 void rt_window_free(Exec *x);

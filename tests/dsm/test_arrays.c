@@ -144,7 +144,7 @@ static void test_sparse(TestEnv *t)
     int absent_ok = !(gk[0] == 0 && gk[1] == 0);
     float out[4 * 2];
     unsigned char found[4];
-    OrnDsmFetch f = {4, ids, lins, out, 8, found};
+    OrnDsmFetch f = {4, ids, lins, out, 8, found, 0, NULL};
     OK(t, orn_dsm_fetch_bulk(t->dsm, &f));
     CHECK(t, found[0] && out[0] == ((float *)gv)[0]);
     CHECK(t, found[1] && out[2] == ((float *)gv)[450]);

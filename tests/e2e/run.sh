@@ -11,7 +11,9 @@
 #                  -Werror) and the synthetic ratings are generated
 #   features NP    features.orn and features2.orn print their .expected at every rank count;
 #                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
-#                  disagreements)
+#                  disagreements), and gather_rows.orn (rows of prefetched arrays gathered by
+#                  a permutation against local copies: 0 disagreements), also fetched per
+#                  loop (ORN_REPLICATE_MAX=0)
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte, and
 #                    no block of the ordered sweep fetches an element on demand (ORN_STATS);
 #                    at several ranks, a 512 x 512 grid never moves (made in the sweep's bands)
@@ -272,7 +274,8 @@ compile)
            "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
-           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn; do
+           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
+           "$S"/gather_rows.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -367,6 +370,14 @@ features)
   diff -u "$S/features2.expected" out2.txt || fail "output differs from features2.expected"
   run "$B/fastpaths" >out3.txt 2>&1 || { cat out3.txt >&2; fail "fastpaths exited non-zero"; }
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
+  # rows gathered by a permutation from prefetched arrays: copied whole before the loop,
+  # and (ORN_REPLICATE_MAX=0) fetched per loop as ranges of the owners' tiles
+  for rmax in "" 0; do
+    ORN_REPLICATE_MAX=$rmax run "$B/gather_rows" >out5.txt 2>&1 ||
+      { cat out5.txt >&2; fail "gather_rows (ORN_REPLICATE_MAX=$rmax) exited non-zero"; }
+    diff -u "$S/gather_rows.expected" out5.txt ||
+      fail "gather_rows (ORN_REPLICATE_MAX=$rmax): output differs from gather_rows.expected"
+  done
   # the jam across centres read from dist arrays the loop replicates (fastpaths.orn)
   [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
     fail "fastpaths.orn: the centres in dist arrays are not jammed"
