@@ -397,6 +397,14 @@ int orn_dsm_snap_read(OrnDsmCtx *ctx, const OrnDsmIo *io);
 
 /* ---------------------------------------------------------------- remote reads */
 
+/* Large storage (tiles, window copies: 2 MiB or more) in transparent huge pages where the
+ * system offers them on request (THP "madvise" mode): a page fault then maps 2 MiB, not 4
+ * KiB, and the TLB covers 512 times more. Advice only; allocations stay malloc's. It helps
+ * where the block is a fresh mapping calloc did not clear (large blocks, as a program's
+ * arrays are made at its start); malloc's mmap threshold is left alone: fixed, it would
+ * make every large temporary (a replica per loop) a fresh mapping faulted in page by page. */
+void orn_dsm_huge(const void *base, size_t n);
+
 /* Collective. Bulk fetch for several arrays at once: each rank asks for n (array, key)
  * pairs (linear row-major key indices) and gets their values (found[i] = 0 for absent
  * sparse keys, value 0), and for nranges runs of dense tiles' storage, which come as their

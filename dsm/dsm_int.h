@@ -153,14 +153,7 @@ int orn_dsm_scatter_tiles(OrnDsmArray *a, const OrnDsmPart *np, OrnDsmTile *nt);
 void orn_dsm_give_back(const void *base, size_t upto);
 /* The same for the whole pages of [base + from, base + upto). */
 void orn_dsm_give_back_range(const void *base, size_t from, size_t upto);
-/* Large storage (tiles of 2 MiB or more) in transparent huge pages where the system offers
- * them on request (THP "madvise" mode): a page fault then maps 2 MiB, not 4 KiB, and the
- * TLB covers 512 times more. Advice only; allocations stay malloc's. It helps where the
- * block is a fresh mapping calloc did not clear (large blocks, as a program's arrays are
- * made at its start); malloc's mmap threshold is left alone: fixed, it would make every
- * large temporary (a replica per loop) a fresh mapping faulted in page by page. */
-enum { ORN_DSM_HUGE_MIN = 2 << 20 };
-void orn_dsm_huge(const void *base, size_t n);
+enum { ORN_DSM_HUGE_MIN = 2 << 20 }; /* orn_dsm_huge (dsm.h) advises from this size */
 
 /* loader.c helpers shared with saveload.c */
 typedef struct OrnDsmRange {

@@ -531,13 +531,17 @@ void *rt_spare_take(OrnRtCtx *rt, size_t size)
         if (rt->spare[i].p && rt->spare[i].size >= size &&
             (best < 0 || rt->spare[i].size < rt->spare[best].size))
             best = i;
-    if (best < 0) return orn_xmalloc(size);
+    if (best < 0) {
+        void *p = orn_xmalloc(size);
+        orn_dsm_huge(p, size); /* a fresh copy: 2 MiB page faults, not 4 KiB */
+        return p;
+    }
     void *p = rt->spare[best].p;
     rt->spare[best].p = NULL;
     return p;
 }
 
-void rt_spare_give(OrnRtCtx *rt, void *p, size_t size)
+void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit)
 {
     size_t held = 0;
     int slot = -1;
@@ -545,7 +549,7 @@ void rt_spare_give(OrnRtCtx *rt, void *p, size_t size)
         held += rt->spare[i].p ? rt->spare[i].size : 0;
         if (!rt->spare[i].p && slot < 0) slot = i;
     }
-    if (slot < 0 || held + size > (size_t)rt->replicate_max) {
+    if (slot < 0 || held + size > limit) {
         free(p);
         return;
     }
@@ -576,7 +580,8 @@ void rt_replica_free(Exec *x)
         const OrnDsmArray *a = x->vi[k].store;
         int64_t vol = 1;
         for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-        rt_spare_give(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize);
+        rt_spare_give(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize,
+                      (size_t)x->rt->replicate_max);
     }
     free(x->replica);
     free(x->replica_borrowed);

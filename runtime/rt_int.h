@@ -87,8 +87,10 @@ struct OrnRtCtx {
     struct RtFuse *fuse;   /* the pair being run (fuse.c), or NULL */
     const char *src;       /* the program's source text for run-time errors (srcline.c), or NULL */
     OrnRtStats pair_stats; /* the first loop's, after orn_rt_run_pair */
-    /* whole copies of prefetched arrays kept between loop runs (blocking.c, rt_spare_take):
-     * a fresh copy per run paid its page faults every time (PageRank's 2 MB pr at -n 2) */
+    /* whole copies of prefetched arrays and windows' copies kept between loop runs
+     * (blocking.c, rt_spare_take): a fresh copy per run paid its page faults every time
+     * (PageRank's 2 MB pr at -n 2; a window's 128 MB copy: clearing its pages was 44% of the
+     * run) */
     struct {
         void *p;
         size_t size;
@@ -305,11 +307,12 @@ struct Exec {
     int64_t skew;   /* and its blocks' skew: y1 = skew i + j (unimodular), 0 (2d_ordered) */
 };
 
-/* blocking.c: a buffer of at least `size` bytes for a whole copy (a spare kept from an
- * earlier run, else a new one); give it back after the run (kept while the spares stay
- * within replicate_max, else freed); free every spare. */
+/* blocking.c: a buffer of at least `size` bytes for a whole copy or a window's copy (a
+ * spare kept from an earlier run, else a new one, advised into huge pages); give it back
+ * after the run (kept while the spares stay within limit bytes -- replicate_max for
+ * replicas, the window cap for windows -- else freed); free every spare. */
 void *rt_spare_take(OrnRtCtx *rt, size_t size);
-void rt_spare_give(OrnRtCtx *rt, void *p, size_t size);
+void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit);
 void rt_spare_free(OrnRtCtx *rt);
 
 /* exec.c: v's box, storage and strides: tile t of a (a dense tile's row-major box; a

@@ -72,6 +72,7 @@
 #define REUSE   4   /* rounds a copy of a loop-constant array is expected to serve */
 
 struct RtWindow {
+    OrnRtCtx *rt;     /* its spares hold the copy between runs (rt_spare_take) */
     int can_copy;     /* a COPY may serve this view */
     int64_t tile;     /* TILE: the largest held dense tile, -1 none */
     int64_t rowsz;    /* elements per index of dimension 0 */
@@ -264,10 +265,10 @@ static void copy_build(const OrnDsmArray *s, RtWindow *w, int64_t n0, int64_t n1
     w->nruns = 0;
     w->nstage = 0;
     if (w->valid) {
-        char *nb = orn_xmalloc(bytes ? bytes : 1);
+        char *nb = rt_spare_take(w->rt, bytes ? bytes : 1);
         memcpy(nb + (size_t)((w->r0 - n0) * w->rowsz) * es, w->buf,
                (size_t)((w->r1 - w->r0) * w->rowsz) * es);
-        free(w->buf);
+        rt_spare_give(w->rt, w->buf, w->bufcap, w->cap);
         w->buf = nb;
         w->bufcap = bytes;
         int64_t o0 = w->r0, o1 = w->r1;
@@ -277,9 +278,9 @@ static void copy_build(const OrnDsmArray *s, RtWindow *w, int64_t n0, int64_t n1
         rows_scan(s, w, o1, n1, 1, &l, &r);
     } else {
         if (w->bufcap < bytes) {
-            free(w->buf);
-            w->buf = orn_xmalloc(bytes ? bytes : 1);
-            w->bufcap = bytes;
+            if (w->buf) rt_spare_give(w->rt, w->buf, w->bufcap, w->cap);
+            w->buf = rt_spare_take(w->rt, bytes ? bytes : 1);
+            w->bufcap = bytes ? bytes : 1;
         }
         w->r0 = n0;
         w->r1 = n1;
@@ -311,6 +312,7 @@ void rt_window_setup(Exec *x)
         if (x->replica && x->replica[k]) continue; /* copied whole before the loop */
         RtWindow *w = orn_xcalloc(1, sizeof *w);
         vi->win = w;
+        w->rt = x->rt;
         w->tile = -1;
         w->mhi = -1;
         w->cap = cap;
@@ -543,7 +545,7 @@ void rt_window_free(Exec *x)
     for (int k = 0; k < x->n; k++) {
         RtWindow *w = x->vi[k].win;
         if (!w) continue;
-        free(w->buf);
+        if (w->buf) rt_spare_give(w->rt, w->buf, w->bufcap, w->cap); /* the next run's copy */
         free(w->mark);
         free(w->runs);
         free(w->rng);
