@@ -937,6 +937,7 @@ static void for_stmt(Sema *s, OrnNode *n)
     s->depth--;
     orn_sema_pop_scope(s);
     orn_sema_for_narrow(s, n);
+    orn_sema_for_hoist(s, n);
 }
 
 static void foreach_stmt(Sema *s, OrnNode *n)

@@ -211,6 +211,9 @@ bool orn_sema_foreach_as_for(Sema *s, OrnNode *n, const OrnType *t);
 /* A `for` (checked) whose body is one `if` bounding the loop variable: the for over the
  * range where it holds, its body the if's, rewritten in place; else left as it is. */
 void orn_sema_for_narrow(Sema *s, OrnNode *n);
+/* sema_rewrite.c 3.: an invariant element read that is a subscript, read once before the
+ * loop (n becomes `if lo < hi` around the read and the loop). */
+void orn_sema_for_hoist(Sema *s, OrnNode *n);
 
 /* sema_fold.c */
 bool orn_sema_fold(Sema *s, const OrnNode *e, OrnConstVal *v);

@@ -34,7 +34,29 @@
  * The same iterations run; a reduction in the body becomes a loop reduction of the range
  * (as the C a programmer writes for a stencil's interior). The bounds are evaluated once,
  * before the loop, so they must be the same in every iteration and unable to fail: the
- * stable subscripts of 1. without element reads, div or mod. */
+ * stable subscripts of 1. without element reads, div or mod.
+ *
+ * 3. An element read that is a subscript and the same in every iteration of a `for` whose
+ * body is one update of a scalar is read once, before the loop:
+ *
+ *     for j in lo..hi                    ->   if lo < hi
+ *         s += A[P[i], j] * x[j]                  row = P[i]       (a name no source has)
+ *     end                                         for j in lo..hi
+ *                                                     s += A[row, j] * x[j]
+ *                                                 end
+ *                                             end
+ *
+ * so the row is one subscript the loop does not change and the loop gets the direct
+ * addressing, versions and loop reduction of `A[r, j]` (4x faster for a gathered row). The
+ * same statements run with the same values, and the same errors: the read is the first
+ * thing in the statement that can fail (left to right, section 13: an element read or a
+ * call before it keeps the loop as written), it happens in the first iteration anyway (the
+ * loop runs at least once; lo and hi cannot fail, as 2.'s bounds), and its value cannot
+ * change in the loop (P and i are stable as 1.'s subscript). Inside parallel_for bodies
+ * only, as 1. */
+#include <stdio.h>
+#include <string.h>
+
 #include "sema_int.h"
 
 /* What the body may change: a variable `id` it assigns (`id = ...`, `id op= ...`), an array
@@ -325,4 +347,168 @@ void orn_sema_for_narrow(Sema *s, OrnNode *n)
     n->u.for_.lo = lo;
     n->u.for_.hi = hi;
     n->u.for_.body = st->u.if_.then;
+}
+
+/* A copy of a bound of 2.'s kind (literals, names, operators, calls of them). */
+static OrnNode *copy_bound(Sema *s, const OrnNode *e)
+{
+    OrnNode *c = orn_node_new(s->u, e->kind, e->span);
+    c->u = e->u;
+    switch (e->kind) {
+    case N_NAME:
+        c->u.name.sym = NULL;
+        break;
+    case N_UNARY:
+        c->u.unary.e = copy_bound(s, e->u.unary.e);
+        break;
+    case N_BINARY:
+        c->u.binary.l = copy_bound(s, e->u.binary.l);
+        c->u.binary.r = copy_bound(s, e->u.binary.r);
+        break;
+    case N_CALL: {
+        OrnNode **tail = &c->u.call.args;
+        *tail = NULL;
+        c->u.call.builtin = -1;
+        c->u.call.sym = NULL;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) {
+            *tail = copy_bound(s, a);
+            tail = &(*tail)->next;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    c->next = NULL;
+    return c;
+}
+
+/* Whether e (a bound) is made of nodes copy_bound copies, none of them able to fail. */
+static bool copyable(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_NAME:
+        return true;
+    case N_UNARY:
+        return copyable(e->u.unary.e);
+    case N_BINARY:
+        return e->u.binary.op != OP_DIV && copyable(e->u.binary.l) && copyable(e->u.binary.r);
+    case N_CALL:
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (a->kind == N_KWARG || !copyable(a)) return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The first node of e, left to right, that may fail: an element read or a call (integer
+ * division too), or NULL. *parent: the N_INDEX whose subscript it is, if any. */
+static const OrnNode *first_fallible(const OrnNode *e, const OrnNode *up, const OrnNode **parent)
+{
+    const OrnNode *f;
+    switch (e->kind) {
+    case N_UNARY:
+        return first_fallible(e->u.unary.e, NULL, parent);
+    case N_BINARY:
+        if ((f = first_fallible(e->u.binary.l, NULL, parent))) return f;
+        if ((f = first_fallible(e->u.binary.r, NULL, parent))) return f;
+        if (e->u.binary.op == OP_DIV) {
+            *parent = NULL;
+            return e;
+        }
+        return NULL;
+    case N_INDEX:
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if ((f = first_fallible(x, e, parent))) return f;
+        *parent = up;
+        return e;
+    case N_CALL:
+        *parent = NULL;
+        return e;
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return NULL;
+    default:
+        *parent = NULL;
+        return e;
+    }
+}
+
+typedef struct Mention {
+    const OrnName *id;
+    bool hit;
+} Mention;
+
+static void mention(const OrnNode *n, void *ud)
+{
+    Mention *m = ud;
+    if (n->kind == N_NAME && n->u.name.id == m->id) m->hit = true;
+    orn_ast_each_child(n, mention, ud);
+}
+
+void orn_sema_for_hoist(Sema *s, OrnNode *n)
+{
+    OrnNode *body = n->u.for_.body, *var = n->u.for_.var, *lo = n->u.for_.lo, *hi = n->u.for_.hi;
+    if (!s->loop || s->fn || !var || var->kind != N_NAME || !body || body->kind != N_BLOCK || !lo ||
+        !hi)
+        return;
+    OrnNode *st = body->u.block.stmts;
+    if (!st || st->next || st->kind != N_ASSIGN || !st->u.assign.target ||
+        st->u.assign.target->kind != N_NAME || !st->u.assign.value)
+        return;
+    const OrnNode *parent = NULL;
+    const OrnNode *r = first_fallible(st->u.assign.value, NULL, &parent);
+    if (!r || r->kind != N_INDEX || !parent || !r->type || !orn_type_is_integer(r->type)) return;
+    const OrnNode *b = r->u.index.base;
+    const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
+    if (!y || !y->type || y->type->kind != T_ARRAY || y->type->sparse ||
+        !stable(s, r, body, var->u.name.id, NULL, false))
+        return;
+    if (!stable(s, lo, body, var->u.name.id, NULL, true) ||
+        !stable(s, hi, body, var->u.name.id, NULL, true) || !copyable(lo) || !copyable(hi))
+        return;
+    /* the temporary: a name the program does not use here */
+    char nm[64];
+    snprintf(nm, sizeof nm, "row_of_line%u_col%u", r->span.line, r->span.col);
+    const OrnName *tid = orn_intern_cstr(s->u->names, nm);
+    Mention m = {tid, false};
+    mention(body, &m);
+    if (m.hit || orn_sema_lookup(s, tid)) return;
+
+    /* the read moves into the declaration; the subscript becomes the temporary */
+    OrnNode *read = NULL;
+    for (OrnNode **x = (OrnNode **)&((OrnNode *)parent)->u.index.subs; *x; x = &(*x)->next) {
+        if (*x != r) continue;
+        read = *x;
+        OrnNode *t = name_node(s, tid, r->span);
+        t->next = read->next;
+        *x = t;
+        read->next = NULL;
+        break;
+    }
+    if (!read) return;
+    OrnNode *decl = orn_node_new(s->u, N_ASSIGN, read->span);
+    decl->u.assign.op = OP_NONE;
+    decl->u.assign.target = name_node(s, tid, read->span);
+    decl->u.assign.value = read;
+    OrnNode *loop = orn_node_new(s->u, N_FOR, n->span);
+    loop->u.for_ = n->u.for_;
+    decl->next = loop;
+    OrnNode *then = orn_node_new(s->u, N_BLOCK, n->span);
+    then->u.block.stmts = decl;
+    OrnNode *cond = orn_node_new(s->u, N_BINARY, n->span);
+    cond->u.binary.op = OP_LT;
+    cond->u.binary.l = copy_bound(s, lo);
+    cond->u.binary.r = copy_bound(s, hi);
+    OrnNode *next = n->next;
+    n->kind = N_IF;
+    memset(&n->u, 0, sizeof n->u);
+    n->u.if_.cond = cond;
+    n->u.if_.then = then;
+    n->u.if_.els = NULL;
+    n->next = next;
 }

@@ -378,6 +378,9 @@ features)
     diff -u "$S/gather_rows.expected" out5.txt ||
       fail "gather_rows (ORN_REPLICATE_MAX=$rmax): output differs from gather_rows.expected"
   done
+  # the row subscript A[P[i], j] of a `for` read once before it (lang/sema_rewrite.c 3.)
+  "$ORIONC" --emit=c "$S/gather_rows.orn" | grep -q 'row_of_line[0-9]*_col[0-9]* .*= orn_' ||
+    fail "gather_rows.orn: the row subscript P[i] is not read before its loop"
   # the jam across centres read from dist arrays the loop replicates (fastpaths.orn)
   [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
     fail "fastpaths.orn: the centres in dist arrays are not jammed"
