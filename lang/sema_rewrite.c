@@ -1,4 +1,4 @@
-/* sema_rewrite.c: the two loops sema rewrites into the forms the later passes know best
+/* sema_rewrite.c: the three loops sema rewrites into the forms the later passes know best
  * (docs/language.md section 13). Each node is rewritten in place, so the rewrites are
  * idempotent across sema's float-inference runs.
  *
