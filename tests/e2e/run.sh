@@ -372,11 +372,12 @@ features)
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
   # rows gathered by a permutation from prefetched arrays: copied whole before the loop,
   # and (ORN_REPLICATE_MAX=0) fetched per loop as ranges of the owners' tiles
-  for rmax in "" 0; do
-    ORN_REPLICATE_MAX=$rmax run "$B/gather_rows" >out5.txt 2>&1 ||
-      { cat out5.txt >&2; fail "gather_rows (ORN_REPLICATE_MAX=$rmax) exited non-zero"; }
+  for cfg in "" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_XFER_CHUNK=4096 ORN_XFER_WINDOW=8192"; do
+    # shellcheck disable=SC2086
+    env $cfg "$MPIEXEC" -n "$np" "$B/gather_rows" >out5.txt 2>&1 ||
+      { cat out5.txt >&2; fail "gather_rows ($cfg) exited non-zero"; }
     diff -u "$S/gather_rows.expected" out5.txt ||
-      fail "gather_rows (ORN_REPLICATE_MAX=$rmax): output differs from gather_rows.expected"
+      fail "gather_rows ($cfg): output differs from gather_rows.expected"
   done
   # the row subscript A[P[i], j] of a `for` read once before it (lang/sema_rewrite.c 3.)
   "$ORIONC" --emit=c "$S/gather_rows.orn" | grep -q 'row_of_line[0-9]*_col[0-9]* .*= orn_' ||
