@@ -303,6 +303,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
     size_t *roff = orn_xcalloc((size_t)P + 1, sizeof *roff);
     int *dest = orn_xmalloc((size_t)(f->n ? f->n : 1) * sizeof *dest);
     int *rdest = orn_xmalloc((size_t)(f->nranges ? f->nranges : 1) * sizeof *rdest);
+    size_t *rb = orn_xmalloc((size_t)(f->nranges ? f->nranges : 1) * sizeof *rb); /* bytes */
     char *sreq = NULL, *rreq = NULL, *srep = NULL, *rrep = NULL;
     Msgs recv = {0}, send = {0};
 
@@ -320,6 +321,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
                                   (long long)r->tile, r->array);
             goto fn_exit;
         }
+        rb[i] = (size_t)r->n * orn_dsm_lookup(ctx, r->array)->esize;
         if (rdest[i] != me) h[rdest[i]].nrange++;
     }
     for (int p = 0; p < P; p++) {
@@ -427,7 +429,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
         for (int p = 0; p < P; p++) roff[p + 1] = roff[p] + (size_t)h[p].nelem * sizeof(Rep);
         size_t *small = orn_xcalloc((size_t)P, sizeof *small);
         for (int64_t i = 0; i < f->nranges; i++) {
-            size_t b = (size_t)f->ranges[i].n * orn_dsm_lookup(ctx, f->ranges[i].array)->esize;
+            size_t b = rb[i];
             if (rdest[i] != me && b < RANGE_DIRECT) small[rdest[i]] += b;
         }
         size_t tot = 0;
@@ -442,7 +444,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
             if (p == me || !sc[p]) continue;
             msg_add(&recv, p, rrep + roff[p], roff[p + 1] - roff[p]);
             for (int64_t i = 0; i < f->nranges; i++) {
-                size_t b = (size_t)f->ranges[i].n * orn_dsm_lookup(ctx, f->ranges[i].array)->esize;
+                size_t b = rb[i];
                 if (rdest[i] == p && b >= RANGE_DIRECT) msg_add(&recv, p, f->ranges[i].dst, b);
             }
         }
@@ -465,7 +467,7 @@ int orn_dsm_fetch_bulk(OrnDsmCtx *ctx, OrnDsmFetch *f)
         }
         for (int64_t i = 0; i < f->nranges; i++) {
             const OrnDsmRun *r = &f->ranges[i];
-            size_t b = (size_t)r->n * orn_dsm_lookup(ctx, r->array)->esize;
+            size_t b = rb[i];
             if (rdest[i] == me || b >= RANGE_DIRECT) continue;
             memcpy(r->dst, rrep + at[rdest[i]], b);
             at[rdest[i]] += b;
@@ -480,6 +482,7 @@ fn_exit:
     free(roff);
     free(dest);
     free(rdest);
+    free(rb);
     free(sreq);
     free(rreq);
     free(srep);

@@ -90,6 +90,7 @@ struct RtWindow {
      * every dimension but 0, else into stage (at) and copied from there row by row. */
     struct Run {
         int64_t tile, a, b;
+        int64_t first, n; /* the run in the tile's storage: elements [first, first + n) */
         size_t at;
         int staged;
     } * runs;
@@ -232,6 +233,8 @@ static int64_t take_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a
     r->tile = t;
     r->a = a0;
     r->b = b0;
+    r->first = (a0 - tl->lo[0]) * trow;
+    r->n = vol;
     r->staged = trow != w->rowsz;
     if (r->staged) {
         r->at = w->nstage;
@@ -506,11 +509,8 @@ const OrnDsmRun *rt_window_ranges(ViewImpl *vi, int64_t *n)
     w->rng = orn_xrealloc(w->rng, (size_t)w->nruns * sizeof *w->rng);
     for (int64_t i = 0; i < w->nruns; i++) {
         const struct Run *r = &w->runs[i];
-        const OrnDsmTile *tl = &s->tiles[r->tile];
-        int64_t trow = 1;
-        for (int d = 1; d < s->ndim; d++) trow *= tl->hi[d] - tl->lo[d];
-        w->rng[i] = (OrnDsmRun){s->id, r->tile, (r->a - tl->lo[0]) * trow, (r->b - r->a) * trow,
-                                (r->staged ? w->stage : w->buf) + r->at};
+        w->rng[i] =
+            (OrnDsmRun){s->id, r->tile, r->first, r->n, (r->staged ? w->stage : w->buf) + r->at};
     }
     return w->rng;
 }
@@ -522,11 +522,7 @@ void rt_window_fill(ViewImpl *vi)
     const OrnDsmArray *s = vi->store;
     for (int64_t i = 0; i < w->nruns; i++) {
         const struct Run *r = &w->runs[i];
-        if (!r->staged) continue;
-        const OrnDsmTile *tl = &s->tiles[r->tile];
-        int64_t trow = 1;
-        for (int d = 1; d < s->ndim; d++) trow *= tl->hi[d] - tl->lo[d];
-        copy_rows(s, w, r->tile, r->a, r->b, w->stage + r->at, (r->a - tl->lo[0]) * trow);
+        if (r->staged) copy_rows(s, w, r->tile, r->a, r->b, w->stage + r->at, r->first);
     }
     w->nruns = 0;
     w->nstage = 0;
