@@ -363,6 +363,61 @@ int orn_dsm_barrier(OrnDsmCtx *ctx)
     return status;
 }
 
+/* Rank 0: one pass told by `peer` (its number: messages of a pair and tag come in order). */
+static int take_pass(OrnDsmCtx *ctx, int peer, const char *what)
+{
+    int64_t seq = 0;
+    OrnDsmReq *req = NULL;
+    int status = orn_dsm_irecv(ctx, &seq, sizeof seq, peer, ORN_TAG_PASS, &req);
+    if (!status) status = orn_dsm_waitall(ctx, &req, &peer, 1, what);
+    if (!status) ctx->passed[peer] = seq;
+    return status;
+}
+
+int orn_dsm_pass(OrnDsmCtx *ctx, int64_t n)
+{
+    int status = ORN_OK;
+    if (ctx->size == 1) return ORN_OK;
+    int64_t seq = ctx->passes += n;
+    if (ctx->rank == 0) { /* the passes that came, without waiting: a bounded queue */
+        if (!ctx->passed) ctx->passed = orn_xcalloc((size_t)ctx->size, sizeof *ctx->passed);
+        for (int found = 1; found && !status;) {
+            int peer = -1;
+            size_t bytes = 0;
+            status = ctx->tp->ops->iprobe(ctx->tp, ORN_TAG_PASS, &found, &peer, &bytes);
+            if (status) return orn_dsm_tp_fail(ctx, status, "looking for passes");
+            if (found) status = take_pass(ctx, peer, "a pass");
+        }
+        return status;
+    }
+    int slot = (int)(seq % ORN_DSM_PASS_RING), root = 0;
+    if (ctx->pass_req[slot])
+        status = orn_dsm_waitall(ctx, &ctx->pass_req[slot], &root, 1, "telling rank 0 of a pass");
+    if (status) return status;
+    ctx->pass_seq[slot] = seq;
+    return orn_dsm_isend(ctx, &ctx->pass_seq[slot], sizeof seq, 0, ORN_TAG_PASS,
+                         &ctx->pass_req[slot]);
+}
+
+int orn_dsm_settle(OrnDsmCtx *ctx, const char *what)
+{
+    int status = ORN_OK;
+    if (ctx->rank != 0 || !ctx->passed) return ORN_OK;
+    for (int p = 1; p < ctx->size && !status; p++)
+        while (ctx->passed[p] < ctx->passes && !status) status = take_pass(ctx, p, what);
+    return status;
+}
+
+void orn_dsm_pass_free(OrnDsmCtx *ctx)
+{
+    int root = 0;
+    for (int i = 0; i < ORN_DSM_PASS_RING; i++)
+        if (ctx->pass_req[i] && orn_dsm_waitall(ctx, &ctx->pass_req[i], &root, 1, "a pass"))
+            orn_dsm_drop(ctx, &ctx->pass_req[i]);
+    free(ctx->passed);
+    ctx->passed = NULL;
+}
+
 int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;

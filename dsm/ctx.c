@@ -59,6 +59,7 @@ void orn_dsm_ctx_free(OrnDsmCtx *ctx)
     if (!ctx) return;
     orn_dsm_timeline_discard(ctx);
     orn_dsm_quiesce(ctx);
+    orn_dsm_pass_free(ctx);
     orn_live_stop(ctx->live);
     ctx->live = NULL;
     orn_dsm_serve_free(ctx);

@@ -223,6 +223,16 @@ int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op);
 int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op);
 enum { ORN_DSM_SUM, ORN_DSM_MIN, ORN_DSM_MAX };
 int orn_dsm_barrier(OrnDsmCtx *ctx);
+/* Passes: what rank 0 alone does (print, write a log) waits until every rank is past the
+ * points every rank passes (a loop's end), so that nothing is printed after a point one rank
+ * never passed (it failed there and is taking the job down). orn_dsm_pass: every rank, at
+ * such a point (n of them at once: the same number on every rank by the point reached); the
+ * other ranks tell rank 0 by a small message nobody waits for, rank 0 takes the ones that
+ * came. orn_dsm_settle: rank 0 waits (serving remote reads, the
+ * liveness monitor told whom) until every rank has told it of every pass rank 0 made; a
+ * no-op elsewhere. `what` names the wait in a failure. */
+int orn_dsm_pass(OrnDsmCtx *ctx, int64_t n);
+int orn_dsm_settle(OrnDsmCtx *ctx, const char *what);
 int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root);
 
 /* ---------------------------------------------------------------- arrays */

@@ -11,6 +11,8 @@
 #include "timeline.h"
 #include "transport.h"
 
+enum { ORN_DSM_PASS_RING = 16 }; /* passes told to rank 0 and maybe still in flight */
+
 typedef struct SvcReply {
     struct OrnDsmXfer *x; /* the reply's send (xferq.h) */
     void *buf;
@@ -42,6 +44,11 @@ struct OrnDsmCtx {
     /* Need-ordered transfers (xferq.c), NULL until the first; the agreed chunk size. */
     struct XferQ *xq;
     size_t xchunk, xwindow;
+    /* Passes (orn_dsm_pass): how many this rank made; rank 0: how many each rank told of
+     * (passed[p], NULL until the first); elsewhere: the messages to rank 0 in flight. */
+    int64_t passes, *passed;
+    struct OrnDsmReq *pass_req[ORN_DSM_PASS_RING];
+    int64_t pass_seq[ORN_DSM_PASS_RING];
 };
 
 /* ctx.c: like orn_dsm_agree(), but the failure with the smallest `order` wins (ties: the
@@ -63,6 +70,9 @@ int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what);
 typedef int (*OrnDsmPollFn)(OrnDsmCtx *ctx, void *ud, int *pending);
 int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *peers, int n,
                      const char *what);
+
+/* coll.c: complete the passes still in flight (the context's end). */
+void orn_dsm_pass_free(OrnDsmCtx *ctx);
 
 /* xferq.c: collective, at the context's start: the queue's settings, the chunk size rank
  * 0's ($ORN_XFER_CHUNK, $ORN_XFER_WINDOW). */

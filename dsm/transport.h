@@ -70,6 +70,7 @@ enum {
     ORN_TAG_BULK_REP, /* bulk fetch: replies (fetch.c) */
     ORN_TAG_HALO,     /* ghost cells (runtime/halo.c) */
     ORN_TAG_GHOST,    /* 2d_ordered's travelling ghost rows (runtime/ghost.c) */
+    ORN_TAG_PASS,     /* passes told to rank 0 (coll.c, orn_dsm_pass) */
     ORN_TAG_TEST = 64
 };
 

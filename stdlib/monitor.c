@@ -182,10 +182,22 @@ static int metrics_setup(OrnStdProg *p)
     return -1;
 }
 
+void orn_std_settle(OrnStdProg *p)
+{
+    if (p->rank == 0 && orn_dsm_settle(p->dsm, "every rank past the last parallel_for"))
+        orn_dsm_die(p->dsm, 1);
+}
+
+void orn_std_passed(OrnStdProg *p, int loops)
+{
+    if (orn_dsm_pass(p->dsm, loops)) orn_dsm_die(p->dsm, 1);
+}
+
 void orn_std_log_metric(OrnStdProg *p, const char *name, int64_t step, double value, int line)
 {
     if (!name || !*name) orn_std_die(p, line, "log_metric: the name is empty");
     if (p->rank != 0 || !p->metrics) return;
+    orn_std_settle(p);
     char err[4200];
     if (orn_metrics_log(p->metrics, name, step, value, unix_time(), err, sizeof err)) {
         orn_progress_clear(p->progress);

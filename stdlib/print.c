@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "monitor.h"
 #include "orn_std.h"
 #include "progress.h"
 
@@ -77,6 +78,7 @@ static int64_t put_args(FILE *f, const char *types, va_list ap)
 void orn_std_print(OrnStdProg *p, const char *types, ...)
 {
     if (p->rank != 0) return;
+    orn_std_settle(p);
     orn_progress_clear(p->progress);
     va_list ap;
     va_start(ap, types);
@@ -99,6 +101,7 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...)
 void orn_std_printf(OrnStdProg *p, const char *fmt, ...)
 {
     if (p->rank != 0) return;
+    orn_std_settle(p);
     /* formatted first, so that its lines can be counted (checkpoints record them) */
     char small[1024], *out = small;
     va_list ap;

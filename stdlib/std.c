@@ -207,6 +207,7 @@ static void finish_observers(OrnStdProg *p)
 
 int orn_std_finish(OrnStdProg *p)
 {
+    orn_std_settle(p);
     orn_std_monitor_end(p);
     fflush(stdout);
     finish_observers(p);
@@ -493,6 +494,7 @@ void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
 {
     int status = p->recover ? run_guarded(p, loop) : orn_rt_run(p->rt, loop);
     if (status) orn_rt_die(p->rt);
+    orn_std_passed(p, 1);
     if (p->trace) dump_trace(p, loop);
     if (p->stats) {
         OrnRtStats s;
@@ -511,6 +513,7 @@ void orn_std_run_pair(OrnStdProg *p, const OrnRtLoop *a, const OrnRtLoop *b)
         return;
     }
     if (orn_rt_run_pair(p->rt, a, b)) orn_rt_die(p->rt);
+    orn_std_passed(p, 2);
     if (p->stats) {
         OrnRtStats s;
         orn_rt_pair_stats(p->rt, &s);

@@ -1057,6 +1057,10 @@ bad_input)
   expect_fail 1 "errors.orn:$l: view index " \
     run "$B/errors" --which=15
   grep -q "is out of range for dimension 0 (extent 8)" out.txt || fail "which=15: no extent"
+  l=$(grep -n 'x = f64(randint(0))' "$S/errors.orn" | tail -1 | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l" run "$B/errors" --which=16
+  grep -q "rank $((np - 1)): " out.txt || { cat out.txt >&2; fail "which=16: rank $((np - 1)) not named"; }
+  ! grep -q "after the loop" out.txt || { cat out.txt >&2; fail "which=16: printed after the failed loop"; }
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
