@@ -524,45 +524,95 @@ void rt_replica_writeback(Exec *x, int k)
     }
 }
 
+static void spare_clear(OrnRtCtx *rt, int i)
+{
+    free(rt->spare[i].p);
+    free(rt->spare[i].gens);
+    rt->spare[i].p = NULL;
+    rt->spare[i].gens = NULL;
+    rt->spare[i].array = -1;
+}
+
+/* Take spare i out of the spares (what it held is forgotten). */
+static void *spare_out(OrnRtCtx *rt, int i)
+{
+    void *p = rt->spare[i].p;
+    rt->spare[i].p = NULL;
+    free(rt->spare[i].gens);
+    rt->spare[i].gens = NULL;
+    rt->spare[i].array = -1;
+    return p;
+}
+
 void *rt_spare_take(OrnRtCtx *rt, size_t size)
 {
-    int best = -1;
-    for (int i = 0; i < RT_SPARES; i++)
-        if (rt->spare[i].p && rt->spare[i].size >= size &&
-            (best < 0 || rt->spare[i].size < rt->spare[best].size))
-            best = i;
+    int best = -1; /* the smallest that fits, holding nothing if one does */
+    for (int i = 0; i < RT_SPARES; i++) {
+        if (!rt->spare[i].p || rt->spare[i].size < size) continue;
+        int better = best < 0 || (rt->spare[i].gens == NULL) > (rt->spare[best].gens == NULL) ||
+                     ((rt->spare[i].gens == NULL) == (rt->spare[best].gens == NULL) &&
+                      rt->spare[i].size < rt->spare[best].size);
+        if (better) best = i;
+    }
     if (best < 0) {
         void *p = orn_xmalloc(size);
         orn_dsm_huge(p, size); /* a fresh copy: 2 MiB page faults, not 4 KiB */
         return p;
     }
-    void *p = rt->spare[best].p;
-    rt->spare[best].p = NULL;
-    return p;
+    return spare_out(rt, best);
 }
 
-void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit)
+void rt_spare_keep(OrnRtCtx *rt, void *p, size_t size, size_t limit, int array,
+                   const uint64_t *gens, int P)
 {
     size_t held = 0;
     int slot = -1;
     for (int i = 0; i < RT_SPARES; i++) {
+        if (gens && rt->spare[i].gens && rt->spare[i].array == array) spare_clear(rt, i); /* old */
         held += rt->spare[i].p ? rt->spare[i].size : 0;
         if (!rt->spare[i].p && slot < 0) slot = i;
     }
+    /* over the limit: spares that hold nothing go first, then other arrays' copies */
+    for (int pass = 0; pass < 2 && (slot < 0 || held + size > limit); pass++)
+        for (int i = 0; i < RT_SPARES && (slot < 0 || held + size > limit); i++) {
+            if (!rt->spare[i].p || (pass == 0 && rt->spare[i].gens) || !gens) continue;
+            held -= rt->spare[i].size;
+            spare_clear(rt, i);
+            if (slot < 0) slot = i;
+        }
     if (slot < 0 || held + size > limit) {
         free(p);
         return;
     }
     rt->spare[slot].p = p;
     rt->spare[slot].size = size;
+    rt->spare[slot].array = gens ? array : -1;
+    rt->spare[slot].gens = NULL;
+    if (gens) {
+        rt->spare[slot].gens = orn_xmalloc((size_t)P * sizeof *gens);
+        memcpy(rt->spare[slot].gens, gens, (size_t)P * sizeof *gens);
+    }
+}
+
+void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit)
+{
+    rt_spare_keep(rt, p, size, limit, -1, NULL, 0);
+}
+
+void *rt_spare_find(OrnRtCtx *rt, int array, const uint64_t *gens, int P, size_t *size)
+{
+    for (int i = 0; i < RT_SPARES; i++)
+        if (rt->spare[i].p && rt->spare[i].gens && rt->spare[i].array == array &&
+            !memcmp(rt->spare[i].gens, gens, (size_t)P * sizeof *gens)) {
+            *size = rt->spare[i].size;
+            return spare_out(rt, i);
+        }
+    return NULL;
 }
 
 void rt_spare_free(OrnRtCtx *rt)
 {
-    for (int i = 0; i < RT_SPARES; i++) {
-        free(rt->spare[i].p);
-        rt->spare[i].p = NULL;
-    }
+    for (int i = 0; i < RT_SPARES; i++) spare_clear(rt, i);
 }
 
 void rt_replica_free(Exec *x)

@@ -556,7 +556,7 @@ static int exchange(Exec *x)
                 c->state = 2;
             }
             vi->nreq = 0;
-            rt_window_fill(vi);
+            if (!status) status = rt_window_fill(x, k);
         }
         x->rt->stats.prefetched += n + elems;
     }
@@ -1304,7 +1304,7 @@ int orn_rt_run(OrnRtCtx *rt, const OrnRtLoop *loop)
      * before every rank has its new partitions in place. */
     if (x.halo) x.remote_reads = 1;
     if (x.remote_reads && x.P > 1) {
-        status = rt_barrier(&x);
+        status = rt_window_agree(&x);
         if (status) goto fn_fail;
         /* Owners answer on-demand reads between slices of their own blocks too, so a
          * reader does not wait for a whole block. */

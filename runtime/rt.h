@@ -308,6 +308,7 @@ typedef struct OrnRtStats {
     int64_t sent, received; /* bytes to and from other ranks during the loop */
     int64_t steps, rounds, blocks;
     int64_t prefetched;    /* keys fetched in bulk */
+    int64_t kept;          /* elements read from copies kept from an earlier run, not fetched */
     int64_t misses;        /* keys fetched on demand */
     int64_t flushed;       /* buffer deltas sent */
     int64_t early;         /* buffer deltas sent between flushes (managed buffers) */

@@ -94,6 +94,10 @@ struct OrnRtCtx {
     struct {
         void *p;
         size_t size;
+        /* what it holds, when it was kept as a whole copy (rt_spare_keep): the array's
+         * values at these generations of its storage on every rank; array -1: nothing */
+        int array;
+        uint64_t *gens;
     } spare[RT_SPARES];
 };
 
@@ -313,6 +317,12 @@ struct Exec {
  * replicas, the window cap for windows -- else freed); free every spare. */
 void *rt_spare_take(OrnRtCtx *rt, size_t size);
 void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit);
+/* Give back a whole row-major copy of array `array` made while its storage was at
+ * generation gens[r] on rank r (P of them): rt_spare_find takes it again while they are
+ * still the same (spares holding nothing go first when over the limit). */
+void rt_spare_keep(OrnRtCtx *rt, void *p, size_t size, size_t limit, int array,
+                   const uint64_t *gens, int P);
+void *rt_spare_find(OrnRtCtx *rt, int array, const uint64_t *gens, int P, size_t *size);
 void rt_spare_free(OrnRtCtx *rt);
 
 /* exec.c: v's box, storage and strides: tile t of a (a dense tile's row-major box; a
@@ -507,8 +517,14 @@ void rt_window_plan(Exec *x);
 /* The ranges the view's copy still needs (n of them, NULL when none), valid until
  * rt_window_fill. */
 const OrnDsmRun *rt_window_ranges(ViewImpl *vi, int64_t *n);
-/* After the fetch of those ranges: the copy complete. */
-void rt_window_fill(ViewImpl *vi);
+/* After the fetch of those ranges: the copy complete (under $ORN_WINDOW_CHECK=1 compared
+ * with the copy kept from an earlier run that it would have reused: a difference fails). */
+int rt_window_fill(Exec *x, int k);
+/* Collective, at the loop's start (in place of the barrier before remote reads): every
+ * rank's generations of the arrays whose whole copies may be kept between runs; copies
+ * kept from an earlier run whose arrays are at the same generations on every rank serve
+ * again without a fetch. */
+int rt_window_agree(Exec *x);
 /* After buffer flushes: drop copies of arrays a buffer updates. */
 void rt_window_flushed(Exec *x);
 void rt_window_free(Exec *x);

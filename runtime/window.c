@@ -20,8 +20,15 @@
  *     made them read-only). Such an array changes during the loop only at flushes of a
  *     buffer that targets it: a copy then stays valid for every later block, round and
  *     step of the loop (and grows when a block reads beyond it), except that a buffer's
- *     flush drops it. It is freed at the end of the loop: the array may change between
- *     loops, and the DSM keeps no version to tell (the benchmarks change it anyway).
+ *     flush drops it. At the end of the loop a copy of the whole array is kept (among the
+ *     runtime's spares, within the cap) with every rank's write generation of the array's
+ *     storage at the loop's start (OrnDsmArray.gen: every writer of the DSM and the
+ *     runtime gives a new one, dsm.h); the next loop that reads the array so agrees on the
+ *     generations in place of the barrier before its remote reads (rt_window_agree, one
+ *     message each way per peer) and takes the copy back, without a pass or a fetch, when
+ *     they are the same on every rank. $ORN_WINDOW_CHECK=1 fetches it again instead and
+ *     fails the loop if the two differ (a writer that forgot to touch the array): the tests
+ *     run with it. Other copies are given back to the spares, their bytes forgotten.
  *
  * Keys outside the box still take the slow path, so correctness never depends on a window:
  * a window only ever holds values the slow path would return.
@@ -100,6 +107,13 @@ struct RtWindow {
     size_t nstage, capstage;
     int whole;   /* copy the whole array at the first exchange, without a pass (hint) */
     int planned; /* exchanges that decided for this view in this run */
+    /* A whole copy may be kept for the next run (rt_window_agree): every rank's generation
+     * of the array's storage at this run's start (P of them, once agreed), and under
+     * $ORN_WINDOW_CHECK=1 the kept copy that would have served, to compare (check). */
+    int keep;
+    uint64_t *gens;
+    char *check;
+    size_t checkcap;
 };
 
 /* The hint of (loop, view k), or NULL. */
@@ -336,6 +350,8 @@ void rt_window_setup(Exec *x)
             w->whole =
                 h && h->array_id == s->id && h->nnz == s->nnz && (uint64_t)s->nnz * s->esize <= cap;
         }
+        w->keep = !all_local && w->can_copy && !vi->buffered && !x->loop->whole &&
+                  (uint64_t)s->nnz * s->esize <= cap;
         if (!all_local || !w->can_copy || vi->buffered) continue;
         if (w->tile >= 0 && (uint64_t)s->tiles[w->tile].n == vol) continue; /* TILE is whole */
         if (vol * s->esize > cap) continue;
@@ -515,11 +531,11 @@ const OrnDsmRun *rt_window_ranges(ViewImpl *vi, int64_t *n)
     return w->rng;
 }
 
-void rt_window_fill(ViewImpl *vi)
+int rt_window_fill(Exec *x, int k)
 {
-    RtWindow *w = vi->win;
-    if (!w || !w->nruns) return;
-    const OrnDsmArray *s = vi->store;
+    RtWindow *w = x->vi[k].win;
+    if (!w || !w->nruns) return ORN_OK;
+    const OrnDsmArray *s = x->vi[k].store;
     for (int64_t i = 0; i < w->nruns; i++) {
         const struct Run *r = &w->runs[i];
         if (r->staged) copy_rows(s, w, r->tile, r->a, r->b, w->stage + r->at, r->first);
@@ -527,6 +543,66 @@ void rt_window_fill(ViewImpl *vi)
     w->nruns = 0;
     w->nstage = 0;
     w->valid = 1;
+    if (w->check && w->r0 == 0 && w->r1 == s->dims[0]) {
+        int same = !memcmp(w->check, w->buf, (size_t)s->nnz * s->esize);
+        rt_spare_give(w->rt, w->check, w->checkcap, w->cap);
+        w->check = NULL;
+        if (!same)
+            return rt_fail(x, ORN_E_INTERNAL,
+                           "array %s: the copy kept from an earlier run differs from the array "
+                           "at the same generations (a writer did not touch it)",
+                           x->plan->arrays[k].name);
+    }
+    return ORN_OK;
+}
+
+int rt_window_agree(Exec *x)
+{
+    int nk = 0, P = x->P;
+    for (int k = 0; k < x->n; k++) nk += x->vi[k].win && x->vi[k].win->keep;
+    if (!nk) return rt_barrier(x);
+    uint64_t *g = orn_xcalloc((size_t)P * (size_t)nk, sizeof *g);
+    for (int k = 0, j = 0; k < x->n; k++)
+        if (x->vi[k].win && x->vi[k].win->keep)
+            g[(size_t)x->me * (size_t)nk + (size_t)j++] = x->vi[k].store->gen;
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "barrier: generations of kept copies");
+    int status =
+        orn_dsm_allgather_into(x->dsm, g, (size_t)nk * sizeof *g, "generations of kept copies");
+    rt_span_end(x, sp, &x->rt->stats.wait);
+    static int check = -1;
+    if (check < 0) {
+        const char *e = getenv("ORN_WINDOW_CHECK");
+        check = e && strcmp(e, "1") == 0;
+    }
+    for (int k = 0, j = 0; k < x->n && !status; k++) {
+        RtWindow *w = x->vi[k].win;
+        if (!w || !w->keep) continue;
+        w->gens = orn_xmalloc((size_t)P * sizeof *w->gens);
+        for (int r = 0; r < P; r++) w->gens[r] = g[(size_t)r * (size_t)nk + (size_t)j];
+        j++;
+        const OrnDsmArray *s = x->vi[k].store;
+        size_t size = 0, bytes = (size_t)s->nnz * s->esize;
+        char *p = rt_spare_find(x->rt, s->id, w->gens, P, &size);
+        if (!p) continue;
+        if (check) { /* fetched again, and compared when complete (rt_window_fill) */
+            w->check = p;
+            w->checkcap = size;
+            continue;
+        }
+        if (size < bytes) { /* not reached: a kept copy is of the whole array */
+            rt_spare_give(w->rt, p, size, w->cap);
+            continue;
+        }
+        if (w->buf) rt_spare_give(w->rt, w->buf, w->bufcap, w->cap);
+        w->buf = p;
+        w->bufcap = size;
+        w->r0 = 0;
+        w->r1 = s->dims[0];
+        w->valid = 1;
+        x->rt->stats.kept += (int64_t)s->nnz;
+    }
+    free(g);
+    return status;
 }
 
 void rt_window_flushed(Exec *x)
@@ -541,7 +617,13 @@ void rt_window_free(Exec *x)
     for (int k = 0; k < x->n; k++) {
         RtWindow *w = x->vi[k].win;
         if (!w) continue;
-        if (w->buf) rt_spare_give(w->rt, w->buf, w->bufcap, w->cap); /* the next run's copy */
+        const OrnDsmArray *s = x->vi[k].store;
+        if (w->buf && w->gens && w->valid && w->r0 == 0 && w->r1 == s->dims[0])
+            rt_spare_keep(w->rt, w->buf, w->bufcap, w->cap, s->id, w->gens, x->P);
+        else if (w->buf)
+            rt_spare_give(w->rt, w->buf, w->bufcap, w->cap); /* the next run's copy */
+        if (w->check) rt_spare_give(w->rt, w->check, w->checkcap, w->cap);
+        free(w->gens);
         free(w->mark);
         free(w->runs);
         free(w->rng);

@@ -396,6 +396,8 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *
     OrnRtStats s = *sp;
     char grid[96] = "", sub[96] = "", gpu[224] = "", rot[48] = "", fused[48] = "";
     if (s.fused) snprintf(fused, sizeof fused, ", fused %" PRId64, s.fused);
+    char kept[48] = "";
+    if (s.kept) snprintf(kept, sizeof kept, ", kept %" PRId64, s.kept);
     if (pl->strategy == ORN_RT_2D && s.rotated_key >= 0)
         snprintf(rot, sizeof rot, ", key %" PRId64 " rotates", s.rotated_key);
     if (s.gpu_in || s.gpu_out || s.gpu_resident || s.gpu_launches)
@@ -417,12 +419,12 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *
             ", prefetched %" PRId64 ", misses %" PRId64 ", flushed %" PRId64
             ", repartitioned %" PRId64 ", ghosts %" PRId64 ", ghost rows %" PRId64
             ", replicated %" PRId64 " (%" PRId64 " B), sent %" PRId64 " B, received %" PRId64
-            " B, early %" PRId64 "%s%s\n",
+            " B, early %" PRId64 "%s%s%s\n",
             p->rank, pl->file ? pl->file : "?", pl->line, strategy_name((int)s.strategy), p->runs,
             s.total, s.compute, s.wait, s.flush, s.transfer, s.steps, s.rounds, s.blocks,
             *grid ? grid : "-", rot, *sub ? sub : "-", s.cache_bytes, s.ws_bytes, s.prefetched,
             s.misses, s.flushed, s.repartitioned, s.ghosts, s.ghost_rows, s.replicated,
-            s.replica_bytes, s.sent, s.received, s.early, gpu, fused);
+            s.replica_bytes, s.sent, s.received, s.early, gpu, fused, kept);
 }
 
 /* The REPL's loops: a body that fails (orn_std_die) returns here, and the failure goes to

@@ -275,7 +275,7 @@ compile)
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
            "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-           "$S"/gather_rows.orn; do
+           "$S"/gather_rows.orn "$S"/kept_copies.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -372,12 +372,28 @@ features)
   diff -u "$S/fastpaths.expected" out3.txt || fail "output differs from fastpaths.expected"
   # rows gathered by a permutation from prefetched arrays: copied whole before the loop,
   # and (ORN_REPLICATE_MAX=0) fetched per loop as ranges of the owners' tiles
-  for cfg in "" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_XFER_CHUNK=4096 ORN_XFER_WINDOW=8192"; do
+  # (ORN_WINDOW_CHECK=1: a copy kept from an earlier run is fetched again and compared)
+  for cfg in "" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1" \
+    "ORN_REPLICATE_MAX=0 ORN_XFER_CHUNK=4096 ORN_XFER_WINDOW=8192"; do
     # shellcheck disable=SC2086
     env $cfg "$MPIEXEC" -n "$np" "$B/gather_rows" >out5.txt 2>&1 ||
       { cat out5.txt >&2; fail "gather_rows ($cfg) exited non-zero"; }
     diff -u "$S/gather_rows.expected" out5.txt ||
       fail "gather_rows ($cfg): output differs from gather_rows.expected"
+  done
+  # whole copies kept between runs while every rank's generation of the array stays; A
+  # changed between runs by a loop, element writes, a buffer (kept_copies.orn)
+  for cfg in "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1"; do
+    # shellcheck disable=SC2086
+    env $cfg ORN_STATS=runs "$MPIEXEC" -n "$np" "$B/kept_copies" >out6.txt 2>stats6.txt ||
+      { cat out6.txt stats6.txt >&2; fail "kept_copies ($cfg) exited non-zero"; }
+    [ "$(cat out6.txt)" = "disagreements 0" ] ||
+      { cat out6.txt >&2; fail "kept_copies ($cfg): a run read a stale copy"; }
+    kept=$(grep -c 'kept_copies.orn:40 .*, kept [0-9]' stats6.txt || true)
+    case "$cfg:$np" in
+    *CHECK*:* | *:1) [ "$kept" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n $np" ;;
+    *) [ "$kept" -ge 4 ] || { cat stats6.txt >&2; fail "kept_copies ($cfg): no copy kept between runs"; } ;;
+    esac
   done
   # the row subscript A[P[i], j] of a `for` read once before it (lang/sema_rewrite.c 3.)
   "$ORIONC" --emit=c "$S/gather_rows.orn" | grep -q 'row_of_line[0-9]*_col[0-9]* .*= orn_' ||
