@@ -39,7 +39,11 @@
  * $ORN_REPLICATE_MAX) is copied whole to every rank once per loop (one allgather of
  * the tiles) instead of being fetched key by key per round: reads are then loads on the
  * fast path, and a loop whose only remote reads were those needs no prefetch pass, no
- * rounds and no barriers.
+ * rounds and no barriers. A replica of at least 1 MiB that no view of the loop writes is
+ * kept among the spares at the loop's end with every rank's write generation of the array
+ * at its start; the next loop agrees on the generations first (keep_agree: one all-gather
+ * of P + 1 words per such array) and, where every rank keeps a copy of the current ones,
+ * uses it without a transfer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +358,78 @@ int rt_replica_ready(Exec *x)
     return status;
 }
 
+/* Whether view k's array gets a replica that may be kept between runs: at several ranks,
+ * dense, at least RT_KEEP_MIN bytes (a smaller one is copied as fast as agreed on), no buffer
+ * of the loop updating it and no view of the loop writing it (its generation must say what
+ * the copy holds), the first view of its array. The plan and the sizes decide: the same on
+ * every rank. */
+#define RT_KEEP_MIN (1 << 20)
+static int keepable(const Exec *x, int k)
+{
+    const ViewImpl *vi = &x->vi[k];
+    const OrnDsmArray *a = vi->store;
+    if (x->P == 1 || x->views[k].role != ORN_RT_PREFETCHED || !a || a->sparse || vi->xform)
+        return 0;
+    int64_t bytes = a->nnz * (int64_t)a->esize;
+    if (bytes < RT_KEEP_MIN || bytes > x->rt->replicate_max) return 0;
+    for (int j = 0; j < x->n; j++) {
+        if (x->vi[j].store != a) continue;
+        if (j < k && x->views[j].role == ORN_RT_PREFETCHED) return 0;
+        if (!x->vi[j].read_only || x->vi[j].buf || x->vi[j].buffered) return 0;
+    }
+    return 1;
+}
+
+/* Collective: every rank's generation of each keepable array and the generations of the copy
+ * of it that rank keeps (none: zeros); where every rank keeps one of the current
+ * generations, each takes its own back as the loop's replica, with no transfer. */
+static int keep_agree(Exec *x)
+{
+    int P = x->P, nc = 0, status = ORN_OK;
+    for (int k = 1; k < x->n; k++) nc += keepable(x, k);
+    if (!nc) return ORN_OK;
+    size_t per = (size_t)nc * (size_t)(P + 1); /* entries a rank contributes */
+    uint64_t *g = orn_xcalloc((size_t)P * per, sizeof *g);
+    for (int k = 1, c = 0; k < x->n; k++) {
+        if (!keepable(x, k)) continue;
+        uint64_t *e = g + (size_t)x->me * per + (size_t)c++ * (size_t)(P + 1);
+        e[0] = x->vi[k].store->gen;
+        const uint64_t *kept = rt_spare_peek(x->rt, x->vi[k].store->id);
+        if (kept) memcpy(e + 1, kept, (size_t)P * sizeof *kept);
+    }
+    RtSpan sp = rt_span_begin(x, ORN_TL_WAIT, "generations of kept replicas");
+    status = orn_dsm_allgather_into(x->dsm, g, per * sizeof *g, "generations of kept replicas");
+    rt_span_end(x, sp, &x->rt->stats.wait);
+    if (!status) {
+        x->replica_gens = orn_xcalloc((size_t)x->n, sizeof *x->replica_gens);
+        if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
+    }
+    for (int k = 1, c = 0; k < x->n && !status; k++) {
+        if (!keepable(x, k)) continue;
+        uint64_t *G = orn_xmalloc((size_t)P * sizeof *G);
+        int all = 1;
+        for (int r = 0; r < P; r++) G[r] = g[(size_t)r * per + (size_t)c * (size_t)(P + 1)];
+        for (int r = 0; r < P; r++)
+            all &= !memcmp(g + (size_t)r * per + (size_t)c * (size_t)(P + 1) + 1, G,
+                           (size_t)P * sizeof *G);
+        c++;
+        x->replica_gens[k] = G;
+        if (!all) continue;
+        const OrnDsmArray *a = x->vi[k].store;
+        size_t size = 0;
+        char *p = rt_spare_find(x->rt, a->id, G, P, &size);
+        if (!p || size < (size_t)a->nnz * a->esize)
+            status = rt_fail(x, ORN_E_INTERNAL,
+                             "array %s: the replica kept from an earlier run "
+                             "is gone",
+                             x->plan->arrays[k].name);
+        x->replica[k] = p;
+        x->rt->stats.kept += a->nnz;
+    }
+    free(g);
+    return status;
+}
+
 int rt_replicate_prefetched(Exec *x)
 {
     const OrnRtPlan *p = x->plan;
@@ -362,6 +438,7 @@ int rt_replicate_prefetched(Exec *x)
     if (p->strategy != ORN_RT_1D && p->strategy != ORN_RT_2D) return ORN_OK;
     for (int d = 0; d < p->arrays[0].ndim; d++)
         if (p->arrays[0].halo_lo[d] != 0 || p->arrays[0].halo_hi[d] != 0) remote = 1;
+    if ((status = keep_agree(x))) return status;
     for (int k = 1; k < x->n; k++) {
         OrnRtView *v = &x->views[k];
         ViewImpl *vi = &x->vi[k];
@@ -384,6 +461,10 @@ int rt_replicate_prefetched(Exec *x)
             continue;
         }
         if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
+        if (x->replica[k]) { /* kept from an earlier run (keep_agree) */
+            x->rt->stats.replicated++;
+            continue;
+        }
         int same = -1; /* one copy per array: a buffer's deltas reach all of its views */
         for (int j = 1; j < k; j++)
             if (x->replica[j] && x->vi[j].store == a) same = j;
@@ -610,6 +691,14 @@ void *rt_spare_find(OrnRtCtx *rt, int array, const uint64_t *gens, int P, size_t
     return NULL;
 }
 
+const uint64_t *rt_spare_peek(const OrnRtCtx *rt, int array)
+{
+    for (int i = 0; i < RT_SPARES; i++)
+        if (rt->spare[i].p && rt->spare[i].gens && rt->spare[i].array == array)
+            return rt->spare[i].gens;
+    return NULL;
+}
+
 void rt_spare_free(OrnRtCtx *rt)
 {
     for (int i = 0; i < RT_SPARES; i++) spare_clear(rt, i);
@@ -630,9 +719,16 @@ void rt_replica_free(Exec *x)
         const OrnDsmArray *a = x->vi[k].store;
         int64_t vol = 1;
         for (int d = 0; d < a->ndim; d++) vol *= a->dims[d];
-        rt_spare_give(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize,
-                      (size_t)x->rt->replicate_max);
+        if (x->replica_gens && x->replica_gens[k])
+            rt_spare_keep(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize,
+                          (size_t)x->rt->replicate_max, a->id, x->replica_gens[k], x->P);
+        else
+            rt_spare_give(x->rt, x->replica[k], (size_t)(vol ? vol : 1) * a->esize,
+                          (size_t)x->rt->replicate_max);
     }
+    for (int k = 0; x->replica_gens && k < x->n; k++) free(x->replica_gens[k]);
+    free(x->replica_gens);
+    x->replica_gens = NULL;
     free(x->replica);
     free(x->replica_borrowed);
     x->replica = NULL;

@@ -297,11 +297,14 @@ struct Exec {
     int64_t capkeybuf;
     char **replica; /* per plan array: a whole copy of a prefetched array (blocking.c), or NULL */
     unsigned char *replica_borrowed; /* per plan array: the copy is the array's own tile */
-    OrnTl *tl;                       /* the timeline recorder (dsm/timeline.h), NULL when off */
-    struct OrnProgress *pr;          /* the progress line (loop_progress.c), NULL when off */
-    int64_t pr_done, pr_mine;        /* elements of this rank's work done so far, and in all */
-    double pr_scale;                 /* the loop's elements over this rank's */
-    OrnDsmXfer **replica_x;          /* the copies' tiles in flight (blocking.c) */
+    /* per plan array: every rank's write generation of the array at the loop's start, when
+     * its copy may be kept for later runs (blocking.c, keep_agree), else NULL */
+    uint64_t **replica_gens;
+    OrnTl *tl;                /* the timeline recorder (dsm/timeline.h), NULL when off */
+    struct OrnProgress *pr;   /* the progress line (loop_progress.c), NULL when off */
+    int64_t pr_done, pr_mine; /* elements of this rank's work done so far, and in all */
+    double pr_scale;          /* the loop's elements over this rank's */
+    OrnDsmXfer **replica_x;   /* the copies' tiles in flight (blocking.c) */
     int64_t nreplica_x;
     RtFuse *fuse;   /* fuse.c: the pair this loop belongs to, or NULL */
     int fuse_phase; /* 1: the pair's first loop (the second follows it), 2: the second */
@@ -323,6 +326,8 @@ void rt_spare_give(OrnRtCtx *rt, void *p, size_t size, size_t limit);
 void rt_spare_keep(OrnRtCtx *rt, void *p, size_t size, size_t limit, int array,
                    const uint64_t *gens, int P);
 void *rt_spare_find(OrnRtCtx *rt, int array, const uint64_t *gens, int P, size_t *size);
+/* The generations of the kept copy of `array` (NULL: none), left among the spares. */
+const uint64_t *rt_spare_peek(const OrnRtCtx *rt, int array);
 void rt_spare_free(OrnRtCtx *rt);
 
 /* exec.c: v's box, storage and strides: tile t of a (a dense tile's row-major box; a

@@ -381,15 +381,16 @@ features)
     diff -u "$S/gather_rows.expected" out5.txt ||
       fail "gather_rows ($cfg): output differs from gather_rows.expected"
   done
-  # whole copies kept between runs while every rank's generation of the array stays; A
-  # changed between runs by a loop, element writes, a buffer (kept_copies.orn)
-  for cfg in "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1"; do
+  # whole copies (replicas; windows) kept between runs while every rank's generation of
+  # the array stays; A changed between runs by a loop, element writes, a buffer
+  # (kept_copies.orn)
+  for cfg in "X=1" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1"; do
     # shellcheck disable=SC2086
     env $cfg ORN_STATS=runs "$MPIEXEC" -n "$np" "$B/kept_copies" >out6.txt 2>stats6.txt ||
       { cat out6.txt stats6.txt >&2; fail "kept_copies ($cfg) exited non-zero"; }
     [ "$(cat out6.txt)" = "disagreements 0" ] ||
       { cat out6.txt >&2; fail "kept_copies ($cfg): a run read a stale copy"; }
-    kept=$(grep -c 'kept_copies.orn:40 .*, kept [0-9]' stats6.txt || true)
+    kept=$(grep -c 'kept_copies.orn:42 .*, kept [0-9]' stats6.txt || true)
     case "$cfg:$np" in
     *CHECK*:* | *:1) [ "$kept" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n $np" ;;
     *) [ "$kept" -ge 4 ] || { cat stats6.txt >&2; fail "kept_copies ($cfg): no copy kept between runs"; } ;;
