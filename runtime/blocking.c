@@ -605,15 +605,6 @@ void rt_replica_writeback(Exec *x, int k)
     }
 }
 
-static void spare_clear(OrnRtCtx *rt, int i)
-{
-    free(rt->spare[i].p);
-    free(rt->spare[i].gens);
-    rt->spare[i].p = NULL;
-    rt->spare[i].gens = NULL;
-    rt->spare[i].array = -1;
-}
-
 /* Take spare i out of the spares (what it held is forgotten). */
 static void *spare_out(OrnRtCtx *rt, int i)
 {
@@ -623,6 +614,11 @@ static void *spare_out(OrnRtCtx *rt, int i)
     rt->spare[i].gens = NULL;
     rt->spare[i].array = -1;
     return p;
+}
+
+static void spare_clear(OrnRtCtx *rt, int i)
+{
+    free(spare_out(rt, i));
 }
 
 void *rt_spare_take(OrnRtCtx *rt, size_t size)

@@ -569,11 +569,8 @@ int rt_window_agree(Exec *x)
     int status =
         orn_dsm_allgather_into(x->dsm, g, (size_t)nk * sizeof *g, "generations of kept copies");
     rt_span_end(x, sp, &x->rt->stats.wait);
-    static int check = -1;
-    if (check < 0) {
-        const char *e = getenv("ORN_WINDOW_CHECK");
-        check = e && strcmp(e, "1") == 0;
-    }
+    const char *e = getenv("ORN_WINDOW_CHECK");
+    int check = e && strcmp(e, "1") == 0;
     for (int k = 0, j = 0; k < x->n && !status; k++) {
         RtWindow *w = x->vi[k].win;
         if (!w || !w->keep) continue;
