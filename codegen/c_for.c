@@ -530,7 +530,10 @@ static void reduce_segment_lanes(C *c, const OrnNode *f, const OrnNode *st, int 
     for (const OrnNode *t = f->u.for_.body->u.block.stmts; t != st; t = t->next) cg_st(c, t);
     cg_ind(c);
     cg_o(c, "r%d_ += (%s)(", id, T);
+    int line = c->line;
+    c->line = (int)st->span.line; /* its errors name its line, not the for's */
     cg_ex(c, st->u.assign.value);
+    c->line = line;
     cg_o(c, ");\n");
     c->warp = WARP_UNIFORM;
     c->ind--;
@@ -555,7 +558,10 @@ static void reduce_elem(C *c, const OrnNode *f, const OrnNode *st, int id, const
         cg_o(c, "r%d_[%s][cc%d_] += (%s)(", id, partial, id, T);
     else
         cg_o(c, "r%d_[%s] += (%s)(", id, partial, T);
+    int line = c->line;
+    c->line = (int)st->span.line; /* its errors name its line, not the for's */
     cg_ex(c, st->u.assign.value);
+    c->line = line;
     cg_o(c, ");\n");
     if (j) {
         c->ind--;

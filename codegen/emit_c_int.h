@@ -361,6 +361,17 @@ bool cg_coljam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, cons
  * caller's. */
 bool cg_keyjam(C *c, const OrnCgLoop *l, const OrnSym *key, const char *vt, const char *from,
                const char *to, int lvl);
+/* c_scatter.c: a run's body that is one `B[e] += d` or `-= d` into a one-dimensional buffer
+ * B, e and d free of element reads (a histogram: `H[i64(v * bins)] += 1`): the statement,
+ * else NULL. */
+const OrnNode *cg_scatter_stmt(C *c, const OrnCgLoop *l, const OrnNode *blk);
+/* The elements [from, to) of such a run at indentation lvl: the keys a chunk at a time, the
+ * adds in place when the chunk's keys lie in B's box, else each through orn_rt_bbadd_. */
+void cg_scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
+                     const OrnNode *s, int lvl);
+/* A dense space of two or more keys whose body is that statement keyed by the run's own key
+ * plus a constant (column sums): two whole rows at a time; nothing when it does not apply. */
+void cg_scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, int nd, const char *vt);
 /* c_loop.c: the statements of a fast dense run's key (bound to the C expression key) at
  * indentation lvl: its value pointer vp_ into row_ (vt: the value's C type, or NULL). */
 void cg_elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,

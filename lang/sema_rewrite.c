@@ -48,11 +48,14 @@
  *
  * so the row is one subscript the loop does not change and the loop gets the direct
  * addressing, versions and loop reduction of `A[r, j]` (4x faster for a gathered row). The
- * same statements run with the same values, and the same errors: the read is the first
- * thing in the statement that can fail (left to right, section 13: an element read or a
- * call before it keeps the loop as written), it happens in the first iteration anyway (the
- * loop runs at least once; lo and hi cannot fail, as 2.'s bounds), and its value cannot
- * change in the loop (P and i are stable as 1.'s subscript). Inside parallel_for bodies
+ * same statements run with the same values, and the same errors: the read happens in the
+ * first iteration anyway (the loop runs at least once; lo and hi cannot fail, as 2.'s
+ * bounds), not under the right side of `and` / `or`, and its value cannot change in the
+ * loop (P and i are stable as 1.'s subscript). What the statement evaluates before it that
+ * can fail (`x[j]` in `s += x[j] * A[P[i], j]`) is evaluated first, at j = lo, into a
+ * temporary nobody reads (a probe), so a failing program still fails there first: probes
+ * read only local arrays and call only the pure built-ins (anything else before the read
+ * keeps the loop as written). Inside parallel_for bodies
  * only, as 1. */
 #include <stdio.h>
 #include <string.h>
@@ -349,38 +352,12 @@ void orn_sema_for_narrow(Sema *s, OrnNode *n)
     n->u.for_.body = st->u.if_.then;
 }
 
+static OrnNode *copy_at(Sema *s, const OrnNode *e, const OrnName *var, const OrnNode *lo);
+
 /* A copy of a bound of 2.'s kind (literals, names, operators, calls of them). */
 static OrnNode *copy_bound(Sema *s, const OrnNode *e)
 {
-    OrnNode *c = orn_node_new(s->u, e->kind, e->span);
-    c->u = e->u;
-    switch (e->kind) {
-    case N_NAME:
-        c->u.name.sym = NULL;
-        break;
-    case N_UNARY:
-        c->u.unary.e = copy_bound(s, e->u.unary.e);
-        break;
-    case N_BINARY:
-        c->u.binary.l = copy_bound(s, e->u.binary.l);
-        c->u.binary.r = copy_bound(s, e->u.binary.r);
-        break;
-    case N_CALL: {
-        OrnNode **tail = &c->u.call.args;
-        *tail = NULL;
-        c->u.call.builtin = -1;
-        c->u.call.sym = NULL;
-        for (const OrnNode *a = e->u.call.args; a; a = a->next) {
-            *tail = copy_bound(s, a);
-            tail = &(*tail)->next;
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    c->next = NULL;
-    return c;
+    return copy_at(s, e, NULL, NULL);
 }
 
 /* Whether e (a bound) is made of nodes copy_bound copies, none of them able to fail. */
@@ -403,41 +380,6 @@ static bool copyable(const OrnNode *e)
     }
 }
 
-/* The first node of e, left to right, that may fail: an element read or a call (integer
- * division too), or NULL. *parent: the N_INDEX whose subscript it is, if any. */
-static const OrnNode *first_fallible(const OrnNode *e, const OrnNode *up, const OrnNode **parent)
-{
-    const OrnNode *f;
-    switch (e->kind) {
-    case N_UNARY:
-        return first_fallible(e->u.unary.e, NULL, parent);
-    case N_BINARY:
-        if ((f = first_fallible(e->u.binary.l, NULL, parent))) return f;
-        if ((f = first_fallible(e->u.binary.r, NULL, parent))) return f;
-        if (e->u.binary.op == OP_DIV) {
-            *parent = NULL;
-            return e;
-        }
-        return NULL;
-    case N_INDEX:
-        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
-            if ((f = first_fallible(x, e, parent))) return f;
-        *parent = up;
-        return e;
-    case N_CALL:
-        *parent = NULL;
-        return e;
-    case N_INT:
-    case N_FLOAT:
-    case N_BOOL:
-    case N_NAME:
-        return NULL;
-    default:
-        *parent = NULL;
-        return e;
-    }
-}
-
 typedef struct Mention {
     const OrnName *id;
     bool hit;
@@ -450,6 +392,208 @@ static void mention(const OrnNode *n, void *ud)
     orn_ast_each_child(n, mention, ud);
 }
 
+/* 3.'s search, in the order the statement evaluates (left to right, subscripts before the
+ * read): the first integer element read that is a whole subscript and stable (the row),
+ * and the whole subtrees evaluated before it that may fail (element reads, calls, integer
+ * division): the probes, each re-evaluated before the loop at v = lo so that it fails there,
+ * first, as in the loop's first iteration. A probe must be able to run twice: it reads only
+ * local arrays (a dist array's read would add an access the analyzer sees) and calls only
+ * the pure built-ins. A read under the right side of `and` / `or` may not run at all: no
+ * row there. */
+#define HOIST_PROBES 8
+typedef struct Hoist {
+    Sema *s;
+    const OrnNode *body;
+    const OrnName *var;
+    const OrnNode *read, *parent;
+    const OrnNode *probe[HOIST_PROBES];
+    int nprobe;
+    bool bad;
+} Hoist;
+
+/* Whether e may fail when evaluated. */
+static bool fallible(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return false;
+    case N_UNARY:
+        return fallible(e->u.unary.e);
+    case N_BINARY:
+        return e->u.binary.op == OP_DIV || fallible(e->u.binary.l) || fallible(e->u.binary.r);
+    default:
+        return true;
+    }
+}
+
+/* Whether e can be evaluated again, before the loop, with the same effects (none) and
+ * the same failures: literals, names, operators, reads of local arrays, pure built-ins. */
+static bool probeable(const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_INT:
+    case N_FLOAT:
+    case N_BOOL:
+    case N_NAME:
+        return true;
+    case N_UNARY:
+        return probeable(e->u.unary.e);
+    case N_BINARY:
+        return probeable(e->u.binary.l) && probeable(e->u.binary.r);
+    case N_INDEX: {
+        const OrnNode *b = e->u.index.base;
+        const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
+        if (!y || !y->type || y->type->kind != T_ARRAY || y->type->dist) return false;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next)
+            if (x->kind == N_SLICE || !probeable(x)) return false;
+        return true;
+    }
+    case N_CALL: {
+        int bi = e->u.call.builtin;
+        if (bi < 0 || bi >= ORN_BI__COUNT || !(orn_builtins[bi].flags & BI_CONST)) return false;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next)
+            if (a->kind == N_KWARG || !probeable(a)) return false;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The whole subtrees es[0..n) (in evaluation order) are evaluated before the row's path
+ * goes on, so before everything the deeper levels found: those of them that may fail go
+ * in front of the probes. */
+static void hoist_before(Hoist *h, const OrnNode *const *es, int n)
+{
+    const OrnNode *add[HOIST_PROBES];
+    int na = 0;
+    for (int i = 0; i < n && !h->bad; i++) {
+        const OrnNode *e = es[i];
+        if (!fallible(e)) continue;
+        const OrnType *t = e->type;
+        if (na + h->nprobe == HOIST_PROBES || !probeable(e) || !t || t->kind == T_ARRAY ||
+            t->kind == T_VIEW || t->kind == T_ERROR)
+            h->bad = true;
+        else
+            add[na++] = e;
+    }
+    if (h->bad || na == 0) return;
+    memmove(h->probe + na, h->probe, (size_t)h->nprobe * sizeof h->probe[0]);
+    memcpy(h->probe, add, (size_t)na * sizeof add[0]);
+    h->nprobe += na;
+}
+
+static bool row_read(Hoist *h, const OrnNode *e)
+{
+    if (e->kind != N_INDEX || !e->type || !orn_type_is_integer(e->type)) return false;
+    const OrnNode *b = e->u.index.base;
+    const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
+    return y && y->type && y->type->kind == T_ARRAY && !y->type->sparse &&
+           stable(h->s, e, h->body, h->var, NULL, false);
+}
+
+/* Whether the row is in e (then h->read, h->parent and the probes before it are set). */
+static bool hoist_find(Hoist *h, const OrnNode *e)
+{
+    switch (e->kind) {
+    case N_UNARY:
+        return hoist_find(h, e->u.unary.e);
+    case N_BINARY: {
+        if (hoist_find(h, e->u.binary.l)) return true;
+        if (e->u.binary.op == OP_AND || e->u.binary.op == OP_OR) return false;
+        if (!hoist_find(h, e->u.binary.r)) return false;
+        hoist_before(h, (const OrnNode *const *)&e->u.binary.l, 1);
+        return true;
+    }
+    case N_INDEX: {
+        const OrnNode *sub[8];
+        int ns = 0;
+        for (const OrnNode *x = e->u.index.subs; x && ns < 8; x = x->next) {
+            bool found = false;
+            if (row_read(h, x)) {
+                h->read = x;
+                h->parent = e;
+                found = true;
+            } else {
+                found = hoist_find(h, x);
+            }
+            if (found) {
+                hoist_before(h, sub, ns);
+                return true;
+            }
+            sub[ns++] = x;
+        }
+        return false;
+    }
+    default:
+        return false;
+    }
+}
+
+/* A copy of e (sema's results cleared: the next walk finds them again), with the loop
+ * variable `var`, if any, replaced by a copy of lo (a probe's). */
+static OrnNode *copy_at(Sema *s, const OrnNode *e, const OrnName *var, const OrnNode *lo)
+{
+    if (var && e->kind == N_NAME && e->u.name.id == var) {
+        OrnNode *c = copy_bound(s, lo);
+        c->span = e->span;
+        return c;
+    }
+    OrnNode *c = orn_node_new(s->u, e->kind, e->span);
+    c->u = e->u;
+    c->next = NULL;
+    switch (e->kind) {
+    case N_NAME:
+        c->u.name.sym = NULL;
+        break;
+    case N_UNARY:
+        c->u.unary.e = copy_at(s, e->u.unary.e, var, lo);
+        break;
+    case N_BINARY:
+        c->u.binary.l = copy_at(s, e->u.binary.l, var, lo);
+        c->u.binary.r = copy_at(s, e->u.binary.r, var, lo);
+        break;
+    case N_INDEX: {
+        c->u.index.base = copy_at(s, e->u.index.base, var, lo);
+        OrnNode **tail = &c->u.index.subs;
+        *tail = NULL;
+        for (const OrnNode *x = e->u.index.subs; x; x = x->next) {
+            *tail = copy_at(s, x, var, lo);
+            tail = &(*tail)->next;
+        }
+        break;
+    }
+    case N_CALL: {
+        OrnNode **tail = &c->u.call.args;
+        *tail = NULL;
+        c->u.call.builtin = -1;
+        c->u.call.sym = NULL;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) {
+            *tail = copy_at(s, a, var, lo);
+            tail = &(*tail)->next;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return c;
+}
+
+/* A name for a temporary of 3. that neither the body nor the scope uses, or NULL. */
+static const OrnName *fresh(Sema *s, const OrnNode *body, const char *what, OrnSpan at)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s_of_line%u_col%u", what, at.line, at.col);
+    const OrnName *id = orn_intern_cstr(s->u->names, nm);
+    Mention m = {id, false};
+    mention(body, &m);
+    return m.hit || orn_sema_lookup(s, id) ? NULL : id;
+}
+
 void orn_sema_for_hoist(Sema *s, OrnNode *n)
 {
     OrnNode *body = n->u.for_.body, *var = n->u.for_.var, *lo = n->u.for_.lo, *hi = n->u.for_.hi;
@@ -460,28 +604,21 @@ void orn_sema_for_hoist(Sema *s, OrnNode *n)
     if (!st || st->next || st->kind != N_ASSIGN || !st->u.assign.target ||
         st->u.assign.target->kind != N_NAME || !st->u.assign.value)
         return;
-    const OrnNode *parent = NULL;
-    const OrnNode *r = first_fallible(st->u.assign.value, NULL, &parent);
-    if (!r || r->kind != N_INDEX || !parent || !r->type || !orn_type_is_integer(r->type)) return;
-    const OrnNode *b = r->u.index.base;
-    const OrnSym *y = b && b->kind == N_NAME ? b->u.name.sym : NULL;
-    if (!y || !y->type || y->type->kind != T_ARRAY || y->type->sparse ||
-        !stable(s, r, body, var->u.name.id, NULL, false))
-        return;
+    Hoist h = {.s = s, .body = body, .var = var->u.name.id};
+    if (!hoist_find(&h, st->u.assign.value) || h.bad) return;
     if (!stable(s, lo, body, var->u.name.id, NULL, true) ||
         !stable(s, hi, body, var->u.name.id, NULL, true) || !copyable(lo) || !copyable(hi))
         return;
-    /* the temporary: a name the program does not use here */
-    char nm[64];
-    snprintf(nm, sizeof nm, "row_of_line%u_col%u", r->span.line, r->span.col);
-    const OrnName *tid = orn_intern_cstr(s->u->names, nm);
-    Mention m = {tid, false};
-    mention(body, &m);
-    if (m.hit || orn_sema_lookup(s, tid)) return;
+    const OrnNode *r = h.read;
+    /* the temporaries: names the program does not use here */
+    const OrnName *tid = fresh(s, body, "row", r->span), *pid[HOIST_PROBES];
+    if (!tid) return;
+    for (int i = 0; i < h.nprobe; i++)
+        if (!(pid[i] = fresh(s, body, "probe", h.probe[i]->span))) return;
 
     /* the read moves into the declaration; the subscript becomes the temporary */
     OrnNode *read = NULL;
-    for (OrnNode **x = (OrnNode **)&((OrnNode *)parent)->u.index.subs; *x; x = &(*x)->next) {
+    for (OrnNode **x = (OrnNode **)&((OrnNode *)h.parent)->u.index.subs; *x; x = &(*x)->next) {
         if (*x != r) continue;
         read = *x;
         OrnNode *t = name_node(s, tid, r->span);
@@ -491,15 +628,24 @@ void orn_sema_for_hoist(Sema *s, OrnNode *n)
         break;
     }
     if (!read) return;
+    OrnNode *then = orn_node_new(s->u, N_BLOCK, n->span);
+    OrnNode **tail = &then->u.block.stmts;
+    for (int i = 0; i < h.nprobe; i++) { /* what the first iteration evaluates before it */
+        OrnNode *pr = orn_node_new(s->u, N_ASSIGN, h.probe[i]->span);
+        pr->u.assign.op = OP_NONE;
+        pr->u.assign.target = name_node(s, pid[i], h.probe[i]->span);
+        pr->u.assign.value = copy_at(s, h.probe[i], var->u.name.id, lo);
+        *tail = pr;
+        tail = &pr->next;
+    }
     OrnNode *decl = orn_node_new(s->u, N_ASSIGN, read->span);
     decl->u.assign.op = OP_NONE;
     decl->u.assign.target = name_node(s, tid, read->span);
     decl->u.assign.value = read;
+    *tail = decl;
     OrnNode *loop = orn_node_new(s->u, N_FOR, n->span);
     loop->u.for_ = n->u.for_;
     decl->next = loop;
-    OrnNode *then = orn_node_new(s->u, N_BLOCK, n->span);
-    then->u.block.stmts = decl;
     OrnNode *cond = orn_node_new(s->u, N_BINARY, n->span);
     cond->u.binary.op = OP_LT;
     cond->u.binary.l = copy_bound(s, lo);

@@ -59,7 +59,7 @@ MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 kmeans_dist pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
      conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
-     standardize blur2d blur2d_clamp slr matvec_row matvec_view matvec_foreach matvec_col matvec_elem gather_view gather_row colsum rowdiff histogram stats_acc
+     standardize blur2d blur2d_clamp slr matvec_row matvec_view matvec_foreach matvec_col matvec_elem gather_view gather_row gather_rowx colsum rowdiff histogram stats_acc
      lda als"
 FORMS=${FORMS:-$ALL}
 WORK=${ORN_BENCH_DIR:-$BUILD/bench-forms}
@@ -328,10 +328,11 @@ prep() {
       C_CMD[$f]="$BIN/matvec_ref $MVA $MV_ITERS"
       ORN_ARGS[$f]="--data=$MVA --iters=$MV_ITERS"
       TOL[$f]=1e-9 ;;
-    gather_view|gather_row)
+    gather_view|gather_row|gather_rowx)
       data_matrix && build_c matvec_ref "$HERE/matvec_ref.c" || { FAIL[$f]="no data or baseline"; return; }
       local how="dot(A[P[i], :], x)"
       [ "$f" = gather_row ] && how="a for-j sum of A[P[i], j] * x[j]"
+      [ "$f" = gather_rowx ] && how="a for-j sum of x[j] * A[P[i], j]"
       DESC[$f]="rows gathered by a permutation P (a dist array), y[i] = $how; $MV_N x $MV_M f64, $MV_ITERS iterations"
       C_CMD[$f]="$BIN/matvec_ref $MVA $MV_ITERS gather"
       ORN_ARGS[$f]="--data=$MVA --iters=$MV_ITERS"

@@ -398,8 +398,9 @@ features)
     esac
   done
   # the row subscript A[P[i], j] of a `for` read once before it (lang/sema_rewrite.c 3.)
-  "$ORIONC" --emit=c "$S/gather_rows.orn" | grep -q 'row_of_line[0-9]*_col[0-9]* .*= orn_' ||
-    fail "gather_rows.orn: the row subscript P[i] is not read before its loop"
+  [ "$("$ORIONC" --emit=c "$S/gather_rows.orn" | grep -o 'row_of_line[0-9]*_col[0-9]* .*= orn_' |
+      cut -d' ' -f1 | sort -u | wc -l)" -eq 3 ] ||
+    fail "gather_rows.orn: the row subscripts P[i] and Pb[i] are not read before their loops"
   # the jam across centres read from dist arrays the loop replicates (fastpaths.orn)
   [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
     fail "fastpaths.orn: the centres in dist arrays are not jammed"
@@ -1079,6 +1080,12 @@ bad_input)
   expect_fail 1 "errors.orn:$l" run "$B/errors" --which=16
   grep -q "rank $((np - 1)): " out.txt || { cat out.txt >&2; fail "which=16: rank $((np - 1)) not named"; }
   ! grep -q "after the loop" out.txt || { cat out.txt >&2; fail "which=16: printed after the failed loop"; }
+  l=$(grep -n 's += xs\[j + 1\] \* B\[PL\[i + 100\], j - 1\]' "$S/errors.orn" | cut -d: -f1)
+  "$ORIONC" --emit=c "$S/errors.orn" | grep -q "row_of_line${l}_col[0-9]* .*= " ||
+    fail "errors.orn: the row PL[i + 100] is not read before its loop (which=17 tests nothing)"
+  expect_fail 1 "errors.orn:$l: index 2 is out of range for dimension 0 of a local array" \
+    run "$B/errors" --which=17
+  expect_fail 1 "errors.orn:$l: index 10" run "$B/errors" --which=18
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
