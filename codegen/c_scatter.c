@@ -123,7 +123,7 @@ static void scatter_adds(C *c, const OrnSym *last, const char *vt, const char *f
 }
 
 void cg_scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from, const char *to,
-                         const OrnNode *s, int lvl)
+                     const OrnNode *s, int lvl)
 {
     const OrnNode *tg = s->u.assign.target;
     const OrnSym *b = orn_cg_base_sym(tg);
@@ -185,8 +185,7 @@ void cg_scatter_loop(C *c, const OrnSym *last, const char *vt, const char *from,
  * element (scatter_expr) and B is not the space (one dimension against two or more), so nothing the
  * first row's adds write is read by the second's. Rows whose keys leave B's box, and the rest of
  * the block, go on as runs. */
-void cg_scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, int nd,
-                         const char *vt)
+void cg_scatter_rows(C *c, const OrnCgLoop *l, const OrnSym *const *keys, int nd, const char *vt)
 {
     if (nd < 2) return;
     const OrnSym *last = keys[nd - 1], *row = keys[nd - 2];

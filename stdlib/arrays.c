@@ -202,6 +202,10 @@ OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
             st = orn_dsm_fill(a, v);
         }
     }
+    /* Every rank leaves the constructor together: making a large array touches its pages,
+     * which can take one rank many milliseconds more than another (fresh memory), and
+     * that skew would otherwise be waited for, and counted, in the first loop. */
+    if (!st) st = orn_dsm_barrier(p->dsm);
     if (st) orn_std_fail(p, st, line, 0);
     orn_dsm_set_name(a, name);
     return a;
@@ -260,6 +264,7 @@ OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int6
     } else {
         int st = orn_dsm_dense(p->dsm, (OrnDsmType)type, ndim, r.sdims, &a);
         if (!st) st = orn_dsm_init(a, perm_rand_elem, &r);
+        if (!st) st = orn_dsm_barrier(p->dsm); /* as orn_std_dist_new_for's */
         if (st) orn_std_fail(p, st, line, 0);
         orn_dsm_set_name(a, name);
     }
