@@ -148,7 +148,7 @@ void cg_ex_index(C *c, const OrnNode *e)
         if (c->cx == CX_PREFETCH)
             cg_o(c, "orn_std_arr_off_soft(%s", cg_nm(c, s));
         else
-            cg_o(c, "orn_std_arr_off(P_, %s, %d", cg_nm(c, s), c->line);
+            cg_o(c, "orn_std_arr_off(P_, %s, %d, \"%s\"", cg_nm(c, s), c->line, s->name->s);
         for (i = 0; i < 4; i++) {
             cg_o(c, ", ");
             if (sub[i])

@@ -506,10 +506,10 @@ static void check_key(OrnStdProg *p, const OrnDsmArray *a, const int64_t *key, i
 {
     for (int d = 0; d < a->ndim; d++)
         if (key[d] < 0 || key[d] >= a->dims[d])
-            orn_std_die(p, line,
-                        "index %" PRId64 " is out of range for dimension %d of %s "
-                        "(extent %" PRId64 ")",
-                        key[d], orn_dsm_decl_dim(a, d), a->name, a->dims[d]);
+            orn_std_die_at(p, line, a->name,
+                           "index %" PRId64 " is out of range for dimension %d of %s "
+                           "(extent %" PRId64 ")",
+                           key[d], orn_dsm_decl_dim(a, d), a->name, a->dims[d]);
 }
 
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line)

@@ -137,6 +137,10 @@ void orn_std_exit(OrnStdProg *p, int64_t code) ORN_STD_NORETURN;
  * the job on every rank with exit code 1. */
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
     ORN_STD_PRINTF(3, 4);
+/* The same for an error at the first `name[` on the line: "file:LINE:COL: message" with
+ * the caret under name (as orn_std_die when name is not on the line). */
+void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt,
+                    ...) ORN_STD_NORETURN ORN_STD_PRINTF(4, 5);
 /* After a failed collective call (status != 0): end the job with the runtime's message. A
  * failure that every rank agrees on (loaders, save, load) is printed once, by rank 0, and
  * the ranks exit 1 together; any other ends the job from the failing rank. */
@@ -331,17 +335,18 @@ static inline void orn_std_arr_cleanup(OrnStdArr **a)
     orn_std_arr_free(*a);
     *a = NULL;
 }
-/* Row-major offset of a key, with bounds checks. */
-static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int line, int64_t i0,
-                                      int64_t i1, int64_t i2, int64_t i3)
+/* Row-major offset of a key, with bounds checks; name: the array's in the source (its
+ * errors name it and point at it). */
+static inline int64_t orn_std_arr_off(OrnStdProg *p, const OrnStdArr *a, int line, const char *name,
+                                      int64_t i0, int64_t i1, int64_t i2, int64_t i3)
 {
     int64_t k[4] = {i0, i1, i2, i3}, off = 0;
     for (int d = 0; d < a->ndim; d++) {
         if (k[d] < 0 || k[d] >= a->dims[d])
-            orn_std_die(p, line,
-                        "index %" PRId64 " is out of range for dimension %d of a local "
-                        "array (extent %" PRId64 ")",
-                        k[d], d, a->dims[d]);
+            orn_std_die_at(p, line, name,
+                           "index %" PRId64 " is out of range for dimension %d of %s "
+                           "(extent %" PRId64 ")",
+                           k[d], d, name, a->dims[d]);
         off = off * a->dims[d] + k[d];
     }
     return off;

@@ -242,27 +242,44 @@ void orn_std_set_source(OrnStdProg *p, const char *text)
     orn_rt_set_source(p->rt, text);
 }
 
+static void die_v(OrnStdProg *p, int line, const char *name, const char *fmt,
+                  va_list ap) ORN_STD_NORETURN;
+
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
 {
-    char msg[768], src[400];
     va_list ap;
     va_start(ap, fmt);
+    die_v(p, line, NULL, fmt, ap);
+}
+
+void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die_v(p, line, name, fmt, ap);
+}
+
+static void die_v(OrnStdProg *p, int line, const char *name, const char *fmt, va_list ap)
+{
+    char msg[768], src[400], col[24] = "";
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    orn_rt_src_excerpt(p->src, line, NULL, src, sizeof src);
+    int at = orn_rt_src_excerpt(p->src, line, name, src, sizeof src);
+    if (name && at > 0) snprintf(col, sizeof col, ":%d", at); /* "LINE:COL: message" */
     if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
-        orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d: %s", p->file, line, msg);
+        orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d%s: %s", p->file, line, col, msg);
         longjmp(*(jmp_buf *)p->body_jb, 1);
     }
     if (p->recover && !p->in_loop) { /* the REPL: back to the prompt */
         orn_progress_clear(p->progress);
         fflush(stdout);
         if (p->rank == 0) /* top-level code fails on every rank alike */
-            fprintf(stderr, "orion: rank %d: %s:%d: %s%s\n", p->rank, p->file, line, msg, src);
+            fprintf(stderr, "orion: rank %d: %s:%d%s: %s%s\n", p->rank, p->file, line, col, msg,
+                    src);
         fflush(stderr);
         longjmp(*(jmp_buf *)p->recover, 1);
     }
-    orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d: %s", p->file, line, msg);
+    orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d%s: %s", p->file, line, col, msg);
     orn_rt_die(p->rt);
 }
 

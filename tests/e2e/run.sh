@@ -1038,13 +1038,14 @@ bad_input)
   expect_fail 2 "unknown param '--epoch' (did you mean '--epochs'?)" run "$B/sgd_mf" --epoch=3
   expect_fail 2 "param '--epochs' needs a value" run "$B/sgd_mf" --epochs
   expect_fail 1 "errors.orn:12: division by zero in div()" run "$B/errors" --which=1
-  expect_fail 1 "errors.orn:18: index 8 is out of range" run "$B/errors" --which=2
+  expect_fail 1 "errors.orn:18:5: index 8 is out of range for dimension 0 of a (extent 4)" run "$B/errors" --which=2
   expect_fail 1 "errors.orn:22: element-wise operation on views of different lengths" \
     run "$B/errors" --which=3
   expect_fail 7 "" run "$B/errors" --which=4
   expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
-  expect_fail 1 "errors.orn:35: index 3 is out of range for dimension 0 of a local array" \
+  expect_fail 1 "errors.orn:35:$(col_of 35 w): index 3 is out of range for dimension 0 of w (extent 3)" \
     run "$B/errors" --which=6
+  caret_at 35 "$(col_of 35 w)"
   expect_fail 1 "errors.orn:45: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=7
   expect_fail 1 "errors.orn:49: element-wise operation on views of different lengths (3 and 4)" \
@@ -1062,7 +1063,7 @@ bad_input)
     run "$B/errors" --which=11
   grep -F -q "read of W[1, 12] at " out.txt || { cat out.txt >&2; fail "the key is not W[1, 12]"; }
   l=$(grep -n 'y = W\[1, n + 4\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l: index 12 is out of range for dimension 1 of W (extent 8)" \
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" W): index 12 is out of range for dimension 1 of W (extent 8)" \
     run "$B/errors" --which=12
   l=$(grep -n 'HCB\[i64(x) \* i\] += 1' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l:$(col_of "$l" HCB) (buffered): outside the array" \
@@ -1083,9 +1084,10 @@ bad_input)
   l=$(grep -n 's += xs\[j + 1\] \* B\[PL\[i + 100\], j - 1\]' "$S/errors.orn" | cut -d: -f1)
   "$ORIONC" --emit=c "$S/errors.orn" | grep -q "row_of_line${l}_col[0-9]* .*= " ||
     fail "errors.orn: the row PL[i + 100] is not read before its loop (which=17 tests nothing)"
-  expect_fail 1 "errors.orn:$l: index 2 is out of range for dimension 0 of a local array" \
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" xs): index 2 is out of range for dimension 0 of xs" \
     run "$B/errors" --which=17
-  expect_fail 1 "errors.orn:$l: index 10" run "$B/errors" --which=18
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" PL): index 10" run "$B/errors" --which=18
+  caret_at "$l" "$(col_of "$l" PL)"
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
@@ -1189,7 +1191,8 @@ text)
   expect_fail 1 "text.orn:$line: load_text: nope.txt: cannot open" \
     run "$B/text" --list=nope.txt
   line=$(grep -n 'print(lines\[len(lines)\])' "$S/text.orn" | cut -d: -f1)
-  expect_fail 1 "text.orn:$line: index 4 is out of range" run "$B/text" --oob=true
+  expect_fail 1 "text.orn:$line:11: index 4 is out of range for dimension 0 of lines (extent 4)" \
+    run "$B/text" --oob=true
   ;;
 ckpt)
   sgd="--train=$B/syn.train --test=$B/syn.test --epochs=10 --step=0.03 --decay=0.97"
