@@ -266,7 +266,8 @@ void orn_rt_set_contain(OrnRtCtx *rt, int on);
  * run-time errors that name a line then show it with a caret (srcline.c). NULL: none. */
 void orn_rt_set_source(OrnRtCtx *rt, const char *text);
 /* Line `line` (1-based) of src as the compiler's diagnostics show one, "\n   12 | text" and
- * "\n      |   ^~" under the first `name[` on it (name as a whole word), or under the
+ * "\n      |   ^~" under the first `name[` on it (name as a whole word; `name(` when name
+ * ends in "("), or under the
  * line's text when name is NULL or not there, written to buf (at most n bytes, the line cut
  * at 160 characters). Returns the caret's column (1-based); 0 when name is not on the line
  * (the caret then underlines the line's text), and 0 with buf "" when src is NULL or has

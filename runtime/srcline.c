@@ -29,14 +29,20 @@ int orn_rt_src_excerpt(const char *src, int line, const char *name, char *buf, s
     }
     if (!p || !*p) return 0;
     size_t len = strcspn(p, "\r\n");
-    /* the caret: the first `name[` (name as a whole word), else the first non-blank */
+    /* the caret: the first `name[` (name as a whole word; `name(` for a name given as
+     * "name("), else the first non-blank */
     size_t at = len, wide = 1;
     size_t nl = name ? strlen(name) : 0;
+    char open = '[';
+    if (nl > 1 && name[nl - 1] == '(') {
+        open = '(';
+        nl--;
+    }
     for (size_t i = 0; nl && i + nl <= len; i++) {
         if (memcmp(p + i, name, nl) != 0 || (i > 0 && ident_char(p[i - 1]))) continue;
         size_t j = i + nl;
         while (j < len && p[j] == ' ') j++;
-        if (j < len && p[j] == '[') {
+        if (j < len && p[j] == open) {
             at = i;
             wide = nl;
             break;

@@ -137,8 +137,9 @@ void orn_std_exit(OrnStdProg *p, int64_t code) ORN_STD_NORETURN;
  * the job on every rank with exit code 1. */
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
     ORN_STD_PRINTF(3, 4);
-/* The same for an error at the first `name[` on the line: "file:LINE:COL: message" with
- * the caret under name (as orn_std_die when name is not on the line). */
+/* The same for an error at the first `name[` on the line (`name(` for "name("):
+ * "file:LINE:COL: message" with the caret under name (as orn_std_die when name is not on
+ * the line). */
 void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt,
                     ...) ORN_STD_NORETURN ORN_STD_PRINTF(4, 5);
 /* After a failed collective call (status != 0): end the job with the runtime's message. A
@@ -294,12 +295,12 @@ void orn_std_externs_agreed(OrnStdProg *p);
 
 static inline int64_t orn_std_div(OrnStdProg *p, int64_t a, int64_t b, int line)
 {
-    if (b == 0) orn_std_die(p, line, "division by zero in div()");
+    if (b == 0) orn_std_die_at(p, line, "div(", "division by zero in div()");
     return orn_std_div_soft(a, b);
 }
 static inline int64_t orn_std_mod(OrnStdProg *p, int64_t a, int64_t b, int line)
 {
-    if (b == 0) orn_std_die(p, line, "division by zero in mod()");
+    if (b == 0) orn_std_die_at(p, line, "mod(", "division by zero in mod()");
     return orn_std_mod_soft(a, b);
 }
 

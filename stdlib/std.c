@@ -331,7 +331,8 @@ int64_t orn_std_randint(OrnStdProg *p, int64_t n, int line)
 
 int64_t orn_std_rng_int(OrnStdProg *p, OrnRtRng *g, int64_t n, int line)
 {
-    if (n <= 0) orn_std_die(p, line, "randint(%" PRId64 "): the bound must be positive", n);
+    if (n <= 0)
+        orn_std_die_at(p, line, "randint(", "randint(%" PRId64 "): the bound must be positive", n);
     return orn_rt_rng_int(g, n);
 }
 

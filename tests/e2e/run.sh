@@ -1037,12 +1037,14 @@ bad_input)
   expect_fail 2 "unknown param '--nope'" run "$B/sgd_mf" --nope=1
   expect_fail 2 "unknown param '--epoch' (did you mean '--epochs'?)" run "$B/sgd_mf" --epoch=3
   expect_fail 2 "param '--epochs' needs a value" run "$B/sgd_mf" --epochs
-  expect_fail 1 "errors.orn:12: division by zero in div()" run "$B/errors" --which=1
+  expect_fail 1 "errors.orn:12:$(sed -n 12p "$S/errors.orn" | awk '{ print index($0, "div(") }'): division by zero in div()" \
+    run "$B/errors" --which=1
   expect_fail 1 "errors.orn:18:5: index 8 is out of range for dimension 0 of a (extent 4)" run "$B/errors" --which=2
   expect_fail 1 "errors.orn:22: element-wise operation on views of different lengths" \
     run "$B/errors" --which=3
   expect_fail 7 "" run "$B/errors" --which=4
-  expect_fail 1 "errors.orn:27: randint(0): the bound must be positive" run "$B/errors" --which=5
+  expect_fail 1 "errors.orn:27:$(sed -n 27p "$S/errors.orn" | awk '{ print index($0, "randint(") }'): randint(0): the bound must be positive" \
+    run "$B/errors" --which=5
   expect_fail 1 "errors.orn:35:$(col_of 35 w): index 3 is out of range for dimension 0 of w (extent 3)" \
     run "$B/errors" --which=6
   caret_at 35 "$(col_of 35 w)"

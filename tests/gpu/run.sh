@@ -319,7 +319,7 @@ if [ "$MODE" = fallback ]; then
         rc=$?
         [ $rc -eq 1 ] || { cat "$W/err"; fail "-n $n: exit $rc, expected 1"; }
         grep -q "ran on the CPU path" "$W/err" || { cat "$W/err"; fail "-n $n: no fallback said"; }
-        grep -q "$NAME.orn:[0-9]*: randint(0): the bound must be positive" "$W/err" ||
+        grep -q "$NAME.orn:[0-9]*:[0-9]*: randint(0): the bound must be positive" "$W/err" ||
             { cat "$W/err"; fail "-n $n: the CPU body did not report the error"; }
         echo "ok: -n $n: the block fell back to the CPU body, which reported the error"
     done
