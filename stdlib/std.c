@@ -242,28 +242,31 @@ void orn_std_set_source(OrnStdProg *p, const char *text)
     orn_rt_set_source(p->rt, text);
 }
 
-static void die_v(OrnStdProg *p, int line, const char *name, const char *fmt,
-                  va_list ap) ORN_STD_NORETURN;
+static void die_msg(OrnStdProg *p, int line, const char *name, const char *msg) ORN_STD_NORETURN;
 
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
 {
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    die_v(p, line, NULL, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    die_msg(p, line, NULL, msg);
 }
 
 void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt, ...)
 {
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    die_v(p, line, name, fmt, ap);
-}
-
-static void die_v(OrnStdProg *p, int line, const char *name, const char *fmt, va_list ap)
-{
-    char msg[768], src[400], col[24] = "";
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    die_msg(p, line, name, msg);
+}
+
+static void die_msg(OrnStdProg *p, int line, const char *name, const char *msg)
+{
+    char src[400], col[24] = "";
     int at = orn_rt_src_excerpt(p->src, line, name, src, sizeof src);
     if (name && at > 0) snprintf(col, sizeof col, ":%d", at); /* "LINE:COL: message" */
     if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
