@@ -387,12 +387,15 @@ static int keep_agree(Exec *x)
 {
     int P = x->P, nc = 0, status = ORN_OK;
     for (int k = 1; k < x->n; k++) nc += keepable(x, k);
-    if (!nc) return ORN_OK;
+    if (!nc) return ORN_OK; /* most loops: nothing allocated, nothing sent */
+    int *ks = orn_xmalloc((size_t)nc * sizeof *ks); /* the keepable views, in order */
+    for (int k = 1, c = 0; k < x->n; k++)
+        if (keepable(x, k)) ks[c++] = k;
     size_t per = (size_t)nc * (size_t)(P + 1); /* entries a rank contributes */
     uint64_t *g = orn_xcalloc((size_t)P * per, sizeof *g);
-    for (int k = 1, c = 0; k < x->n; k++) {
-        if (!keepable(x, k)) continue;
-        uint64_t *e = g + (size_t)x->me * per + (size_t)c++ * (size_t)(P + 1);
+    for (int c = 0; c < nc; c++) {
+        int k = ks[c];
+        uint64_t *e = g + (size_t)x->me * per + (size_t)c * (size_t)(P + 1);
         e[0] = x->vi[k].store->gen;
         const uint64_t *kept = rt_spare_peek(x->rt, x->vi[k].store->id);
         if (kept) memcpy(e + 1, kept, (size_t)P * sizeof *kept);
@@ -404,15 +407,14 @@ static int keep_agree(Exec *x)
         x->replica_gens = orn_xcalloc((size_t)x->n, sizeof *x->replica_gens);
         if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
     }
-    for (int k = 1, c = 0; k < x->n && !status; k++) {
-        if (!keepable(x, k)) continue;
+    for (int c = 0; c < nc && !status; c++) {
+        int k = ks[c];
         uint64_t *G = orn_xmalloc((size_t)P * sizeof *G);
         int all = 1;
         for (int r = 0; r < P; r++) G[r] = g[(size_t)r * per + (size_t)c * (size_t)(P + 1)];
         for (int r = 0; r < P; r++)
             all &= !memcmp(g + (size_t)r * per + (size_t)c * (size_t)(P + 1) + 1, G,
                            (size_t)P * sizeof *G);
-        c++;
         x->replica_gens[k] = G;
         if (!all) continue;
         const OrnDsmArray *a = x->vi[k].store;
@@ -427,6 +429,7 @@ static int keep_agree(Exec *x)
         x->rt->stats.kept += a->nnz;
     }
     free(g);
+    free(ks);
     return status;
 }
 
