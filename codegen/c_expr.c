@@ -374,7 +374,7 @@ void cg_vec_ctor(C *c, const OrnNode *e)
     }
     if (e->kind == N_NAME) {
         if (!cg_is_local_array(s)) cg_ice(c, e, "whole dist array used as a view");
-        cg_o(c, "orn_std_vec_local(P_, %s, -1, 0, %d)", cg_nm(c, s), c->line);
+        cg_o(c, "orn_std_vec_local(P_, %s, -1, 0, \"%s\", %d)", cg_nm(c, s), s->name->s, c->line);
         return;
     }
     int dim;
@@ -403,7 +403,7 @@ void cg_vec_ctor(C *c, const OrnNode *e)
         cg_o(c, "orn_std_vec_dist(P_, %s, %d, ", cg_nm(c, s), cg_sdim(cg_perm_of(c, s), dim));
     }
     cg_ex(c, fixed);
-    cg_o(c, ", %d)", c->line);
+    cg_o(c, ", \"%s\", %d)", s->name->s, c->line);
 }
 
 static int operand_dims(const OrnNode *x)

@@ -248,9 +248,13 @@ bool orn_cg_expr_tainted(const OrnCgLoop *l, const OrnNode *e)
         if (e->u.call.sym) return true; /* user fns and externs: side effects, dist reads */
         int bi = e->u.call.builtin;
         if (is_scalar_draw(e) || bi == ORN_BI_WALL_TIME) return true;
+        /* extents only: known, except those of the body's own local arrays, which the
+         * prefetch pass does not build */
         if (bi == ORN_BI_ROWS || bi == ORN_BI_COLS || bi == ORN_BI_NNZ || bi == ORN_BI_LEN)
-            return false; /* extents only */
-        if (bi == ORN_BI_DIM) return orn_cg_expr_tainted(l, e->u.call.args->next);
+            return tainted_sym(l, orn_cg_base_sym(e->u.call.args));
+        if (bi == ORN_BI_DIM)
+            return tainted_sym(l, orn_cg_base_sym(e->u.call.args)) ||
+                   orn_cg_expr_tainted(l, e->u.call.args->next);
         return any_tainted(l, e->u.call.args);
     }
     case N_INDEX: {

@@ -539,21 +539,22 @@ void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const
 
 /* ---------------------------------------------------------------- views */
 
-void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent, int line)
+void orn_std_vec_bad_index(OrnStdProg *p, const char *name, int64_t fixed, int d, int64_t extent,
+                           int line)
 {
-    orn_std_die(p, line,
-                "view index %" PRId64 " is out of range for dimension %d (extent %" PRId64 ")",
-                fixed, d, extent);
+    orn_std_die_at(p, line, name,
+                   "index %" PRId64 " is out of range for dimension %d of %s (extent %" PRId64 ")",
+                   fixed, d, name, extent);
 }
 
 static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const int64_t *dims,
-                          int line)
+                          const char *name, int line)
 {
     OrnStdVec r;
     memset(&r, 0, sizeof r);
     int other = 1 - dim;
     if (fixed < 0 || fixed >= dims[other])
-        orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+        orn_std_vec_bad_index(p, name, fixed, other, dims[other], line);
     r.len = dims[dim];
     r.type = type;
     r.esize = esize_of(type);
@@ -564,17 +565,19 @@ static OrnStdVec vec_base(OrnStdProg *p, int type, int dim, int64_t fixed, const
     return r;
 }
 
-OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line)
+OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, const char *name,
+                           int line)
 {
-    OrnStdVec r = vec_base(p, (int)a->type, dim, fixed, a->dims, line);
+    OrnStdVec r = vec_base(p, (int)a->type, dim, fixed, a->dims, name, line);
     r.dist = a;
     return r;
 }
 
-OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, int line)
+OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, const char *name,
+                          int line)
 {
     OrnDsmArray *t = orn_rt_buffer_target(b);
-    OrnStdVec r = vec_base(p, (int)t->type, dim, fixed, t->dims, line);
+    OrnStdVec r = vec_base(p, (int)t->type, dim, fixed, t->dims, name, line);
     r.buf = b;
     return r;
 }

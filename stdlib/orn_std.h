@@ -598,8 +598,9 @@ typedef struct OrnStdVec {
 
 /* In a loop body: view `v` of an array with extents `dims` (2-D), ':' in dimension `dim`,
  * the other subscript `fixed` (checked). The fast path is taken when the whole view lies in
- * the view's local box (a box is a product of ranges: its first and last element suffice). */
-void orn_std_vec_bad_index(OrnStdProg *p, int64_t fixed, int d, int64_t extent,
+ * the view's local box (a box is a product of ranges: its first and last element suffice).
+ * `name` is the array as the program writes it: an error names it, the caret under it. */
+void orn_std_vec_bad_index(OrnStdProg *p, const char *name, int64_t fixed, int d, int64_t extent,
                            int line) ORN_STD_NORETURN;
 /* A loop body's view of v: the struct in one piece (orn_std_vec_view, orn_std_vec_box). */
 static inline __attribute__((always_inline)) OrnStdVec
@@ -620,11 +621,11 @@ orn_std_vec_of(OrnStdProg *p, OrnRtView *v, char *q, int64_t stride, int64_t len
                        .line = line};
 }
 static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int64_t *dims, int dim,
-                                         int64_t fixed, int line)
+                                         int64_t fixed, const char *name, int line)
 {
     int other = 1 - dim;
     if (fixed < 0 || fixed >= dims[other])
-        orn_std_vec_bad_index(p, fixed, other, dims[other], line);
+        orn_std_vec_bad_index(p, name, fixed, other, dims[other], line);
     /* The pointer and stride first, the struct in one piece after: built field by field
      * and then copied into the caller's variable, its two fields' stores were read back
      * by the copy's wide loads, a failed store-to-load forward per iteration (a tenth of
@@ -646,10 +647,9 @@ static inline OrnStdVec orn_std_vec_view(OrnStdProg *p, OrnRtView *v, const int6
 }
 /* The same through the view's hoisted box (rt.h): a view that lies in the box is a pointer
  * and a stride computed inline; anything else takes orn_std_vec_view. */
-static inline __attribute__((always_inline)) OrnStdVec orn_std_vec_box(OrnStdProg *p,
-                                                                       const OrnRtBox *x,
-                                                                       const int64_t *dims, int dim,
-                                                                       int64_t fixed, int line)
+static inline __attribute__((always_inline)) OrnStdVec
+orn_std_vec_box(OrnStdProg *p, const OrnRtBox *x, const int64_t *dims, int dim, int64_t fixed,
+                const char *name, int line)
 {
     int other = 1 - dim;
     uint64_t rf = (uint64_t)fixed - (uint64_t)x->lo[other];
@@ -664,18 +664,20 @@ static inline __attribute__((always_inline)) OrnStdVec orn_std_vec_box(OrnStdPro
         return orn_std_vec_of(p, x->v, q, dim == 1 ? 1 : x->s[dim], dims[dim], dim,
                               dim == 0 ? 0 : fixed, dim == 0 ? fixed : 0, line);
     }
-    return orn_std_vec_view(p, x->v, dims, dim, fixed, line);
+    return orn_std_vec_view(p, x->v, dims, dim, fixed, name, line);
 }
 
 /* At top level: a view of a dist array (element access is collective). */
-OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);
+OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, const char *name,
+                           int line);
 /* At top level: a view of a buffer (updates only). */
-OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, int line);
+OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, const char *name,
+                          int line);
 /* A view of a local 2-D array, or (dim < 0) a whole local array as a flat vector. Inline:
  * generated code builds one per use (k-means: per point and centroid), and only p, stride
  * and len survive the compiler's scalar replacement of the struct. */
 static inline __attribute__((always_inline)) OrnStdVec
-orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line)
+orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, const char *name, int line)
 {
     OrnStdVec r;
     memset(&r, 0, sizeof r);
@@ -691,7 +693,7 @@ orn_std_vec_local(OrnStdProg *p, OrnStdArr *a, int dim, int64_t fixed, int line)
     }
     int other = 1 - dim;
     if (__builtin_expect(fixed < 0 || fixed >= a->dims[other], 0))
-        orn_std_vec_bad_index(p, fixed, other, a->dims[other], line);
+        orn_std_vec_bad_index(p, name, fixed, other, a->dims[other], line);
     r.len = a->dims[dim];
     r.dim = dim;
     r.key[other] = fixed;

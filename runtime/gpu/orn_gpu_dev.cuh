@@ -283,9 +283,10 @@ typedef struct OrnStdVec {
 } OrnStdVec;
 
 ORN_HD OrnStdVec orn_std_vec_box(const void *prog, const OrnRtBox *x, const int64_t *dims, int dim,
-                                 int64_t fixed, int line)
+                                 int64_t fixed, const char *name, int line)
 {
     (void)prog;
+    (void)name;
     (void)line;
     int other = 1 - dim;
     uint64_t rf = (uint64_t)fixed - (uint64_t)x->lo[other];
@@ -436,9 +437,10 @@ ORN_HD void orn_gpu_rc_end(const OrnGpuLane L, int slots, unsigned wr)
  * it (the slot's previous row flushed first); the view itself when the warp has no cache or
  * the row is not contiguous, not whole 4-byte words, or over ORN_GPU_RC_BYTES. */
 ORN_HD OrnStdVec orn_gpu_vec_row(const OrnGpuLane L, int slot, int wr, const OrnRtBox *x,
-                                 const int64_t *dims, int dim, int64_t fixed, int line)
+                                 const int64_t *dims, int dim, int64_t fixed, const char *name,
+                                 int line)
 {
-    OrnStdVec r = orn_std_vec_box(NULL, x, dims, dim, fixed, line);
+    OrnStdVec r = orn_std_vec_box(NULL, x, dims, dim, fixed, name, line);
     if (!L.rc) return r;
     OrnGpuRowCache *c = &L.rc[slot];
     if (c->tag[L.lane] == r.p && r.p) {

@@ -1052,7 +1052,9 @@ bad_input)
     run "$B/errors" --which=7
   expect_fail 1 "errors.orn:49: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=8
-  expect_fail 1 "errors.orn:53: view index 8 is out of range" run "$B/errors" --which=9
+  expect_fail 1 "errors.orn:53:$(col_of 53 P): index 8 is out of range for dimension 0 of P (extent 8)" \
+    run "$B/errors" --which=9
+  caret_at 53 "$(col_of 53 P)"
   l=$(grep -n 'x = B\[0, i + 2\] \* y' "$S/errors.orn" | cut -d: -f1)
   c=$(col_of "$l" B)
   expect_fail 1 "errors.orn:$l:$c (partitioned): outside the array (its extents: 8 x 3)" \
@@ -1076,9 +1078,9 @@ bad_input)
   expect_fail 1 "errors.orn:$l: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=14
   l=$(grep -n 'PB\[i + 3, :\] -= x \* P\[i, :\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l: view index " \
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" PB): index 8 is out of range for dimension 0 of PB (extent 8)" \
     run "$B/errors" --which=15
-  grep -q "is out of range for dimension 0 (extent 8)" out.txt || fail "which=15: no extent"
+  caret_at "$l" "$(col_of "$l" PB)"
   l=$(grep -n 'x = f64(randint(0))' "$S/errors.orn" | tail -1 | cut -d: -f1)
   expect_fail 1 "errors.orn:$l" run "$B/errors" --which=16
   grep -q "rank $((np - 1)): " out.txt || { cat out.txt >&2; fail "which=16: rank $((np - 1)) not named"; }
