@@ -90,10 +90,15 @@ static void assigned_visit(const OrnNode *n, void *ud)
     if (*s && n->kind == N_ASSIGN && n->u.assign.target->kind == N_NAME &&
         n->u.assign.target->u.name.sym == *s)
         *s = NULL;
+    if (*s && ((n->kind == N_FOR && n->u.for_.var->u.name.sym == *s) ||
+               (n->kind == N_FOREACH &&
+                (n->u.foreach.key->u.name.sym == *s || n->u.foreach.value->u.name.sym == *s))))
+        *s = NULL; /* a nested loop's variable: not even declared before the loop */
     orn_ast_each_child(n, assigned_visit, ud);
 }
 
-/* e reads only names the loop body does not assign, nor the loop variable itself */
+/* e reads only names the loop body does not assign (nor run as a nested loop's variable),
+ * nor the loop variable itself */
 static bool fixed_in(const RowWalk *w, const OrnNode *e)
 {
     if (!e) return true;

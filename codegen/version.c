@@ -323,9 +323,11 @@ static bool invariant(const Walk *w, const OrnNode *e)
         case ORN_BI_ROWS:
         case ORN_BI_COLS:
         case ORN_BI_DIM:
-        case ORN_BI_LEN: { /* an array's extents never change */
+        case ORN_BI_LEN: { /* an array's extents never change -- but one the body makes
+                            * (a local array assigned there) is not there before it */
             const OrnNode *a = e->u.call.args;
             if (!a || a->kind != N_NAME || !a->type || a->type->kind != T_ARRAY) return false;
+            if (a->u.name.sym && is_assigned(w, a->u.name.sym)) return false;
             return !a->next ||
                    (a->next->kind != N_KWARG && !a->next->next && invariant(w, a->next));
         }
