@@ -36,6 +36,7 @@
 #                                                         2000 500 60000 16 10
 #     LR_N LR_D LR_ITERS          dense logistic regr.    500000 64 10 / 5000 32 10
 #                                 (standardize: the same matrix, LR_ITERS iterations)
+#     SM_K SM_ITERS               softmax regression      10 5 / 10 2 (on the k-means f32 points)
 #     MV_N MV_M MV_ITERS          matrix-vector           4096 4096 20 / 256 256 10
 #     RED_N RED_BINS RED_ITERS    histogram, statistics   16000000 256 10 / 100000 256 10
 #     SLR_N SLR_F SLR_Z SLR_EPOCHS  sparse LR            1000000 100000 20 5 / 20000 5000 20 5
@@ -58,7 +59,7 @@ if [ "$QUICK" = 1 ]; then REPS=${REPS:-1}; else REPS=${REPS:-3}; fi
 MPIRUN=${MPIRUN:-mpirun}
 CC=${CC:-gcc}
 ALL="kmeans_buf kmeans_view kmeans_f32 kmeans_dist pagerank_push pagerank_pull pagerank_contrib heat1d conv1d
-     conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32
+     conv1d_rev cumsum_rows jacobi2d gauss_seidel gauss_seidel9 mf_row mf_col mf_scalar mf_scalar_row logreg_scalar logreg_view logreg_f32 softmax
      standardize blur2d blur2d_clamp slr matvec_row matvec_view matvec_foreach matvec_col matvec_elem gather_view gather_row gather_rowx colsum rowdiff histogram stats_acc
      lda als"
 FORMS=${FORMS:-$ALL}
@@ -75,6 +76,7 @@ if [ "$QUICK" = 1 ]; then
   USERS=${USERS:-2000} ITEMS=${ITEMS:-500} RATINGS=${RATINGS:-60000} K=${K:-16}
   MF_EPOCHS=${MF_EPOCHS:-10}
   LR_N=${LR_N:-5000} LR_D=${LR_D:-32} LR_ITERS=${LR_ITERS:-10}
+  SM_K=${SM_K:-10} SM_ITERS=${SM_ITERS:-2}
   MV_N=${MV_N:-256} MV_M=${MV_M:-256} MV_ITERS=${MV_ITERS:-10}
   RED_N=${RED_N:-100000} RED_BINS=${RED_BINS:-256} RED_ITERS=${RED_ITERS:-10}
   SLR_N=${SLR_N:-20000} SLR_F=${SLR_F:-5000} SLR_Z=${SLR_Z:-20} SLR_EPOCHS=${SLR_EPOCHS:-5}
@@ -94,6 +96,7 @@ else
   USERS=${USERS:-100000} ITEMS=${ITEMS:-20000} RATINGS=${RATINGS:-10000000} K=${K:-100}
   MF_EPOCHS=${MF_EPOCHS:-5}
   LR_N=${LR_N:-500000} LR_D=${LR_D:-64} LR_ITERS=${LR_ITERS:-10}
+  SM_K=${SM_K:-10} SM_ITERS=${SM_ITERS:-5}
   MV_N=${MV_N:-4096} MV_M=${MV_M:-4096} MV_ITERS=${MV_ITERS:-20}
   RED_N=${RED_N:-16000000} RED_BINS=${RED_BINS:-256} RED_ITERS=${RED_ITERS:-10}
   SLR_N=${SLR_N:-1000000} SLR_F=${SLR_F:-100000} SLR_Z=${SLR_Z:-20} SLR_EPOCHS=${SLR_EPOCHS:-5}
@@ -211,6 +214,12 @@ prep() {
       C_CMD[$f]="$BIN/kmeans_ref32 $KMP32 $KM_K $KM_ITERS"
       ORN_ARGS[$f]="--points=$KMP32 --k=$KM_K --iters=$KM_ITERS"
       TOL[$f]=1e-4 ;;
+    softmax)
+      data_points32 && build_c softmax_ref "$HERE/softmax_ref.c" || { FAIL[$f]="no data or baseline"; return; }
+      DESC[$f]="softmax regression by SGD, K=$SM_K classes, W read by row views, dW[k, :] -= s * X[i, :] through a buffer; $KM_N x $KM_D f32 points, $SM_ITERS epochs"
+      C_CMD[$f]="$BIN/softmax_ref $KMP32 $SM_K $SM_ITERS"
+      ORN_ARGS[$f]="--data=$KMP32 --K=$SM_K --iters=$SM_ITERS"
+      TOL[$f]=0.05 ;; # -n 1: the same bits; -n 2: the buffer's flushes make it another SGD
     pagerank_push|pagerank_pull|pagerank_contrib)
       data_graph && build_c pagerank_ref "$BENCH/pagerank/pagerank_ref.c" ||
         { FAIL[$f]="no data or baseline"; return; }
