@@ -90,6 +90,7 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->dd.touched);
     free(b->dd.orig);
     free(b->marks);
+    free(b->nchg);
     free(b->route);
     free(b->pending);
     free(b);
@@ -118,6 +119,28 @@ int orn_rt_buffer_set_budget(OrnRtBuffer *b, double budget)
 void orn_rt_buffer_set_staleness_aware(OrnRtBuffer *b, int on)
 {
     b->stale_aware = on != 0;
+}
+
+void orn_rt_buffer_state(const OrnRtBuffer *b, OrnRtBufferState *s)
+{
+    memset(s, 0, sizeof *s);
+    s->flush_every = b->flush_every;
+    s->interval = b->interval;
+    s->budget = b->budget;
+    s->stale_aware = b->stale_aware;
+    s->averaging = b->averaging;
+}
+
+int orn_rt_buffer_restore(OrnRtBuffer *b, const OrnRtBufferState *s)
+{
+    if (s->interval < 0)
+        return orn_dsm_fail(b->rt->dsm, ORN_E_ARG, "buffer(%s): bad flush interval %lld",
+                            b->target->name, (long long)s->interval);
+    int status = orn_rt_buffer_set_budget(b, s->budget);
+    b->stale_aware = s->stale_aware != 0;
+    b->interval = s->interval;
+    b->averaging = s->averaging != 0;
+    return status;
 }
 
 static void add_typed(int type, void *acc, const void *d)
@@ -429,6 +452,13 @@ int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n)
     return ORN_OK;
 }
 
+/* This loop's flushes average what several ranks changed: its adaptive interval is at the
+ * floor and still too long (exec.c, adapt_interval). */
+static int averages(const OrnRtBuffer *b)
+{
+    return b->averaging && b->count_changes;
+}
+
 /* A block at a time: per element the ranks that changed it, summed over the P vectors in
  * turn (each pass a vectorized compare, counts as wide as the elements), then the counts. */
 #define COUNT_CHANGES(T, name)                                                                     \
@@ -499,8 +529,10 @@ static int flush_dense_everyone(OrnRtBuffer *b)
         int64_t nq;
         memcpy(&nq, d - 8, 8);
         if (nq > most) most = nq;
-        status = rt_buffer_add_changes(b, b->replica, d, vol);
+        if (!averages(b)) status = rt_buffer_add_changes(b, b->replica, d, vol);
     }
+    if (!status && averages(b)) /* the adaptive interval's floor (exec.c, adapt_interval) */
+        rt_stale_add(a->type, b->replica, all + 8, bytes, P, vol);
     b->most_touched = most;
     free(all);
     free(counts);
@@ -526,7 +558,8 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
-    if (!status && b->stale_aware && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
+    if (!status && (b->stale_aware || averages(b)) &&
+        (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
         if (b->count_changes) count_changes(b, all, bytes, P, vol);
         rt_stale_add(a->type, b->snap, all, bytes, P, vol);
         memcpy(b->replica, b->snap, bytes);
@@ -876,12 +909,35 @@ static int flush(OrnRtBuffer *b)
     size_t total = 0;
     for (int p = 0; p < P; p++) total += rc[p];
     if (everyone && b->count_changes) count_records(b, rbuf, total, eager);
+    int avg = everyone && averages(b);
+    if (avg) { /* the adaptive interval's floor: the ranks that changed each element */
+        if (!b->nchg) b->nchg = orn_xcalloc((size_t)(a->nnz ? a->nnz : 1), sizeof *b->nchg);
+        for (size_t off = 0; off < total; off += rec) {
+            int64_t lin;
+            memcpy(&lin, rbuf + off, 8);
+            if (!(eager && zero_bits(rbuf + off + 8, a->esize))) b->nchg[lin]++;
+        }
+    }
     for (size_t off = 0; off < total && !status; off += rec) {
         int64_t lin, key[ORN_DSM_MAXDIM];
         memcpy(&lin, rbuf + off, 8);
         if (everyone) { /* eager: a change of +0 leaves the element alone (as flush_snapshot) */
-            if (!(eager && zero_bits(rbuf + off + 8, a->esize)))
-                status = apply_one(b, b->replica + (size_t)lin * a->esize, rbuf + off + 8);
+            if (eager && zero_bits(rbuf + off + 8, a->esize)) continue;
+            char *d = rbuf + off + 8;
+            if (avg && b->nchg[lin] > 1) { /* averaged, as rt_stale_add */
+                if (a->type == ORN_DSM_F32) {
+                    float v;
+                    memcpy(&v, d, 4);
+                    v = v / (float)b->nchg[lin];
+                    memcpy(d, &v, 4);
+                } else {
+                    double v;
+                    memcpy(&v, d, 8);
+                    v = v / (double)b->nchg[lin];
+                    memcpy(d, &v, 8);
+                }
+            }
+            status = apply_one(b, b->replica + (size_t)lin * a->esize, d);
             continue;
         }
         orn_dsm_unravel(a, lin, key);
@@ -899,6 +955,12 @@ static int flush(OrnRtBuffer *b)
         }
         if (!status) status = apply_one(b, elem, rbuf + off + 8);
     }
+    if (avg)
+        for (size_t off = 0; off < total; off += rec) {
+            int64_t lin;
+            memcpy(&lin, rbuf + off, 8);
+            b->nchg[lin] = 0;
+        }
 fn_exit:
     free(lins);
     free(dest);

@@ -804,9 +804,15 @@ static int one_round(Exec *x, const WorkList *pieces, int64_t from, int64_t at, 
  * each such element took concurrent changes made from the same stale value, summed at the
  * flush where a serial loop would have made each from the other's result. Above 3/8 the
  * interval halves, down to RT_INTERVAL_MIN; below 3/16 it doubles, up to RT_INTERVAL_MAX.
- * The counts come from the changes every rank gathered, so every rank chooses the same
- * interval: a function of the data and the rank count, never of timings. At one rank
- * updates are applied at once and there is nothing to choose. */
+ * A round at the floor still above 3/8 (a small dense model that every iteration changes
+ * whole: softmax regression's weights) cannot be made shorter at an affordable cost, and
+ * summing there adds up P steps taken from one stale value (it diverges at 3 ranks): from
+ * then on the flushes average the changes of elements several ranks changed (as
+ * staleness_aware does; a change one rank made alone is added whole), until a round below
+ * 3/16 lets the interval grow again. The counts come from the changes every rank gathered,
+ * so every rank chooses the same interval: a function of the data and the rank count,
+ * never of timings. At one rank updates are applied at once and there is nothing to
+ * choose. tests/e2e/slr_replay.c replays the same rule. */
 #define RT_INTERVAL_MIN 64
 #define RT_INTERVAL_MAX ((int64_t)1 << 20)
 
@@ -832,10 +838,13 @@ static void adapt_interval(Exec *x)
     for (int k = 0; k < x->n; k++) {
         OrnRtBuffer *b = x->vi[k].buf;
         if (!b || !b->count_changes) continue;
-        if (b->changed > 0 && b->shared * 8 > b->changed * 3)
+        if (b->changed > 0 && b->shared * 8 > b->changed * 3) {
+            b->averaging = b->interval <= RT_INTERVAL_MIN; /* this round ran at the floor */
             b->interval = b->interval / 2 > RT_INTERVAL_MIN ? b->interval / 2 : RT_INTERVAL_MIN;
-        else if (b->changed > 0 && b->shared * 16 < b->changed * 3)
+        } else if (b->changed > 0 && b->shared * 16 < b->changed * 3) {
+            b->averaging = 0;
             b->interval = b->interval < RT_INTERVAL_MAX / 2 ? 2 * b->interval : RT_INTERVAL_MAX;
+        }
         if (!t || b->interval < t) t = b->interval;
     }
     x->flush_every = t;

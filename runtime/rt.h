@@ -111,6 +111,16 @@ int orn_rt_buffer_set_budget(OrnRtBuffer *b, double budget);
 /* buffer(A, staleness_aware = true): each exchanged change of an element is divided by the
  * number of ranks that changed it in the same exchange (managed.h). */
 void orn_rt_buffer_set_staleness_aware(OrnRtBuffer *b, int on);
+/* What a checkpoint keeps of a buffer besides its target (stdlib/ckpt_state.c): its settings
+ * and the adaptive flush interval's state, which carries from one loop run to the next. */
+typedef struct OrnRtBufferState {
+    int64_t flush_every, interval;
+    double budget;
+    int32_t stale_aware, averaging;
+} OrnRtBufferState;
+void orn_rt_buffer_state(const OrnRtBuffer *b, OrnRtBufferState *s);
+/* A buffer made by orn_rt_buffer_new with s->flush_every takes the rest of s back. */
+int orn_rt_buffer_restore(OrnRtBuffer *b, const OrnRtBufferState *s);
 /* Outside loops: add a delta (local) and flush (collective). */
 int orn_rt_buffer_add(OrnRtBuffer *b, const int64_t *key, const void *delta);
 int orn_rt_buffer_flush(OrnRtBuffer *b);

@@ -132,7 +132,10 @@ struct OrnRtBuffer {
     int count_changes;    /* this loop's flushes count the elements below */
     int64_t changed;      /* elements the last flush changed (same count on every rank) */
     int64_t shared;       /* of them, those that two or more ranks changed */
+    int averaging;        /* the interval is at its floor and still too long: the flushes
+                             average what several ranks changed (as stale_aware) */
     unsigned char *marks; /* records flushes: ranks per element, for the counts */
+    int32_t *nchg;        /* records flushes while averaging: ranks per element (0 between) */
     /* A target whose tiles travel during the loop (rotated by a 2-D schedule): the rank
      * each tile's deltas go to at the next flush (Exec fills it from the schedule's
      * `holder`), NULL otherwise (the owners). A delta that arrives for a tile not installed

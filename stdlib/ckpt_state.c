@@ -8,7 +8,7 @@
 
 #include <stdarg.h>
 
-#define FILE_VERSION 1u
+#define FILE_VERSION 2u /* 2: a buffer's settings and adaptive interval */
 
 static const char FILE_MAGIC[8] = {'O', 'R', 'N', 'C', 'K', 'P', 'T', '\n'};
 static const char END_MAGIC[8] = {'O', 'R', 'N', 'C', 'K', 'E', 'N', 'D'};
@@ -84,10 +84,14 @@ static int put_var(const OrnDsmIo *io, const OrnStdVar *v)
         const OrnDsmArray *a = *(OrnDsmArray *const *)v->addr;
         return put_i64(io, a ? a->id : -1);
     }
-    case ORN_STD_VBUF: {
+    case ORN_STD_VBUF: { /* the target's id, then its OrnRtBufferState (zeros for none) */
         OrnRtBuffer *b = *(OrnRtBuffer *const *)v->addr;
-        return put_i64(io, b ? orn_rt_buffer_target(b)->id : -1) ||
-               put_i64(io, b ? orn_rt_buffer_flush_every(b) : 0);
+        OrnRtBufferState s;
+        memset(&s, 0, sizeof s);
+        if (b) orn_rt_buffer_state(b, &s);
+        return put_i64(io, b ? orn_rt_buffer_target(b)->id : -1) || put_i64(io, s.flush_every) ||
+               put_i64(io, s.interval) || io->put(io->ud, &s.budget, sizeof s.budget) ||
+               put_i64(io, s.stale_aware) || put_i64(io, s.averaging);
     }
     }
     return -1;
@@ -217,7 +221,7 @@ static int get_local(Reader *r, OrnStdArr **out)
 static int get_var(Reader *r, const OrnStdVar *v)
 {
     OrnStdProg *p = r->p;
-    int64_t x = 0, y = 0;
+    int64_t x = 0;
     switch (v->kind) {
     case ORN_STD_VBOOL:
         if (get_i64(r, &x)) return truncated(r);
@@ -246,13 +250,22 @@ static int get_var(Reader *r, const OrnStdVar *v)
         if (x >= 0 && !*(OrnDsmArray **)v->addr) return truncated(r);
         return 0;
     case ORN_STD_VBUF: {
-        if (get_i64(r, &x) || get_i64(r, &y) || x < -1 || x > INT32_MAX) return truncated(r);
+        OrnRtBufferState s;
+        int64_t sa, av;
+        memset(&s, 0, sizeof s);
+        if (get_i64(r, &x) || get_i64(r, &s.flush_every) || get_i64(r, &s.interval) ||
+            r->io->get(r->io->ud, &s.budget, sizeof s.budget) || get_i64(r, &sa) ||
+            get_i64(r, &av) || x < -1 || x > INT32_MAX)
+            return truncated(r);
+        s.stale_aware = sa != 0;
+        s.averaging = av != 0;
         OrnRtBuffer **slot = v->addr;
         *slot = NULL;
         if (x < 0) return 0;
         OrnDsmArray *t = orn_dsm_lookup(p->dsm, (int)x);
         if (!t) return truncated(r);
-        return orn_rt_buffer_new(p->rt, t, v->apply, NULL, y, slot);
+        int st = orn_rt_buffer_new(p->rt, t, v->apply, NULL, s.flush_every, slot);
+        return st ? st : orn_rt_buffer_restore(*slot, &s);
     }
     }
     return truncated(r);

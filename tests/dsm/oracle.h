@@ -80,6 +80,13 @@ typedef struct OBuf {
      * rank order, and resets the copies to the target (the runtime's rule when every rank
      * has a copy, runtime/buffer.c); P * volume elements */
     char *copies;
+    /* oracle_adaptive: the adaptive flush interval's rule (runtime/exec.c, adapt_interval):
+     * after a round every rank ran whole at `interval`, the share of the changed elements
+     * that two or more ranks changed halves it above 3/8 (floor 64) or doubles it below
+     * 3/16; a round above 3/8 at the floor makes the next flushes average (each change
+     * divided by the ranks that changed that element) until a round below 3/16 */
+    int adaptive, averaging;
+    int64_t interval, changed, shared;
 } OBuf;
 
 typedef struct OView {
@@ -364,17 +371,38 @@ static inline void oracle_flush(Oracle *o)
         int64_t vol = 1;
         for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
         size_t es = b->target->esize;
+        b->changed = b->shared = 0;
         if (b->copies) /* each rank's change to its copy, rank order; +0 changes nothing */
             for (int64_t lin = 0; lin < vol; lin++) {
                 char *elem = b->target->vals + (size_t)lin * es, old[8], d[8];
                 memcpy(old, elem, es);
-                for (int q = 0; q < b->P; q++) {
-                    o_sub_typed(b->target->type, d,
-                                b->copies + ((size_t)q * (size_t)vol + (size_t)lin) * es, old);
-                    int zero = 1;
-                    for (size_t c = 0; c < es; c++) zero &= d[c] == 0;
-                    if (!zero) o_add_typed(b->target->type, elem, d);
-                }
+                int cnt = 0;
+                for (int pass = 0; pass < 2; pass++)
+                    for (int q = 0; q < b->P; q++) {
+                        o_sub_typed(b->target->type, d,
+                                    b->copies + ((size_t)q * (size_t)vol + (size_t)lin) * es, old);
+                        int zero = 1;
+                        for (size_t c = 0; c < es; c++) zero &= d[c] == 0;
+                        if (zero) continue;
+                        if (!pass) {
+                            cnt++;
+                            continue;
+                        }
+                        if (b->averaging && cnt > 1 && b->target->type == ORN_DSM_F32) {
+                            float v;
+                            memcpy(&v, d, 4);
+                            v = v / (float)cnt;
+                            memcpy(d, &v, 4);
+                        } else if (b->averaging && cnt > 1 && b->target->type == ORN_DSM_F64) {
+                            double v;
+                            memcpy(&v, d, 8);
+                            v = v / (double)cnt;
+                            memcpy(d, &v, 8);
+                        }
+                        o_add_typed(b->target->type, elem, d);
+                    }
+                b->changed += cnt > 0;
+                b->shared += cnt > 1;
             }
         for (int q = 0; q < b->P; q++)
             for (int64_t lin = 0; lin < vol; lin++) {
@@ -396,6 +424,34 @@ static inline void oracle_flush(Oracle *o)
         for (int q = 0; q < b->P && b->copies; q++)
             memcpy(b->copies + (size_t)q * (size_t)vol * b->target->esize, b->target->vals,
                    (size_t)vol * b->target->esize);
+    }
+}
+
+/* Buffer view k (eager) has the adaptive interval, in state s before the run (OBuf). */
+static inline void oracle_adaptive(Oracle *o, int k, const OrnRtBufferState *s)
+{
+    OBuf *b = &o->buf[k];
+    b->adaptive = 1;
+    b->interval = s->interval ? s->interval : 64;
+    b->averaging = s->averaging;
+}
+
+/* After a round: the adaptive rule, where every rank ran `interval` iterations in it. */
+static inline void oracle_adapt(Oracle *o, const int64_t *ran)
+{
+    for (int k = 0; k < o->plan->narrays; k++) {
+        OBuf *b = &o->buf[k];
+        if (!b->target || !b->adaptive) continue;
+        int full = 1;
+        for (int q = 0; q < b->P; q++) full &= ran[q] == b->interval;
+        if (!full) continue;
+        if (b->changed > 0 && b->shared * 8 > b->changed * 3) {
+            b->averaging = b->interval <= 64;
+            b->interval = b->interval / 2 > 64 ? b->interval / 2 : 64;
+        } else if (b->changed > 0 && b->shared * 16 < b->changed * 3) {
+            b->averaging = 0;
+            b->interval = b->interval < ((int64_t)1 << 19) ? 2 * b->interval : (int64_t)1 << 20;
+        }
     }
 }
 
@@ -519,8 +575,10 @@ static inline void oracle_replay(Oracle *o, orn_rt_body_fn body, void *env,
     OrnRtScalar *part =
         calloc((size_t)(nblocks ? nblocks : 1) * (size_t)(p->naccs ? p->naccs : 1), sizeof *part);
     unsigned char *used = calloc((size_t)(nblocks ? nblocks : 1), 1);
+    int64_t *ran = calloc((size_t)o->t->size, sizeof *ran); /* per rank in the round */
     for (int64_t i = 0; i < n; i++) {
         const OrnRtTraceEntry *e = &tr[i];
+        ran[e->rank] += e->count;
         if (!used[e->block])
             for (int a = 0; a < p->naccs; a++)
                 acc_ident(&p->accs[a], &part[e->block * p->naccs + a]);
@@ -529,8 +587,13 @@ static inline void oracle_replay(Oracle *o, orn_rt_body_fn body, void *env,
         oracle_bind_copies(o);
         oracle_block(o, body, env, e->lo, e->hi, e->first, e->count,
                      p->naccs ? &part[e->block * p->naccs] : NULL, seed, stream, e->block);
-        if (i + 1 == n || tr[i + 1].step != e->step || tr[i + 1].round != e->round) oracle_flush(o);
+        if (i + 1 == n || tr[i + 1].step != e->step || tr[i + 1].round != e->round) {
+            oracle_flush(o);
+            oracle_adapt(o, ran);
+            memset(ran, 0, (size_t)o->t->size * sizeof *ran);
+        }
     }
+    free(ran);
     for (int a = 0; a < p->naccs; a++) {
         OrnRtScalar r = acc[a];
         for (int64_t b = 0; b < nblocks; b++) {

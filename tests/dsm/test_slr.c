@@ -159,7 +159,10 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         OrnRtArg args[4] = {{y, NULL}, {X, NULL}, {w, NULL}, {NULL, dw}};
         OrnRtScalar acc[1] = {{.f64 = 0}};
         OrnRtLoop loop = {&plan, args, slr_body, with_prefetch ? slr_prefetch : NULL, &env, acc, 0};
+        OrnRtBufferState before, after;
+        orn_rt_buffer_state(dw, &before);
         OK(t, orn_rt_run(t->rt, &loop));
+        orn_rt_buffer_state(dw, &after);
         OrnRtStats st;
         orn_rt_stats(t->rt, &st);
         rounds = st.rounds;
@@ -174,8 +177,13 @@ static void run_slr(TestEnv *t, int64_t flush_every, int with_prefetch, int cust
         Oracle o;
         oracle_init(&o, t, &plan, oarrs, custom_apply ? half_apply : NULL, NULL);
         if (copies && t->size > 1 && !custom_apply) oracle_eager(&o, 3);
+        /* a plain buffer of a copied f32 target: the adaptive interval (docs/language.md) */
+        int adaptive = copies && t->size > 1 && !custom_apply && flush_every == 0;
+        if (adaptive) oracle_adaptive(&o, 3, &before);
         OrnRtScalar oacc[1] = {{.f64 = 0}};
         oracle_replay(&o, slr_body, &env, tr, ntr, oacc, 0, 0);
+        if (adaptive) /* the oracle's rule reached the runtime's state */
+            CHECK(t, o.buf[3].interval == after.interval && o.buf[3].averaging == after.averaging);
         oracle_free(&o);
         CHECK(t, oarr_same(t, w, &ow));
         CHECK(t, memcmp(&acc[0].f64, &oacc[0].f64, 8) == 0);

@@ -62,7 +62,8 @@
 #                  ranks, with a tiny cache, the evaluation loop never cuts or moves the
 #                  ratings (the user half aligns them)
 #   ckpt NP        checkpoint and resume of examples/sgd_mf.orn and examples/lda.orn, and of
-#                  sgd_trace.orn and lda_trace.orn (which save their arrays): killed with
+#                  sgd_trace.orn and lda_trace.orn (which save their arrays), and of
+#                  ckpt_buf.orn (buffers' settings and adaptive interval): killed with
 #                  SIGKILL, or stopped by SIGTERM (exit 75), just after a checkpoint in mid-run,
 #                  then resumed: the output before the checkpoint followed by the resumed
 #                  run's is the uninterrupted run's output, and the saved arrays are its own,
@@ -275,7 +276,7 @@ compile)
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
            "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-           "$S"/gather_rows.orn "$S"/kept_copies.orn; do
+           "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -944,8 +945,11 @@ slr_replay)
     (cd "f$flush" && ORN_SUBBLOCK=3x1 ORN_TRACE=trace.txt run "$prog" --train="$data" \
       --test="$data" --epochs=4 --step=0.05 --lam=0.0001 --flush="$flush" \
       >log.txt 2>&1) || { cat "f$flush/log.txt" >&2; fail "slr_trace --flush=$flush"; }
+    ad=
+    [ "$flush" != 0 ] || ad=adaptive # the interval's rule, which says which flushes average
+    # shellcheck disable=SC2086
     "$SLR_REPLAY" "$data" "$data" "f$flush/trace.txt" "$tl" "$el" 4 0.05 \
-      0.0001 "f$flush/replay"
+      0.0001 "f$flush/replay" $ad
     for f in w loss correct; do
       cmp "f$flush/$f.txt" "f$flush/replay/$f.txt" ||
         fail "$f differs from the serial replay (flush $flush)"
@@ -979,8 +983,11 @@ slr_replay)
     (cd "d$flush" && ORN_TRACE=trace.txt run "$prog" --train="$data" \
       --test="$data" --epochs=4 --step=0.05 --lam=0 --flush="$flush" >log.txt 2>&1) ||
       { cat "d$flush/log.txt" >&2; fail "dlr_trace --flush=$flush"; }
+    ad=
+    [ "$flush" != 0 ] || ad=adaptive
+    # shellcheck disable=SC2086
     "$SLR_REPLAY" "$data" "$data" "d$flush/trace.txt" "$tl" "$el" 4 0.05 0 \
-      "d$flush/replay" "dense=$cl"
+      "d$flush/replay" "dense=$cl" $ad
     for f in w loss correct; do
       cmp "d$flush/$f.txt" "d$flush/replay/$f.txt" ||
         fail "dense rows: $f differs from the serial replay (flush $flush)"
@@ -1207,6 +1214,9 @@ ckpt)
   run "$B/lda" $lda >lda_ref.txt 2>&1 || { cat lda_ref.txt >&2; fail "lda"; }
   # shellcheck disable=SC2086
   ckpt_case sgd_kill 9 4 fail sgd_ref.txt run "$B/sgd_mf" $sgd
+  # buffers keep their settings and adaptive interval across the checkpoint (ckpt_buf.orn)
+  run "$B/ckpt_buf" >buf_ref.txt 2>&1 || { cat buf_ref.txt >&2; fail "ckpt_buf"; }
+  ckpt_case buf_kill 9 3 fail buf_ref.txt run "$B/ckpt_buf"
   # shellcheck disable=SC2086
   ckpt_case lda_term 15 3 75 lda_ref.txt run "$B/lda" $lda
   grep -q "orion: stopped by a signal at .*lda.orn:[0-9]* (iteration counter 3): checkpoint k/ckpt-[0-9]* written" \

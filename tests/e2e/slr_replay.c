@@ -1,8 +1,8 @@
 /* slr_replay.c: the serial oracle of sparse logistic regression (slr_trace.orn,
  * examples/slr.orn's loops) for the unordered-loop check.
  *
- *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR [gpu | dense=L,... |
- * stale]
+ *   slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP LAM OUTDIR
+ *              [gpu | dense=L,... | stale] [adaptive]
  *
  * Reads both libsvm files as load_libsvm does (sample n = the n-th data line, feature
  * idx in column idx - 1, f32 values and labels) and replays every loop run of the trace
@@ -24,6 +24,14 @@
  * prefetched per round): every read of w sees it as of the last flush, a rank's own updates
  * included, and each rank's deltas, summed per feature in f32 in the order it made them,
  * are added at the flush in rank order.
+ * With adaptive the program's buffer has no flush_every (the adaptive interval, runtime/exec.c
+ * adapt_interval): after each round that every rank ran whole, the share of the elements
+ * changed that two or more ranks changed (a change: a copy's element minus w's, in f32, other
+ * than +0) halves the interval above 3/8 (floor 64), doubles it below 3/16; a round above 3/8
+ * run at the floor makes the next flushes average: each change divided by the number of
+ * ranks that changed that element, until a round below 3/16. The interval starts at 64 and
+ * carries over from one loop run to the next. Only the rounds, not their lengths, come from
+ * the trace: the rule is replayed to know which flushes average.
  * With dense=L,... the loops are dlr_trace.orn's, over dense rows: the runs of the loops at
  * lines L (its copies of the samples into dense rows) are left out, and a margin is the
  * generated code's reduction of a scalar loop over a whole row -- feature f into partial sum
@@ -110,12 +118,16 @@ typedef struct Slr {
     float *delta; /* dw: per rank, nf each */
     unsigned char *touched;
     int64_t nranks;
-    int direct;  /* the current loop runs at one rank: dw's updates apply at once */
-    float *copy; /* several ranks: each rank's copy of w (nranks * nf), which takes its own
-                    updates at once and is reset to w at every flush */
-    int gpu;     /* updates wait for the end of their piece (pend, npend) */
-    int dense;   /* dlr_trace.orn's margins over dense rows (dense=) */
-    int stale;   /* no copies: reads see w as of the last flush (stale) */
+    int direct;       /* the current loop runs at one rank: dw's updates apply at once */
+    float *copy;      /* several ranks: each rank's copy of w (nranks * nf), which takes its own
+                         updates at once and is reset to w at every flush */
+    int gpu;          /* updates wait for the end of their piece (pend, npend) */
+    int dense;        /* dlr_trace.orn's margins over dense rows (dense=) */
+    int stale;        /* no copies: reads see w as of the last flush (stale) */
+    int adaptive;     /* the adaptive interval's rule (adaptive) */
+    int64_t interval; /* its iterations per rank, 64 at first */
+    int averaging;    /* the flushes average what several ranks changed */
+    int64_t changed, shared; /* the last flush's counts */
     struct {
         int rank;
         int64_t f;
@@ -206,13 +218,23 @@ static double train_sample(Slr *S, int rank, int64_t n)
 static void flush(Slr *S)
 {
     if (S->nranks > 1 && !S->stale) {
+        S->changed = S->shared = 0;
         for (int64_t f = 0; f < S->nf; f++) {
             float old = S->w[f];
+            int cnt = 0;
             for (int64_t q = 0; q < S->nranks; q++) {
                 float d = S->copy[q * S->nf + f] - old;
                 uint32_t bits;
                 memcpy(&bits, &d, 4);
-                if (bits) S->w[f] += d;
+                cnt += bits != 0;
+            }
+            S->changed += cnt > 0;
+            S->shared += cnt > 1;
+            for (int64_t q = 0; q < S->nranks; q++) {
+                float d = S->copy[q * S->nf + f] - old;
+                uint32_t bits;
+                memcpy(&bits, &d, 4);
+                if (bits) S->w[f] += S->averaging && cnt > 1 ? d / (float)cnt : d;
             }
         }
         for (int64_t q = 0; q < S->nranks; q++) {
@@ -231,6 +253,18 @@ static void flush(Slr *S)
         }
     for (int64_t q = 0; q < S->nranks; q++)
         memcpy(S->copy + q * S->nf, S->w, (size_t)S->nf * sizeof *S->w);
+}
+
+/* After a round every rank ran whole at the interval: the adaptive interval's rule. */
+static void adapt(Slr *S)
+{
+    if (S->changed > 0 && S->shared * 8 > S->changed * 3) {
+        S->averaging = S->interval <= 64;
+        S->interval = S->interval / 2 > 64 ? S->interval / 2 : 64;
+    } else if (S->changed > 0 && S->shared * 16 < S->changed * 3) {
+        S->averaging = 0;
+        S->interval = S->interval < ((int64_t)1 << 19) ? 2 * S->interval : (int64_t)1 << 20;
+    }
 }
 
 /* Replay one loop run: the training loop (train != 0) returns the reduced loss, the test
@@ -253,8 +287,10 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
     }
     for (int64_t q = 0; q < S->nranks; q++)
         memcpy(S->copy + q * S->nf, S->w, (size_t)S->nf * sizeof *S->w);
+    int64_t *ran = calloc((size_t)S->nranks, sizeof *ran); /* per rank, in this round */
     for (int64_t k = 0; k < l->n; k++) {
         const ReplayEntry *e = &l->e[k];
+        ran[e->rank] += e->count;
         if (e->lo[0] + e->first + e->count > e->hi[0] || e->hi[0] > D->n)
             replay_die(&S->r,
                        "block %" PRId64 " [%" PRId64 ", %" PRId64 ") cannot run %" PRId64
@@ -269,8 +305,14 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
         }
         used[e->block] = 1;
         piece_end(S);
-        if (replay_round_ends(l, k)) flush(S);
+        if (!replay_round_ends(l, k)) continue;
+        flush(S);
+        int full = !S->direct && train && S->adaptive && !S->stale;
+        for (int64_t q = 0; q < l->nranks; q++) full &= ran[q] == S->interval;
+        if (full) adapt(S);
+        memset(ran, 0, (size_t)S->nranks * sizeof *ran);
     }
+    free(ran);
     double sum = 0.0;
     *correct = 0;
     for (int64_t b = 0; b < nb; b++) {
@@ -286,17 +328,22 @@ static double run_loop(Slr *S, const ReplayLoop *l, int train, int64_t *correct)
 
 int main(int argc, char **argv)
 {
-    const char *skip = argc == 11 && strncmp(argv[10], "dense=", 6) == 0 ? argv[10] + 5 : NULL;
-    int stale = argc == 11 && strcmp(argv[10], "stale") == 0;
-    if (argc != 10 && !(argc == 11 && (strcmp(argv[10], "gpu") == 0 || skip || stale))) {
+    int adaptive = argc > 10 && strcmp(argv[argc - 1], "adaptive") == 0;
+    int nmode = argc - 10 - adaptive; /* the mode before it, if any */
+    const char *mode = nmode == 1 ? argv[10] : "";
+    const char *skip = strncmp(mode, "dense=", 6) == 0 ? mode + 5 : NULL;
+    int stale = strcmp(mode, "stale") == 0, gpu = strcmp(mode, "gpu") == 0;
+    if (argc < 10 || nmode > 1 || (nmode == 1 && !skip && !stale && !gpu)) {
         fprintf(stderr, "usage: slr_replay TRAIN TEST TRACE TRAIN_LINE TEST_LINE EPOCHS STEP "
-                        "LAM OUTDIR [gpu | dense=L,... | stale]\n");
+                        "LAM OUTDIR [gpu | dense=L,... | stale] [adaptive]\n");
         return 2;
     }
     Slr S;
     memset(&S, 0, sizeof S);
-    S.gpu = argc == 11 && !skip && !stale;
+    S.gpu = gpu;
     S.stale = stale;
+    S.adaptive = adaptive;
+    S.interval = 64;
     S.dense = skip != NULL;
     S.r.prog = "slr_replay";
     load(&S.r, argv[1], &S.tr);
