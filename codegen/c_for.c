@@ -838,6 +838,15 @@ static void versioned_for(C *c, const OrnNode *s, const OrnCgSpan *sp, int nsp, 
     cg_ol(c, "}");
 }
 
+/* Some span is a local array's that the loop body makes (its extents are unknown before
+ * the body runs, so no test of the enclosing range covers it). */
+static bool local_span(const OrnCgSpan *sp, int nsp)
+{
+    for (int i = 0; i < nsp; i++)
+        if (sp[i].local && sp[i].local->parfor) return true;
+    return false;
+}
+
 typedef struct FastFor {
     const OrnNode *s;
     int id;
@@ -868,7 +877,9 @@ void cg_st_for(C *c, const OrnNode *s)
     OrnCgSpan sp[ORN_CG_MAXSPAN];
     int nsp = 0;
     bool body = c->cx == CX_BODY || c->cx == CX_CLONE;
-    if (body && !c->fast && orn_cg_for_spans(c->loop, s, sp, &nsp)) {
+    if (body && orn_cg_for_spans(c->loop, s, sp, &nsp) && (!c->fast || local_span(sp, nsp))) {
+        /* inside a proven range too, where a local array the body makes (its extent unknown
+         * to the range's test) is read at the loop variable: softmax's scores z[k] */
         versioned_for(c, s, sp, nsp, false);
         return;
     }
