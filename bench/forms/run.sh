@@ -112,7 +112,7 @@ say() { echo "forms: $*" >&2; }
 # ---- data, baselines and .orn programs ------------------------------------------------
 # the .orn arithmetic (IEEE, no FMA contraction) and its one vectorizer hint, `omp simd`
 CFLAGS="-O3 -march=native -ffp-contract=off -fopenmp-simd -Wall ${CFLAGS_EXTRA:-}"
-declare -A DESC C_CMD ORN_ARGS ORN_PROG TOL FAIL
+declare -A DESC C_CMD ORN_ARGS ORN_PROG TOL LOWER FAIL
 build_c() { # build_c NAME SOURCE [FLAGS...]: the baseline binary $BIN/NAME (FLAGS: -D, -l, ...)
   local name=$1 src=$2; shift 2
   [ -x "$BIN/$name" ] && [ "$BIN/$name" -nt "$src" ] && [ "$BIN/$name" -nt "$BENCH/common/bench.h" ] &&
@@ -219,7 +219,7 @@ prep() {
       DESC[$f]="softmax regression by SGD, K=$SM_K classes, W read by row views, dW[k, :] -= s * X[i, :] through a buffer; $KM_N x $KM_D f32 points, $SM_ITERS epochs"
       C_CMD[$f]="$BIN/softmax_ref $KMP32 $SM_K $SM_ITERS"
       ORN_ARGS[$f]="--data=$KMP32 --K=$SM_K --iters=$SM_ITERS"
-      TOL[$f]=0.05 ;; # -n 1: the same bits; -n 2: the buffer's flushes make it another SGD
+      TOL[$f]=0.05 LOWER[$f]=1 ;; # -n 1: the same bits; -n 2: another SGD, at most 5% worse
     pagerank_push|pagerank_pull|pagerank_contrib)
       data_graph && build_c pagerank_ref "$BENCH/pagerank/pagerank_ref.c" ||
         { FAIL[$f]="no data or baseline"; return; }
@@ -508,14 +508,14 @@ for f in $FORMS; do
   for kind in n1 n2; do
     b=$([ $kind = n1 ] && echo "$n1" || echo "$n2")
     if [ -z "$c" ] || [ -z "$b" ]; then check="${check}$kind:FAILED "; bad=1; continue; fi
-    if awk -v a="$(col "$b" 2)" -v c="$(col "$c" 2)" -v t="${TOL[$f]}" \
-         'BEGIN { d = a - c; if (d < 0) d = -d; s = c < 0 ? -c : c; exit !(d <= t * s) }'; then
+    if awk -v a="$(col "$b" 2)" -v c="$(col "$c" 2)" -v t="${TOL[$f]}" -v low="${LOWER[$f]:-0}" \
+         'BEGIN { d = a - c; if (d < 0 && !low) d = -d; s = c < 0 ? -c : c; exit !(d <= t * s) }'; then
       check="${check}$kind:ok "
     else
       check="${check}$kind:DIFFERS "; bad=1
     fi
   done
-  echo "   cross-check of $FIG against C (relative tolerance ${TOL[$f]}): $check"
+  echo "   cross-check of $FIG against C (relative tolerance ${TOL[$f]}${LOWER[$f]:+, or any lower}): $check"
   printf '%-16s %10s %10s %10s %6s %6s %6s %6s  %s\n' "$f" \
     "$([ -n "$c" ] && col "$c" 1 || echo FAILED)" "$([ -n "$n1" ] && col "$n1" 1 || echo FAILED)" \
     "$([ -n "$n2" ] && col "$n2" 1 || echo FAILED)" "$ratio1" "$ratio2" "$bound" "$obound" \

@@ -1,7 +1,8 @@
 /* softmax_ref.c: the plain-C baseline of bench/forms/softmax.orn -- multinomial logistic
  * regression by serial SGD on f32 points (Orion's binary array format), K x d f32 weights,
  * the scores in f64. The same arithmetic as the .orn loop at one rank: the f32 dot with 16
- * partials and their tree of adjacent pairs (orn_std_sdot_f32's order), exp/log in f64, each weight += (float)-(s * x).
+ * partials and their tree of adjacent pairs (orn_std_sdot_f32's order), exp/log in f64, each weight
+ * += (float)-(s * x).
  *
  *   softmax_ref POINTS K ITERS [STEP]
  */
@@ -34,7 +35,8 @@ static float dot16(const float *restrict a, const float *restrict b, int64_t d)
     for (; j < d; j++) acc[j % 16] += a[j] * b[j];
     /* adjacent pairs, level by level, written out: the compiler keeps them in registers */
     return (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) +
-           (((acc[8] + acc[9]) + (acc[10] + acc[11])) + ((acc[12] + acc[13]) + (acc[14] + acc[15])));
+           (((acc[8] + acc[9]) + (acc[10] + acc[11])) +
+            ((acc[12] + acc[13]) + (acc[14] + acc[15])));
 }
 
 int main(int argc, char **argv)
@@ -62,10 +64,10 @@ int main(int argc, char **argv)
         y[i] = lab;
     }
     float *W = calloc((size_t)(K * d), sizeof *W);
-    double *z = bench_xmalloc((size_t)K * sizeof *z), total = 0, loss = 0;
+    double *z = bench_xmalloc((size_t)K * sizeof *z), total = 0;
     for (int it = 0; it < iters; it++) {
         double t0 = bench_now();
-        loss = 0;
+        double loss = 0;
         for (int64_t i = 0; i < n; i++) {
             const float *x = X + i * d;
             double m = -1.0e300, tot = 0;
@@ -88,7 +90,18 @@ int main(int argc, char **argv)
         total += secs;
         printf("iteration %3d  log-loss %.6f  %.3f s\n", it + 1, loss / (double)n, secs);
     }
-    printf("bench: %.6f s/iter  logloss %.9f\n", total / iters, loss / (double)n);
+    double final = 0; /* the final model's mean loss over the points */
+    for (int64_t i = 0; i < n; i++) {
+        const float *x = X + i * d;
+        double m = -1.0e300, tot = 0;
+        for (int64_t k = 0; k < K; k++) {
+            z[k] = dot16(W + k * d, x, d);
+            m = z[k] > m ? z[k] : m;
+        }
+        for (int64_t k = 0; k < K; k++) tot += exp(z[k] - m);
+        final += -(z[y[i]] - m - log(tot));
+    }
+    printf("bench: %.6f s/iter  logloss %.9f\n", total / iters, final / (double)n);
     free(keep), free(y), free(W), free(z);
     return 0;
 }
