@@ -126,8 +126,9 @@ OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dim
     return a;
 }
 
-OrnStdArr *orn_std_arr_take(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
-                            const int64_t *dims, int init, double value, int64_t seed, int line)
+OrnStdArr *orn_std_arr_take_slow(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
+                                 const int64_t *dims, int init, double value, int64_t seed,
+                                 int line)
 {
     OrnStdArr *a = *slot;
     *slot = NULL;

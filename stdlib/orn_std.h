@@ -328,12 +328,37 @@ void orn_std_arr_free(OrnStdArr *a);
  * the last iteration freed into *slot (the body function's, freed when it returns), set
  * again as new when its extents are the same, else a new one. An allocation per block,
  * not per iteration (a softmax's `sc = zeros(f64, k)` in the body). */
-OrnStdArr *orn_std_arr_take(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
-                            const int64_t *dims, int init, double value, int64_t seed, int line);
-/* For __attribute__((cleanup)) on block-local arrays. */
-static inline void orn_std_arr_cleanup(OrnStdArr **a)
+OrnStdArr *orn_std_arr_take_slow(OrnStdProg *p, OrnStdArr **slot, int type, int ndim,
+                                 const int64_t *dims, int init, double value, int64_t seed,
+                                 int line);
+/* Its common case inline: the slot's array, of the same extents, zeroed again (two calls
+ * per iteration were a tenth of softmax regression's time, its scores `z = zeros(f64, K)`). */
+static inline __attribute__((always_inline)) OrnStdArr *
+orn_std_arr_take(OrnStdProg *p, OrnStdArr **slot, int type, int ndim, const int64_t *dims, int init,
+                 double value, int64_t seed, int line)
 {
-    orn_std_arr_free(*a);
+    OrnStdArr *a = *slot;
+    if (init == ORN_STD_ZEROS && a && a->type == type && a->ndim == ndim) {
+        int same = 1;
+        for (int d = 0; d < ndim; d++) same &= a->dims[d] == dims[d];
+        if (same) {
+            *slot = NULL;
+            memset(a->data, 0, (size_t)a->n * a->esize);
+            a->home = slot;
+            return a;
+        }
+    }
+    return orn_std_arr_take_slow(p, slot, type, ndim, dims, init, value, seed, line);
+}
+/* For __attribute__((cleanup)) on block-local arrays: back into an empty home slot inline
+ * (orn_std_arr_free's first case), else orn_std_arr_free. */
+static inline __attribute__((always_inline)) void orn_std_arr_cleanup(OrnStdArr **a)
+{
+    OrnStdArr *x = *a;
+    if (x && x->home && !*x->home)
+        *x->home = x;
+    else
+        orn_std_arr_free(x);
     *a = NULL;
 }
 /* Row-major offset of a key, with bounds checks; name: the array's in the source (its
@@ -931,8 +956,8 @@ static inline float orn_std_lanes_f32_tail(const float *s)
 
 /* dot of two f32 views: sixteen partial sums in f32, element x to partial x mod 16
  * (docs/language.md). */
-static inline float orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb,
-                                     int64_t n)
+static inline __attribute__((always_inline)) float
+orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n)
 {
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
     /* Unit strides: the sixteen partials stay in one vector register, and a tail of r < 16
