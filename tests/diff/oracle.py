@@ -17,6 +17,10 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
     its updates in the order the runtime ran the block's elements (the trace's), also in
     an @ordered loop, whose iterations themselves run in key order: the in-place
     wavefront runs a band's elements a column block at a time (runtime/sched_skew.c);
+    a dense loop whose body only updates accumulators (and assigns its own scalars and the
+    value variable) keeps W partials per run of the innermost stored key, whole groups of
+    W into lanes, their balanced tree, then the run's rest in order (docs/language.md
+    section 13; apply_lanes);
   - a buffer with a custom apply sees, at each flush (the end of a round), each rank's summed
     delta per key, ranks in order; one with the default apply adds at once (the generator
     never reads a buffer's target in a loop that updates the buffer, and gives default-apply
@@ -255,6 +259,42 @@ class View:
 
 def lanes(s):
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+def tree(s, op):
+    """The balanced tree of a power-of-two list of partials, left half first."""
+    if len(s) == 1:
+        return s[0]
+    h = len(s) // 2
+    return op(tree(s[:h], op), tree(s[h:], op))
+
+
+def lane_width(body, accs, acc_type, outer, fns):
+    """docs/language.md section 13: a loop whose body does nothing but update accumulators,
+    assign the value variable and scalars of its own (ifs, element reads and the pure
+    built-ins; no other element write, buffer, fn call or random draw) keeps W partials per
+    run of the innermost key (codegen/c_loop.c, lane_stmts, lane_width): W, else 0."""
+    def ok(stmts):
+        for s in stmts:
+            if s[0] == 'if':
+                if not all(pure(c, fns) and ok(b) for c, b in s[1]):
+                    return False
+                if s[2] is not None and not ok(s[2]):
+                    return False
+            elif s[0] == 'assign':
+                tg, v = s[1], s[3]
+                if tg[0] != 'var' or not pure(v, fns):
+                    return False
+                if v[0] == 'call' and v[1] in ('zeros', 'fill', 'rand', 'randn'):
+                    return False  # a local array
+                if tg[1] in outer and tg[1] not in accs:
+                    return False  # (the value variable is bound in the loop's own scope)
+            else:
+                return False
+        return True
+    if not accs or not ok(body):
+        return 0
+    return 16 if all(t == 'i32' for t in acc_type.values()) else 8
 
 
 # ---------------------------------------------------------------- trace
@@ -1031,10 +1071,17 @@ class Interp:
             raise TraceError('loop at line %d: the trace runs %d of %d elements'
                              % (line, len(seen), len(arr.all_keys())))
         pos = {}
-        if ordered:
+        # a dense loop that only updates accumulators: W partials per run (lane_width); its
+        # updates are deferred and applied in the trace's order with the lanes (apply_lanes)
+        W = (lane_width(body, loop.accs, loop.acc_type, outer - {val} if val else outer,
+                        self.fns)
+             if not arr.sparse and skewed is None else 0)
+        if ordered or W:
             pos = {k: i for i, (k, _) in enumerate(work)}
-            work = [(k, seen[k]) for k in sorted(seen)]
             loop.defer = []
+        runs = self.runs_of(arr, work) if W else None
+        if ordered:
+            work = [(k, seen[k]) for k in sorted(seen)]
         # rounds in trace order, for flushes
         rounds = {}
         for en in ents:
@@ -1063,7 +1110,9 @@ class Interp:
                 finally:
                     self.scopes.pop()
             self.flush()
-            if loop.defer:
+            if W:
+                self.apply_lanes(loop, W, runs, loop.defer)
+            elif loop.defer:
                 for _, _, cur, name, te, v in sorted(loop.defer, key=lambda u: u[:2]):
                     self.acc_apply(cur, name, te, v)
         finally:
@@ -1075,6 +1124,64 @@ class Interp:
                 p = loop.partial[blk]
                 r = combine(t, kind, r, identity(t, kind) if p is None else p[n])
             slots[n][1] = r
+
+    @staticmethod
+    def runs_of(arr, work):
+        """Per trace position: (run, index in the run, the run's length, block). A run is
+        the elements of one trace entry in one row of its box (storage order: every key but
+        the innermost stored one the same), as the generated element loop runs them."""
+        inner = arr.perm[-1]
+        out, i = [], 0
+        while i < len(work):
+            k, en = work[i]
+            j = i + 1
+            while (j < len(work) and work[j][1] is en and
+                   all(a == b for d, (a, b) in enumerate(zip(work[j][0], k)) if d != inner)):
+                j += 1
+            out.extend((i, x, j - i, en['block']) for x in range(j - i))
+            i = j
+        return out
+
+    def apply_lanes(self, loop, W, runs, events):
+        """The accumulator updates (pos, n, partial, name, type, value) of a lanes loop in
+        trace order: in a run of length L, element x < (L // W) * W updates lane x mod W
+        (each from the identity), then the lanes' balanced tree is combined into the block's
+        partial (an all-identity tree too, as the generated code does), then the run's last
+        L mod W elements update the partial in order (codegen/c_loop.c, lane_loop). min and
+        max go in order: lanes cannot change them."""
+        by_pos = {}
+        for e in sorted(events, key=lambda u: u[:2]):
+            by_pos.setdefault(e[0], []).append(e)
+        lane = {}  # (run, name) -> W partials
+
+        def close(run, cur):
+            for name, kind in loop.accs.items():
+                if kind not in ('sum', 'prod'):
+                    continue
+                t = loop.acc_type[name]
+                parts = lane.pop((run, name), None) or [identity(t, kind)] * W
+                if kind == 'sum':
+                    op = (lambda a, b: a + b) if t == 'f64' else (lambda a, b: wrap(t, a + b))
+                else:
+                    op = (lambda a, b: a * b) if t == 'f64' else (lambda a, b: wrap(t, a * b))
+                self.acc_apply(cur, name, t, tree(parts, op))
+
+        for p, (run, x, n, blk) in enumerate(runs):
+            cur = loop.partial[blk]
+            groups = (n // W) * W
+            if x == 0 and groups == 0:
+                close(run, cur)
+            for _, _, _, name, te, v in by_pos.get(p, []):
+                if x < groups and loop.accs[name] in ('sum', 'prod'):
+                    t = loop.acc_type[name]
+                    parts = lane.setdefault((run, name), [identity(t, loop.accs[name])] * W)
+                    tmp = {name: parts[x % W]}
+                    self.acc_apply(tmp, name, te, v)
+                    parts[x % W] = tmp[name]
+                else:
+                    self.acc_apply(cur, name, te, v)
+            if x + 1 == groups:
+                close(run, cur)
 
     # ------------------------------------------------------------ expressions
 
