@@ -182,6 +182,22 @@ static void add_typed(int type, void *acc, const void *d)
 }
 
 /* *out = *x - *y in the element type. */
+/* *d /= n, d an f32 or f64 change (averaged as rt_stale_add does). */
+static void div_float(int type, char *d, int n)
+{
+    if (type == ORN_DSM_F32) {
+        float v;
+        memcpy(&v, d, 4);
+        v = v / (float)n;
+        memcpy(d, &v, 4);
+    } else {
+        double v;
+        memcpy(&v, d, 8);
+        v = v / (double)n;
+        memcpy(d, &v, 8);
+    }
+}
+
 static void sub_typed(int type, void *out, const void *x, const void *y)
 {
     switch (type) {
@@ -924,19 +940,7 @@ static int flush(OrnRtBuffer *b)
         if (everyone) { /* eager: a change of +0 leaves the element alone (as flush_snapshot) */
             if (eager && zero_bits(rbuf + off + 8, a->esize)) continue;
             char *d = rbuf + off + 8;
-            if (avg && b->nchg[lin] > 1) { /* averaged, as rt_stale_add */
-                if (a->type == ORN_DSM_F32) {
-                    float v;
-                    memcpy(&v, d, 4);
-                    v = v / (float)b->nchg[lin];
-                    memcpy(d, &v, 4);
-                } else {
-                    double v;
-                    memcpy(&v, d, 8);
-                    v = v / (double)b->nchg[lin];
-                    memcpy(d, &v, 8);
-                }
-            }
+            if (avg && b->nchg[lin] > 1) div_float(a->type, d, b->nchg[lin]);
             status = apply_one(b, b->replica + (size_t)lin * a->esize, d);
             continue;
         }

@@ -39,6 +39,17 @@ static float dot16(const float *restrict a, const float *restrict b, int64_t d)
             ((acc[12] + acc[13]) + (acc[14] + acc[15])));
 }
 
+/* z[k] = W[k, :] . x for the K classes; returns the largest. */
+static double scores(const float *W, const float *x, int64_t K, int64_t d, double *z)
+{
+    double m = -1.0e300;
+    for (int64_t k = 0; k < K; k++) {
+        z[k] = dot16(W + k * d, x, d);
+        m = z[k] > m ? z[k] : m;
+    }
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -70,11 +81,7 @@ int main(int argc, char **argv)
         double loss = 0;
         for (int64_t i = 0; i < n; i++) {
             const float *x = X + i * d;
-            double m = -1.0e300, tot = 0;
-            for (int64_t k = 0; k < K; k++) {
-                z[k] = dot16(W + k * d, x, d);
-                m = z[k] > m ? z[k] : m;
-            }
+            double m = scores(W, x, K, d, z), tot = 0;
             for (int64_t k = 0; k < K; k++) {
                 z[k] = exp(z[k] - m);
                 tot += z[k];
@@ -93,11 +100,7 @@ int main(int argc, char **argv)
     double final = 0; /* the final model's mean loss over the points */
     for (int64_t i = 0; i < n; i++) {
         const float *x = X + i * d;
-        double m = -1.0e300, tot = 0;
-        for (int64_t k = 0; k < K; k++) {
-            z[k] = dot16(W + k * d, x, d);
-            m = z[k] > m ? z[k] : m;
-        }
+        double m = scores(W, x, K, d, z), tot = 0;
         for (int64_t k = 0; k < K; k++) tot += exp(z[k] - m);
         final += -(z[y[i]] - m - log(tot));
     }
