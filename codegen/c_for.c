@@ -611,48 +611,74 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
 }
 
 /* A loop reduction in a jam's vector code (c_jam.c) whose accesses are all proven: its L
- * partials of the W values kept as L vectors in registers (the memory form's r[L][W], read
- * and written at a partial chosen at run time, stays in memory: 2.9 -> 1.0 ms for conv1d).
- * Groups of L elements, element lo + q + L m into partial q, m ascending: the same adds in
- * the same order. Each element's W values go through a small array the C compiler keeps in
- * a register (the vector loop writes it, one vector load reads it). The tree of the vectors
- * is cg_jam_tree's, lane by lane, into the jam's sums. */
+ * partials of the W values kept as L x H vectors in registers (the memory form's r[L][W],
+ * read and written at a partial chosen at run time, stays in memory: 2.9 -> 1.0 ms for
+ * conv1d). Groups of L elements, element lo + q + L m into partial q, m ascending: the same
+ * adds in the same order. Each element's W values go through a small array the C compiler
+ * keeps in registers (the vector loop writes it, H loads of CG_JAM_CHUNK bytes read it: the
+ * vector loop stores 32 bytes at a time where the compiler prefers 256-bit vectors, AVX2 and
+ * AVX-512 machines by default, and one 64-byte load of two such stores cannot take them from
+ * the store buffer, a stall of about 15 cycles per element: conv1d at 7.7x plain C on a Xeon
+ * with AVX-512).
+ *
+ * The partials start at -0, not +0, and the first group assigns them: -0 + x is x for every
+ * x, so that saves an add per partial. A sum from -0 differs from the same adds from +0 in
+ * the sign of a zero only (from +0 a partial is never -0; from -0 it is when every value
+ * added was -0), and so does every sum of the tree; the tree's result plus +0 is then the
+ * result from +0, bit for bit. The tree is cg_jam_tree_regs's, lane by lane, into the
+ * jam's sums. */
 static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
 {
     const CgJam *j = c->jam;
     OrnTypeKind k = st->u.assign.target->u.name.sym->type->kind;
     const char *T = cg_ctype(k);
-    int L = reduce_lanes(st), W = j->W;
+    int L = reduce_lanes(st), W = j->W, es = k == T_F32 ? 4 : 8;
+    int H = W * es > CG_JAM_CHUNK ? W * es / CG_JAM_CHUNK : 1; /* chunks of a vector */
     char key[48], lo[24], hi[24];
     snprintf(lo, sizeof lo, "lo%d_", id);
     snprintf(hi, sizeof hi, "hi%d_", id);
-    cg_ol(c, "typedef %s jv%d_ __attribute__((vector_size(%d)));", T, id, W * (k == T_F32 ? 4 : 8));
+    cg_ol(c, "typedef %s jv%d_ __attribute__((vector_size(%d)));", T, id, W * es / H);
+    cg_ind(c);
+    cg_o(c, "const jv%d_ nz%d_ = {", id, id);
+    for (int e = 0; e < W / H; e++) cg_o(c, "%s-0.0%s", e ? ", " : "", k == T_F32 ? "f" : "");
+    cg_o(c, "};\n");
     cg_ind(c);
     cg_o(c, "jv%d_", id);
-    for (int q = 0; q < L; q++) cg_o(c, "%s p%d_%d_ = {0}", q ? "," : "", id, q);
+    for (int q = 0; q < L; q++)
+        for (int h = 0; h < H; h++)
+            cg_o(c, "%s p%d_%d_%d_ = nz%d_", q || h ? "," : "", id, q, h, id);
     cg_o(c, ";\n");
     int nrows = cg_rows_open(c, f->u.for_.var->u.name.sym, f->u.for_.body, lo, hi);
-    cg_ol(c, "for (int64_t i%d_ = lo%d_; i%d_ < hi%d_; i%d_ += %d) {", id, id, id, id, id, L);
-    c->ind++;
-    for (int q = 0; q < L; q++) {
-        if (q)
-            cg_ol(c, "if (i%d_ + %d < hi%d_) {", id, q, id);
+    cg_ol(c, "int64_t i%d_ = lo%d_;", id, id);
+    for (int first = 1; first >= 0; first--) {
+        if (first)
+            cg_ol(c, "if (i%d_ < hi%d_) {", id, id);
         else
-            cg_ol(c, "{");
+            cg_ol(c, "for (i%d_ += %d; i%d_ < hi%d_; i%d_ += %d) {", id, L, id, id, id, L);
         c->ind++;
-        cg_ol(c, "%s t%d_[%d];", T, id, W);
-        cg_ol(c, "jv%d_ tv%d_;", id, id);
-        snprintf(key, sizeof key, "i%d_ + %d", id, q);
-        reduce_elem(c, f, st, id, key, NULL);
-        cg_ol(c, "__builtin_memcpy(&tv%d_, t%d_, sizeof tv%d_);", id, id, id);
-        cg_ol(c, "p%d_%d_ += tv%d_;", id, q, id);
+        for (int q = 0; q < L; q++) {
+            if (q)
+                cg_ol(c, "if (i%d_ + %d < hi%d_) {", id, q, id);
+            else
+                cg_ol(c, "{");
+            c->ind++;
+            cg_ol(c, "%s t%d_[%d];", T, id, W);
+            snprintf(key, sizeof key, "i%d_ + %d", id, q);
+            reduce_elem(c, f, st, id, key, NULL);
+            for (int h = 0; h < H; h++) {
+                cg_ol(c, "jv%d_ tv%d_%d_;", id, id, h);
+                cg_ol(c, "__builtin_memcpy(&tv%d_%d_, t%d_ + %d, sizeof tv%d_%d_);", id, h, id,
+                      h * W / H, id, h);
+                cg_ol(c, "p%d_%d_%d_ %s= tv%d_%d_;", id, q, h, first ? "" : "+", id, h);
+            }
+            c->ind--;
+            cg_ol(c, "}");
+        }
         c->ind--;
         cg_ol(c, "}");
     }
-    c->ind--;
-    cg_ol(c, "}");
     cg_rows_close(c, nrows);
-    cg_jam_tree_regs(c, id, L);
+    for (int h = 0; h < H; h++) cg_jam_tree_regs(c, id, L, h, h * W / H);
 }
 
 static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)

@@ -593,22 +593,53 @@ void cg_jam_tree(C *c, int id, int L)
     cg_o(c, ";\n");
 }
 
-void cg_jam_tree_regs(C *c, int id, int L)
+/* The balanced tree, in order, of partials [a, a + size) of the first m (the others are
+ * -0, left out: x + -0 is x exactly). */
+static void tree_regs(C *c, int id, int h, int a, int size, int m)
+{
+    if (size == 1) {
+        cg_o(c, "p%d_%d_%d_", id, a, h);
+        return;
+    }
+    if (a + size / 2 >= m) {
+        tree_regs(c, id, h, a, size / 2, m);
+        return;
+    }
+    cg_o(c, "(");
+    tree_regs(c, id, h, a, size / 2, m);
+    cg_o(c, " + ");
+    tree_regs(c, id, h, a + size / 2, size / 2, m);
+    cg_o(c, ")");
+}
+
+void cg_jam_tree_regs(C *c, int id, int L, int h, int at)
 {
     const CgJam *j = c->jam;
-    cg_ind(c);
-    cg_o(c, "const jv%d_ s%d_ = ", id, id);
-    for (int h = 0; h < L / 8; h++) { /* f32: two eight-trees, the first eight's first */
-        int b = h * 8;
-        cg_o(c,
-             "%s((p%d_%d_ + p%d_%d_) + (p%d_%d_ + p%d_%d_)) + ((p%d_%d_ + p%d_%d_) + "
-             "(p%d_%d_ + p%d_%d_))%s",
-             L > 8 ? (h ? " + (" : "(") : "", id, b, id, b + 1, id, b + 2, id, b + 3, id, b + 4, id,
-             b + 5, id, b + 6, id, b + 7, L > 8 ? ")" : "");
+    cg_ol(c, "{");
+    c->ind++;
+    /* fewer iterations than partials (a window of 9 under 16 partials): only the tree of
+     * those that took values (the others are still -0), the same bits at up to half the
+     * adds */
+    cg_ol(c, "const int64_t m%d_ = hi%d_ - lo%d_ < %d ? hi%d_ - lo%d_ : %d;", id, id, id, L, id, id,
+          L);
+    cg_ol(c, "jv%d_ s%d_;", id, id);
+    cg_ol(c, "switch (m%d_ > 0 ? m%d_ : 0) {", id, id);
+    cg_ol(c, "case 0: s%d_ = nz%d_; break;", id, id);
+    for (int m = 1; m <= L; m++) {
+        cg_ind(c);
+        if (m < L)
+            cg_o(c, "case %d: s%d_ = ", m, id);
+        else
+            cg_o(c, "default: s%d_ = ", id);
+        tree_regs(c, id, h, 0, L, m);
+        cg_o(c, "; break;\n");
     }
-    cg_o(c, ";\n");
-    cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_], &s%d_, sizeof s%d_);", j->id, j->id, j->id,
-          id, id);
+    cg_ol(c, "}");
+    cg_ol(c, "s%d_ += (jv%d_){0}; /* the sums from -0 as from +0 (reduce_jam_regs) */", id, id);
+    cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_ + %d], &s%d_, sizeof s%d_);", j->id, j->id,
+          j->id, at, id, id);
+    c->ind--;
+    cg_ol(c, "}");
 }
 
 void cg_jam_vec_open(C *c, int id)
