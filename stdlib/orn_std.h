@@ -960,37 +960,29 @@ static inline __attribute__((always_inline)) float
 orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n)
 {
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-    /* Unit strides: the sixteen partials stay in one vector register through the loop;
-     * a tail of r < 16 elements is added element by element (below). */
-    typedef float v16f __attribute__((vector_size(64)));
-    /* Sixteen elements as two loads of 32 bytes: a row the loop just updated (SGD's W[u, :]
-     * for the next rating of the same user) was stored 32 bytes at a time, and one 64-byte
-     * load of two such stores is a failed store-to-load forward on AVX-512 machines (SGD
-     * MF at 1.4x plain C on a Xeon with AVX-512). */
-#define ORN_STD_LD16F(v, p)                                                                        \
-    do {                                                                                           \
-        OrnStdV8f l_, h_;                                                                          \
-        __builtin_memcpy(&l_, (p), sizeof l_);                                                     \
-        __builtin_memcpy(&h_, (p) + 8, sizeof h_);                                                 \
-        (v) =                                                                                      \
-            __builtin_shufflevector(l_, h_, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
-    } while (0)
+    /* Unit strides: partials 0..7 and 8..15 in two 256-bit vectors, loaded 32 bytes at a time: not
+     * one 512-bit vector. A row the loop just updated (SGD's W[u, :] for the next rating of the
+     * same user) was stored 32 bytes at a time, and a 64-byte load of two such stores is a
+     * failed store-to-load forward; and 512-bit arithmetic amid code the compiler keeps at
+     * 256 bits (its default on AVX-512 machines) slowed the whole update: SGD MF's row
+     * form at 1.4-1.6x plain C on a Xeon with AVX-512, 1.1x with this loop. */
     if (sa == 1 && sb == 1 && n >= 16) {
-        v16f acc = {0};
+        OrnStdV8f lo = {0}, hi = {0};
         int64_t x = 0;
         _Pragma("GCC unroll 2") /* as codegen's reductions (CG_UNROLL2) */
             for (; x + 16 <= n; x += 16)
         {
-            v16f va, vb;
-            ORN_STD_LD16F(va, a + x);
-            ORN_STD_LD16F(vb, b + x);
-            acc += va * vb;
+            OrnStdV8f al, ah, bl, bh;
+            __builtin_memcpy(&al, a + x, sizeof al);
+            __builtin_memcpy(&ah, a + x + 8, sizeof ah);
+            __builtin_memcpy(&bl, b + x, sizeof bl);
+            __builtin_memcpy(&bh, b + x + 8, sizeof bh);
+            lo += al * bl;
+            hi += ah * bh;
         }
-        /* the tree on the register itself: copied out to memory for it, acc was kept in
-         * memory through the loop, a store and a reload on every add's path (SGD MF's
-         * column dot at K = 100: a third of the update's time) */
-        OrnStdV8f lo = __builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7),
-                  hi = __builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
+        /* the tree on the registers themselves: copied out to memory for it, the partials
+         * were kept in memory through the loop, a store and a reload on every add's path
+         * (SGD MF's column dot at K = 100: a third of the update's time) */
         if (x < n) {
             /* A tail of r < 16 elements one by one, into partials 0..r-1, as the generic
              * loop below: a wide load of the row's last 16 elements would span the
@@ -1004,7 +996,6 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
         }
         return orn_std_lanes_f32_v(&lo, &hi);
     }
-#undef ORN_STD_LD16F
 #endif
     float s[16] = {0};
     int64_t x = 0;
@@ -1022,7 +1013,9 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
 float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
 
 /* dot of two strided vectors of element types TA, TB: the same partial sums as the
- * generic element-by-element loop, unrolled so the compiler can vectorize it. */
+ * generic element-by-element loop, unrolled so the compiler can vectorize it. Not unrolled
+ * twice more (as codegen's reductions are): on a Xeon with AVX-512 a row's dot streamed
+ * 10.7 GB/s so, 14.5 without (matvec_view 1.47 -> 1.15 of plain C). */
 #define ORN_STD_DOT(TA, NA, TB, NB)                                                                \
     static inline double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b, int64_t sb, \
                                                  int64_t n)                                        \
@@ -1030,9 +1023,8 @@ float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
         double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
         int64_t x = 0;                                                                             \
         if (sa == 1 && sb == 1) {                                                                  \
-            _Pragma("GCC unroll 2") /* as codegen's reductions (CG_UNROLL2) */                     \
-                for (; x + 8 <= n; x += 8) for (int l = 0; l < 8; l++) s[l] +=                     \
-                (double)a[x + l] * (double)b[x + l];                                               \
+            for (; x + 8 <= n; x += 8)                                                             \
+                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];           \
         } else {                                                                                   \
             for (; x + 8 <= n; x += 8)                                                             \
                 for (int l = 0; l < 8; l++)                                                        \
