@@ -499,7 +499,7 @@ bool cg_for_is_reduction(const C *c, const OrnNode *f)
 }
 
 /* One segment [from, to) of a loop reduction: element v goes to partial (v - lo) mod L
- * (16 for f32, 8 otherwise: one 512-bit register), so the partials do not depend on where
+ * (16 for f32, 8 otherwise: 64 bytes of partials), so the partials do not depend on where
  * the segments start (nor on data locality). The middle runs L elements at a time, which
  * the C compiler vectorizes. */
 static int reduce_lanes(const OrnNode *st)

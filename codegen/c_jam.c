@@ -16,7 +16,7 @@
  * seven (fifteen) dependent adds, and the hand-written C it is measured against instead
  * keeps one sum per centre, vectorized across the centres. When the inner reduction reads
  * nothing the outer body assigns, its sums depend on the outer variable alone: they are
- * computed before the outer loop for W values of c at a time (one 512-bit register of the
+ * computed before the outer loop for W values of c at a time (64 bytes of the
  * sum's type), partial l of centre c in r[l][c - cb], so the partials, the tree and the
  * order of every addition stay exactly those of the loop reduction (the same bits), and
  * the outer loop then reads sum c at the reduction's place. The elements `C[c + k0, j + k1]`

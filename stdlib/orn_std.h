@@ -908,8 +908,8 @@ static inline double orn_std_lanes(const double *s)
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/* f32 reductions keep sixteen partial sums (one 512-bit register; half as long a chain of
- * dependent adds as eight), combined as two eight-trees, the first eight's first. */
+/* f32 reductions keep sixteen partial sums (64 bytes: two 256-bit registers; half as long a chain
+ * of dependent adds as eight), combined as two eight-trees, the first eight's first. */
 #define ORN_STD_LANES_F32 16
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
 typedef float OrnStdV8f __attribute__((vector_size(32)));
