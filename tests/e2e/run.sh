@@ -32,8 +32,10 @@
 #   slr_replay NP  SLR (slr_trace.orn) at the example's flush interval and at 7: weights (a
 #                  buffer), loss and accuracy accumulators equal a serial replay, with w
 #                  copied to every rank (own updates visible) and prefetched per round
-#                  (ORN_REPLICATE_MAX=0: reads as of the last flush); the same over dense
-#                  rows (dlr_trace.orn, the buffer's target replicated)
+#                  (ORN_REPLICATE_MAX=0: reads as of the last flush); with w over 4 MiB
+#                  (its copy's flushes send the touched keys' records, averaged at the
+#                  adaptive interval's floor); the same over dense rows (dlr_trace.orn,
+#                  the buffer's target replicated)
 #   sgd_rmse       -n 1 twice: identical; -n 2 and -n 3: test RMSE within 2% of -n 1
 #   lda NP, slr NP the examples train on tiny data: the objective improves
 #   orionc         -O0 -g --keep-c, --emit=c, a failing C compiler (exit 3, C kept), a link
@@ -293,6 +295,8 @@ compile)
   "$GEN_LIBSVM" 20000 5000 20 3 "$B/bq_s.train" "$B/bq_s.test"
   "$GEN_LIBSVM" 16000 100 20 4 "$B/bq_d.train" "$B/bq_d.test"
   "$GEN_LIBSVM" 1600 400 10 5 "$B/rp.libsvm" "$B/rp.test"
+  # the same and one sample with feature 1,100,000: w of 4.4 MB (slr_replay's records path)
+  { cat "$B/rp.libsvm"; echo "+1 3:0.25 1100000:0.5"; } >"$B/rpw.libsvm"
   ;;
 layout)
   # the chosen storage order against the declared one: same output, same saved arrays
@@ -966,6 +970,19 @@ slr_replay)
       cmp "p$flush/$f.txt" "p$flush/replay/$f.txt" ||
         fail "no copy of w: $f differs from the serial replay (flush $flush)"
     done
+  done
+  # w over 4 MiB (RT_SNAPSHOT_MAX, runtime/buffer.c): the copy's flushes send records of
+  # the keys each rank touched instead of diffing the whole copy, and average them where
+  # the adaptive interval is at its floor (400 features shared by the samples: it is)
+  mkdir wide wide/replay
+  (cd wide && ORN_SUBBLOCK=3x1 ORN_TRACE=trace.txt run "$B/slr_trace_default" \
+    --train="$B/rpw.libsvm" --test="$B/rpw.libsvm" --epochs=4 --step=0.05 --lam=0.0001 \
+    --flush=0 >log.txt 2>&1) || { cat wide/log.txt >&2; fail "slr_trace, w over 4 MiB"; }
+  "$SLR_REPLAY" "$B/rpw.libsvm" "$B/rpw.libsvm" wide/trace.txt "$tl" "$el" 4 0.05 0.0001 \
+    wide/replay adaptive
+  for f in w loss correct; do
+    cmp "wide/$f.txt" "wide/replay/$f.txt" ||
+      fail "w over 4 MiB: $f differs from the serial replay"
   done
   # the same over dense rows (dlr_trace.orn): w is replicated, not prefetched, and a rank's
   # reads see its own updates there too
