@@ -965,7 +965,7 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
      * same user) was stored 32 bytes at a time, and a 64-byte load of two such stores is a
      * failed store-to-load forward; and 512-bit arithmetic amid code the compiler keeps at
      * 256 bits (its default on AVX-512 machines) slowed the whole update: SGD MF's row
-     * form at 1.4-1.6x plain C on a Xeon with AVX-512, 1.1x with this loop. */
+     * form at 1.4-1.6x plain C on a Xeon with AVX-512, 1.05x with this loop. */
     if (sa == 1 && sb == 1 && n >= 16) {
         OrnStdV8f lo = {0}, hi = {0};
         int64_t x = 0;
@@ -980,9 +980,6 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
             lo += al * bl;
             hi += ah * bh;
         }
-        /* the tree on the registers themselves: copied out to memory for it, the partials
-         * were kept in memory through the loop, a store and a reload on every add's path
-         * (SGD MF's column dot at K = 100: a third of the update's time) */
         if (x < n) {
             /* A tail of r < 16 elements one by one, into partials 0..r-1, as the generic
              * loop below: a wide load of the row's last 16 elements would span the
@@ -994,6 +991,9 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
             for (; x < n; x++) t[x & 15] += a[x] * b[x];
             return orn_std_lanes_f32_tail(t);
         }
+        /* else the tree on the registers themselves: copied out to memory for it, the
+         * partials were kept in memory through the loop, a store and a reload on every
+         * add's path (SGD MF's column dot at K = 100: a third of the update's time) */
         return orn_std_lanes_f32_v(&lo, &hi);
     }
 #endif
