@@ -181,7 +181,6 @@ static void add_typed(int type, void *acc, const void *d)
     }
 }
 
-/* *out = *x - *y in the element type. */
 /* *d /= n, d an f32 or f64 change (averaged as rt_stale_add does). */
 static void div_float(int type, char *d, int n)
 {
@@ -198,6 +197,7 @@ static void div_float(int type, char *d, int n)
     }
 }
 
+/* *out = *x - *y in the element type. */
 static void sub_typed(int type, void *out, const void *x, const void *y)
 {
     switch (type) {
