@@ -517,7 +517,7 @@ static int alloc_dense(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntiles)
         int64_t room = pad ? tl->n + 2 * pad * (tl->n / rows) : tl->n;
         size_t bytes = (uint64_t)room <= SIZE_MAX / a->esize ? (size_t)room * a->esize : 0;
         int huge = bytes >= ORN_DSM_HUGE_MIN;
-        if (!bytes || !(tl->vals = huge ? orn_try_alloc(bytes) : orn_try_zalloc(bytes, 1)))
+        if (!bytes || !(tl->vals = huge ? orn_try_alloc(bytes) : orn_try_zalloc_data(bytes, 1)))
             return orn_dsm_fail(a->ctx, ORN_E_ARG,
                                 "array: cannot allocate %lld elements of %s (%.3g GB) on rank %d",
                                 (long long)tiles[t].n, orn_dsm_type_name(a->type),

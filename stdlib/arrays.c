@@ -119,7 +119,8 @@ OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dim
         if (__builtin_mul_overflow(a->n, dims[d], &a->n) || a->n > ((int64_t)1 << 40))
             orn_std_die(p, line, "local array too large");
     }
-    a->data = orn_try_zalloc((size_t)a->n, a->esize); /* on a cache line (support/arena.h) */
+    /* on a page from 4 KiB (support/arena.h) */
+    a->data = orn_try_zalloc_data((size_t)a->n, a->esize);
     if (!a->data)
         orn_std_die(p, line, "out of memory for a local array of %" PRId64 " elements", a->n);
     arr_init(a, init, value, seed, false);

@@ -25,6 +25,10 @@ size_t orn_arena_used(const OrnArena *a);
  * n * size overflows); orn_x*: abort then. orn_xrealloc keeps no alignment. */
 void *orn_try_alloc(size_t n);
 void *orn_try_zalloc(size_t n, size_t size);
+/* orn_try_zalloc for a data array's values (local arrays, the DSM's tiles): blocks of 4 KiB
+ * or more start on a 4 KiB page, so the same index of two such arrays has the same offset in
+ * its page whatever the heap did before (arena.c, PAGE). */
+void *orn_try_zalloc_data(size_t n, size_t size);
 void *orn_xmalloc(size_t n);
 void *orn_xcalloc(size_t n, size_t size);
 void *orn_xrealloc(void *p, size_t n);

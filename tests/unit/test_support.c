@@ -62,6 +62,17 @@ static void test_heap(void)
     double *d = orn_try_zalloc(3000, sizeof(double));
     CHECK(d && ((uintptr_t)d & 63) == 0 && d[2999] == 0.0);
     free(d);
+    /* data arrays: on a page from 4 KiB, on a line from 256 bytes, zeroed */
+    for (size_t n = 32; n <= 600000; n = n * 5 + 3) {
+        void *off = malloc(40); /* the heap's next block off a page */
+        double *v = orn_try_zalloc_data(n, sizeof(double));
+        free(off);
+        CHECK(v && v[0] == 0.0 && v[n - 1] == 0.0);
+        CHECK(n * 8 < 256 || ((uintptr_t)v & 63) == 0);
+        CHECK(n * 8 < 4096 || ((uintptr_t)v & 4095) == 0);
+        free(v);
+    }
+    CHECK(orn_try_zalloc_data(SIZE_MAX / 2, 4) == NULL);
 }
 
 static void test_intern(void)
