@@ -523,6 +523,29 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
 #define ORN_BOX_LIKELY(c) __builtin_expect((c), 1)
 #include "orn_box.h"
 
+/* Prefetch, for reading, what a gather at `key` is about to touch: element key of a 1-D box,
+ * or row key (dimension 0) of a 2-D one -- its held part, at most ORN_RT_PF_LINES cache
+ * lines. A hint: an address outside the box is never dereferenced. Generated sparse walks
+ * call it for the entry a few ahead (codegen/c_gather.c). */
+#define ORN_RT_PF_LINES 4
+/* Whether gathers from the box are worth prefetching: it spans at least ORN_RT_PF_MIN bytes,
+ * more than stays in a core's L2 beside the walk's own data (SLR's 400 KB weights: 1-2%
+ * slower with prefetches, ALS's 1.6 MB item factors: 7% faster). */
+#define ORN_RT_PF_MIN ((uint64_t)1 << 20)
+static inline int orn_rt_box_gather_far(const OrnRtBox *x, int nd, size_t esize)
+{
+    return x->n[0] * (nd == 1 ? 1 : (uint64_t)x->s[0]) * esize >= ORN_RT_PF_MIN;
+}
+static inline __attribute__((always_inline)) void orn_rt_box_prefetch(const OrnRtBox *x, int nd,
+                                                                      int64_t key, size_t esize)
+{
+    uint64_t r = (uint64_t)key - (uint64_t)x->lo[0];
+    uintptr_t a = (uintptr_t)x->base + (uintptr_t)(r * (nd == 1 ? 1 : (uint64_t)x->s[0]) * esize);
+    uintptr_t e = a + (nd == 1 ? esize : x->n[1] * esize);
+    for (int i = 0; i < ORN_RT_PF_LINES && a < e; i++, a = (a | 63) + 1)
+        __builtin_prefetch((const void *)a);
+}
+
 /* The views' slow paths with the key passed by value (out of line, cold): an inline fast
  * path that passed a key array would make the compiler store the key to memory at every
  * access, slow path taken or not. nd <= 4, or ORN_RT_NDL(nd, line) (orn_box.h): the line

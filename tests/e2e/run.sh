@@ -410,8 +410,19 @@ features)
   [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
     fail "fastpaths.orn: the centres in dist arrays are not jammed"
   # rows of a sparse loop: the row's tests made once per block (csr_rows.orn)
-  "$ORIONC" --emit=c "$S/csr_rows.orn" | grep -q 'if (rok_ && cok_)' ||
-    fail "csr_rows.orn: no block runs its rows without their tests"
+  "$ORIONC" --emit=c "$S/csr_rows.orn" >csr_rows.c || fail "csr_rows.orn: --emit=c"
+  grep -q 'if (rok_ && cok_)' csr_rows.c || fail "csr_rows.orn: no block runs its rows without their tests"
+  # G's rows gathered at the column key by bodies with a loop are prefetched (the element
+  # loop's and the row `for`'s); a1's short body is not
+  for pat in 'orn_rt_box_prefetch(&X[0-9]*_, 2, c0_ + cols_\[e_ + 8\]' \
+    'orn_rt_box_prefetch(&X[0-9]*_, 2, ro[0-9]*_ + rc[0-9]*_\[j[0-9]*_ + 8\]'; do
+    grep -q "$pat" csr_rows.c || fail "csr_rows.orn: no prefetch of G's rows ($pat)"
+  done
+  l=$(($(grep -n 'a1\[u\] +=' "$S/csr_rows.orn" | cut -d: -f1) - 1))
+  awk '/^\/\* parallel_for at /{ on = index($0, "csr_rows.orn:'"$l"':") > 0 } on' csr_rows.c |
+    grep -q 'orn_rt_box_prefetch' && fail "csr_rows.orn: a1's short body prefetches"
+  awk '/^\/\* parallel_for at /{ on = index($0, "csr_rows.orn:'"$l"':") > 0 } on' csr_rows.c |
+    grep -q 'orn_body' || fail "csr_rows.orn: a1's loop not found in the C"
   run "$B/csr_rows" --data="$D/ratings.train" >out4.txt 2>&1 ||
     { cat out4.txt >&2; fail "csr_rows exited non-zero"; }
   grep -q '^csr_rows: 0 mismatches, rows 60, checksum 2273.625000000$' out4.txt ||
