@@ -627,6 +627,56 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
  * added was -0), and so does every sum of the tree; the tree's result plus +0 is then the
  * result from +0, bit for bit. The tree is cg_jam_tree_regs's, lane by lane, into the
  * jam's sums. */
+/* One term of the jam's loop reduction, element i<id>_ + q, into the H vectors dst<h>. */
+static void jam_term(C *c, const OrnNode *f, const OrnNode *st, int id, int q, int H,
+                     const char *dst, bool add)
+{
+    const CgJam *j = c->jam;
+    char key[48];
+    cg_ol(c, "%s t%d_[%d];", cg_ctype(st->u.assign.target->u.name.sym->type->kind), id, j->W);
+    snprintf(key, sizeof key, "i%d_ + %d", id, q);
+    reduce_elem(c, f, st, id, key, NULL);
+    for (int h = 0; h < H; h++) {
+        cg_ol(c, "jv%d_ tv%d_%d_;", id, id, h);
+        cg_ol(c, "__builtin_memcpy(&tv%d_%d_, t%d_ + %d, sizeof tv%d_%d_);", id, h, id,
+              h * j->W / H, id, h);
+        cg_ol(c, "%s%d_ %s= tv%d_%d_;", dst, h, add ? "+" : "", id, h);
+    }
+}
+
+/* The tree of partials [a, a + size) when each holds one term (a loop no longer than the
+ * partials), made as the terms come, into dst<h>: the left half's tree, then, where the
+ * loop reaches the right half, that half's tree added to it. The additions of tree_regs
+ * (c_jam.c) with the pruning of cg_jam_tree_regs -- a partial the loop does not reach is -0,
+ * and x + -0 is x -- but each pair is added as soon as both halves exist, so that a few
+ * vectors are live instead of every partial (conv1d's window of 9: 18 registers of
+ * products, spilled, for 16 keys). The caller has tested that term a exists. */
+static void jam_stream_tree(C *c, const OrnNode *f, const OrnNode *st, int id, int H, int a,
+                            int size, const char *dst)
+{
+    if (size == 1) {
+        cg_ol(c, "{");
+        c->ind++;
+        jam_term(c, f, st, id, a, H, dst, false);
+        c->ind--;
+        cg_ol(c, "}");
+        return;
+    }
+    jam_stream_tree(c, f, st, id, H, a, size / 2, dst);
+    cg_ol(c, "if (i%d_ + %d < hi%d_) {", id, a + size / 2, id);
+    c->ind++;
+    char sub[32];
+    snprintf(sub, sizeof sub, "u%d_%d_", id, c->tmp++);
+    cg_ind(c);
+    cg_o(c, "jv%d_", id);
+    for (int h = 0; h < H; h++) cg_o(c, "%s %s%d_", h ? "," : "", sub, h);
+    cg_o(c, ";\n");
+    jam_stream_tree(c, f, st, id, H, a + size / 2, size / 2, sub);
+    for (int h = 0; h < H; h++) cg_ol(c, "%s%d_ = %s%d_ + %s%d_;", dst, h, dst, h, sub, h);
+    c->ind--;
+    cg_ol(c, "}");
+}
+
 static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
 {
     const CgJam *j = c->jam;
@@ -634,22 +684,44 @@ static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
     const char *T = cg_ctype(k);
     int L = reduce_lanes(st), W = j->W, es = k == T_F32 ? 4 : 8;
     int H = W * es > CG_JAM_CHUNK ? W * es / CG_JAM_CHUNK : 1; /* chunks of a vector */
-    char key[48], lo[24], hi[24];
+    char lo[24], hi[24], top[24];
     snprintf(lo, sizeof lo, "lo%d_", id);
     snprintf(hi, sizeof hi, "hi%d_", id);
+    snprintf(top, sizeof top, "s%d_", id);
     cg_ol(c, "typedef %s jv%d_ __attribute__((vector_size(%d)));", T, id, W * es / H);
     cg_ind(c);
     cg_o(c, "const jv%d_ nz%d_ = {", id, id);
     for (int e = 0; e < W / H; e++) cg_o(c, "%s-0.0%s", e ? ", " : "", k == T_F32 ? "f" : "");
     cg_o(c, "};\n");
+    int nrows = cg_rows_open(c, f->u.for_.var->u.name.sym, f->u.for_.body, lo, hi);
+    cg_ol(c, "int64_t i%d_ = lo%d_;", id, id);
+    /* A loop no longer than the partials (a window): each partial one term, the tree made
+     * as they come (jam_stream_tree); the same bits as the partials' tree below. */
+    cg_ol(c, "if (hi%d_ - lo%d_ <= %d) {", id, id, L);
+    c->ind++;
+    cg_ind(c);
+    cg_o(c, "jv%d_", id);
+    for (int h = 0; h < H; h++) cg_o(c, "%s s%d_%d_ = nz%d_", h ? "," : "", id, h, id);
+    cg_o(c, ";\n");
+    cg_ol(c, "if (i%d_ < hi%d_) {", id, id);
+    c->ind++;
+    jam_stream_tree(c, f, st, id, H, 0, L, top);
+    c->ind--;
+    cg_ol(c, "}");
+    for (int h = 0; h < H; h++) {
+        cg_ol(c, "s%d_%d_ += (jv%d_){0}; /* the sums from -0 as from +0 */", id, h, id);
+        cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_ + %d], &s%d_%d_, sizeof s%d_%d_);", j->id,
+              j->id, j->id, h * W / H, id, h, id, h);
+    }
+    c->ind--;
+    cg_ol(c, "} else {");
+    c->ind++;
     cg_ind(c);
     cg_o(c, "jv%d_", id);
     for (int q = 0; q < L; q++)
         for (int h = 0; h < H; h++)
             cg_o(c, "%s p%d_%d_%d_ = nz%d_", q || h ? "," : "", id, q, h, id);
     cg_o(c, ";\n");
-    int nrows = cg_rows_open(c, f->u.for_.var->u.name.sym, f->u.for_.body, lo, hi);
-    cg_ol(c, "int64_t i%d_ = lo%d_;", id, id);
     for (int first = 1; first >= 0; first--) {
         if (first)
             cg_ol(c, "if (i%d_ < hi%d_) {", id, id);
@@ -662,23 +734,19 @@ static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
             else
                 cg_ol(c, "{");
             c->ind++;
-            cg_ol(c, "%s t%d_[%d];", T, id, W);
-            snprintf(key, sizeof key, "i%d_ + %d", id, q);
-            reduce_elem(c, f, st, id, key, NULL);
-            for (int h = 0; h < H; h++) {
-                cg_ol(c, "jv%d_ tv%d_%d_;", id, id, h);
-                cg_ol(c, "__builtin_memcpy(&tv%d_%d_, t%d_ + %d, sizeof tv%d_%d_);", id, h, id,
-                      h * W / H, id, h);
-                cg_ol(c, "p%d_%d_%d_ %s= tv%d_%d_;", id, q, h, first ? "" : "+", id, h);
-            }
+            char pq[32];
+            snprintf(pq, sizeof pq, "p%d_%d_", id, q);
+            jam_term(c, f, st, id, q, H, pq, !first);
             c->ind--;
             cg_ol(c, "}");
         }
         c->ind--;
         cg_ol(c, "}");
     }
-    cg_rows_close(c, nrows);
     for (int h = 0; h < H; h++) cg_jam_tree_regs(c, id, L, h, h * W / H);
+    c->ind--;
+    cg_ol(c, "}");
+    cg_rows_close(c, nrows);
 }
 
 static void st_for_reduce(C *c, const OrnNode *f, const OrnNode *st)

@@ -29,7 +29,8 @@ typedef struct {
 static void gather_visit(const OrnNode *n, void *ud)
 {
     Gather *g = ud;
-    g->heavy |= n->kind == N_FOR || n->kind == N_FOREACH || n->kind == N_WHILE || n->kind == N_SLICE;
+    g->heavy |=
+        n->kind == N_FOR || n->kind == N_FOREACH || n->kind == N_WHILE || n->kind == N_SLICE;
     if (n->kind == N_INDEX) {
         const OrnSym *s = orn_cg_base_sym(n);
         const OrnNode *sub = n->u.index.subs;
