@@ -1,17 +1,19 @@
 /* c_gather.c: software prefetch for a sparse walk's gathers. A CSR row's loop (`for (u, r)
- * in R[i, :]`) or the element loop of a `parallel_for` over a sparse array, whose body reads
- * another array at the walk's key -- ALS's W[u, :] for the users u of an item, SGD MF's
- * H[i, :] -- misses the cache once an entry when that array is large and the keys
- * scattered, and a long body keeps the processor from running ahead to the next entries'
- * loads. The keys are in memory ahead of the walk, so the loop first prefetches what the
- * entry CG_GATHER_AHEAD further on will read (runtime/rt.h orn_rt_box_prefetch): ALS 1.17 ->
- * 0.81 s an iteration at -n 1 (4 to 16 ahead within 5%).
+ * in R[i, :]`) whose body reads another array at the walk's key -- ALS's W[u, :] for the
+ * users u of an item -- misses the cache once an entry when that array is large and the
+ * keys scattered, and a long body keeps the processor from running ahead to the next
+ * entries' loads. The columns are in memory ahead of the walk, so the loop first prefetches
+ * what the entry CG_GATHER_AHEAD further on will read (runtime/rt.h orn_rt_box_prefetch):
+ * ALS 1.17 -> 0.81 s an iteration at -n 1 (4 to 16 ahead within 5%).
  *
  * Where it is left out: a short body (no loop, no operation on a whole row): the processor's
  * own window spans many entries, and the prefetches cost more than they save (a pull
- * PageRank's `acc[d] += w * pr[s]`: 0.011 -> 0.016 s with them); a box too small to miss
+ * PageRank's `acc[d] += w * pr[s]` with them: 0.011 -> 0.016 s); a box too small to miss
  * (orn_rt_box_gather_far, tested once before the walk; SLR's 400 KB of weights); a
- * foreach's checked version (its columns may be listed keys). */
+ * foreach's checked version (its columns may be listed keys); the element loop of a sparse
+ * `parallel_for` (SGD MF's H[i, :], 400-byte rows read whole by a dot and an update: 1-2%
+ * slower with them, 4 or 8 lines ahead, so the interface takes any walk but only the CSR
+ * row's uses it). */
 #include "emit_c_int.h"
 
 #include <stdio.h>

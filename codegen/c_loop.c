@@ -316,17 +316,11 @@ static bool csr_walk(const OrnCgLoop *l)
 /* The element loop of one row of a CSR walk: the column key, the value, the random stream
  * and the statements (emitted by stmts at the given indent, 4 spaces each). */
 static void csr_elems(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const char *pad, bool rng,
-                      const OrnBuf *stmts, const OrnNode *gather)
+                      const OrnBuf *stmts)
 {
     const OrnLoop *lp = l->loop;
     cg_o(c, "%sfor (; e_ < re_; e_++) {\n", pad);
-    if (gather && rks[1]) { /* the gathers at the column key, a few elements ahead */
-        char p4[40], cond[40], next[48];
-        snprintf(p4, sizeof p4, "%s    ", pad);
-        snprintf(cond, sizeof cond, "e_ + %d < end_", CG_GATHER_AHEAD);
-        snprintf(next, sizeof next, "c0_ + cols_[e_ + %d]", CG_GATHER_AHEAD);
-        cg_gather_prefetch(c, gather, rks[1], "c", p4, cond, next);
-    }
+
     if (rks[1])
         cg_o(c, "%s    const int64_t %s __attribute__((unused)) = c0_ + cols_[e_];\n", pad,
              cg_nm(c, rks[1]));
@@ -539,7 +533,7 @@ static void csr_rows(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const O
         body_stmts(c, l, &body, versioned ? 5 : 4, fast);
         if (versioned && fast && !c->cuda) promo_pin(c, l, fx, nfx, &body);
         c->vfast_var = NULL, c->vfast_varying = NULL, c->vfast_body = NULL, c->vfast_vv = false;
-        csr_elems(c, l, rks, pad, l->uses_rng, &body, blk);
+        csr_elems(c, l, rks, pad, l->uses_rng, &body);
         orn_buf_free(&body);
         if (versioned && fast) promo_close(c, fx, nfx, pad);
     }
@@ -568,7 +562,6 @@ static void body_csr(C *c, const OrnCgLoop *l)
     OrnCgFixed fx[ORN_CG_MAXFIXED];
     int nfx = versioned ? orn_cg_fixed_elems(l, rks[1], blk, fx, ORN_CG_MAXFIXED) : 0;
     csr_open(c);
-    cg_gather_prefetch(c, blk, rks[1], "c", "        ", NULL, NULL);
     bool hoist = false;
     if (versioned) {
         cg_o(c, "        int64_t cf0_ = c0_, cf1_ = b_->hi[1];\n");
@@ -1276,7 +1269,7 @@ static void loop_fn(C *c, const OrnCgLoop *l, bool prefetch)
         runtime_keys(l, rks);
         csr_open(c);
         csr_row(c, rks);
-        csr_elems(c, l, rks, "            ", false, &cbody, NULL);
+        csr_elems(c, l, rks, "            ", false, &cbody);
         cg_o(c, "        }\n        return 0;\n    }\n");
         orn_buf_free(&cbody);
     }

@@ -287,10 +287,10 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_head(C *c, const OrnNode *s, int id);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
-/* c_gather.c: prefetch in a sparse walk what body reads at [key] or [key, ...] of the loop's
- * boxed arrays, CG_GATHER_AHEAD entries ahead. With cond NULL: the flags pf<tag>_<i>_ of the
- * boxes large enough, once before the walk; else in the walk's loop: the prefetches of key
- * `next`, valid where `cond` holds. Each line starts with pad (NULL: c->ind). */
+/* c_gather.c: prefetch in a sparse walk (a CSR row's loop) what body reads at [key] or
+ * [key, ...] of the loop's boxed arrays, CG_GATHER_AHEAD entries ahead. With cond NULL: the flags
+ * pf<tag>_<i>_ of the boxes large enough, once before the walk; else in the walk's loop: the
+ * prefetches of key `next`, valid where `cond` holds. Each line starts with pad (NULL: c->ind). */
 enum { CG_GATHER_AHEAD = 8 };
 void cg_gather_prefetch(C *c, const OrnNode *body, const OrnSym *key, const char *tag,
                         const char *pad, const char *cond, const char *next);
