@@ -523,11 +523,6 @@ static inline OrnRtBox orn_rt_bbox(OrnRtView *v)
 #define ORN_BOX_LIKELY(c) __builtin_expect((c), 1)
 #include "orn_box.h"
 
-/* Prefetch, for reading, what a gather at `key` is about to touch: element key of a 1-D box,
- * or row key (dimension 0) of a 2-D one -- its held part, at most ORN_RT_PF_LINES cache
- * lines. A hint: an address outside the box is never dereferenced. Generated sparse walks
- * call it for the entry a few ahead (codegen/c_gather.c). */
-#define ORN_RT_PF_LINES 4
 /* Whether gathers from the box are worth prefetching: it spans at least ORN_RT_PF_MIN bytes,
  * more than stays in a core's L2 beside the walk's own data (SLR's 400 KB weights: 1-2%
  * slower with prefetches, ALS's 1.6 MB item factors: 7% faster). */
@@ -536,6 +531,12 @@ static inline int orn_rt_box_gather_far(const OrnRtBox *x, int nd, size_t esize)
 {
     return x->n[0] * (nd == 1 ? 1 : (uint64_t)x->s[0]) * esize >= ORN_RT_PF_MIN;
 }
+
+/* Prefetch, for reading, what a gather at `key` is about to touch: element key of a 1-D box,
+ * or row key (dimension 0) of a 2-D one -- its held part, at most ORN_RT_PF_LINES cache
+ * lines. A hint: a key outside the box gives an address the prefetch never faults on.
+ * Generated sparse walks call it for the entry a few ahead (codegen/c_gather.c). */
+#define ORN_RT_PF_LINES 4
 static inline __attribute__((always_inline)) void orn_rt_box_prefetch(const OrnRtBox *x, int nd,
                                                                       int64_t key, size_t esize)
 {
