@@ -610,23 +610,6 @@ static void reduce_segment(C *c, const OrnNode *f, const OrnNode *st, int id, co
     cg_rows_close(c, nrows);
 }
 
-/* A loop reduction in a jam's vector code (c_jam.c) whose accesses are all proven: its L
- * partials of the W values kept as L x H vectors in registers (the memory form's r[L][W],
- * read and written at a partial chosen at run time, stays in memory: 2.9 -> 1.0 ms for
- * conv1d). Groups of L elements, element lo + q + L m into partial q, m ascending: the same
- * adds in the same order. Each element's W values go through a small array the C compiler
- * keeps in registers (the vector loop writes it, H loads of CG_JAM_CHUNK bytes read it: the
- * vector loop stores 32 bytes at a time where the compiler prefers 256-bit vectors, AVX2 and
- * AVX-512 machines by default, and one 64-byte load of two such stores cannot take them from
- * the store buffer, a stall of about 15 cycles per element: conv1d at 7.7x plain C on a Xeon
- * with AVX-512).
- *
- * The partials start at -0, not +0, and the first group assigns them: -0 + x is x for every
- * x, so that saves an add per partial. A sum from -0 differs from the same adds from +0 in
- * the sign of a zero only (from +0 a partial is never -0; from -0 it is when every value
- * added was -0), and so does every sum of the tree; the tree's result plus +0 is then the
- * result from +0, bit for bit. The tree is cg_jam_tree_regs's, lane by lane, into the
- * jam's sums. */
 /* One term of the jam's loop reduction, element i<id>_ + q, into the H vectors dst<h>. */
 static void jam_term(C *c, const OrnNode *f, const OrnNode *st, int id, int q, int H,
                      const char *dst, bool add)
@@ -677,6 +660,23 @@ static void jam_stream_tree(C *c, const OrnNode *f, const OrnNode *st, int id, i
     cg_ol(c, "}");
 }
 
+/* A loop reduction in a jam's vector code (c_jam.c) whose accesses are all proven: its L
+ * partials of the W values kept as L x H vectors in registers (the memory form's r[L][W],
+ * read and written at a partial chosen at run time, stays in memory: 2.9 -> 1.0 ms for
+ * conv1d). Groups of L elements, element lo + q + L m into partial q, m ascending: the same
+ * adds in the same order. Each element's W values go through a small array the C compiler
+ * keeps in registers (the vector loop writes it, H loads of CG_JAM_CHUNK bytes read it: the
+ * vector loop stores 32 bytes at a time where the compiler prefers 256-bit vectors, AVX2 and
+ * AVX-512 machines by default, and one 64-byte load of two such stores cannot take them from
+ * the store buffer, a stall of about 15 cycles per element: conv1d at 7.7x plain C on a Xeon
+ * with AVX-512).
+ *
+ * The partials start at -0, not +0, and the first group assigns them: -0 + x is x for every
+ * x, so that saves an add per partial. A sum from -0 differs from the same adds from +0 in
+ * the sign of a zero only (from +0 a partial is never -0; from -0 it is when every value
+ * added was -0), and so does every sum of the tree; the tree's result plus +0 is then the
+ * result from +0, bit for bit. The tree is cg_jam_tree_regs's, lane by lane, into the
+ * jam's sums. */
 static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
 {
     const CgJam *j = c->jam;
@@ -709,9 +709,9 @@ static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
     c->ind--;
     cg_ol(c, "}");
     for (int h = 0; h < H; h++) {
-        cg_ol(c, "s%d_%d_ += (jv%d_){0}; /* the sums from -0 as from +0 */", id, h, id);
-        cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_ + %d], &s%d_%d_, sizeof s%d_%d_);", j->id,
-              j->id, j->id, h * W / H, id, h, id, h);
+        char v[32];
+        snprintf(v, sizeof v, "s%d_%d_", id, h);
+        cg_jam_store_sum(c, id, v, h * W / H);
     }
     c->ind--;
     cg_ol(c, "} else {");

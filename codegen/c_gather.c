@@ -12,13 +12,12 @@
  * (orn_rt_box_gather_far, tested once before the walk; SLR's 400 KB of weights); a
  * foreach's checked version (its columns may be listed keys); the element loop of a sparse
  * `parallel_for` (SGD MF's H[i, :], 400-byte rows read whole by a dot and an update: 1-2%
- * slower with them, 4 or 8 lines ahead, so the interface takes any walk but only the CSR
- * row's uses it). */
+ * slower with them, 4 or 8 lines ahead). */
 #include "emit_c_int.h"
 
 #include <stdio.h>
 
-enum { CG_GATHER_MAX = 4 };
+enum { CG_GATHER_AHEAD = 8, CG_GATHER_MAX = 4 };
 
 typedef struct {
     C *c;
@@ -50,23 +49,20 @@ static void gather_visit(const OrnNode *n, void *ud)
     orn_ast_each_child(n, gather_visit, ud);
 }
 
-void cg_gather_prefetch(C *c, const OrnNode *body, const OrnSym *key, const char *tag,
-                        const char *pad, const char *cond, const char *next)
+void cg_gather_prefetch(C *c, const OrnNode *body, const OrnSym *key, int id, bool head)
 {
     if (c->cuda || !c->loop || !key || !body) return;
     Gather g = {.c = c, .key = key};
     gather_visit(body, &g);
     for (int i = 0; g.heavy && i < g.n; i++) {
         const char *t = cg_ctype(cg_elem_of(g.s[i]->type));
-        if (pad)
-            cg_o(c, "%s", pad);
+        if (head)
+            cg_ol(c, "const int pf%d_%d_ = orn_rt_box_gather_far(&X%d_, %d, sizeof(%s));", id, i,
+                  g.k[i], g.nd[i], t);
         else
-            cg_ind(c);
-        if (!cond)
-            cg_o(c, "const int pf%s_%d_ = orn_rt_box_gather_far(&X%d_, %d, sizeof(%s));\n", tag, i,
-                 g.k[i], g.nd[i], t);
-        else
-            cg_o(c, "if (pf%s_%d_ && %s) orn_rt_box_prefetch(&X%d_, %d, %s, sizeof(%s));\n", tag, i,
-                 cond, g.k[i], g.nd[i], next, t);
+            cg_ol(c,
+                  "if (pf%d_%d_ && j%d_ + %d < rn%d_) orn_rt_box_prefetch(&X%d_, %d, ro%d_ + "
+                  "rc%d_[j%d_ + %d], sizeof(%s));",
+                  id, i, id, CG_GATHER_AHEAD, id, g.k[i], g.nd[i], id, id, id, CG_GATHER_AHEAD, t);
     }
 }

@@ -614,7 +614,6 @@ static void tree_regs(C *c, int id, int h, int a, int size, int m)
 
 void cg_jam_tree_regs(C *c, int id, int L, int h, int at)
 {
-    const CgJam *j = c->jam;
     cg_ol(c, "{");
     c->ind++;
     /* fewer iterations than partials (a window of 9 under 16 partials): only the tree of
@@ -635,11 +634,19 @@ void cg_jam_tree_regs(C *c, int id, int L, int h, int at)
         cg_o(c, "; break;\n");
     }
     cg_ol(c, "}");
-    cg_ol(c, "s%d_ += (jv%d_){0}; /* the sums from -0 as from +0 (reduce_jam_regs) */", id, id);
-    cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_ + %d], &s%d_, sizeof s%d_);", j->id, j->id,
-          j->id, at, id, id);
+    char v[24];
+    snprintf(v, sizeof v, "s%d_", id);
+    cg_jam_store_sum(c, id, v, at);
     c->ind--;
     cg_ol(c, "}");
+}
+
+void cg_jam_store_sum(C *c, int id, const char *v, int at)
+{
+    const CgJam *j = c->jam;
+    cg_ol(c, "%s += (jv%d_){0}; /* the sums from -0 as from +0 (reduce_jam_regs) */", v, id);
+    cg_ol(c, "__builtin_memcpy(&jd%d_[cb%d_ - ql%d_ + %d], &%s, sizeof %s);", j->id, j->id, j->id,
+          at, v, v);
 }
 
 void cg_jam_vec_open(C *c, int id)

@@ -320,7 +320,6 @@ static void csr_elems(C *c, const OrnCgLoop *l, const OrnSym *const *rks, const 
 {
     const OrnLoop *lp = l->loop;
     cg_o(c, "%sfor (; e_ < re_; e_++) {\n", pad);
-
     if (rks[1])
         cg_o(c, "%s    const int64_t %s __attribute__((unused)) = c0_ + cols_[e_];\n", pad,
              cg_nm(c, rks[1]));

@@ -877,12 +877,8 @@ static void csr_row_for(C *c, const OrnNode *s, bool values, OrnTypeKind ek, int
 {
     const OrnSym *ks = s->u.foreach.key->u.name.sym, *vs = s->u.foreach.value->u.name.sym;
     char kv[112], vv[112];
-    char tag[16], cond[48], next[64];
-    snprintf(tag, sizeof tag, "%d", id);
-    snprintf(cond, sizeof cond, "j%d_ + %d < rn%d_", id, CG_GATHER_AHEAD, id);
-    snprintf(next, sizeof next, "ro%d_ + rc%d_[j%d_ + %d]", id, id, id, CG_GATHER_AHEAD);
     c->ind++;
-    if (fast) cg_gather_prefetch(c, s->u.foreach.body, ks, tag, NULL, NULL, NULL);
+    if (fast) cg_gather_prefetch(c, s->u.foreach.body, ks, id, true);
     cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < rn%d_; j%d_++) {", id, id, id, id);
     if (fast)
         snprintf(kv, sizeof kv, "ro%d_ + rc%d_[j%d_]", id, id, id);
@@ -891,7 +887,7 @@ static void csr_row_for(C *c, const OrnNode *s, bool values, OrnTypeKind ek, int
                  id, id, id);
     snprintf(vv, sizeof vv, "((const %s *)rv%d_)[j%d_]", cg_ctype(ek), id, id);
     c->ind++;
-    if (fast) cg_gather_prefetch(c, s->u.foreach.body, ks, tag, NULL, cond, next);
+    if (fast) cg_gather_prefetch(c, s->u.foreach.body, ks, id, false);
     cg_bind_var(c, ks, "int64_t", kv);
     if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
     c->ind--;

@@ -287,13 +287,11 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_head(C *c, const OrnNode *s, int id);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
-/* c_gather.c: prefetch in a sparse walk (a CSR row's loop) what body reads at [key] or
- * [key, ...] of the loop's boxed arrays, CG_GATHER_AHEAD entries ahead. With cond NULL: the flags
- * pf<tag>_<i>_ of the boxes large enough, once before the walk; else in the walk's loop: the
- * prefetches of key `next`, valid where `cond` holds. Each line starts with pad (NULL: c->ind). */
-enum { CG_GATHER_AHEAD = 8 };
-void cg_gather_prefetch(C *c, const OrnNode *body, const OrnSym *key, const char *tag,
-                        const char *pad, const char *cond, const char *next);
+/* c_gather.c: in the fast loop over CSR row `id` (j<id>_ < rn<id>_, columns ro/rc), prefetch
+ * what body reads at [key] or [key, ...] of the loop's boxed arrays CG_GATHER_AHEAD entries
+ * ahead: called with head before the loop (the flags of the boxes large enough), then
+ * inside it, at c->ind. */
+void cg_gather_prefetch(C *c, const OrnNode *body, const OrnSym *key, int id, bool head);
 /* The slots of the local arrays loop l's body declares by zeros/fill/rand/randn, declared
  * at the body function's top (pad: its indentation) and listed in c->slots: each iteration
  * takes the array the last one freed (orn_std_arr_take) instead of a new allocation. */
@@ -351,6 +349,9 @@ void cg_jam_tree(C *c, int rid, int L);
  * of CG_JAM_CHUNK bytes of the W values, started at -0: c_for.c reduce_jam_regs) into the
  * jam's sums from value `at` on, plus +0. */
 void cg_jam_tree_regs(C *c, int rid, int L, int h, int at);
+/* The sum vector v (of type jv<rid>_, started at -0) plus +0 into the jam's sums from value
+ * `at` on: cg_jam_tree_regs's end, and c_for.c's tree made as the terms come. */
+void cg_jam_store_sum(C *c, int rid, const char *v, int at);
 /* Bytes of one vector of the jam's register partials: what one store of a vector loop the
  * C compiler writes at 256 bits holds, so that a load of it is forwarded (c_for.c). */
 #define CG_JAM_CHUNK 32

@@ -1,6 +1,7 @@
 /* arena.c: chunked bump allocator. Large requests get a chunk of their own. */
 #include "arena.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,23 +44,6 @@ enum { LINE = 64, LINE_MIN = 256 };
  * repartition: 16 MB of new tiles a rank, 6 ms of 4 KiB faults). */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
-void *orn_try_alloc(size_t n)
-{
-    if (n < LINE_MIN) return malloc(n ? n : 1);
-    void *p = NULL;
-    return posix_memalign(&p, n >= HUGE_ALIGN ? HUGE_ALIGN : LINE, n) == 0 ? p : NULL;
-}
-
-void *orn_try_zalloc(size_t n, size_t size)
-{
-    size_t b; /* as calloc(n ? n : 1, size ? size : 1) always was here */
-    if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &b)) return NULL;
-    if (b < LINE_MIN || b >= ZERO_LAZY) return calloc(b, 1);
-    void *p = orn_try_alloc(b);
-    if (p) memset(p, 0, b);
-    return p;
-}
-
 /* Data arrays of 4 KiB or more start on a page. A row-times-vector loop streams the row and
  * reads the vector at the same index; where the vector sat 64 bytes below the row modulo
  * 4 KiB, every row of a matrix whose rows are whole pages (a power-of-two width) ran 1.35x
@@ -70,15 +54,38 @@ void *orn_try_zalloc(size_t n, size_t size)
  * start on a page when they are whole pages). */
 enum { PAGE = 4096 };
 
+/* A block of n >= LINE_MIN bytes on its alignment: 2 MiB from HUGE_ALIGN, else a page from
+ * PAGE where `page` (data arrays), else a line. */
+static void *alloc_aligned(size_t n, bool page)
+{
+    size_t align = n >= HUGE_ALIGN ? HUGE_ALIGN : page && n >= PAGE ? PAGE : LINE;
+    void *p = NULL;
+    return posix_memalign(&p, align, n) == 0 ? p : NULL;
+}
+
+void *orn_try_alloc(size_t n)
+{
+    return n < LINE_MIN ? malloc(n ? n : 1) : alloc_aligned(n, false);
+}
+
+static void *zalloc(size_t n, size_t size, bool page)
+{
+    size_t b; /* as calloc(n ? n : 1, size ? size : 1) always was here */
+    if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &b)) return NULL;
+    if (b < LINE_MIN || b >= ZERO_LAZY) return calloc(b, 1);
+    void *p = alloc_aligned(b, page);
+    if (p) memset(p, 0, b);
+    return p;
+}
+
+void *orn_try_zalloc(size_t n, size_t size)
+{
+    return zalloc(n, size, false);
+}
+
 void *orn_try_zalloc_data(size_t n, size_t size)
 {
-    size_t b;
-    if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &b)) return NULL;
-    if (b < PAGE || b >= HUGE_ALIGN) return orn_try_zalloc(n, size);
-    void *p = NULL;
-    if (posix_memalign(&p, PAGE, b) != 0) return NULL;
-    memset(p, 0, b);
-    return p;
+    return zalloc(n, size, true);
 }
 
 void *orn_xmalloc(size_t n)
