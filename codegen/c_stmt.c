@@ -1143,7 +1143,66 @@ static const OrnCgLoop *made_for(const C *c, const OrnSym *s, int *k)
     return NULL;
 }
 
+/* Does access v of loop l read rows of its array (storage dimension 0, logical dimension
+ * d0) anywhere, not within a block's keys: rows that depend on data (A[P[i], j]), every
+ * row (a column view A[:, j]), or rows following a key the schedule does not cut (pr[s]
+ * over links keyed (d, s) cut along d)? */
+static bool rows_anywhere(const OrnCgLoop *l, const OrnAccess *v, int d0)
+{
+    if (d0 >= v->ref.nsubs) return false;
+    const OrnSub *sub = &v->ref.subs[d0];
+    if (sub->kind == ORN_SUB_ALL || (sub->kind == ORN_SUB_UNKNOWN && sub->varies)) return true;
+    const OrnPlanSchedule *sc = &l->plan->sched;
+    if (sub->kind != ORN_SUB_AFFINE || sub->ranged || sc->transformed) return false;
+    for (int i = 0; i < sc->ndims && i < 2; i++)
+        if (sc->dims[i] == sub->key) return false;
+    return true;
+}
+
+/* A CPU loop reads dense dist array s at rows that depend on data, as a prefetched array
+ * that nothing else in that loop writes or buffers: its node replica is then made with it
+ * (orn_std_dist_replica, dsm/replica.c), so that the loop's first run only copies into it.
+ * Loops reading a few rows at affine subscripts leave the choice to their windows. */
+static bool read_anywhere(const C *c, const OrnSym *s)
+{
+    if (!s->type || s->type->sparse) return false;
+    for (int i = 0; i < c->p->nloops; i++) {
+        const OrnCgLoop *l = &c->p->loops[i];
+        if (!l->plan || l->strategy == ORN_STRAT_SERIAL || cg_gpu_loop(c, l)) continue;
+        int pref = -1;
+        bool other = false;
+        for (int k = 0; k < l->narrays; k++) {
+            const OrnCgArray *a = &l->arrays[k];
+            if (k > 0 && a->sym == s && a->role == ORN_ROLE_PREFETCHED && a->read_only)
+                pref = k;
+            else if (a->sym == s || a->target == s)
+                other = true;
+        }
+        if (pref < 0 || other) continue;
+        const OrnAccessList *acc = &l->plan->acc;
+        for (int j = 0; j < acc->n; j++)
+            if (acc->v[j].array == s && rows_anywhere(l, &acc->v[j], l->arrays[pref].perm[0]))
+                return true;
+    }
+    return false;
+}
+
+static void st_dist_make(C *c, const OrnNode *s);
+
 static void st_dist(C *c, const OrnNode *s)
+{
+    st_dist_make(c, s);
+    const OrnNode *names = s->u.dist.names, *v = s->u.dist.value;
+    const OrnSym *s1 = names ? names->u.name.sym : NULL;
+    if (!s1 || !v || v->kind != N_CALL) return;
+    int bi = v->u.call.builtin;
+    if ((bi == ORN_BI_LOAD || bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND ||
+         bi == ORN_BI_RANDN) &&
+        read_anywhere(c, s1))
+        cg_ol(c, "orn_std_dist_replica(P_, %s, %d);", cg_nm(c, s1), c->line);
+}
+
+static void st_dist_make(C *c, const OrnNode *s)
 {
     const OrnNode *names = s->u.dist.names, *v = s->u.dist.value;
     const OrnSym *s1 = names ? names->u.name.sym : NULL;

@@ -555,6 +555,7 @@ void orn_dsm_free(OrnDsmArray *a)
     if (!a) return;
     OrnDsmCtx *ctx = a->ctx;
     if (a->id >= 0 && a->id < ctx->nreg && ctx->reg[a->id] == a) ctx->reg[a->id] = NULL;
+    orn_dsm_replica_free(a);
     tiles_free(a->tiles, a->part.ntiles);
     orn_dsm_part_free(&a->part);
     free(a);

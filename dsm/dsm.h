@@ -131,6 +131,8 @@ struct OrnDsmArray {
      * is current while gen == g. The DSM's writers touch it; so do the runtime's (loops
      * that write the array, rotation, flushes, replica write-back). */
     uint64_t gen;
+    /* Its node replica (replica.c, orn_dsm_replica), NULL until the first. */
+    struct OrnDsmReplica *replica;
 };
 
 int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);
@@ -275,6 +277,26 @@ void orn_dsm_key_text(const OrnDsmArray *a, const int64_t *key, char *buf, size_
 OrnDsmArray *orn_dsm_lookup(OrnDsmCtx *ctx, int id);
 /* A new write generation for a (OrnDsmArray.gen): its storage here changed or moved. */
 void orn_dsm_touch(OrnDsmArray *a);
+
+/* Node replicas (replica.c): the whole of dense array a row-major (storage order) in
+ * shared memory that every rank of the host maps, each rank writing the tiles it holds.
+ * Collective (every rank, the same arrays in the same order). orn_dsm_replica_reserve makes
+ * a's replica, its pages reserved and faulted in by the ranks that will write them, where
+ * one can be: several ranks, dense a of at least orn_dsm_replica_min() bytes within the
+ * context's cap for replicas ($ORN_REPLICA_MB, 1 GiB), every rank on one host and shared
+ * memory that works (else never again in this context). orn_dsm_replica: gens is every
+ * rank's write generation of a (OrnDsmArray.gen), the same on every rank; sets *base to
+ * a's replica, written now unless it was at the same generations, to read (never write)
+ * until this rank next calls it for a or frees a; NULL when a has none. Fails only with
+ * the collectives, or with check when the replica differs from this rank's tiles at
+ * unchanged generations (a writer that did not touch a). */
+typedef struct OrnDsmReplica OrnDsmReplica;
+int orn_dsm_replica_reserve(OrnDsmArray *a);
+int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void **base);
+/* Bytes below which arrays get no replica: 1 MiB, $ORN_REPLICA_MIN_KB, or SIZE_MAX with
+ * $ORN_REPLICA=off. */
+size_t orn_dsm_replica_min(void);
+void orn_dsm_replica_free(OrnDsmArray *a);
 
 /* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when
  * the rank does not hold the tile or (sparse) the key is not stored. */

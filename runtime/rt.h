@@ -58,6 +58,10 @@ void orn_rt_set_sliced(OrnRtCtx *rt, int on);
 /* Prefetched arrays up to this many bytes are copied whole to every rank before a loop
  * (default 64 MiB, $ORN_REPLICATE_MAX; 0: never). Same value on every rank. */
 void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes);
+/* Collective. Where loops will read dense a whole from every rank (the compiler knows it),
+ * make its node replica now (orn_dsm_replica_reserve) if a loop's copy of it could be one:
+ * several ranks, a within the window cap or replicate_max. */
+int orn_rt_replica_reserve(OrnRtCtx *rt, OrnDsmArray *a);
 /* Benchmarks only: 2-D rotation keeps every block where it is instead of sending it, so a
  * run measures computation alone (results are meaningless). */
 void orn_rt_set_nocomm(OrnRtCtx *rt, int on);
@@ -320,6 +324,7 @@ typedef struct OrnRtStats {
     int64_t steps, rounds, blocks;
     int64_t prefetched;    /* keys fetched in bulk */
     int64_t kept;          /* elements read from copies kept from an earlier run, not fetched */
+    int64_t shared;        /* elements read from node replicas (dsm/replica.c), not copied */
     int64_t misses;        /* keys fetched on demand */
     int64_t flushed;       /* buffer deltas sent */
     int64_t early;         /* buffer deltas sent between flushes (managed buffers) */

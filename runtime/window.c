@@ -29,6 +29,10 @@
  *     they are the same on every rank. $ORN_WINDOW_CHECK=1 fetches it again instead and
  *     fails the loop if the two differ (a writer that forgot to touch the array): the tests
  *     run with it. Other copies are given back to the spares, their bytes forgotten.
+ *     Where every rank runs on one host, such a whole copy is the array's node replica
+ *     instead (dsm/replica.c, taken in rt_window_agree): one copy in shared memory for
+ *     all of the host's ranks, each writing its own tiles, rewritten when a generation
+ *     changed; the window only borrows it (shared).
  *
  * Keys outside the box still take the slow path, so correctness never depends on a window:
  * a window only ever holds values the slow path would return.
@@ -111,6 +115,7 @@ struct RtWindow {
      * of the array's storage at this run's start (P of them, once agreed), and under
      * $ORN_WINDOW_CHECK=1 the kept copy that would have served, to compare (check). */
     int keep;
+    int shared; /* buf is the array's node replica (dsm/replica.c): not ours to give back */
     uint64_t *gens;
     char *check;
     size_t checkcap;
@@ -313,6 +318,14 @@ static size_t window_cap(void)
     return mb > 0 && mb < 1e12 ? (size_t)(mb * 1048576.0) : 0;
 }
 
+int orn_rt_replica_reserve(OrnRtCtx *rt, OrnDsmArray *a)
+{
+    size_t cap = window_cap(), bytes = (size_t)a->nnz * a->esize;
+    if (rt->replicate_max > 0 && (uint64_t)rt->replicate_max > cap) cap = (size_t)rt->replicate_max;
+    if (orn_dsm_size(a->ctx) < 2 || bytes > cap) return ORN_OK;
+    return orn_dsm_replica_reserve(a);
+}
+
 void rt_window_setup(Exec *x)
 {
     size_t cap = window_cap();
@@ -473,6 +486,7 @@ void rt_window_plan(Exec *x)
         RtWindow *w = vi->win;
         if (!w) continue;
         w->nruns = 0;
+        if (w->shared) continue; /* the whole array, for the whole run */
         const OrnDsmArray *s = vi->store;
         if (w->can_copy && w->whole && !w->valid) {
             copy_build(s, w, 0, s->dims[0]);
@@ -577,8 +591,22 @@ int rt_window_agree(Exec *x)
         w->gens = orn_xmalloc((size_t)P * sizeof *w->gens);
         for (int r = 0; r < P; r++) w->gens[r] = g[(size_t)r * (size_t)nk + (size_t)j];
         j++;
-        const OrnDsmArray *s = x->vi[k].store;
+        OrnDsmArray *s = x->vi[k].store;
         size_t size = 0, bytes = (size_t)s->nnz * s->esize;
+        const void *rep = NULL;
+        if (bytes <= w->cap) status = orn_dsm_replica(s, w->gens, check, &rep);
+        if (status) break;
+        if (rep) { /* every rank of the host reads one copy */
+            if (w->buf) rt_spare_give(w->rt, w->buf, w->bufcap, w->cap);
+            w->buf = (char *)rep;
+            w->bufcap = bytes;
+            w->shared = 1;
+            w->r0 = 0;
+            w->r1 = s->dims[0];
+            w->valid = 1;
+            x->rt->stats.shared += (int64_t)s->nnz;
+            continue;
+        }
         char *p = rt_spare_find(x->rt, s->id, w->gens, P, &size);
         if (!p) continue;
         if (check) { /* fetched again, and compared when complete (rt_window_fill) */
@@ -615,6 +643,7 @@ void rt_window_free(Exec *x)
         RtWindow *w = x->vi[k].win;
         if (!w) continue;
         const OrnDsmArray *s = x->vi[k].store;
+        if (w->shared) w->buf = NULL; /* the replica stays with the array */
         if (w->buf && w->gens && w->valid && w->r0 == 0 && w->r1 == s->dims[0])
             rt_spare_keep(w->rt, w->buf, w->bufcap, w->cap, s->id, w->gens, x->P);
         else if (w->buf)

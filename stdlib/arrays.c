@@ -213,6 +213,12 @@ OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
     return a;
 }
 
+void orn_std_dist_replica(OrnStdProg *p, OrnDsmArray *a, int line)
+{
+    int st = orn_rt_replica_reserve(p->rt, a);
+    if (st) orn_std_fail(p, st, line, 0);
+}
+
 OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                               double value, int64_t seed, const char *name, int line)
 {

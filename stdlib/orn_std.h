@@ -479,6 +479,9 @@ OrnDsmArray *orn_std_dist_new(OrnStdProg *p, int type, int ndim, const int64_t *
 OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
                                   const OrnDsmArray *space, int type, int ndim, const int64_t *dims,
                                   int init, double value, int64_t seed, const char *name, int line);
+/* After making dist array a that some loop reads anywhere, as a prefetched array and read
+ * only: its node replica made now (orn_rt_replica_reserve), its pages part of making it. */
+void orn_std_dist_replica(OrnStdProg *p, OrnDsmArray *a, int line);
 /* Loaders. allow_nonfinite: nan, inf and numbers beyond the element type's range load
  * (an overflow as an infinity) instead of being errors naming path:line. */
 OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,

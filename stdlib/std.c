@@ -417,8 +417,10 @@ static void print_stats(OrnStdProg *p, const OrnRtLoop *loop, const OrnRtStats *
     OrnRtStats s = *sp;
     char grid[96] = "", sub[96] = "", gpu[224] = "", rot[48] = "", fused[48] = "";
     if (s.fused) snprintf(fused, sizeof fused, ", fused %" PRId64, s.fused);
-    char kept[48] = "";
-    if (s.kept) snprintf(kept, sizeof kept, ", kept %" PRId64, s.kept);
+    char kept[96] = "";
+    size_t kn = 0;
+    if (s.kept) kn += (size_t)snprintf(kept, sizeof kept, ", kept %" PRId64, s.kept);
+    if (s.shared) snprintf(kept + kn, sizeof kept - kn, ", shared %" PRId64, s.shared);
     if (pl->strategy == ORN_RT_2D && s.rotated_key >= 0)
         snprintf(rot, sizeof rot, ", key %" PRId64 " rotates", s.rotated_key);
     if (s.gpu_in || s.gpu_out || s.gpu_resident || s.gpu_launches)

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "transport.h"
 
 /* A deterministic generator for test data (independent of ranks). */
 static uint64_t mix(uint64_t z)
@@ -358,6 +359,56 @@ static void test_shift(TestEnv *t)
     orn_dsm_free(a);
 }
 
+/* Node replicas (dsm/replica.c): the whole array row-major, as the gather sees it, through
+ * grids whose tiles cut rows or are replicated and whose owners are not in rank order;
+ * rewritten after an element changed; returned as it is, and checked against the tiles, at
+ * unchanged generations. One rank: none. */
+static void test_replica(TestEnv *t)
+{
+    setenv("ORN_REPLICA_MIN_KB", "0", 1);
+    int64_t dims[3] = {9, 6, 4};
+    int grids[][3] = {{1, 1, 1}, {3, 2, 1}, {2, 3, 2}, {9, 1, 1}};
+    uint64_t *gens = calloc((size_t)t->size, sizeof *gens);
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        OrnDsmArray *a = NULL;
+        OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 3, dims, 7, 1, &a));
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 3, grids[g]));
+        for (int d = 0; d < 3; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
+        for (int64_t k = 0; k < p.ntiles; k++)
+            p.owner[k] = g == 0 ? ORN_DSM_ALL : (int)((k * 5 + g) % (uint64_t)t->size);
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        const void *last = NULL;
+        if (g != 1) OK(t, orn_dsm_replica_reserve(a)); /* grid 1: none made, none served */
+        for (int round = 0; round < 3; round++) {
+            gens[t->rank] = a->gen;
+            OK(t, orn_dsm_allgather_into(t->dsm, gens, sizeof *gens, "generations"));
+            const void *rep = NULL;
+            OK(t, orn_dsm_replica(a, gens, 1, &rep));
+            if (t->size == 1 || g == 1) {
+                CHECK(t, rep == NULL);
+                break;
+            }
+            CHECK(t, rep != NULL && (round == 0 || rep == last));
+            last = rep;
+            int64_t n = 0, *keys = NULL;
+            void *vals = NULL;
+            OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+            CHECK(t, n == 9 * 6 * 4 && memcmp(rep, vals, (size_t)n * 8) == 0);
+            free(vals);
+            if (round == 0) { /* one element changes: its owner's generation too */
+                int64_t key[3] = {4, 5, 3};
+                double v = -2.5;
+                OK(t, orn_dsm_set(a, key, &v));
+            }
+        }
+        orn_dsm_free(a);
+    }
+    free(gens);
+    unsetenv("ORN_REPLICA_MIN_KB");
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -366,5 +417,6 @@ int main(int argc, char **argv)
     test_sparse(&t);
     test_balance(&t);
     test_shift(&t);
+    test_replica(&t);
     return t_finish(&t, "test_arrays");
 }

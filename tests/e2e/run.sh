@@ -378,8 +378,10 @@ features)
   # rows gathered by a permutation from prefetched arrays: copied whole before the loop,
   # and (ORN_REPLICATE_MAX=0) fetched per loop as ranges of the owners' tiles
   # (ORN_WINDOW_CHECK=1: a copy kept from an earlier run is fetched again and compared)
-  for cfg in "" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1" \
-    "ORN_REPLICATE_MAX=0 ORN_XFER_CHUNK=4096 ORN_XFER_WINDOW=8192"; do
+  # (ORN_REPLICA_MIN_KB=0: windows read node replicas of arrays of any size, dsm/replica.c)
+  for cfg in "" "ORN_REPLICATE_MAX=0 ORN_REPLICA=off" "ORN_REPLICATE_MAX=0 ORN_REPLICA=off ORN_WINDOW_CHECK=1" \
+    "ORN_REPLICATE_MAX=0 ORN_REPLICA=off ORN_XFER_CHUNK=4096 ORN_XFER_WINDOW=8192" \
+    "ORN_REPLICATE_MAX=0 ORN_REPLICA_MIN_KB=0" "ORN_REPLICATE_MAX=0 ORN_REPLICA_MIN_KB=0 ORN_WINDOW_CHECK=1"; do
     # shellcheck disable=SC2086
     env $cfg "$MPIEXEC" -n "$np" "$B/gather_rows" >out5.txt 2>&1 ||
       { cat out5.txt >&2; fail "gather_rows ($cfg) exited non-zero"; }
@@ -388,8 +390,10 @@ features)
   done
   # whole copies (replicas; windows) kept between runs while every rank's generation of
   # the array stays; A changed between runs by a loop, element writes, a buffer
-  # (kept_copies.orn)
-  for cfg in "X=1" "ORN_REPLICATE_MAX=0" "ORN_REPLICATE_MAX=0 ORN_WINDOW_CHECK=1"; do
+  # (kept_copies.orn); or node replicas, rewritten when a generation changed
+  for cfg in "ORN_REPLICA=off" "ORN_REPLICATE_MAX=0 ORN_REPLICA=off" "ORN_REPLICATE_MAX=0 ORN_REPLICA=off ORN_WINDOW_CHECK=1" \
+    "ORN_REPLICA_MIN_KB=0" "ORN_REPLICA_MIN_KB=0 ORN_WINDOW_CHECK=1" \
+    "ORN_REPLICATE_MAX=0 ORN_REPLICA_MIN_KB=0" "ORN_REPLICATE_MAX=0 ORN_REPLICA_MIN_KB=0 ORN_WINDOW_CHECK=1"; do
     # shellcheck disable=SC2086
     env $cfg ORN_STATS=runs "$MPIEXEC" -n "$np" "$B/kept_copies" >out6.txt 2>stats6.txt ||
       { cat out6.txt stats6.txt >&2; fail "kept_copies ($cfg) exited non-zero"; }
@@ -397,11 +401,22 @@ features)
       { cat out6.txt >&2; fail "kept_copies ($cfg): a run read a stale copy"; }
     kl=$(grep -n '^    parallel_for i, v in y' "$S/kept_copies.orn" | head -1 | cut -d: -f1)
     kept=$(grep -c "kept_copies.orn:$kl .*, kept [0-9]" stats6.txt || true)
+    shared=$(grep -c "kept_copies.orn:$kl .*, shared [0-9]" stats6.txt || true)
     case "$cfg:$np" in
-    *CHECK*:* | *:1) [ "$kept" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n $np" ;;
+    *:1) [ "$kept" -eq 0 ] && [ "$shared" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n 1" ;;
+    *REPLICA_MIN*)
+      [ "$kept" -eq 0 ] && [ "$shared" -ge 6 ] ||
+        { cat stats6.txt >&2; fail "kept_copies ($cfg): the runs did not read node replicas"; } ;;
+    *CHECK*:*) [ "$kept" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n $np" ;;
     *) [ "$kept" -ge 4 ] || { cat stats6.txt >&2; fail "kept_copies ($cfg): no copy kept between runs"; } ;;
     esac
   done
+  # node replicas made with the arrays that loops read at rows anywhere (codegen/c_stmt.c
+  # read_anywhere): gather_rows.orn's gathered arrays, not fastpaths.orn's L (rows 0..5)
+  [ "$("$ORIONC" --emit=c "$S/gather_rows.orn" | grep -c 'orn_std_dist_replica(P_, ')" -ge 2 ] ||
+    fail "gather_rows.orn: no node replica made with the gathered arrays"
+  [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_dist_replica')" -eq 0 ] ||
+    fail "fastpaths.orn: a node replica for an array read at a constant range of rows"
   # the row subscript A[P[i], j] of a `for` read once before it (lang/sema_rewrite.c 3.)
   [ "$("$ORIONC" --emit=c "$S/gather_rows.orn" | grep -o 'row_of_line[0-9]*_col[0-9]* .*= orn_' |
       cut -d' ' -f1 | sort -u | wc -l)" -eq 3 ] ||

@@ -1,0 +1,254 @@
+/* replica.c: node replicas -- one copy of a dense array in memory every rank of the host maps.
+ *
+ * A loop that reads a partitioned array anywhere (a gather A[P[i], :], a pull over a graph)
+ * gets a window: a row-major copy of the whole array (runtime/window.c). Made privately, that
+ * copy costs each rank the array's page faults, a copy of the rows it holds and the transfer
+ * of every other rank's rows through MPI: 0.09-0.5 s for a 128 MB array at -n 2, P copies on
+ * the host. A node replica is made once for all of them: every rank writes the tiles it holds
+ * into one POSIX shared-memory object, in parallel, and reads the others' rows where they
+ * lie. Nothing crosses MPI but two barriers.
+ *
+ * Which arrays: those the compiler sees a loop read at rows that depend on data (A[P[i], :],
+ * the rows a sparse walk names, a column view), where the array is made
+ * (orn_dsm_replica_reserve, from the generated code: codegen/c_stmt.c read_anywhere). Its
+ * page faults then belong to making the array, like its tiles' (dsm/array.c alloc_dense).
+ * A loop that reads a few rows at affine subscripts keeps its window's own choice between
+ * fetching them and a copy (runtime/window.c).
+ *
+ * Life of a replica (collective):
+ *   - made by orn_dsm_replica_reserve: rank 0 creates the object (shm_open, a name
+ *     with its pid, the array's id and a clock reading), tells the name (bcast), every rank
+ *     opens and maps it, reserves the pages of the rows it will write (fallocate, so that a
+ *     full /dev/shm is an error now rather than a SIGBUS later) and faults them in; the ranks
+ *     agree that all of this worked, then rank 0 unlinks the name (the mappings keep the
+ *     object; nothing is left behind in /dev/shm once the processes end). Where any step
+ *     fails on any rank -- ranks on different hosts cannot open rank 0's object, /dev/shm is
+ *     full -- replicas are off for the context and callers make their private copies.
+ *   - written at the first orn_dsm_replica call, and rewritten when any rank's write generation of the array (OrnDsmArray.gen) differs
+ *     from those it was written at: a barrier (no rank reads the old contents any more:
+ *     every rank has left the loops that read it), each rank writes the tiles it holds
+ *     (replicated tiles: rank 0), a barrier (every row is written before anyone reads).
+ *   - otherwise returned as it is: the same generations mean the same values.
+ *   - unmapped when the array is freed (orn_dsm_free). The context's replicas hold at most
+ *     1 GiB together ($ORN_REPLICA_MB); an array that would pass it gets none (the same on
+ *     every rank, since arrays are made and freed collectively).
+ * Readers may read it until they next call orn_dsm_replica for the array (or free it); they
+ * never write it. With check set (the tests: $ORN_WINDOW_CHECK=1), a replica returned
+ * without rewriting has this rank's rows compared with its tiles: a difference is a writer
+ * of the DSM or the runtime that did not touch the array.
+ */
+#define _GNU_SOURCE /* fallocate, MADV_POPULATE_WRITE */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "dsm_int.h"
+
+#ifndef MADV_POPULATE_READ /* Linux 5.14; older kernels say EINVAL and fault on first use */
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+struct OrnDsmReplica {
+    char *base;     /* the whole array, row-major in storage order */
+    size_t bytes;   /* mapped */
+    uint64_t *gens; /* every rank's generation of the array when it was written; NULL: never */
+};
+
+enum { REPLICA_MIN_DEFAULT = 1 << 20, REPLICA_MB_DEFAULT = 1024 };
+
+/* Bytes that the context's replicas may hold together (the host's memory, not a rank's):
+ * 1 GiB, or $ORN_REPLICA_MB. */
+static size_t replica_cap(void)
+{
+    const char *e = getenv("ORN_REPLICA_MB");
+    if (e && *e) {
+        char *end = NULL;
+        double mb = strtod(e, &end);
+        if (end && *end == '\0' && mb >= 0 && mb < 1e12) return (size_t)(mb * 1048576.0);
+    }
+    return (size_t)REPLICA_MB_DEFAULT << 20;
+}
+
+size_t orn_dsm_replica_min(void)
+{
+    const char *e = getenv("ORN_REPLICA");
+    if (e && (!strcmp(e, "off") || !strcmp(e, "0"))) return SIZE_MAX;
+    e = getenv("ORN_REPLICA_MIN_KB"); /* tests: replicas of small arrays too */
+    if (e && *e) {
+        char *end = NULL;
+        double kb = strtod(e, &end);
+        if (end && *end == '\0' && kb >= 0 && kb < 1e12) return (size_t)(kb * 1024.0);
+    }
+    return REPLICA_MIN_DEFAULT;
+}
+
+/* The rank that writes tile t into the replica: its owner; rank 0 for a replicated tile. */
+static int writes_tile(const OrnDsmArray *a, int64_t t)
+{
+    const OrnDsmTile *tl = &a->tiles[t];
+    int o = a->part.owner[t];
+    if (!tl->held || !tl->vals || tl->n <= 0) return 0;
+    return o == a->ctx->rank || (o == ORN_DSM_ALL && a->ctx->rank == 0);
+}
+
+/* The bytes [*lo, *hi) of the replica that tile t's rows span. */
+static void tile_span(const OrnDsmArray *a, int64_t t, size_t *lo, size_t *hi)
+{
+    const OrnDsmTile *tl = &a->tiles[t];
+    int64_t first[ORN_DSM_MAXDIM], last[ORN_DSM_MAXDIM];
+    for (int d = 0; d < a->ndim; d++) {
+        first[d] = tl->lo[d];
+        last[d] = tl->hi[d] - 1;
+    }
+    *lo = (size_t)orn_dsm_ravel(a, first) * a->esize;
+    *hi = ((size_t)orn_dsm_ravel(a, last) + 1) * a->esize;
+}
+
+/* Tile t and its place in the replica, run by run of the last dimension: copy the tile in,
+ * or with compare set compare them (returns 1 when they differ). */
+static int tile_runs(const OrnDsmArray *a, int64_t t, char *rep, int compare)
+{
+    const OrnDsmTile *tl = &a->tiles[t];
+    int nd = a->ndim;
+    size_t es = a->esize;
+    int64_t at[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
+    const char *src = tl->vals;
+    for (int d = 0; d < nd; d++) at[d] = tl->lo[d];
+    for (;;) {
+        char *dst = rep + (size_t)orn_dsm_ravel(a, at) * es;
+        if (compare) {
+            if (memcmp(dst, src, (size_t)run * es)) return 1;
+        } else {
+            memcpy(dst, src, (size_t)run * es);
+        }
+        src += (size_t)run * es;
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            if (++at[d] < tl->hi[d]) break;
+            at[d] = tl->lo[d];
+        }
+        if (d < 0) return 0;
+    }
+}
+
+/* Make the object, or leave a->replica NULL with replicas off for the context. */
+static int replica_open(OrnDsmArray *a)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    size_t bytes = (size_t)a->nnz * a->esize;
+    struct {
+        char name[56];
+        int64_t ok;
+    } msg = {{0}, 1};
+    int fd = -1, created = 0;
+    if (ctx->rank == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(msg.name, sizeof msg.name, "/orn-%ld-%d-%lx", (long)getpid(), a->id,
+                 (unsigned long)(ts.tv_sec * 1000000000L + ts.tv_nsec));
+        fd = shm_open(msg.name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        created = fd >= 0;
+        if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) msg.ok = 0;
+    }
+    int status = orn_dsm_bcast(ctx, &msg, sizeof msg, 0);
+    int64_t ok = msg.ok;
+    if (!status && ok && ctx->rank != 0) {
+        fd = shm_open(msg.name, O_RDWR, 0);
+        ok = fd >= 0;
+    }
+    char *base = MAP_FAILED;
+    if (!status && ok) {
+        base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ok = base != MAP_FAILED;
+    }
+    /* Reserve and fault in the rows this rank writes (its first touch, in parallel). */
+    for (int64_t t = 0; !status && ok && t < a->part.ntiles; t++) {
+        if (!writes_tile(a, t)) continue;
+        size_t lo, hi;
+        tile_span(a, t, &lo, &hi);
+        if (fallocate(fd, 0, (off_t)lo, (off_t)(hi - lo)) != 0 && errno != EOPNOTSUPP) {
+            ok = 0;
+            break;
+        }
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE), plo = lo / pg * pg;
+        (void)madvise(base + plo, hi - plo, MADV_POPULATE_WRITE);
+    }
+    if (fd >= 0) close(fd);
+    if (!status) status = orn_dsm_allreduce_i64(ctx, &ok, 1, ORN_DSM_MIN);
+    if (created) shm_unlink(msg.name); /* every rank has it open, or has given up */
+    if (status || !ok) {
+        if (base != MAP_FAILED) munmap(base, bytes);
+        if (!status) ctx->replica_off = 1;
+        return status;
+    }
+    /* Every page is there now (each rank reserved its own): map them all here at once
+     * rather than fault by fault in the first loop that reads the others' rows. */
+    (void)madvise(base, bytes, MADV_POPULATE_READ);
+    a->replica = orn_xcalloc(1, sizeof *a->replica);
+    a->replica->base = base;
+    a->replica->bytes = bytes;
+    ctx->replica_bytes += bytes;
+    return ORN_OK;
+}
+
+int orn_dsm_replica_reserve(OrnDsmArray *a)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    size_t bytes = (size_t)a->nnz * a->esize, cap = replica_cap();
+    if (a->replica || ctx->size < 2 || a->sparse || ctx->replica_off || !bytes ||
+        bytes < orn_dsm_replica_min())
+        return ORN_OK;
+    /* the same on every rank, as are replica_bytes */
+    if (ctx->replica_bytes > cap || bytes > cap - ctx->replica_bytes) return ORN_OK;
+    return replica_open(a);
+}
+
+int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void **base)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int P = ctx->size;
+    *base = NULL;
+    if (!a->replica) return ORN_OK; /* none reserved: the same on every rank */
+    OrnDsmReplica *r = a->replica;
+    int status;
+    if (r->gens && !memcmp(r->gens, gens, (size_t)P * sizeof *gens)) {
+        for (int64_t t = 0; check && t < a->part.ntiles; t++)
+            if (writes_tile(a, t) && tile_runs(a, t, r->base, 1))
+                return orn_dsm_fail(ctx, ORN_E_INTERNAL,
+                                    "array %s: its node replica differs from the array at the "
+                                    "same generations (a writer did not touch it)",
+                                    a->name);
+        *base = r->base;
+        return ORN_OK;
+    }
+    status = orn_dsm_barrier(ctx); /* nobody reads the old contents any more */
+    if (status) return status;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (writes_tile(a, t)) tile_runs(a, t, r->base, 0);
+    status = orn_dsm_barrier(ctx); /* every row is written */
+    if (status) return status;
+    if (!r->gens) r->gens = orn_xmalloc((size_t)P * sizeof *r->gens);
+    memcpy(r->gens, gens, (size_t)P * sizeof *gens);
+    *base = r->base;
+    return ORN_OK;
+}
+
+void orn_dsm_replica_free(OrnDsmArray *a)
+{
+    OrnDsmReplica *r = a->replica;
+    if (!r) return;
+    munmap(r->base, r->bytes);
+    a->ctx->replica_bytes -= r->bytes;
+    free(r->gens);
+    free(r);
+    a->replica = NULL;
+}
