@@ -8,12 +8,13 @@
  * into one POSIX shared-memory object, in parallel, and reads the others' rows where they
  * lie. Nothing crosses MPI but two barriers.
  *
- * Which arrays: those the compiler sees a loop read at rows that depend on data (A[P[i], :],
- * the rows a sparse walk names, a column view), where the array is made
- * (orn_dsm_replica_reserve, from the generated code: codegen/c_stmt.c read_anywhere). Its
- * page faults then belong to making the array, like its tiles' (dsm/array.c alloc_dense).
- * A loop that reads a few rows at affine subscripts keeps its window's own choice between
- * fetching them and a copy (runtime/window.c).
+ * Which arrays: those the compiler sees a loop read at rows anywhere -- rows that depend on
+ * data (A[P[i], :], the rows a sparse walk names), every row (a column view), rows that follow
+ * a key the schedule does not cut -- made where the array is made (orn_dsm_replica_reserve,
+ * from the generated code: codegen/c_stmt.c read_anywhere). Its page faults then belong to
+ * making the array, like its tiles' (dsm/array.c alloc_dense). A loop that reads a few rows
+ * at the keys it cuts (X[c, j] over a small C) keeps its window's own choice between fetching
+ * them and a copy (runtime/window.c).
  *
  * Life of a replica (collective):
  *   - made by orn_dsm_replica_reserve: rank 0 creates the object (shm_open, a name
@@ -24,10 +25,11 @@
  *     object; nothing is left behind in /dev/shm once the processes end). Where any step
  *     fails on any rank -- ranks on different hosts cannot open rank 0's object, /dev/shm is
  *     full -- replicas are off for the context and callers make their private copies.
- *   - written at the first orn_dsm_replica call, and rewritten when any rank's write generation of the array (OrnDsmArray.gen) differs
- *     from those it was written at: a barrier (no rank reads the old contents any more:
- *     every rank has left the loops that read it), each rank writes the tiles it holds
- *     (replicated tiles: rank 0), a barrier (every row is written before anyone reads).
+ *   - written at the first orn_dsm_replica call, and rewritten when any rank's write
+ *     generation of the array (OrnDsmArray.gen) differs from those it was written at: a
+ *     barrier (no rank reads the old contents any more: every rank has left the loops that
+ *     read it), each rank writes the tiles it holds (replicated tiles: rank 0), a barrier
+ *     (every row is written before anyone reads).
  *   - otherwise returned as it is: the same generations mean the same values.
  *   - unmapped when the array is freed (orn_dsm_free). The context's replicas hold at most
  *     1 GiB together ($ORN_REPLICA_MB); an array that would pass it gets none (the same on
