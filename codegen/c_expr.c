@@ -148,7 +148,8 @@ void cg_ex_index(C *c, const OrnNode *e)
         if (c->cx == CX_PREFETCH)
             cg_o(c, "orn_std_arr_off_soft(%s", cg_nm(c, s));
         else
-            cg_o(c, "orn_std_arr_off(P_, %s, %d, \"%s\"", cg_nm(c, s), c->line, s->name->s);
+            cg_o(c, "orn_std_arr_off(P_, %s, %u, \"%s\"", cg_nm(c, s),
+                 cg_site(c, e, s->name->s, (unsigned)c->line), s->name->s);
         for (i = 0; i < 4; i++) {
             cg_o(c, ", ");
             if (sub[i])
@@ -180,7 +181,7 @@ void cg_ex_index(C *c, const OrnNode *e)
                      cg_ctype(ek), k, k, nd);
             else
                 cg_o(c, "orn_rt_ld_%s(&X%d_, ORN_RT_NDL(%d, %u), ", cg_sfx(ek), k, nd,
-                     e->span.line);
+                     cg_site(c, e, s->name->s, e->span.line));
             cg_ex_key(c, e->u.index.subs, s);
             cg_o(c, c->fast ? ")]" : ")");
             return;

@@ -113,7 +113,8 @@ static void scatter_adds(C *c, const OrnSym *last, const char *vt, const char *f
                 cg_o(c, ";\n");
             }
             cg_ol(c, "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(1, %u), %s, (%s)(%sr_));",
-                  cg_sfx(tk), k, k, tg->span.line, slow ? slow : "&k_", T, neg);
+                  cg_sfx(tk), k, k, cg_site(c, tg, b->name->s, tg->span.line), slow ? slow : "&k_",
+                  T, neg);
         }
         c->ind = lvl + 1;
         cg_ol(c, "}");

@@ -612,10 +612,11 @@ static void st_assign_elem(C *c, const OrnNode *s)
             else if (!sure)
                 cg_o(c,
                      "orn_rt_bbadd_%s(&B%d_, &V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));\n",
-                     cg_sfx(tk), k, k, nd, tg->span.line, id, T, neg, id);
+                     cg_sfx(tk), k, k, nd, cg_site(c, tg, ts->name->s, tg->span.line), id, T, neg,
+                     id);
         } else if (cg_is_buffer(ts)) {
             cg_ol(c, "orn_rt_badd_%s(&V_[%d], ORN_RT_NDL(%d, %u), kk%d_, (%s)(%sr%d_));",
-                  cg_sfx(tk), k, nd, tg->span.line, id, T, neg, id);
+                  cg_sfx(tk), k, nd, cg_site(c, tg, ts->name->s, tg->span.line), id, T, neg, id);
         } else if (orn_cg_boxable(c->loop, k)) {
             int rw = c->fast ? cg_row_of(c, tg) : -1;
             if (rw >= 0) { /* the fast loop's row (c_for.c) */
@@ -630,7 +631,8 @@ static void st_assign_elem(C *c, const OrnNode *s)
                       T, id, T, k, k, nd, id);
             else
                 cg_ol(c, "%s *const e%d_ = orn_rt_%s_%s(&X%d_, ORN_RT_NDL(%d, %u), kk%d_);", T, id,
-                      opn ? "rw" : "wp", cg_sfx(tk), k, nd, tg->span.line, id);
+                      opn ? "rw" : "wp", cg_sfx(tk), k, nd,
+                      cg_site(c, tg, ts->name->s, tg->span.line), id);
             if (opn)
                 cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
             else

@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
+
 /* ---------------------------------------------------------------- output */
 
 void cg_o(C *c, const char *fmt, ...)
@@ -68,6 +70,18 @@ void cg_ice(C *c, const OrnNode *n, const char *what)
 {
     if (!c->failed) orn_ice(&c->u->diags, n ? n->span : (OrnSpan){0}, "code generation: %s", what);
     c->failed = true;
+}
+
+unsigned cg_site(const C *c, const OrnNode *e, const char *name, unsigned line)
+{
+    const OrnSource *src = &c->p->u->src;
+    if (!e || !name || e->span.line != line || line >= (1u << 24) || e->span.col < 1 || !src->text)
+        return line;
+    size_t len = 0;
+    const char *text = orn_source_line(src, line, &len);
+    if (!text) return line;
+    int k = orn_name_uses_before(text, len, name, strlen(name), '[', e->span.col - 1);
+    return k < 8 ? line | (unsigned)k << 24 : line;
 }
 
 const char *cg_nm(C *c, const OrnSym *s)

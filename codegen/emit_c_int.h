@@ -195,6 +195,10 @@ void cg_ind(C *c);
 void cg_ol(C *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_ice(C *c, const OrnNode *n, const char *what);
 const char *cg_nm(C *c, const OrnSym *s);
+/* The source site (ORN_RT_SITE, runtime/orn_box.h) of access e of the array named name, on
+ * line `line`: the line, and which of the line's `name[` e is, so that a run-time error's
+ * caret points at e (runtime/srcline.c); the line alone where e lies elsewhere. */
+unsigned cg_site(const C *c, const OrnNode *e, const char *name, unsigned line);
 const char *cg_ctype(OrnTypeKind k);
 const char *cg_sfx(OrnTypeKind k);
 const char *cg_dsmt(OrnTypeKind k);

@@ -15,6 +15,14 @@
 #define ORN_RT_ND(ndl)       ((ndl)&7)
 #define ORN_RT_LINE(ndl)     ((ndl) >> 3)
 
+/* A source site, passed where a line is (ORN_RT_NDL above, the local arrays' checks): the
+ * line, and which of the line's `name[` the access is (0: the first; the first past 8), so
+ * that an error's caret points at the access that failed (runtime/srcline.c). A plain line
+ * is the site of its first occurrence. */
+#define ORN_RT_SITE(line, occ) ((line) < (1 << 24) ? (line) | ((occ) < 8 ? (occ) : 0) << 24 : 0)
+#define ORN_RT_SITE_LINE(site) ((site) & ((1 << 24) - 1))
+#define ORN_RT_SITE_OCC(site)  ((site) >> 24)
+
 /* Whether key lies in the box, and its element offset there in *off (nd, or ORN_RT_NDL, is a
  * constant at every call site, so the loop unrolls). The accessors branch on the answer
  * alone: a test of the offset's sign as well would be a second compare and branch per

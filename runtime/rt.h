@@ -205,7 +205,7 @@ struct OrnRtView {
     const int32_t *cols;
     const char *rvals;
     int64_t rlo, rn, clo;
-    int line; /* source line of the access the slow path serves (messages), 0 unknown */
+    int line; /* source site of the access the slow path serves (ORN_RT_SITE), 0 unknown */
 };
 
 /* One call of a body: run elements [first, first + count) of a block, in key order. */
@@ -279,14 +279,14 @@ void orn_rt_set_contain(OrnRtCtx *rt, int on);
 /* The program's source text (the generated program passes its .orn, kept for the run):
  * run-time errors that name a line then show it with a caret (srcline.c). NULL: none. */
 void orn_rt_set_source(OrnRtCtx *rt, const char *text);
-/* Line `line` (1-based) of src as the compiler's diagnostics show one, "\n   12 | text" and
- * "\n      |   ^~" under the first `name[` on it (name as a whole word; `name(` when name
- * ends in "("), or under the
- * line's text when name is NULL or not there, written to buf (at most n bytes, the line cut
- * at 160 characters). Returns the caret's column (1-based); 0 when name is not on the line
- * (the caret then underlines the line's text), and 0 with buf "" when src is NULL or has
- * no such line or the line is blank. */
-int orn_rt_src_excerpt(const char *src, int line, const char *name, char *buf, size_t n);
+/* The line of site (ORN_RT_SITE; a plain 1-based line is a site) in src as the compiler's
+ * diagnostics show one, "\n   12 | text" and "\n      |   ^~" under the site's `name[` on
+ * it (its occurrence, the first where there are fewer; name as a whole word; `name(` when
+ * name ends in "("), or under the line's text when name is NULL or not there, written to
+ * buf (at most n bytes, the line cut at 160 characters). Returns the caret's column
+ * (1-based); 0 when name is not on the line (the caret then underlines the line's text),
+ * and 0 with buf "" when src is NULL or has no such line or the line is blank. */
+int orn_rt_src_excerpt(const char *src, int site, const char *name, char *buf, size_t n);
 /* After orn_rt_run failed: 1 when every rank returned the same failure (a contained body
  * error), so the program may go on; 0 when the ranks no longer agree (orn_rt_die). */
 int orn_rt_agreed(const OrnRtCtx *rt);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rt_int.h"
+#include "strbuf.h"
 
 enum { SHOW_MAX = 160 }; /* characters of a line shown, at most */
 
@@ -12,14 +13,9 @@ void orn_rt_set_source(OrnRtCtx *rt, const char *text)
     rt->src = text;
 }
 
-static int ident_char(char ch)
+int orn_rt_src_excerpt(const char *src, int site, const char *name, char *buf, size_t n)
 {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '_';
-}
-
-int orn_rt_src_excerpt(const char *src, int line, const char *name, char *buf, size_t n)
-{
+    int line = ORN_RT_SITE_LINE(site), occ = ORN_RT_SITE_OCC(site);
     if (n) buf[0] = '\0';
     if (!src || line <= 0 || n < 32) return 0;
     const char *p = src;
@@ -29,25 +25,15 @@ int orn_rt_src_excerpt(const char *src, int line, const char *name, char *buf, s
     }
     if (!p || !*p) return 0;
     size_t len = strcspn(p, "\r\n");
-    /* the caret: the first `name[` (name as a whole word; `name(` for a name given as
-     * "name("), else the first non-blank */
-    size_t at = len, wide = 1;
+    /* the caret: the occ-th `name[` (name as a whole word; `name(` for a name given as
+     * "name("; the first where the line has fewer), else the first non-blank */
     size_t nl = name ? strlen(name) : 0;
     char open = '[';
     if (nl > 1 && name[nl - 1] == '(') {
         open = '(';
         nl--;
     }
-    for (size_t i = 0; nl && i + nl <= len; i++) {
-        if (memcmp(p + i, name, nl) != 0 || (i > 0 && ident_char(p[i - 1]))) continue;
-        size_t j = i + nl;
-        while (j < len && p[j] == ' ') j++;
-        if (j < len && p[j] == open) {
-            at = i;
-            wide = nl;
-            break;
-        }
-    }
+    size_t at = nl ? orn_name_use(p, len, name, nl, open, occ) : len, wide = at < len ? nl : 1;
     int found = !name || at < len;
     if (at == len) {
         for (at = 0; at < len && (p[at] == ' ' || p[at] == '\t'); at++) {

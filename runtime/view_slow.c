@@ -24,7 +24,7 @@ static void body_err_ext(Exec *x, OrnRtView *v, const char *what, const int64_t 
     if (v->line > 0) {
         int col = orn_rt_src_excerpt(x->rt->src, v->line, name, src, sizeof src);
         snprintf(at, sizeof at, col > 0 ? " at %s:%d:%d" : " at %s:%d",
-                 x->plan->file ? x->plan->file : "?", v->line, col);
+                 x->plan->file ? x->plan->file : "?", ORN_RT_SITE_LINE(v->line), col);
     }
     int code = rt_fail_lines(x, ORN_E_RANGE, src, "%s %s[%s]%s (%s): %s%s", what, name ? name : "?",
                              ks, at, rt_role_name(v->role), why, ext);

@@ -264,10 +264,11 @@ void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt, 
     die_msg(p, line, name, msg);
 }
 
-static void die_msg(OrnStdProg *p, int line, const char *name, const char *msg)
+static void die_msg(OrnStdProg *p, int site, const char *name, const char *msg)
 {
     char src[400], col[24] = "";
-    int at = orn_rt_src_excerpt(p->src, line, name, src, sizeof src);
+    int at = orn_rt_src_excerpt(p->src, site, name, src, sizeof src);
+    int line = ORN_RT_SITE_LINE(site);
     if (name && at > 0) snprintf(col, sizeof col, ":%d", at); /* "LINE:COL: message" */
     if (p->body_jb) { /* the REPL, in a loop body: the runtime agrees on it (run_guarded) */
         orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d%s: %s", p->file, line, col, msg);

@@ -148,3 +148,40 @@ void orn_buf_escaped(OrnBuf *b, const char *s, size_t n)
         }
     }
 }
+
+static int ident_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+/* Is there a use of name at byte i of line? */
+static int name_use_at(const char *p, size_t len, size_t i, const char *name, size_t nl, char open)
+{
+    if (!nl || i + nl > len || memcmp(p + i, name, nl) != 0 || (i > 0 && ident_char(p[i - 1])))
+        return 0;
+    size_t j = i + nl;
+    while (j < len && p[j] == ' ') j++;
+    return j < len && p[j] == open;
+}
+
+size_t orn_name_use(const char *line, size_t len, const char *name, size_t nl, char open, int nth)
+{
+    size_t first = len;
+    int k = 0;
+    for (size_t i = 0; i + nl <= len; i++) {
+        if (!name_use_at(line, len, i, name, nl, open)) continue;
+        if (k++ == nth) return i;
+        if (first == len) first = i;
+    }
+    return first;
+}
+
+int orn_name_uses_before(const char *line, size_t len, const char *name, size_t nl, char open,
+                         size_t off)
+{
+    int k = 0;
+    for (size_t i = 0; i < off && i + nl <= len; i++)
+        k += name_use_at(line, len, i, name, nl, open);
+    return k;
+}

@@ -25,4 +25,13 @@ void orn_buf_json_str(OrnBuf *b, const char *s, size_t n);
  * of malformed UTF-8) as \xNN. Idempotent: escaping escaped text changes nothing. */
 void orn_buf_escaped(OrnBuf *b, const char *s, size_t n);
 
+/* Uses of a name on a line of source text (len bytes): `name[` (or `name(` with open '('),
+ * name (nl bytes) a whole word, blanks allowed before the bracket. orn_name_use: the byte
+ * offset of the nth use (0: the first), of the first where the line has fewer, or len where
+ * it has none (a run-time error's caret, runtime/srcline.c). orn_name_uses_before: the uses
+ * that start before byte off (which of them an access is, codegen). */
+size_t orn_name_use(const char *line, size_t len, const char *name, size_t nl, char open, int nth);
+int orn_name_uses_before(const char *line, size_t len, const char *name, size_t nl, char open,
+                         size_t off);
+
 #endif

@@ -154,6 +154,11 @@ col_of() {
   sed -n "$1p" "$S/errors.orn" | awk -v n="$2[" '{ print index($0, n) }'
 }
 
+# col_last LINE NAME: the column of the last "NAME[" on line LINE of errors.orn
+col_last() {
+  sed -n "$1p" "$S/errors.orn" | awk -v n="$2[" '{ c = 0; while ((i = index(substr($0, c + 1), n)) > 0) { c += i }; print c }'
+}
+
 # caret_at LINE COL: out.txt shows line LINE of the source, a caret under column COL
 caret_at() {
   grep -F -q -- "$(printf '%5d | ' "$1")$(sed -n "$1p" "$S/errors.orn")" out.txt ||
@@ -1137,6 +1142,15 @@ bad_input)
     run "$B/errors" --which=17
   expect_fail 1 "errors.orn:$l:$(col_of "$l" PL): index 10" run "$B/errors" --which=18
   caret_at "$l" "$(col_of "$l" PL)"
+  # the second (third) use of an array on a line fails: the caret under it, not the first
+  l=$(grep -n 'x = B\[i, 0\] + 2.0 \* B\[i + n, 1\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$(col_last "$l" B) (partitioned): outside the array" \
+    run "$B/errors" --which=19
+  caret_at "$l" "$(col_last "$l" B)"
+  l=$(grep -n 'v\[0\] = v\[1\] + v\[n\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$(col_last "$l" v): index 8 is out of range for dimension 0 of v" \
+    run "$B/errors" --which=20
+  caret_at "$l" "$(col_last "$l" v)"
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
