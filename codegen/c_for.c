@@ -665,11 +665,14 @@ static void jam_stream_tree(C *c, const OrnNode *f, const OrnNode *st, int id, i
  * read and written at a partial chosen at run time, stays in memory: 2.9 -> 1.0 ms for
  * conv1d). Groups of L elements, element lo + q + L m into partial q, m ascending: the same
  * adds in the same order. Each element's W values go through a small array the C compiler
- * keeps in registers (the vector loop writes it, H loads of CG_JAM_CHUNK bytes read it: the
- * vector loop stores 32 bytes at a time where the compiler prefers 256-bit vectors, AVX2 and
- * AVX-512 machines by default, and one 64-byte load of two such stores cannot take them from
- * the store buffer, a stall of about 15 cycles per element: conv1d at 7.7x plain C on a Xeon
- * with AVX-512).
+ * keeps in registers (the vector loop writes it, H loads of a vector each read it), and the
+ * sums go out through the jam's array, which the vector loop after them reads. A vector is
+ * as wide as the compiler's own (OrnCgOptions.vec_bytes, probed with the flags the C is
+ * compiled with): a load of two narrower stores, or a store narrower than the load that
+ * reads it, cannot be forwarded from the store buffer, a stall of about 15 cycles per
+ * element (conv1d at 7.7x plain C with 64-byte loads of 32-byte stores on a Xeon whose
+ * compiler prefers 256-bit vectors; 1.7x with 32-byte stores read by 64-byte loads on an
+ * EPYC whose compiler prefers 512 bits).
  *
  * The partials start at -0, not +0, and the first group assigns them: -0 + x is x for every
  * x, so that saves an add per partial. A sum from -0 differs from the same adds from +0 in
@@ -683,7 +686,7 @@ static void reduce_jam_regs(C *c, const OrnNode *f, const OrnNode *st, int id)
     OrnTypeKind k = st->u.assign.target->u.name.sym->type->kind;
     const char *T = cg_ctype(k);
     int L = reduce_lanes(st), W = j->W, es = k == T_F32 ? 4 : 8;
-    int H = W * es > CG_JAM_CHUNK ? W * es / CG_JAM_CHUNK : 1; /* chunks of a vector */
+    int vb = c->p->vec_bytes, H = W * es > vb ? W * es / vb : 1; /* vectors of the W values */
     char lo[24], hi[24], top[24];
     snprintf(lo, sizeof lo, "lo%d_", id);
     snprintf(hi, sizeof hi, "hi%d_", id);

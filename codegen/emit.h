@@ -40,6 +40,10 @@ typedef struct OrnCgOptions {
      * are emitted), and copies them back out, also after a run-time error. */
     bool module;
     uint32_t from;
+    /* The bytes of a vector of the C compiler's vectorized loops with the flags the C is
+     * compiled with (tools/cc_driver.h, orn_cc_vector_bytes); 0: 32. Vectors the generated
+     * C keeps in registers are written at that width (c_for.c, reduce_jam_regs). */
+    int vec_bytes;
 } OrnCgOptions;
 
 typedef struct OrnCgTarget {

@@ -350,15 +350,12 @@ bool cg_jam_leaf(const C *c, const OrnNode *e);
 void cg_jam_leaf_elem(C *c, const OrnNode *e, const char *x);
 void cg_jam_tree(C *c, int rid, int L);
 /* The same tree of the partials kept as vectors p<rid>_<l>_<h>_ (of type jv<rid>_, chunk h
- * of CG_JAM_CHUNK bytes of the W values, started at -0: c_for.c reduce_jam_regs) into the
- * jam's sums from value `at` on, plus +0. */
+ * of OrnCgProgram.vec_bytes bytes of the W values, started at -0: c_for.c reduce_jam_regs)
+ * into the jam's sums from value `at` on, plus +0. */
 void cg_jam_tree_regs(C *c, int rid, int L, int h, int at);
 /* The sum vector v (of type jv<rid>_, started at -0) plus +0 into the jam's sums from value
  * `at` on: cg_jam_tree_regs's end, and c_for.c's tree made as the terms come. */
 void cg_jam_store_sum(C *c, int rid, const char *v, int at);
-/* Bytes of one vector of the jam's register partials: what one store of a vector loop the
- * C compiler writes at 256 bits holds, so that a load of it is forwarded (c_for.c). */
-#define CG_JAM_CHUNK 32
 /* The loop over the jam's vector of W values (cc<id>_), the outer variable bound in it; the
  * caller closes it. */
 void cg_jam_vec_open(C *c, int id);

@@ -608,6 +608,7 @@ bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, 
     out->gpu = opt && opt->gpu;
     out->gpu_rowcache = opt && opt->gpu && opt->gpu_rowcache;
     out->module = opt && opt->module;
+    out->vec_bytes = opt && opt->vec_bytes >= 16 && opt->vec_bytes <= 64 ? opt->vec_bytes : 32;
     out->from = opt ? opt->from : 0;
     make_names(out);
     fn_contexts(out);

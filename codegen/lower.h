@@ -85,6 +85,7 @@ struct OrnCgProgram {
     bool gpu_rowcache;        /* --gpu-rowcache (OrnCgOptions) */
     bool module;              /* OrnCgOptions.module, .from */
     uint32_t from;
+    int vec_bytes; /* OrnCgOptions.vec_bytes (16, 32 or 64) */
 };
 
 bool orn_cg_lower(OrnUnit *u, const OrnPlanSet *plans, const OrnCgOptions *opt, OrnCgProgram *out);

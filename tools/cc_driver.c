@@ -215,6 +215,91 @@ static int nvcc_compile(const OrnCcOptions *o, const char *rtinc, const char *cu
     return rc;
 }
 
+/* The compiler and the flags of a compile of generated C (into argv from *argc on; rtinc:
+ * the runtime's -I, or NULL): -O3 and the machine's own instruction set by default, so
+ * that loops vectorize as the hand-written C a performance-minded person compiles with
+ * -O3 -march=native; then the options' flags and $ORN_CFLAGS (split at spaces, *extra
+ * holds them: free it). Returns the compiler. */
+static const char *compile_flags(const OrnCcOptions *o, const char *rtinc, const char **argv,
+                                 int *argc, char **extra)
+{
+    static const char *const base[] = {ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS NULL};
+    static const char *const inc[] = {ORN_INCLUDE_FLAGS NULL};
+    const char *cc = getenv("ORN_CC");
+    cc = cc && *cc ? cc : ORN_CC;
+    push(argv, argc, cc);
+    push(argv, argc, o->opt ? o->opt : "-O3");
+    if (o->debug) push(argv, argc, "-g");
+    for (int i = 0; base[i]; i++) push(argv, argc, base[i]);
+    if (rtinc) {
+        push(argv, argc, rtinc);
+        for (int i = 0; inc[i]; i++) push(argv, argc, inc[i]);
+    }
+    bool march = false;
+    for (int i = 0; i < o->ncflags; i++) march |= strncmp(o->cflags[i], "-march=", 7) == 0;
+    if (!march) push(argv, argc, "-march=native");
+    for (int i = 0; i < o->ncflags; i++) push(argv, argc, o->cflags[i]);
+    *extra = NULL;
+    const char *ef = getenv("ORN_CFLAGS");
+    if (ef && *ef) {
+        *extra = strdup(ef);
+        for (char *t = *extra ? strtok(*extra, " \t") : NULL; t; t = strtok(NULL, " \t"))
+            push(argv, argc, t);
+    }
+    return cc;
+}
+
+/* A plain float loop as the compiler vectorizes it with the flags of generated C: the
+ * widest vector register its assembly names (x86: zmm 64 bytes, ymm 32, xmm 16). */
+int orn_cc_vector_bytes(const OrnCcOptions *o)
+{
+    static const char probe[] = "void orn_vec_probe(float *restrict a, const float *restrict b)\n"
+                                "{\n    for (int i = 0; i < 4096; i++) a[i] += 3.0f * b[i];\n}\n";
+    const char *dir = getenv("TMPDIR");
+    char src[4096], as[4100];
+    snprintf(src, sizeof src, "%s/orionc-vec-XXXXXX.c", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(src, 2);
+    if (fd < 0) return ORN_CC_VECTOR_DEFAULT;
+    close(fd);
+    snprintf(as, sizeof as, "%.*ss", (int)strlen(src) - 1, src);
+    int bytes = ORN_CC_VECTOR_DEFAULT;
+    if (write_file(src, probe, sizeof probe - 1) == 0) {
+        OrnCcOptions q = *o;
+        q.opt = NULL; /* the vectorizer at -O3, whatever the program's level */
+        q.debug = false;
+        const char *argv[MAXARGS];
+        int argc = 0;
+        char *extra = NULL;
+        compile_flags(&q, NULL, argv, &argc, &extra);
+        push(argv, &argc, "-S");
+        push(argv, &argc, src);
+        push(argv, &argc, "-o");
+        push(argv, &argc, as);
+        argv[argc] = NULL;
+        OrnBuf err;
+        orn_buf_init(&err);
+        FILE *f = run(argv, &err) == 0 ? fopen(as, "r") : NULL;
+        if (f) {
+            char line[512];
+            int widest = 0;
+            while (fgets(line, sizeof line, f)) {
+                int w = strstr(line, "zmm")   ? 64
+                        : strstr(line, "ymm") ? 32
+                        : strstr(line, "xmm") ? 16
+                                              : 0;
+                if (w > widest) widest = w;
+            }
+            fclose(f);
+            if (widest) bytes = widest;
+        }
+        orn_buf_free(&err);
+        free(extra);
+    }
+    unlink(src);
+    unlink(as);
+    return bytes;
+}
+
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o)
 {
     /* the runtime: -I of its headers; its libraries' paths (not for a shared object) */
@@ -248,33 +333,13 @@ int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o
     }
 
     static const char *const base[] = {ORN_CC_FLAGS ORN_EXTRA_CC_FLAGS ORN_SANITIZE_FLAGS NULL};
-    static const char *const inc[] = {ORN_INCLUDE_FLAGS NULL};
     static const char *const libs[] = {ORN_LINK_FLAGS NULL};
     char obj[4200];
     snprintf(obj, sizeof obj, "%s.o", temp ? path : out);
     const char *argv[MAXARGS];
     int argc = 0;
-    const char *cc = getenv("ORN_CC");
-    cc = cc && *cc ? cc : ORN_CC;
-    /* compile: a failure is a bug in orionc */
-    push(argv, &argc, cc);
-    /* -O3 and the machine's own instruction set by default: loops vectorize as the
-     * hand-written C a performance-minded person compiles with -O3 -march=native */
-    push(argv, &argc, o->opt ? o->opt : "-O3");
-    if (o->debug) push(argv, &argc, "-g");
-    for (int i = 0; base[i]; i++) push(argv, &argc, base[i]);
-    push(argv, &argc, rtinc);
-    for (int i = 0; inc[i]; i++) push(argv, &argc, inc[i]);
-    bool march = false;
-    for (int i = 0; i < o->ncflags; i++) march |= strncmp(o->cflags[i], "-march=", 7) == 0;
-    if (!march) push(argv, &argc, "-march=native");
-    for (int i = 0; i < o->ncflags; i++) push(argv, &argc, o->cflags[i]);
     char *extra = NULL;
-    const char *ef = getenv("ORN_CFLAGS");
-    if (ef && *ef) {
-        extra = strdup(ef);
-        for (char *t = strtok(extra, " \t"); t; t = strtok(NULL, " \t")) push(argv, &argc, t);
-    }
+    const char *cc = compile_flags(o, rtinc, argv, &argc, &extra);
     /* a shared object (the REPL's modules): one step, symbols resolved when loaded */
     push(argv, &argc, o->shared ? "-fPIC" : "-c");
     if (o->shared) push(argv, &argc, "-shared");

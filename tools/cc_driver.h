@@ -40,4 +40,13 @@ bool orn_cc_find_nvcc(char *buf, size_t n);
  * an rpath (its absolute path) unless o->no_rpath. */
 int orn_cc_build(const char *c, size_t n, const char *out, const OrnCcOptions *o);
 
+/* The bytes of a vector as the C compiler vectorizes generated C with o's compiler and
+ * flags ($ORN_CC, $ORN_CFLAGS, -march= included): a probe loop compiled to assembly, its
+ * widest vector register (x86: 64 for zmm, 32 for ymm, 16 for xmm). The code generator
+ * writes its register partials at that width (OrnCgOptions.vec_bytes), so that a load of
+ * what a vectorized loop stored is forwarded from the store. ORN_CC_VECTOR_DEFAULT when
+ * the probe cannot run or names none. */
+enum { ORN_CC_VECTOR_DEFAULT = 32 };
+int orn_cc_vector_bytes(const OrnCcOptions *o);
+
 #endif

@@ -323,6 +323,7 @@ static int run(int argc, char **argv, const char **extra, const char **cflags)
                 OrnBuf cu;
                 orn_buf_init(&cu);
                 OrnCgOptions copt = {.file = u->src.path, .gpu = gpu, .gpu_rowcache = rowcache};
+                if (mode != MODE_EMIT_CUDA) copt.vec_bytes = orn_cc_vector_bytes(&cc);
                 if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code) ||
                     (gpu && !orn_cg_generate(u, &plans, &orn_cg_target_cuda, &copt, &cu))) {
                     rc = EXIT_ICE;

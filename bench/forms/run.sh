@@ -51,7 +51,7 @@ ROOT=$(cd "$BENCH/.." && pwd)
 # shellcheck source=bench/common/interleave.sh
 . "$ROOT/bench/common/interleave.sh"
 BUILD=$(cd "${1:-$ROOT/build/release}" && pwd) || exit 2
-ORIONC=$BUILD/tools/orionc
+ORIONC=${ORIONC:-$BUILD/tools/orionc}
 [ -x "$ORIONC" ] || { echo "forms/run.sh: no orionc in $BUILD (build Orion first)" >&2; exit 2; }
 QUICK=${QUICK:-0}
 CHECK=${CHECK:-$QUICK}

@@ -429,6 +429,18 @@ features)
   # the jam across centres read from dist arrays the loop replicates (fastpaths.orn)
   [ "$("$ORIONC" --emit=c "$S/fastpaths.orn" | grep -c 'orn_std_jam_snap(P_, (&ja')" -ge 2 ] ||
     fail "fastpaths.orn: the centres in dist arrays are not jammed"
+  # the jam's register partials as wide as the C compiler's vectors with the flags the C is
+  # compiled with (tools/cc_driver.c orn_cc_vector_bytes; a load of a store of another
+  # width is not forwarded): one typedef for 16 floats, 64 / (its bytes) vectors of it
+  if [ "$(uname -m)" = x86_64 ]; then
+    for t in "x86-64 - 16" "x86-64-v3 256 32" "x86-64-v4 512 64" "x86-64-v4 256 32"; do
+      set -- $t
+      fl=${2#-}
+      got=$(ORN_CFLAGS=${fl:+-mprefer-vector-width=$fl} "$ORIONC" --emit=c -march="$1" "$S/fastpaths.orn" |
+        grep -o 'typedef float jv[0-9]*_ __attribute__((vector_size([0-9]*)))' | grep -o '([0-9]*)' | sort -u)
+      [ "$got" = "($3)" ] || fail "fastpaths.orn: register partials of $got bytes at -march=$1 ($2 bits preferred; want $3)"
+    done
+  fi
   # rows of a sparse loop: the row's tests made once per block (csr_rows.orn)
   "$ORIONC" --emit=c "$S/csr_rows.orn" >csr_rows.c || fail "csr_rows.orn: --emit=c"
   grep -q 'if (rok_ && cok_)' csr_rows.c || fail "csr_rows.orn: no block runs its rows without their tests"

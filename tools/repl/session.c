@@ -32,6 +32,7 @@ struct OrnSession {
     char **keep;      /* file names the loaded modules' messages point to */
     int nkeep;
     char cache[4000];
+    int vec_bytes; /* the modules' vector bytes (OrnCgOptions), rank 0's; 0: not yet probed */
 };
 
 static uint32_t count_lines(const char *t, size_t n)
@@ -201,7 +202,12 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
         rc = orn_eval_run(s->p, s->slots, u, from, keep_str, s);
     } else if (has_statements(u, from) || argc > 0) {
         const char *file = keep_name(s, path);
-        OrnCgOptions copt = {.file = file, .module = true, .from = from};
+        if (!s->vec_bytes) { /* rank 0's compiler builds every rank's modules */
+            OrnCcOptions cc = {.shared = true};
+            int v = s->p->rank == 0 ? orn_cc_vector_bytes(&cc) : 0;
+            if (orn_dsm_bcast(s->p->dsm, &v, sizeof v, 0) == ORN_OK) s->vec_bytes = v;
+        }
+        OrnCgOptions copt = {.file = file, .module = true, .from = from, .vec_bytes = s->vec_bytes};
         if (!orn_cg_generate(u, &plans, &orn_cg_target_c, &copt, &code)) goto fn_fail;
         char so[4300];
         if (build(s, &code, so, sizeof so)) goto fn_fail;
