@@ -1015,10 +1015,24 @@ orn_std_sdot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t
 }
 float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
 
+/* The bytes of the C compiler's vectors: generated C defines it before including this file
+ * (codegen OrnCgOptions.vec_bytes, probed with the flags it is compiled with). */
+#ifndef ORN_STD_VEC_BYTES
+#define ORN_STD_VEC_BYTES 32
+#endif
+/* A loop of 8 partials in f64 is one 512-bit vector a step: unrolled twice there, as two
+ * 256-bit vectors a step are (matvec_view on an EPYC whose gcc prefers 512 bits: 4.99 ->
+ * 3.87 ms, plain C 3.96). */
+#if ORN_STD_VEC_BYTES >= 64
+#define ORN_STD_UNROLL8 _Pragma("GCC unroll 2")
+#else
+#define ORN_STD_UNROLL8
+#endif
+
 /* dot of two strided vectors of element types TA, TB: the same partial sums as the
  * generic element-by-element loop, unrolled so the compiler can vectorize it. Not unrolled
- * twice more (as codegen's reductions are): on a Xeon with AVX-512 a row's dot streamed
- * 10.7 GB/s so, 14.5 without (matvec_view 1.47 -> 1.15 of plain C). */
+ * twice more at 256 bits (as codegen's reductions are): on a Xeon with AVX-512 a row's dot
+ * streamed 10.7 GB/s so, 14.5 without (matvec_view 1.47 -> 1.15 of plain C). */
 #define ORN_STD_DOT(TA, NA, TB, NB)                                                                \
     static inline double orn_std_dot_##NA##_##NB(const TA *a, int64_t sa, const TB *b, int64_t sb, \
                                                  int64_t n)                                        \
@@ -1026,8 +1040,8 @@ float orn_std_vsdot_slow(const OrnStdVec *a, const OrnStdVec *b);
         double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
         int64_t x = 0;                                                                             \
         if (sa == 1 && sb == 1) {                                                                  \
-            for (; x + 8 <= n; x += 8)                                                             \
-                for (int l = 0; l < 8; l++) s[l] += (double)a[x + l] * (double)b[x + l];           \
+            ORN_STD_UNROLL8 for (; x + 8 <= n; x += 8) for (int l = 0; l < 8; l++) s[l] +=         \
+                (double)a[x + l] * (double)b[x + l];                                               \
         } else {                                                                                   \
             for (; x + 8 <= n; x += 8)                                                             \
                 for (int l = 0; l < 8; l++)                                                        \
