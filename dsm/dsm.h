@@ -474,4 +474,14 @@ int64_t orn_dsm_ravel(const OrnDsmArray *a, const int64_t *key);
 void orn_dsm_unravel(const OrnDsmArray *a, int64_t lin, int64_t *key);
 int orn_dsm_linear_ok(const OrnDsmArray *a);
 
+/* Local: rows [r0, r1) of dense tile t (clipped to the tile) against their places in `rows`,
+ * a row-major copy of the array whose first byte is the array's element `rows_first`;
+ * `vals` is the tile's storage from its element `vals_first` on. A run at a time along
+ * the last dimension: ORN_DSM_TO_ROWS copies the tile's elements into rows,
+ * ORN_DSM_FROM_ROWS copies rows into the tile, ORN_DSM_SAME_ROWS compares them. Returns 1
+ * when a comparison found a difference, else 0. */
+enum { ORN_DSM_TO_ROWS, ORN_DSM_FROM_ROWS, ORN_DSM_SAME_ROWS };
+int orn_dsm_tile_copy(const OrnDsmArray *a, int64_t t, int64_t r0, int64_t r1, void *rows,
+                      int64_t rows_first, void *vals, int64_t vals_first, int how);
+
 #endif

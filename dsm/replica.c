@@ -115,33 +115,6 @@ static void tile_span(const OrnDsmArray *a, int64_t t, size_t *lo, size_t *hi)
     *hi = ((size_t)orn_dsm_ravel(a, last) + 1) * a->esize;
 }
 
-/* Tile t and its place in the replica, run by run of the last dimension: copy the tile in,
- * or with compare set compare them (returns 1 when they differ). */
-static int tile_runs(const OrnDsmArray *a, int64_t t, char *rep, int compare)
-{
-    const OrnDsmTile *tl = &a->tiles[t];
-    int nd = a->ndim;
-    size_t es = a->esize;
-    int64_t at[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
-    const char *src = tl->vals;
-    for (int d = 0; d < nd; d++) at[d] = tl->lo[d];
-    for (;;) {
-        char *dst = rep + (size_t)orn_dsm_ravel(a, at) * es;
-        if (compare) {
-            if (memcmp(dst, src, (size_t)run * es)) return 1;
-        } else {
-            memcpy(dst, src, (size_t)run * es);
-        }
-        src += (size_t)run * es;
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            if (++at[d] < tl->hi[d]) break;
-            at[d] = tl->lo[d];
-        }
-        if (d < 0) return 0;
-    }
-}
-
 /* Make the object, or leave a->replica NULL with replicas off for the context. */
 static int replica_open(OrnDsmArray *a)
 {
@@ -224,7 +197,8 @@ int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void 
     int status;
     if (r->gens && !memcmp(r->gens, gens, (size_t)P * sizeof *gens)) {
         for (int64_t t = 0; check && t < a->part.ntiles; t++)
-            if (writes_tile(a, t) && tile_runs(a, t, r->base, 1))
+            if (writes_tile(a, t) && orn_dsm_tile_copy(a, t, 0, a->dims[0], r->base, 0,
+                                                       a->tiles[t].vals, 0, ORN_DSM_SAME_ROWS))
                 return orn_dsm_fail(ctx, ORN_E_INTERNAL,
                                     "array %s: its node replica differs from the array at the "
                                     "same generations (a writer did not touch it)",
@@ -235,7 +209,9 @@ int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void 
     status = orn_dsm_barrier(ctx); /* nobody reads the old contents any more */
     if (status) return status;
     for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (writes_tile(a, t)) tile_runs(a, t, r->base, 0);
+        if (writes_tile(a, t))
+            orn_dsm_tile_copy(a, t, 0, a->dims[0], r->base, 0, a->tiles[t].vals, 0,
+                              ORN_DSM_TO_ROWS);
     status = orn_dsm_barrier(ctx); /* every row is written */
     if (status) return status;
     if (!r->gens) r->gens = orn_xmalloc((size_t)P * sizeof *r->gens);

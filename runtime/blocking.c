@@ -407,8 +407,7 @@ static int keep_agree(Exec *x)
         x->replica_gens = orn_xcalloc((size_t)x->n, sizeof *x->replica_gens);
         if (!x->replica) x->replica = orn_xcalloc((size_t)x->n, sizeof *x->replica);
     }
-    const char *e = getenv("ORN_WINDOW_CHECK");
-    int check = e && strcmp(e, "1") == 0;
+    int check = x->rt->window_check;
     for (int c = 0; c < nc && !status; c++) {
         int k = ks[c];
         uint64_t *G = orn_xmalloc((size_t)P * sizeof *G);
@@ -602,23 +601,12 @@ void rt_replica_bind(Exec *x, int k, OrnRtView *v)
 void rt_replica_writeback(Exec *x, int k)
 {
     OrnDsmArray *a = x->vi[k].store;
-    int nd = a->ndim;
     orn_dsm_touch(a);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
-        if (!tl->held || !tl->n) continue;
-        int64_t at[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
-        for (int d = 0; d < nd; d++) at[d] = tl->lo[d];
-        for (int64_t off = 0;; off += run) {
-            memcpy((char *)tl->vals + (size_t)off * a->esize,
-                   x->replica[k] + (size_t)orn_dsm_ravel(a, at) * a->esize, (size_t)run * a->esize);
-            int d = nd - 2;
-            for (; d >= 0; d--) {
-                if (++at[d] < tl->hi[d]) break;
-                at[d] = tl->lo[d];
-            }
-            if (d < 0) break;
-        }
+        if (tl->held && tl->n)
+            orn_dsm_tile_copy(a, t, 0, a->dims[0], x->replica[k], 0, tl->vals, 0,
+                              ORN_DSM_FROM_ROWS);
     }
 }
 

@@ -118,6 +118,8 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     if (env && *env) rt->replicate_max = atoll(env);
     env = getenv("ORN_ROTATE");
     rt->rotate_planned = env && !strcmp(env, "planned");
+    env = getenv("ORN_WINDOW_CHECK");
+    rt->window_check = env && !strcmp(env, "1");
     env = getenv("ORN_FUSE");
     rt->fuse_off = env && !strcmp(env, "0");
     env = getenv("ORN_SUBBLOCK");

@@ -64,6 +64,8 @@ struct OrnRtCtx {
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
     int rotate_planned;    /* $ORN_ROTATE=planned: 2d loops rotate the side their plan names */
+    int window_check;      /* $ORN_WINDOW_CHECK=1: a copy kept from an earlier run, or a node
+                            * replica returned unchanged, is fetched or compared again (tests) */
     int64_t slice;
     int sliced;  /* orn_rt_set_sliced: bodies always run a slice at a time */
     int contain; /* orn_rt_set_contain: body errors are agreed, not fatal (contain.c) */

@@ -195,39 +195,6 @@ static void copy_view(const OrnDsmArray *s, const RtWindow *w, OrnRtView *v)
     }
 }
 
-/* Copy rows [a, b) of tile t (clipped to it) into the copy (rows [w->r0, ...)) from src,
- * the tile's storage from element `first` on. */
-static void copy_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a, int64_t b,
-                      const char *src, int64_t first)
-{
-    const OrnDsmTile *tl = &s->tiles[t];
-    int nd = s->ndim;
-    int64_t lo[ORN_DSM_MAXDIM] = {0}, hi[ORN_DSM_MAXDIM] = {0}, at[ORN_DSM_MAXDIM];
-    for (int d = 0; d < nd; d++) {
-        lo[d] = d == 0 && tl->lo[0] < a ? a : tl->lo[d];
-        hi[d] = d == 0 && tl->hi[0] > b ? b : tl->hi[d];
-        if (hi[d] <= lo[d]) return;
-    }
-    size_t es = s->esize;
-    int64_t run = hi[nd - 1] - lo[nd - 1];
-    for (int d = 0; d < nd; d++) at[d] = lo[d];
-    for (;;) {
-        int64_t lin = 0, off = 0; /* in the array / in the tile */
-        for (int d = 0; d < nd; d++) {
-            lin = lin * s->dims[d] + at[d];
-            off = off * (tl->hi[d] - tl->lo[d]) + (at[d] - tl->lo[d]);
-        }
-        memcpy(w->buf + (size_t)(lin - w->r0 * w->rowsz) * es, src + (size_t)(off - first) * es,
-               (size_t)run * es);
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            if (++at[d] < hi[d]) break;
-            at[d] = lo[d];
-        }
-        if (d < 0) return;
-    }
-}
-
 /* The part of tile t within rows [a, b) into the copy: copied now when the tile is held
  * here, else listed as a run to fetch. Returns the element count. */
 static int64_t take_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a, int64_t b,
@@ -241,7 +208,7 @@ static int64_t take_rows(const OrnDsmArray *s, RtWindow *w, int64_t t, int64_t a
     int64_t vol = (b0 - a0) * trow;
     if (!fill || !vol) return vol;
     if (tl->held) {
-        copy_rows(s, w, t, a0, b0, tl->vals, 0);
+        orn_dsm_tile_copy(s, t, a0, b0, w->buf, w->r0 * w->rowsz, tl->vals, 0, ORN_DSM_TO_ROWS);
         return vol;
     }
     if (w->nruns == w->capruns) {
@@ -552,7 +519,9 @@ int rt_window_fill(Exec *x, int k)
     const OrnDsmArray *s = x->vi[k].store;
     for (int64_t i = 0; i < w->nruns; i++) {
         const struct Run *r = &w->runs[i];
-        if (r->staged) copy_rows(s, w, r->tile, r->a, r->b, w->stage + r->at, r->first);
+        if (r->staged)
+            orn_dsm_tile_copy(s, r->tile, r->a, r->b, w->buf, w->r0 * w->rowsz, w->stage + r->at,
+                              r->first, ORN_DSM_TO_ROWS);
     }
     w->nruns = 0;
     w->nstage = 0;
@@ -583,8 +552,7 @@ int rt_window_agree(Exec *x)
     int status =
         orn_dsm_allgather_into(x->dsm, g, (size_t)nk * sizeof *g, "generations of kept copies");
     rt_span_end(x, sp, &x->rt->stats.wait);
-    const char *e = getenv("ORN_WINDOW_CHECK");
-    int check = e && strcmp(e, "1") == 0;
+    int check = x->rt->window_check;
     for (int k = 0, j = 0; k < x->n && !status; k++) {
         RtWindow *w = x->vi[k].win;
         if (!w || !w->keep) continue;

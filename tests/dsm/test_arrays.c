@@ -16,6 +16,19 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Repartition 3-D array a into `grid` tiles: every tile replicated when g is 0, else tile k
+ * owned by rank (k * spread + g) mod P. */
+static void regrid(TestEnv *t, OrnDsmArray *a, const int grid[3], int64_t g, int64_t spread)
+{
+    OrnDsmPart p;
+    OK(t, orn_dsm_part_init(&p, 3, grid));
+    for (int d = 0; d < 3; d++) orn_dsm_bounds_uniform(p.bounds[d], a->dims[d], grid[d]);
+    for (int64_t k = 0; k < p.ntiles; k++)
+        p.owner[k] = g == 0 ? ORN_DSM_ALL : (int)((k * spread + g) % (int64_t)t->size);
+    OK(t, orn_dsm_repartition(a, &p));
+    orn_dsm_part_free(&p);
+}
+
 static void test_dense(TestEnv *t)
 {
     int64_t dims[3] = {7, 5, 3};
@@ -34,13 +47,7 @@ static void test_dense(TestEnv *t)
     /* Repartition through several grids, replicated included; contents never change. */
     int grids[][3] = {{1, 1, 1}, {3, 2, 1}, {1, 4, 2}, {7, 1, 3}, {2, 2, 2}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
-        OrnDsmPart p;
-        OK(t, orn_dsm_part_init(&p, 3, grids[g]));
-        for (int d = 0; d < 3; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
-        for (int64_t k = 0; k < p.ntiles; k++)
-            p.owner[k] = g == 0 ? ORN_DSM_ALL : (int)((k * 7 + g) % (uint64_t)t->size);
-        OK(t, orn_dsm_repartition(a, &p));
-        orn_dsm_part_free(&p);
+        regrid(t, a, grids[g], (int64_t)g, 7);
         OK(t, orn_dsm_gather(a, &n, &keys, &vals));
         for (int64_t i = 0; i < n; i++) {
             double want = orn_rt_rand_at(42, i, 1);
@@ -372,13 +379,7 @@ static void test_replica(TestEnv *t)
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         OrnDsmArray *a = NULL;
         OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 3, dims, 7, 1, &a));
-        OrnDsmPart p;
-        OK(t, orn_dsm_part_init(&p, 3, grids[g]));
-        for (int d = 0; d < 3; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
-        for (int64_t k = 0; k < p.ntiles; k++)
-            p.owner[k] = g == 0 ? ORN_DSM_ALL : (int)((k * 5 + g) % (uint64_t)t->size);
-        OK(t, orn_dsm_repartition(a, &p));
-        orn_dsm_part_free(&p);
+        regrid(t, a, grids[g], (int64_t)g, 5);
         const void *last = NULL;
         if (g != 1) OK(t, orn_dsm_replica_reserve(a)); /* grid 1: none made, none served */
         for (int round = 0; round < 3; round++) {
