@@ -118,7 +118,8 @@ struct OrnRtBuffer {
     int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */
     char *snap;           /* small targets with a copy: the copy as of the last flush; a flush
                              then sends each rank's whole copy - snap (no keys listed) */
-    char *xbuf;           /* with snap: (P + 1) target sizes, the flush's exchange buffers */
+    char *xbuf;           /* the flush's exchange buffer (P parts) with snap, or for whole
+                             dense stores (flush_dense_everyone); freed at the loop's end */
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
