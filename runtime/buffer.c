@@ -504,6 +504,53 @@ COUNT_CHANGES(uint32_t, count_changes_4)
 COUNT_CHANGES(uint64_t, count_changes_8)
 #undef COUNT_CHANGES
 
+/* rt_stale_add (rt_int.h) a block at a time: per element the ranks that changed it (as
+ * COUNT_CHANGES), then each rank's changes in rank order, divided by that count where it is
+ * above one and added where they are not +0 -- a select on the bits, not a branch, so that
+ * the loops vectorize (softmax regression's 160 weights at the adaptive floor: 7,813 of
+ * these an epoch, 6 ns an element when it branched and divided one element at a time). The
+ * same bits as the element-at-a-time sum: x / 1 is x, and a skipped change leaves dst alone
+ * (-0 included). */
+#define STALE_ADD(T, UT, name)                                                                     \
+    RT_VECTORIZE static void name(T *restrict dst, const char *d, size_t stride, int P, int64_t n) \
+    {                                                                                              \
+        T k[RT_SNAP_BLOCK]; /* counts as the elements' type: exact, and no conversions */          \
+        for (int64_t lo = 0; lo < n; lo += RT_SNAP_BLOCK) {                                        \
+            int64_t m = n - lo < RT_SNAP_BLOCK ? n - lo : RT_SNAP_BLOCK;                           \
+            for (int64_t i = 0; i < m; i++) k[i] = 0;                                              \
+            for (int q = 0; q < P; q++) {                                                          \
+                const UT *restrict u = (const UT *)(const void *)(d + (size_t)q * stride) + lo;    \
+                for (int64_t i = 0; i < m; i++) k[i] += u[i] != 0 ? (T)1 : (T)0;                   \
+            }                                                                                      \
+            for (int64_t i = 0; i < m; i++) k[i] = k[i] > 1 ? k[i] : (T)1;                         \
+            for (int q = 0; q < P; q++) {                                                          \
+                const UT *restrict u = (const UT *)(const void *)(d + (size_t)q * stride) + lo;    \
+                T *restrict x = dst + lo;                                                          \
+                for (int64_t i = 0; i < m; i++) { /* a select on bits, as ADD_NONZERO */           \
+                    T v;                                                                           \
+                    memcpy(&v, &u[i], sizeof v);                                                   \
+                    T s = x[i] + v / k[i];                                                         \
+                    UT bx, bs, z = (UT)0 - (UT)(u[i] != 0);                                        \
+                    memcpy(&bx, &x[i], sizeof bx);                                                 \
+                    memcpy(&bs, &s, sizeof bs);                                                    \
+                    bx = (bs & z) | (bx & ~z);                                                     \
+                    memcpy(&x[i], &bx, sizeof bx);                                                 \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+STALE_ADD(float, uint32_t, stale_add_f32)
+STALE_ADD(double, uint64_t, stale_add_f64)
+#undef STALE_ADD
+
+void rt_stale_add(int type, char *dst, const char *d, size_t stride, int P, int64_t n)
+{
+    if (type == ORN_DSM_F32)
+        stale_add_f32((float *)(void *)dst, d, stride, P, n);
+    else
+        stale_add_f64((double *)(void *)dst, d, stride, P, n);
+}
+
 /* d = c - o, elementwise (a copy's change since its snapshot). */
 RT_VECTORIZE static void sub_float(float *restrict d, const float *restrict c,
                                    const float *restrict o, int64_t n)

@@ -269,36 +269,10 @@ static double kth_largest(double *v, int64_t n, int64_t k)
                 r[i] += u;                                                                         \
             }                                                                                      \
         }                                                                                          \
-    }                                                                                              \
-    /* Staleness-aware: dst[i] += d_q[i] / (ranks with d_q[i] != +0), q in rank order */           \
-    static void stale_add_##SFX(T *dst, const char *d, size_t stride, int P, int64_t n)            \
-    {                                                                                              \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            int cnt = 0;                                                                           \
-            for (int q = 0; q < P; q++) {                                                          \
-                T v;                                                                               \
-                memcpy(&v, d + (size_t)q * stride + (size_t)i * sizeof v, sizeof v);               \
-                cnt += v != 0 || signbit(v);                                                       \
-            }                                                                                      \
-            for (int q = 0; q < P && cnt; q++) {                                                   \
-                T v;                                                                               \
-                memcpy(&v, d + (size_t)q * stride + (size_t)i * sizeof v, sizeof v);               \
-                if (v == 0 && !signbit(v)) continue;                                               \
-                dst[i] += cnt > 1 ? (T)(v / (T)cnt) : v;                                           \
-            }                                                                                      \
-        }                                                                                          \
     }
 MG_TYPED(float, f32)
 MG_TYPED(double, f64)
 #undef MG_TYPED
-
-void rt_stale_add(int type, char *dst, const char *d, size_t stride, int P, int64_t n)
-{
-    if (type == ORN_DSM_F32)
-        stale_add_f32((float *)(void *)dst, d, stride, P, n);
-    else
-        stale_add_f64((double *)(void *)dst, d, stride, P, n);
-}
 
 /* Entries for the message after a sub-round of t seconds. */
 static int64_t budget_entries(const RtManaged *m, double t)

@@ -64,9 +64,5 @@ void rt_managed_round_begin(RtManaged *m, int subrounds);
 int rt_managed_boundary(OrnRtBuffer *b, int j);
 /* The guaranteed flush at the round's end (replaces buffer.c's flush_snapshot). */
 int rt_managed_flush(OrnRtBuffer *b);
-/* Staleness-aware add (buffer.c's snapshot flush): dst[i] += sum over the P changes
- * d[q][i] of d[q][i] / (ranks whose d[q][i] is not +0), in rank order; n elements of a
- * float type, changes `stride` bytes apart. */
-void rt_stale_add(int type, char *dst, const char *d, size_t stride, int P, int64_t n);
 
 #endif

@@ -167,6 +167,10 @@ void rt_buffer_loop_end(OrnRtBuffer *b);
 int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P);
 /* dst[i] = apply(dst[i], d[i]) for each of n elements whose change d[i] is not +0. */
 int rt_buffer_add_changes(OrnRtBuffer *b, char *dst, const char *d, int64_t n);
+/* Staleness-aware add (the snapshot and dense flushes, managed.c's flush): dst[i] += sum over
+ * the P changes d[q][i] of d[q][i] / (ranks whose d[q][i] is not +0), in rank order; n
+ * elements of a float type, changes `stride` bytes apart. */
+void rt_stale_add(int type, char *dst, const char *d, size_t stride, int P, int64_t n);
 /* The dense store generated bodies add into inline, or NULL (the view's add). */
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b);
 /* Tile `tile` of b's target was installed on this rank: the deltas that waited for it are
