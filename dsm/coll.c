@@ -310,26 +310,42 @@ int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, 
     return status;
 }
 
-int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what)
+/* orn_dsm_scatter_slices, orn_dsm_gather_slices and orn_dsm_allgather_into (transport.h):
+ * point to point with every peer, receives posted first, each rank starting with its next
+ * neighbour up, so that no rank is every rank's first peer; empty slices send nothing. */
+typedef struct Slices {
+    const size_t *off;
+    const char *mine; /* scatter: this rank's whole vector */
+    char *buf;        /* scatter: the P parts of this rank's slice; gather: the vector */
+    int scatter;
+} Slices;
+
+static int slices_exchange(OrnDsmCtx *ctx, const Slices *s, const char *what)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;
     OrnDsmReq **reqs = orn_xcalloc(2 * (size_t)P, sizeof *reqs);
     int *peers = orn_xcalloc(2 * (size_t)P, sizeof *peers);
-    char *b = buf;
+    size_t mine = s->off[me + 1] - s->off[me];
     int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
     orn_tl_str(ctx->tl, span, "peer", "all");
-    /* receives first; each rank starts with its next neighbour up, so no rank is every
-     * rank's first peer */
     for (int k = 1; k < P && !status; k++) {
         int p = (me + k) % P;
+        size_t n = s->scatter ? mine : s->off[p + 1] - s->off[p];
+        char *at = s->scatter ? s->buf + (size_t)p * mine : s->buf + s->off[p];
+        if (!n) continue;
         peers[nr] = p;
-        status = orn_dsm_irecv(ctx, b + (size_t)p * n, n, p, ORN_TAG_DATA, &reqs[nr++]);
+        status = orn_dsm_irecv(ctx, at, n, p, ORN_TAG_DATA, &reqs[nr++]);
     }
     for (int k = 1; k < P && !status; k++) {
         int p = (me + P - k) % P;
+        size_t n = s->scatter ? s->off[p + 1] - s->off[p] : mine;
+        const char *from = s->scatter ? s->mine + s->off[p] : s->buf + s->off[me];
+        if (!n) continue;
         peers[nr] = p;
-        status = orn_dsm_isend(ctx, b + (size_t)me * n, n, p, ORN_TAG_DATA, &reqs[nr++]);
+        status = orn_dsm_isend(ctx, from, n, p, ORN_TAG_DATA, &reqs[nr++]);
     }
+    if (!status && s->scatter && mine)
+        memcpy(s->buf + (size_t)me * mine, s->mine + s->off[me], mine);
     if (!status)
         status = orn_dsm_waitall(ctx, reqs, peers, nr, what);
     else
@@ -337,6 +353,29 @@ int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what
     orn_tl_end(ctx->tl, span);
     free(reqs);
     free(peers);
+    return status;
+}
+
+int orn_dsm_scatter_slices(OrnDsmCtx *ctx, const void *mine, const size_t *off, void *into,
+                           const char *what)
+{
+    Slices s = {off, mine, into, 1};
+    return slices_exchange(ctx, &s, what);
+}
+
+int orn_dsm_gather_slices(OrnDsmCtx *ctx, void *buf, const size_t *off, const char *what)
+{
+    Slices s = {off, NULL, buf, 0};
+    return slices_exchange(ctx, &s, what);
+}
+
+int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what)
+{
+    size_t *off = orn_xmalloc(((size_t)ctx->size + 1) * sizeof *off);
+    for (int q = 0; q <= ctx->size; q++) off[q] = (size_t)q * n;
+    Slices s = {off, NULL, buf, 0};
+    int status = slices_exchange(ctx, &s, what);
+    free(off);
     return status;
 }
 

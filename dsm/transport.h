@@ -101,5 +101,15 @@ int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, 
  * each peer, so a missing one is named; over shared memory about half the time of MPI's
  * all-to-all, which also copies the rank's own block. */
 int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what);
+/* The two halves of an allreduce by slices (a reduce-scatter, then an allgather), for a
+ * vector of off[P] bytes cut into P slices, rank r's [off[r], off[r+1]) (P + 1 offsets, the
+ * same on every rank). Collective: scatter gives rank r, from every rank q, q's bytes of r's
+ * slice of its vector `mine`, at into + q * (off[r+1] - off[r]) (its own copied there);
+ * gather sends rank r's slice of buf to every rank and receives each other rank's slice
+ * into its place in buf. Point to point, as orn_dsm_allgather_into: (P - 1) / P of the
+ * vector each way, not P - 1 times it. */
+int orn_dsm_scatter_slices(OrnDsmCtx *ctx, const void *mine, const size_t *off, void *into,
+                           const char *what);
+int orn_dsm_gather_slices(OrnDsmCtx *ctx, void *buf, const size_t *off, const char *what);
 
 #endif

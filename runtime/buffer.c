@@ -93,6 +93,7 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->nchg);
     free(b->route);
     free(b->pending);
+    free(b->mine);
     free(b->xbuf);
     free(b);
 }
@@ -310,8 +311,7 @@ int rt_buffer_set_replica(OrnRtBuffer *b, char *copy, int P)
         b->snap = orn_xmalloc(bytes ? bytes : 1);
         memcpy(b->snap, copy, bytes);
         int status = rt_managed_new(b, P, &b->mg);
-        free(b->xbuf); /* flush_dense_everyone's, sized for its parts */
-        b->xbuf = b->mg ? NULL : orn_xmalloc((size_t)P * bytes + 1); /* everyone's changes */
+        b->mine = b->mg ? NULL : orn_xmalloc(bytes ? bytes : 1); /* its copy - snap */
         return status;
     }
     if (!b->dense) return ORN_OK;
@@ -337,9 +337,9 @@ void rt_buffer_loop_end(OrnRtBuffer *b)
     rt_managed_free(b->mg);
     b->mg = NULL;
     free(b->snap);
+    free(b->mine);
     free(b->xbuf);
-    b->snap = NULL;
-    b->xbuf = NULL;
+    b->snap = b->mine = b->xbuf = NULL;
 }
 
 OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
@@ -569,81 +569,123 @@ static void count_changes(OrnRtBuffer *b, const char *d, size_t stride, int P, i
         count_changes_8(d, stride, P, n, &b->changed, &b->shared);
 }
 
+/* The P change vectors d (`stride` bytes apart, n elements each) added to dst as a flush of
+ * a copy adds them: divided by the ranks that changed an element where avg (rt_stale_add),
+ * else each added in rank order (zero changes skipped), a block at a time so that dst and
+ * the P changes pass through the cache once; counted first where the loop counts. */
+static int apply_changes(OrnRtBuffer *b, char *dst, const char *d, size_t stride, int P, int64_t n,
+                         int avg)
+{
+    size_t es = b->target->esize;
+    if (avg) {
+        if (b->count_changes) count_changes(b, d, stride, P, n);
+        rt_stale_add(b->target->type, dst, d, stride, P, n);
+        return ORN_OK;
+    }
+    int status = ORN_OK;
+    for (int64_t lo = 0; lo < n && !status; lo += RT_SNAP_BLOCK) {
+        int64_t m = n - lo < RT_SNAP_BLOCK ? n - lo : RT_SNAP_BLOCK;
+        size_t at = (size_t)lo * es;
+        if (b->count_changes) count_changes(b, d + at, stride, P, m);
+        for (int q = 0; q < P && !status; q++)
+            status = rt_buffer_add_changes(b, dst + at, d + (size_t)q * stride + at, m);
+    }
+    return status;
+}
+
+/* Flushes by slices (sum_changes) from OrnRtCtx.slices_bytes ($ORN_FLUSH_SLICES, default 48
+ * KB) of changes times (2P - 3). Per rank, slices save (P - 2) vectors' transfer and (P - 1)
+ * vectors' adds against one more exchange (two with counts, each a few us over shared
+ * memory): at 10 GB/s for both, worth it from 48 KB at P = 2 (SLR's 400 KB), 16 KB at 3,
+ * 10 KB at 4; softmax's 640 bytes are gathered whole. */
+
+/* Everyone's change vector (mine: the target's nnz elements) added into dst, the copy every
+ * rank holds alike, per element in rank order (apply_changes). Small vectors: one exchange
+ * of the whole vectors (orn_dsm_allgather_into), each rank adding all P. Larger: by slices
+ * (transport.h) -- rank r receives the P ranks' parts of its slice, a P-th of the elements
+ * cut at 64-byte multiples, adds them into its slice of dst, and the slices go round --
+ * (P - 1) / P of the vector each way twice and one slice's adds per rank, rather than
+ * P - 1 vectors each way and P vectors' adds. The same operations per element in the same
+ * order: the same bits either way; the counts (b->changed, b->shared) are summed over the
+ * slices. b->xbuf, allocated here, lives as long as the loop (its size fixed by the target
+ * and P). */
+static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
+{
+    OrnDsmCtx *dsm = b->rt->dsm;
+    OrnDsmArray *a = b->target;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), status;
+    int64_t vol = a->nnz;
+    size_t es = a->esize, bytes = (size_t)vol * es;
+    if (P < 2 || (int64_t)bytes * (2 * P - 3) < b->rt->slices_bytes) {
+        if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * bytes + 1);
+        char *all = b->xbuf;
+        memcpy(all + (size_t)me * bytes, mine, bytes);
+        status = orn_dsm_allgather_into(dsm, all, bytes, "buffer flush");
+        return status ? status : apply_changes(b, dst, all, bytes, P, vol, avg);
+    }
+    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), most = 0;
+    int64_t unit = 64 / (int64_t)es; /* elements per cut */
+    for (int q = 0; q < P; q++) {
+        int64_t lo = vol / P * q + vol % P * q / P; /* vol * q / P without overflow */
+        off[q] = (size_t)(lo - lo % unit) * es;
+    }
+    off[P] = bytes;
+    for (int q = 0; q < P; q++)
+        if (off[q + 1] - off[q] > most) most = off[q + 1] - off[q];
+    if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * most + 1);
+    size_t sb = off[me + 1] - off[me];
+    status = orn_dsm_scatter_slices(dsm, mine, off, b->xbuf, "buffer flush");
+    if (!status) status = apply_changes(b, dst + off[me], b->xbuf, sb, P, (int64_t)(sb / es), avg);
+    if (!status && b->count_changes) {
+        int64_t c[2] = {b->changed, b->shared};
+        status = orn_dsm_allreduce_i64(dsm, c, 2, ORN_DSM_SUM);
+        b->changed = c[0];
+        b->shared = c[1];
+    }
+    if (!status) status = orn_dsm_gather_slices(dsm, dst, off, "buffer flush");
+    free(off);
+    return status;
+}
+
 /* Everyone's whole dense store to everyone (when that is no more bytes than the touched
- * keys' records): each rank adds them to its copy in rank order, elements whose summed
- * delta is +0 left alone (untouched ones among them). Every rank's part is the same size:
- * one exchange of equal parts into a buffer that lives as long as the loop (b->xbuf), not
- * a variable-size allgather (its sizes exchanged first, the part copied once per rank, the
- * result in fresh pages at every flush; SLR at -n 2, 400 KB a rank per flush: 31.7 -> 31.0
- * ms an epoch, within the noise of runs). */
+ * keys' records): added to every rank's copy (sum_changes), elements whose summed delta is
+ * +0 left alone (untouched ones among them); the most keys a rank touched chooses the next
+ * flush. */
 static int flush_dense_everyone(OrnRtBuffer *b)
 {
     OrnDsmArray *a = b->target;
-    int P = orn_dsm_size(b->rt->dsm), status;
-    int64_t vol = a->nnz, most = 0;
-    size_t bytes = 8 + (size_t)vol * a->esize;
-    if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * bytes);
-    char *all = b->xbuf, *mine = all + (size_t)orn_dsm_rank(b->rt->dsm) * bytes;
-    memcpy(mine, &b->dd.n, 8); /* each rank's touched count: the next flush's choice */
-    memcpy(mine + 8, b->dd.base, bytes - 8);
-    status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
+    int64_t most = b->dd.n;
+    int status = sum_changes(b, b->replica, b->dd.base, averages(b));
     for (int64_t i = 0; i < b->dd.n; i++) {
         memset(b->dd.base + (size_t)b->dd.touched[i] * a->esize, 0, a->esize);
         b->dd.seen[b->dd.touched[i]] = 0;
     }
     b->dd.n = 0;
-    if (!status && b->count_changes) count_changes(b, all + 8, bytes, P, vol);
-    for (int q = 0; q < P && !status; q++) {
-        const char *d = all + (size_t)q * bytes + 8;
-        int64_t nq;
-        memcpy(&nq, d - 8, 8);
-        if (nq > most) most = nq;
-        if (!averages(b)) status = rt_buffer_add_changes(b, b->replica, d, vol);
-    }
-    if (!status && averages(b)) /* the adaptive interval's floor (exec.c, adapt_interval) */
-        rt_stale_add(a->type, b->replica, all + 8, bytes, P, vol);
+    if (!status) status = orn_dsm_allreduce_i64(b->rt->dsm, &most, 1, ORN_DSM_MAX);
     b->most_touched = most;
     return status;
 }
 
-/* Small target, a copy on every rank: each rank's copy - snap to everyone, added to snap
- * in rank order (zero changes skipped), then every copy = snap. The exchange buffers live
- * as long as the loop. */
+/* Small target, a copy on every rank: each rank's copy - snap (b->mine) added to snap on
+ * every rank (sum_changes: in rank order, zero changes skipped; averaged where staleness-
+ * aware or at the adaptive floor), then every copy = snap. */
 static int flush_snapshot(OrnRtBuffer *b)
 {
     OrnDsmArray *a = b->target;
-    int P = orn_dsm_size(b->rt->dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
-    char *all = b->xbuf, *mine = all + (size_t)orn_dsm_rank(b->rt->dsm) * bytes;
     if (a->type == ORN_DSM_F32) {
-        sub_float((float *)(void *)mine, (const float *)(const void *)b->replica,
+        sub_float((float *)(void *)b->mine, (const float *)(const void *)b->replica,
                   (const float *)(const void *)b->snap, vol);
     } else {
         for (int64_t i = 0; i < vol; i++)
-            sub_typed(a->type, mine + (size_t)i * es, b->replica + (size_t)i * es,
+            sub_typed(a->type, b->mine + (size_t)i * es, b->replica + (size_t)i * es,
                       b->snap + (size_t)i * es);
     }
-    status = orn_dsm_allgather_into(b->rt->dsm, all, bytes, "buffer flush");
-    if (!status && (b->stale_aware || averages(b)) &&
-        (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64)) {
-        if (b->count_changes) count_changes(b, all, bytes, P, vol);
-        rt_stale_add(a->type, b->snap, all, bytes, P, vol);
-        memcpy(b->replica, b->snap, bytes);
-        b->rt->stats.flushed += vol;
-        return ORN_OK;
-    }
-    /* a block at a time, so that the snapshot, the P changes and the copy pass through the
-     * cache once (the changes' counts too) */
-    for (int64_t lo = 0; lo < vol && !status; lo += RT_SNAP_BLOCK) {
-        int64_t n = vol - lo < RT_SNAP_BLOCK ? vol - lo : RT_SNAP_BLOCK;
-        size_t at = (size_t)lo * es;
-        if (b->count_changes) count_changes(b, all + at, bytes, P, n);
-        for (int q = 0; q < P && !status; q++)
-            status = rt_buffer_add_changes(b, b->snap + at, all + (size_t)q * bytes + at, n);
-        memcpy(b->replica + at, b->snap + at, (size_t)n * es);
-    }
+    int avg = (b->stale_aware || averages(b)) && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64);
+    int status = sum_changes(b, b->snap, b->mine, avg);
     if (status) return status;
+    memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;
     return ORN_OK;
 }

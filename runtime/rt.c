@@ -120,6 +120,9 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     rt->rotate_planned = env && !strcmp(env, "planned");
     env = getenv("ORN_WINDOW_CHECK");
     rt->window_check = env && !strcmp(env, "1");
+    rt->slices_bytes = (int64_t)48 << 10;
+    env = getenv("ORN_FLUSH_SLICES");
+    if (env && *env) rt->slices_bytes = atoll(env);
     env = getenv("ORN_FUSE");
     rt->fuse_off = env && !strcmp(env, "0");
     env = getenv("ORN_SUBBLOCK");

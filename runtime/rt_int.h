@@ -66,6 +66,8 @@ struct OrnRtCtx {
     int rotate_planned;    /* $ORN_ROTATE=planned: 2d loops rotate the side their plan names */
     int window_check;      /* $ORN_WINDOW_CHECK=1: a copy kept from an earlier run, or a node
                             * replica returned unchanged, is fetched or compared again (tests) */
+    int64_t slices_bytes;  /* $ORN_FLUSH_SLICES: flushes of copies go by slices from this many
+                            * bytes of changes times (2P - 3) (buffer.c, sum_changes) */
     int64_t slice;
     int sliced;  /* orn_rt_set_sliced: bodies always run a slice at a time */
     int contain; /* orn_rt_set_contain: body errors are agreed, not fatal (contain.c) */
@@ -118,8 +120,9 @@ struct OrnRtBuffer {
     int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */
     char *snap;           /* small targets with a copy: the copy as of the last flush; a flush
                              then sends each rank's whole copy - snap (no keys listed) */
-    char *xbuf;           /* the flush's exchange buffer (P parts) with snap, or for whole
-                             dense stores (flush_dense_everyone); freed at the loop's end */
+    char *mine;           /* with snap: this rank's copy - snap at a flush */
+    char *xbuf;           /* the exchange of whole change vectors (buffer.c, sum_changes);
+                             freed at the loop's end */
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip

@@ -1,7 +1,7 @@
 /* test_arrays.c: distributed arrays against serial expectations, at any rank count:
  * creation, rand/randn independent of the rank count, repartition between dense and sparse
  * partitions (1-D, 2-D, replicated), histogram balancing of power-law data, single-element
- * access, reductions, remote reads, agreed errors. */
+ * access, reductions, remote reads, agreed errors; the slices exchanges of buffer flushes. */
 #include <math.h>
 
 #include "harness.h"
@@ -410,6 +410,51 @@ static void test_replica(TestEnv *t)
     unsetenv("ORN_REPLICA_MIN_KB");
 }
 
+/* orn_dsm_scatter_slices and orn_dsm_gather_slices (dsm/transport.h) on vectors cut
+ * unevenly, with empty slices (more ranks than bytes, a rank with none) and zero bytes:
+ * after the scatter every rank holds each rank's bytes of its own slice, in rank order;
+ * after the gather every rank holds every rank's slice of the vector where it belongs. Byte
+ * b of rank q's vector is a function of (q, b), so a slice from the wrong rank, offset or
+ * slot is caught. */
+static void test_slices(TestEnv *t)
+{
+    int P = t->size, me = t->rank;
+    size_t lens[] = {0, 3, 1000, 65537};
+    for (size_t c = 0; c < sizeof lens / sizeof *lens; c++)
+        for (int cut = 0; cut < 3; cut++) {
+            size_t n = lens[c], *off = malloc(((size_t)P + 1) * sizeof *off);
+            for (int q = 0; q <= P; q++) /* even; everything on the last rank; skewed */
+                off[q] = cut == 0   ? n * (size_t)q / (size_t)P
+                         : cut == 1 ? (q == P ? n : 0)
+                                    : n * (size_t)q * (size_t)q / ((size_t)P * (size_t)P);
+            char *mine = malloc(n + 1), *into = malloc((size_t)P * (n + 1)), *vec = malloc(n + 1);
+            for (size_t b = 0; b < n; b++)
+                mine[b] = (char)(mix((uint64_t)me * 1000003u + b) & 0xff);
+            size_t sb = off[me + 1] - off[me];
+            OK(t, orn_dsm_scatter_slices(t->dsm, mine, off, into, "test slices"));
+            int good = 1;
+            for (int q = 0; q < P; q++)
+                for (size_t b = 0; b < sb; b++)
+                    good &= into[(size_t)q * sb + b] ==
+                            (char)(mix((uint64_t)q * 1000003u + off[me] + b) & 0xff);
+            CHECK(t, good);
+            /* each rank's slice of the vector: the byte's owner rank's value */
+            memset(vec, 0x5a, n + 1);
+            for (size_t b = off[me]; b < off[me + 1]; b++)
+                vec[b] = (char)(mix((uint64_t)(me + 7) * 1000003u + b) & 0xff);
+            OK(t, orn_dsm_gather_slices(t->dsm, vec, off, "test slices"));
+            good = vec[n] == 0x5a;
+            for (int q = 0; q < P; q++)
+                for (size_t b = off[q]; b < off[q + 1]; b++)
+                    good &= vec[b] == (char)(mix((uint64_t)(q + 7) * 1000003u + b) & 0xff);
+            CHECK(t, good);
+            free(off);
+            free(mine);
+            free(into);
+            free(vec);
+        }
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -419,5 +464,6 @@ int main(int argc, char **argv)
     test_balance(&t);
     test_shift(&t);
     test_replica(&t);
+    test_slices(&t);
     return t_finish(&t, "test_arrays");
 }

@@ -127,7 +127,7 @@ fail() {
 run() { "$MPIEXEC" -n "$np" "$@"; }
 
 if [ "$check" != compile ]; then
-  W=$E2E_WORK/$check.np$np
+  W=$E2E_WORK/$check.np$np${E2E_TAG:+.$E2E_TAG} # E2E_TAG: a variant's own directory
   rm -rf "$W"
   mkdir -p "$W"
   cd "$W"
