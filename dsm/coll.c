@@ -290,26 +290,6 @@ fn_fail:
     goto fn_exit;
 }
 
-int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
-                       const char *what)
-{
-    int P = ctx->size, status;
-    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc);
-    size_t *rc = orn_xcalloc((size_t)P, sizeof *rc);
-    char *sbuf = orn_xmalloc(n * (size_t)P + 1);
-    for (int p = 0; p < P; p++) {
-        sc[p] = n;
-        if (n) memcpy(sbuf + (size_t)p * n, send, n);
-    }
-    status = orn_dsm_alltoallv(ctx, sbuf, sc, recv, rc, what);
-    if (!status)
-        for (int p = 0; p < P; p++) counts[p] = rc[p];
-    free(sc);
-    free(rc);
-    free(sbuf);
-    return status;
-}
-
 /* orn_dsm_scatter_slices, orn_dsm_gather_slices and orn_dsm_allgather_into (transport.h):
  * point to point with every peer, receives posted first, each rank starting with its next
  * neighbour up, so that no rank is every rank's first peer; empty slices send nothing. */
@@ -318,6 +298,8 @@ typedef struct Slices {
     const char *mine; /* scatter: this rank's whole vector */
     char *buf;        /* scatter: the P parts of this rank's slice; gather: the vector */
     int scatter;
+    int wait; /* a few bytes a rank (sizes, an allreduce): the time is waiting for the last
+               * rank to arrive, recorded as such (a wait span, OrnDsmCtx.sync) */
 } Slices;
 
 static int slices_exchange(OrnDsmCtx *ctx, const Slices *s, const char *what)
@@ -326,7 +308,8 @@ static int slices_exchange(OrnDsmCtx *ctx, const Slices *s, const char *what)
     OrnDsmReq **reqs = orn_xcalloc(2 * (size_t)P, sizeof *reqs);
     int *peers = orn_xcalloc(2 * (size_t)P, sizeof *peers);
     size_t mine = s->off[me + 1] - s->off[me];
-    int64_t span = orn_tl_begin(ctx->tl, ORN_TL_TRANSFER, what);
+    double t0 = orn_dsm_now();
+    int64_t span = orn_tl_begin(ctx->tl, s->wait ? ORN_TL_WAIT : ORN_TL_TRANSFER, what);
     orn_tl_str(ctx->tl, span, "peer", "all");
     for (int k = 1; k < P && !status; k++) {
         int p = (me + k) % P;
@@ -351,32 +334,72 @@ static int slices_exchange(OrnDsmCtx *ctx, const Slices *s, const char *what)
     else
         for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
     orn_tl_end(ctx->tl, span);
+    if (s->wait) ctx->sync += orn_dsm_now() - t0;
     free(reqs);
     free(peers);
+    return status;
+}
+
+/* Every rank's n bytes at buf + rank * n to every rank (the same n everywhere). */
+static int gather_equal(OrnDsmCtx *ctx, void *buf, size_t n, int wait, const char *what)
+{
+    size_t *off = orn_xmalloc(((size_t)ctx->size + 1) * sizeof *off);
+    for (int q = 0; q <= ctx->size; q++) off[q] = (size_t)q * n;
+    Slices s = {off, NULL, buf, 0, wait};
+    int status = slices_exchange(ctx, &s, what);
+    free(off);
     return status;
 }
 
 int orn_dsm_scatter_slices(OrnDsmCtx *ctx, const void *mine, const size_t *off, void *into,
                            const char *what)
 {
-    Slices s = {off, mine, into, 1};
+    Slices s = {off, mine, into, 1, 0};
     return slices_exchange(ctx, &s, what);
 }
 
 int orn_dsm_gather_slices(OrnDsmCtx *ctx, void *buf, const size_t *off, const char *what)
 {
-    Slices s = {off, NULL, buf, 0};
+    Slices s = {off, NULL, buf, 0, 0};
     return slices_exchange(ctx, &s, what);
+}
+
+/* The sizes first (a wait: every rank has arrived when they are in), then every part from
+ * its rank into its place in the result: point to point, nothing copied but the rank's
+ * own part. */
+int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, size_t *counts,
+                       const char *what)
+{
+    int P = ctx->size, me = ctx->rank;
+    uint64_t *sz = orn_xcalloc((size_t)P, sizeof *sz);
+    size_t *off = orn_xcalloc((size_t)P + 1, sizeof *off);
+    char whatbuf[160];
+    *recv = NULL;
+    sz[me] = n;
+    snprintf(whatbuf, sizeof whatbuf, "%s: waiting for all ranks", what);
+    int status = gather_equal(ctx, sz, sizeof *sz, 1, whatbuf);
+    if (!status) {
+        for (int p = 0; p < P; p++) {
+            counts[p] = (size_t)sz[p];
+            off[p + 1] = off[p] + counts[p];
+        }
+        char *rbuf = orn_xmalloc(off[P] ? off[P] : 1);
+        orn_dsm_huge(rbuf, off[P]); /* a repartition's megabytes: 2 MiB page faults */
+        if (n) memcpy(rbuf + off[me], send, n);
+        status = orn_dsm_gather_slices(ctx, rbuf, off, what);
+        if (status)
+            free(rbuf);
+        else
+            *recv = rbuf;
+    }
+    free(sz);
+    free(off);
+    return status;
 }
 
 int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what)
 {
-    size_t *off = orn_xmalloc(((size_t)ctx->size + 1) * sizeof *off);
-    for (int q = 0; q <= ctx->size; q++) off[q] = (size_t)q * n;
-    Slices s = {off, NULL, buf, 0};
-    int status = slices_exchange(ctx, &s, what);
-    free(off);
-    return status;
+    return gather_equal(ctx, buf, n, 0, what);
 }
 
 int orn_dsm_barrier(OrnDsmCtx *ctx)
@@ -487,9 +510,9 @@ int orn_dsm_bcast(OrnDsmCtx *ctx, void *buf, size_t n, int root)
 int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op)
 {
     int P = ctx->size;
-    void *all = NULL;
-    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
-    int status = orn_dsm_allgatherv(ctx, v, n * sizeof *v, &all, counts, "allreduce");
+    int64_t *all = orn_xmalloc((size_t)P * n * sizeof *v + 1);
+    memcpy(all + (size_t)ctx->rank * n, v, n * sizeof *v);
+    int status = gather_equal(ctx, all, n * sizeof *v, 1, "allreduce: waiting for all ranks");
     if (!status) {
         const int64_t *a = all;
         for (size_t i = 0; i < n; i++) {
@@ -507,16 +530,15 @@ int orn_dsm_allreduce_i64(OrnDsmCtx *ctx, int64_t *v, size_t n, int op)
         }
     }
     free(all);
-    free(counts);
     return status;
 }
 
 int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op)
 {
     int P = ctx->size;
-    void *all = NULL;
-    size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
-    int status = orn_dsm_allgatherv(ctx, v, n * sizeof *v, &all, counts, "allreduce");
+    double *all = orn_xmalloc((size_t)P * n * sizeof *v + 1);
+    memcpy(all + (size_t)ctx->rank * n, v, n * sizeof *v);
+    int status = gather_equal(ctx, all, n * sizeof *v, 1, "allreduce: waiting for all ranks");
     if (!status) {
         const double *a = all;
         for (size_t i = 0; i < n; i++) {
@@ -534,6 +556,5 @@ int orn_dsm_allreduce_f64(OrnDsmCtx *ctx, double *v, size_t n, int op)
         }
     }
     free(all);
-    free(counts);
     return status;
 }

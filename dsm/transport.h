@@ -71,6 +71,9 @@ enum {
     ORN_TAG_HALO,     /* ghost cells (runtime/halo.c) */
     ORN_TAG_GHOST,    /* 2d_ordered's travelling ghost rows (runtime/ghost.c) */
     ORN_TAG_PASS,     /* passes told to rank 0 (coll.c, orn_dsm_pass) */
+    ORN_TAG_REPLICA,  /* a loop's copies of prefetched arrays (runtime/blocking.c): in flight
+                       * while the rank's setup goes on through collectives, so never on
+                       * theirs (a chunk's receive would match a collective's message) */
     ORN_TAG_TEST = 64
 };
 

@@ -298,7 +298,8 @@ static int tile_is_run(const OrnDsmArray *a, const OrnDsmTile *tl)
  * not allow it, else a status. The tiles travel as need-ordered transfers (xferq.h),
  * needed before the first block, and are waited for at the end of the loop's setup
  * (rt_replica_ready): meanwhile the rank places its other arrays. Matching: both sides
- * enumerate the tiles in tile order, one tag, and transfers to one peer on one tag leave in
+ * enumerate the tiles in tile order, one tag of their own (no collective of the setup
+ * meanwhile can take a tile's message), and transfers to one peer on one tag leave in
  * queueing order. */
 static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
 {
@@ -323,9 +324,9 @@ static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
         if (tl->n == 0 || o == ORN_DSM_ALL || o == me) continue;
         for (int d = 0; d < a->ndim; d++) at[d] = tl->lo[d];
         xs[nr] = NULL;
-        status =
-            orn_dsm_xrecv(x->dsm, copy + (size_t)orn_dsm_ravel(a, at) * a->esize,
-                          (size_t)tl->n * a->esize, o, ORN_TAG_DATA, 0.0, "replica tile", &xs[nr]);
+        status = orn_dsm_xrecv(x->dsm, copy + (size_t)orn_dsm_ravel(a, at) * a->esize,
+                               (size_t)tl->n * a->esize, o, ORN_TAG_REPLICA, 0.0, "replica tile",
+                               &xs[nr]);
         nr++;
     }
     for (int64_t t = 0; t < nt && !status; t++) {
@@ -337,8 +338,8 @@ static int replicate_direct(Exec *x, const OrnDsmArray *a, char *copy)
         for (int k = 1; k < P && o == me && !status; k++) {
             int q = (me + k) % P;
             xs[nr] = NULL;
-            status = orn_dsm_xsend(x->dsm, tl->vals, (size_t)tl->n * a->esize, q, ORN_TAG_DATA, 0.0,
-                                   "replica tile", &xs[nr]);
+            status = orn_dsm_xsend(x->dsm, tl->vals, (size_t)tl->n * a->esize, q, ORN_TAG_REPLICA,
+                                   0.0, "replica tile", &xs[nr]);
             nr++;
         }
     }

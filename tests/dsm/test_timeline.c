@@ -126,7 +126,8 @@ int main(int argc, char **argv)
         CHECK(&t, count(s, "\"unfinished\":true") == t.size);
         CHECK(&t,
               count(s, "\"name\":\"allreduce: waiting for all ranks\",\"cat\":\"wait\"") == t.size);
-        CHECK(&t, count(s, "\"name\":\"allreduce\",\"cat\":\"transfer\"") == t.size);
+        /* an allreduce is one exchange of a few bytes: all of it waiting for the last rank */
+        CHECK(&t, count(s, "\"name\":\"allreduce\",\"cat\":\"transfer\"") == 0);
         if (t.size > 1) CHECK(&t, count(s, "\"sent\":1000,\"received\":1000") >= t.size);
         if (t.size > 1) CHECK(&t, strstr(s, "(measured)") != NULL);
         char want[64];
