@@ -179,6 +179,11 @@ int orn_dsm_read_range(OrnDsmCtx *ctx, const char *path, OrnDsmRange *r);
  * modification time is different now. Checked once it has been read, so what was read is
  * known to be one version of the file, not a torn mix of two. */
 int orn_dsm_file_changed(FILE *f, const struct stat *st);
+/* The loaders' numbers (loader.c): s[0..n) read as a plain decimal ([+-]digits[.digits]
+ * [(e|E)[+-]digits]) into *out (a float when f32, else a double) when its value can be
+ * rounded exactly without strtof / strtod -- the same bits as they give; 0 when they must
+ * read it (more digits or a larger exponent than the fast path takes, or anything else). */
+int orn_dsm_fast_real(const char *s, size_t n, int f32, void *out);
 /* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
 int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
                       OrnDsmArray **out);

@@ -19,6 +19,7 @@
 #include "dsm_int.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,6 +297,65 @@ static int parse_int(Field f, int64_t lo, int64_t hi, int64_t *out)
     return P_OK;
 }
 
+/* Clinger's fast path: a decimal w x 10^e whose digits w are exact in the type (w <= 2^24
+ * for f32, 2^53 for f64) and whose power of ten is too (|e| <= 10, 22) is one IEEE multiply
+ * or divide of two exact operands, so correctly rounded: the bits strtof / strtod return,
+ * in the type itself (f32 in float arithmetic: rounding to double first could round twice).
+ * Needs arithmetic in the types' own precision (FLT_EVAL_METHOD 0, as on x86-64 and
+ * AArch64) in the default rounding mode. */
+int orn_dsm_fast_real(const char *s, size_t n, int f32, void *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    static const float p10f[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+    static const double p10d[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0;
+    int neg = 0, nd = 0, digits = 0, e = 0;
+    uint64_t w = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    for (int frac = 0;; i++) {
+        if (i < n && s[i] == '.' && !frac) {
+            frac = 1;
+            continue;
+        }
+        if (i >= n || s[i] < '0' || s[i] > '9') break;
+        digits++;
+        e -= frac;
+        if (w == 0 && s[i] == '0') continue; /* leading zeros */
+        if (++nd > 19) return 0;             /* w could overflow */
+        w = w * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (!digits) return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int eneg = 0, x = 0;
+        if (++i < n && (s[i] == '-' || s[i] == '+')) eneg = s[i++] == '-';
+        if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            if (x < 100000) x = x * 10 + (s[i] - '0');
+        e += eneg ? -x : x;
+    }
+    if (i != n) return 0;
+    if (f32) {
+        if (w > ((uint64_t)1 << 24) || e < -10 || e > 10) return 0;
+        float v = (float)w;
+        v = e < 0 ? v / p10f[-e] : v * p10f[e];
+        if (neg) v = -v;
+        memcpy(out, &v, sizeof v);
+    } else {
+        if (w > ((uint64_t)1 << 53) || e < -22 || e > 22) return 0;
+        double v = (double)w;
+        v = e < 0 ? v / p10d[-e] : v * p10d[e];
+        if (neg) v = -v;
+        memcpy(out, &v, sizeof v);
+    }
+    return 1;
+#else
+    (void)s, (void)n, (void)f32, (void)out;
+    return 0;
+#endif
+}
+
 /* A float of type t (ORN_DSM_F32 or F64) into *out (a float or a double). Not finite --
  * nan, inf, or a number beyond the type's range -- is P_NONFINITE or P_BIG unless
  * ORN_DSM_ALLOW_NONFINITE is in flags (values below the smallest subnormal round to zero,
@@ -304,6 +364,7 @@ static int parse_real(Field f, OrnDsmType t, unsigned flags, void *out)
 {
     char buf[128];
     if (f.n == 0 || f.n >= sizeof buf) return P_BAD;
+    if (orn_dsm_fast_real(f.s, f.n, t == ORN_DSM_F32, out)) return P_OK; /* finite */
     memcpy(buf, f.s, f.n);
     buf[f.n] = '\0';
     char *end = NULL;

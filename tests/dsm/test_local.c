@@ -1,8 +1,10 @@
 /* test_local.c: unit tests of the DSM and runtime logic in one process, without MPI (the
  * local transport): Philox known answers, random streams, partitions, collectives, a
- * loader, save/load, and loops of each strategy on a single rank. */
+ * loader, save/load, and loops of each strategy on a single rank; the loaders' fast
+ * decimal reading against strtof / strtod. */
 #include <math.h>
 
+#include "dsm_int.h"
 #include "harness.h"
 #include "transport.h"
 
@@ -284,6 +286,75 @@ static void test_clip_win(TestEnv *t)
     CHECK(t, f0 == f1);
 }
 
+/* orn_dsm_fast_real (dsm/loader.c) against strtof and strtod: 400,000 strings from a
+ * grammar of decimals (sign, 0 to 24 digits with leading zeros, a point, 0 to 24 fraction
+ * digits, an exponent of 0 to 3 digits, a stray character now and then). Where the fast
+ * path takes a string, strtof / strtod must read all of it and give the same bits; the
+ * fast path must take most of the plain ones (else this tests nothing). */
+static void test_fast_real(TestEnv *t)
+{
+    uint64_t z = 12345;
+    int took = 0, plain = 0, bad = 0;
+    for (int k = 0; k < 400000; k++) {
+        char s[96];
+        size_t n = 0;
+#define RND(m) ((z = z * 6364136223846793005ULL + 1442695040888963407ULL), (int)((z >> 33) % (m)))
+        int r = RND(8);
+        if (r == 0) s[n++] = '-';
+        if (r == 1) s[n++] = '+';
+        int lead = RND(4) == 0 ? RND(4) : 0, id = RND(4) == 0 ? RND(25) : RND(4);
+        int fd = RND(3) == 0 ? RND(25) : RND(9), dot = RND(6) != 0;
+        for (int i = 0; i < lead; i++) s[n++] = '0';
+        for (int i = 0; i < id; i++) s[n++] = (char)('0' + RND(10));
+        if (dot) s[n++] = '.';
+        for (int i = 0; i < fd && dot; i++) s[n++] = (char)('0' + RND(10));
+        if (RND(4) == 0) {
+            s[n++] = RND(2) ? 'e' : 'E';
+            int es = RND(3);
+            if (es == 1) s[n++] = '-';
+            if (es == 2) s[n++] = '+';
+            int ed = RND(4);
+            for (int i = 0; i < ed; i++) s[n++] = (char)('0' + RND(i == 0 ? 4 : 10));
+        }
+        if (RND(50) == 0) {
+            int at = RND((int)n + 1);
+            s[at] = "x.e-+ a"[RND(7)];
+        }
+#undef RND
+        s[n] = '\0';
+        plain += n < 12 && !strpbrk(s, "eExa ");
+        for (int f32 = 0; f32 < 2; f32++) {
+            char got[8];
+            if (!orn_dsm_fast_real(s, n, f32, got)) continue;
+            took += f32;
+            char *end;
+            if (f32) {
+                float want = strtof(s, &end);
+                bad += *end != '\0' || memcmp(got, &want, sizeof want) != 0;
+            } else {
+                double want = strtod(s, &end);
+                bad += *end != '\0' || memcmp(got, &want, sizeof want) != 0;
+            }
+            if (bad == 1) fprintf(stderr, "fast_real: '%s' (f32 %d) differs\n", s, f32), bad++;
+        }
+    }
+    CHECK(t, bad == 0);
+    CHECK(t, took > plain / 2);
+    /* edge cases: signs of zero, bounds of the fast path, forms it leaves to strtof */
+    float f;
+    double d;
+    CHECK(t, orn_dsm_fast_real("-0.0", 4, 1, &f) && f == 0 && signbit(f));
+    CHECK(t, orn_dsm_fast_real("16777216", 8, 1, &f) && f == 16777216.0f);
+    CHECK(t, !orn_dsm_fast_real("16777217", 8, 1, &f)); /* beyond 2^24: strtof rounds it */
+    CHECK(t, orn_dsm_fast_real("1e22", 4, 0, &d) && d == 1e22);
+    CHECK(t, !orn_dsm_fast_real("1e23", 4, 0, &d));
+    CHECK(t, orn_dsm_fast_real(".5", 2, 1, &f) && f == 0.5f);
+    CHECK(t, orn_dsm_fast_real("5.", 2, 0, &d) && d == 5.0);
+    const char *no[] = {"", ".", "-", "1e", "1e+", "1.2.3", "0x10", "inf", "nan", " 1", "1 "};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        CHECK(t, !orn_dsm_fast_real(no[i], strlen(no[i]), 0, &d));
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -298,6 +369,7 @@ int main(int argc, char **argv)
     test_coll(&t);
     test_loops(&t);
     test_clip_win(&t);
+    test_fast_real(&t);
     printf("test_local: %d checks passed\n", t.checks);
     orn_rt_finalize(t.rt);
     return 0;
