@@ -41,40 +41,62 @@ void orn_dsm_unravel(const OrnDsmArray *a, int64_t lin, int64_t *key)
     }
 }
 
+static void runs_place(OrnDsmRuns *r)
+{
+    const OrnDsmTile *tl = r->t;
+    r->lin = r->at = 0;
+    for (int d = 0; d < r->a->ndim; d++) {
+        r->lin = r->lin * r->a->dims[d] + r->idx[d];
+        r->at = r->at * (tl->hi[d] - tl->lo[d]) + (r->idx[d] - tl->lo[d]);
+    }
+}
+
+int orn_dsm_runs_begin(OrnDsmRuns *r, const OrnDsmArray *a, int64_t t, int64_t r0, int64_t r1)
+{
+    const OrnDsmTile *tl = &a->tiles[t];
+    r->a = a;
+    r->t = tl;
+    r->len = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        r->lo[d] = d == 0 && tl->lo[0] < r0 ? r0 : tl->lo[d];
+        r->hi[d] = d == 0 && tl->hi[0] > r1 ? r1 : tl->hi[d];
+        if (r->hi[d] <= r->lo[d]) return 0;
+        r->idx[d] = r->lo[d];
+    }
+    r->len = r->hi[a->ndim - 1] - r->lo[a->ndim - 1];
+    runs_place(r);
+    return 1;
+}
+
+int orn_dsm_runs_next(OrnDsmRuns *r)
+{
+    int d = r->a->ndim - 2;
+    for (; d >= 0; d--) {
+        if (++r->idx[d] < r->hi[d]) break;
+        r->idx[d] = r->lo[d];
+    }
+    if (d < 0) return r->len = 0;
+    runs_place(r);
+    return 1;
+}
+
 int orn_dsm_tile_copy(const OrnDsmArray *a, int64_t t, int64_t r0, int64_t r1, void *rows,
                       int64_t rows_first, void *vals, int64_t vals_first, int how)
 {
-    const OrnDsmTile *tl = &a->tiles[t];
-    int nd = a->ndim;
-    int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM], at[ORN_DSM_MAXDIM];
-    for (int d = 0; d < nd; d++) {
-        lo[d] = d == 0 && tl->lo[0] < r0 ? r0 : tl->lo[d];
-        hi[d] = d == 0 && tl->hi[0] > r1 ? r1 : tl->hi[d];
-        if (hi[d] <= lo[d]) return 0;
-        at[d] = lo[d];
-    }
-    size_t es = a->esize, run = (size_t)(hi[nd - 1] - lo[nd - 1]) * es;
-    for (;;) {
-        int64_t lin = 0, off = 0; /* in the array / in the tile */
-        for (int d = 0; d < nd; d++) {
-            lin = lin * a->dims[d] + at[d];
-            off = off * (tl->hi[d] - tl->lo[d]) + (at[d] - tl->lo[d]);
-        }
-        char *r = (char *)rows + (size_t)(lin - rows_first) * es;
-        char *v = (char *)vals + (size_t)(off - vals_first) * es;
+    size_t es = a->esize;
+    OrnDsmRuns u;
+    for (int ok = orn_dsm_runs_begin(&u, a, t, r0, r1); ok; ok = orn_dsm_runs_next(&u)) {
+        char *r = (char *)rows + (size_t)(u.lin - rows_first) * es;
+        char *v = (char *)vals + (size_t)(u.at - vals_first) * es;
+        size_t run = (size_t)u.len * es;
         if (how == ORN_DSM_TO_ROWS)
             memcpy(r, v, run);
         else if (how == ORN_DSM_FROM_ROWS)
             memcpy(v, r, run);
         else if (memcmp(r, v, run))
             return 1;
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            if (++at[d] < hi[d]) break;
-            at[d] = lo[d];
-        }
-        if (d < 0) return 0;
     }
+    return 0;
 }
 
 static int volume_ok(int ndim, const int64_t *dims, int64_t *vol)

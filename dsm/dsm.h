@@ -474,6 +474,21 @@ int64_t orn_dsm_ravel(const OrnDsmArray *a, const int64_t *key);
 void orn_dsm_unravel(const OrnDsmArray *a, int64_t lin, int64_t *key);
 int orn_dsm_linear_ok(const OrnDsmArray *a);
 
+/* Local: the runs of dense tile t's box along the last dimension, rows [r0, r1) of it only
+ * (clipped to the tile), in row-major order: each run's first element in the whole array
+ * (lin, row-major over a's dims) and in the tile's storage (at, row-major over its box),
+ * and its length in elements (len). begin returns 0 when there is no run, next 0 after
+ * the last:
+ *     for (int ok = orn_dsm_runs_begin(&r, a, t, r0, r1); ok; ok = orn_dsm_runs_next(&r)) */
+typedef struct OrnDsmRuns {
+    const OrnDsmArray *a;
+    const OrnDsmTile *t;
+    int64_t lo[ORN_DSM_MAXDIM], hi[ORN_DSM_MAXDIM], idx[ORN_DSM_MAXDIM];
+    int64_t lin, at, len;
+} OrnDsmRuns;
+int orn_dsm_runs_begin(OrnDsmRuns *r, const OrnDsmArray *a, int64_t t, int64_t r0, int64_t r1);
+int orn_dsm_runs_next(OrnDsmRuns *r);
+
 /* Local: rows [r0, r1) of dense tile t (clipped to the tile) against their places in `rows`,
  * a row-major copy of the array whose first byte is the array's element `rows_first`;
  * `vals` is the tile's storage from its element `vals_first` on. A run at a time along

@@ -690,55 +690,6 @@ static int flush_snapshot(OrnRtBuffer *b)
     return ORN_OK;
 }
 
-/* The runs of a dense tile's box along its last dimension, in row-major order: each run's
- * first element in the whole array (lin, row-major over the array) and in the tile's
- * storage (at, row-major over the box), and its length (len; 0 after the last). */
-typedef struct TileRows {
-    const OrnDsmArray *a;
-    const OrnDsmTile *t;
-    int64_t idx[ORN_DSM_MAXDIM];
-    int64_t lin, at, len;
-} TileRows;
-
-static void tile_rows_set(TileRows *r)
-{
-    const OrnDsmArray *a = r->a;
-    int last = a->ndim - 1;
-    r->lin = 0;
-    for (int d = 0; d < a->ndim; d++)
-        r->lin = r->lin * a->dims[d] + (d < last ? r->idx[d] : r->t->lo[last]);
-}
-
-static void tile_rows_begin(TileRows *r, const OrnDsmArray *a, const OrnDsmTile *t)
-{
-    r->a = a;
-    r->t = t;
-    r->at = 0;
-    int last = a->ndim - 1;
-    r->len = t->hi[last] - t->lo[last];
-    for (int d = 0; d < last; d++) {
-        r->idx[d] = t->lo[d];
-        if (t->hi[d] <= t->lo[d]) r->len = 0;
-    }
-    if (r->len < 0) r->len = 0;
-    if (r->len) tile_rows_set(r);
-}
-
-static void tile_rows_next(TileRows *r)
-{
-    int last = r->a->ndim - 1, d = last - 1;
-    r->at += r->len;
-    for (; d >= 0; d--) {
-        if (++r->idx[d] < r->t->hi[d]) break;
-        r->idx[d] = r->t->lo[d];
-    }
-    if (d < 0) {
-        r->len = 0;
-        return;
-    }
-    tile_rows_set(r);
-}
-
 /* A dense target without copies, with the default apply (PageRank's push `dnext[t] +=`, a
  * histogram, a gradient or k-means' sums through a buffer): when some rank touched so many keys
  * that records (16 bytes a key, each unravelled, looked up and applied one by one) weigh more than
@@ -789,10 +740,10 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = NULL;
     int dense = b->owners_dense; /* the whole store is cleared (else its touched keys) */
     for (int64_t t = 0; t < a->part.ntiles; t++) {
-        TileRows r;
+        OrnDsmRuns r;
         int o = a->part.owner[t];
         if (o == me) continue;
-        for (tile_rows_begin(&r, a, &a->tiles[t]); r.len; tile_rows_next(&r)) {
+        for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok; ok = orn_dsm_runs_next(&r)) {
             char *src = b->dd.base + (size_t)r.lin * es;
             memcpy(sbuf + pos[o], src, (size_t)r.len * es);
             if (dense) memset(src, 0, (size_t)r.len * es);
@@ -811,8 +762,9 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
                                       a->name, (long long)t);
                 break;
             }
-            TileRows r;
-            for (tile_rows_begin(&r, a, tl); r.len && !status; tile_rows_next(&r)) {
+            OrnDsmRuns r;
+            for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok && !status;
+                 ok = orn_dsm_runs_next(&r)) {
                 char *own = b->dd.base + (size_t)r.lin * es;
                 status = rt_buffer_add_changes(b, (char *)tl->vals + (size_t)r.at * es,
                                                q == me ? own : rbuf + off, r.len);
