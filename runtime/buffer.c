@@ -593,12 +593,6 @@ static int apply_changes(OrnRtBuffer *b, char *dst, const char *d, size_t stride
     return status;
 }
 
-/* Flushes by slices (sum_changes) from OrnRtCtx.slices_bytes ($ORN_FLUSH_SLICES, default 48
- * KB) of changes times (2P - 3). Per rank, slices save (P - 2) vectors' transfer and (P - 1)
- * vectors' adds against one more exchange (two with counts, each a few us over shared
- * memory): at 10 GB/s for both, worth it from 48 KB at P = 2 (SLR's 400 KB), 16 KB at 3,
- * 10 KB at 4; softmax's 640 bytes are gathered whole. */
-
 /* Everyone's change vector (mine: the target's nnz elements) added into dst, the copy every
  * rank holds alike, per element in rank order (apply_changes). Small vectors: one exchange
  * of the whole vectors (orn_dsm_allgather_into), each rank adding all P. Larger: by slices
@@ -607,8 +601,12 @@ static int apply_changes(OrnRtBuffer *b, char *dst, const char *d, size_t stride
  * (P - 1) / P of the vector each way twice and one slice's adds per rank, rather than
  * P - 1 vectors each way and P vectors' adds. The same operations per element in the same
  * order: the same bits either way; the counts (b->changed, b->shared) are summed over the
- * slices. b->xbuf, allocated here, lives as long as the loop (its size fixed by the target
- * and P). */
+ * slices. Slices from OrnRtCtx.slices_bytes ($ORN_FLUSH_SLICES, default 48 KB) of changes
+ * times (2P - 3): per rank they save (P - 2) vectors' transfer and (P - 1) vectors' adds
+ * against one more exchange (two with counts, each a few us over shared memory), at 10
+ * GB/s for both worth it from 48 KB at P = 2 (SLR's 400 KB), 16 KB at 3, 10 KB at 4;
+ * softmax's 640 bytes go whole. b->xbuf, allocated here, lives as long as the loop (its
+ * size fixed by the target and P). */
 static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
@@ -624,7 +622,7 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
         return status ? status : apply_changes(b, dst, all, bytes, P, vol, avg);
     }
     size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), most = 0;
-    int64_t unit = 64 / (int64_t)es; /* elements per cut */
+    int64_t unit = es < 64 ? 64 / (int64_t)es : 1; /* elements per cut */
     for (int q = 0; q < P; q++) {
         int64_t lo = vol / P * q + vol % P * q / P; /* vol * q / P without overflow */
         off[q] = (size_t)(lo - lo % unit) * es;
