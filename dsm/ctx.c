@@ -43,6 +43,7 @@ int orn_dsm_ctx_new(OrnDsmTransport *tp, OrnDsmCtx **out)
     }
     if (ctx->size > 1 && limit > 0) orn_live_start(ctx, limit, &ctx->live);
     int status = orn_dsm_xfer_init(ctx);
+    if (!status) status = orn_dsm_wait_setup(ctx);
     if (status) {
         fprintf(stderr, "orion: %s\n", ctx->err);
         ctx->tp = NULL; /* the caller's still */

@@ -41,6 +41,8 @@ struct OrnDsmCtx {
      * (orn_dsm_traffic), and the timeline recorder (timeline.h), NULL when off. */
     int64_t sent, recv;
     double sync;
+    int spin; /* waits poll without yielding at first: the host's ranks have a core each
+               * (coll.c, orn_dsm_wait_setup) */
     OrnTl *tl;
     struct OrnProgress *progress; /* orn_dsm_set_progress_line; NULL when off */
     /* Need-ordered transfers (xferq.c), NULL until the first; the agreed chunk size. */
@@ -184,6 +186,9 @@ int orn_dsm_file_changed(FILE *f, const struct stat *st);
  * rounded exactly without strtof / strtod -- the same bits as they give; 0 when they must
  * read it (more digits or a larger exponent than the fast path takes, or anything else). */
 int orn_dsm_fast_real(const char *s, size_t n, int f32, void *out);
+/* Collective, at the context's start (coll.c): whether its waits may spin at first
+ * (OrnDsmCtx.spin). */
+int orn_dsm_wait_setup(OrnDsmCtx *ctx);
 /* Text arrays as written by orn_dsm_save (used by orn_dsm_load). */
 int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned flags,
                       OrnDsmArray **out);
