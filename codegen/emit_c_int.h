@@ -280,10 +280,15 @@ void cg_jam_dot_nest(C *c, const CgJam *j);
 bool cg_view_fast(const C *c, const OrnNode *e);
 void cg_view_decl(C *c, const OrnNode *e, int id);
 
+/* c_vassign.c: an assignment or buffer add whose target is a view. */
+void cg_st_assign_view(C *c, const OrnNode *s);
+
 /* c_stmt.c */
 void cg_st_list(C *c, const OrnNode *list);
 void cg_st_block(C *c, const OrnNode *blk);
 void cg_st_assign(C *c, const OrnNode *s);
+/* The C operator of a compound assignment (`+` for `+=`), NULL for `=`. */
+const char *cg_assign_op(OrnOp op);
 void cg_bind_var(C *c, const OrnSym *s, const char *type, const char *val);
 int cg_for_bounds(C *c, const OrnNode *s);
 void cg_for_open(C *c, const OrnNode *s);
