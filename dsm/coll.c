@@ -18,7 +18,8 @@
  *   allgatherv:  sizes by direct messages, then every block from its rank to everyone,
  *                direct messages into place: 2 (P-1) a + b (P-1) n.
  *   allreduce, allgather_into (sizes the same everywhere): one round of direct messages,
- *                (P-1) (a + b n); the slices exchanges of buffer flushes likewise.
+ *                (P-1) (a + b n); the slices exchanges of buffer flushes likewise, and
+ *                orn_dsm_exchange (sizes both sides know: a flush to owners' tiles).
  *   barrier:     dissemination, ceil(log2 P) rounds of one message: ceil(log2 P) a.
  *   bcast:       root sends to each peer: (P-1) (a + b n) at the root.
  * Reductions gather every rank's contribution and combine them in rank order on every
@@ -331,53 +332,73 @@ fn_fail:
     goto fn_exit;
 }
 
-/* orn_dsm_scatter_slices, orn_dsm_gather_slices and orn_dsm_allgather_into (transport.h):
- * point to point with every peer, receives posted first, each rank starting with its next
- * neighbour up, so that no rank is every rank's first peer; empty slices send nothing. */
-typedef struct Slices {
-    const size_t *off;
-    const char *mine; /* scatter: this rank's whole vector */
-    char *buf;        /* scatter: the P parts of this rank's slice; gather: the vector */
-    int scatter;
-    int wait; /* a few bytes a rank (sizes, an allreduce): the time is waiting for the last
-               * rank to arrive, recorded as such (a wait span, OrnDsmCtx.sync) */
-} Slices;
-
-static int slices_exchange(OrnDsmCtx *ctx, const Slices *s, const char *what)
+/* orn_dsm_exchange, orn_dsm_scatter_slices, orn_dsm_gather_slices and
+ * orn_dsm_allgather_into (transport.h): point to point with every peer, receives posted
+ * first, each rank starting with its next neighbour up, so that no rank is every rank's first
+ * peer; empty parts send nothing; `own` (if any) is copied while the parts travel. `wait`: a few
+ * bytes a rank (sizes, an allreduce), the time is waiting for the last rank to arrive, recorded as
+ * such (a wait span, OrnDsmCtx.sync). */
+static int exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, void *const *rp,
+                    const size_t *rn, const OrnDsmPiece *own, int wait, const char *what)
 {
     int P = ctx->size, me = ctx->rank, status = ORN_OK, nr = 0;
     OrnDsmReq **reqs = orn_xcalloc(2 * (size_t)P, sizeof *reqs);
     int *peers = orn_xcalloc(2 * (size_t)P, sizeof *peers);
-    size_t mine = s->off[me + 1] - s->off[me];
     double t0 = orn_dsm_now();
-    int64_t span = orn_tl_begin(ctx->tl, s->wait ? ORN_TL_WAIT : ORN_TL_TRANSFER, what);
+    int64_t span = orn_tl_begin(ctx->tl, wait ? ORN_TL_WAIT : ORN_TL_TRANSFER, what);
     orn_tl_str(ctx->tl, span, "peer", "all");
     for (int k = 1; k < P && !status; k++) {
         int p = (me + k) % P;
-        size_t n = s->scatter ? mine : s->off[p + 1] - s->off[p];
-        char *at = s->scatter ? s->buf + (size_t)p * mine : s->buf + s->off[p];
-        if (!n) continue;
+        if (!rn[p]) continue;
         peers[nr] = p;
-        status = orn_dsm_irecv(ctx, at, n, p, ORN_TAG_DATA, &reqs[nr++]);
+        status = orn_dsm_irecv(ctx, rp[p], rn[p], p, ORN_TAG_DATA, &reqs[nr++]);
     }
     for (int k = 1; k < P && !status; k++) {
         int p = (me + P - k) % P;
-        size_t n = s->scatter ? s->off[p + 1] - s->off[p] : mine;
-        const char *from = s->scatter ? s->mine + s->off[p] : s->buf + s->off[me];
-        if (!n) continue;
+        if (!sn[p]) continue;
         peers[nr] = p;
-        status = orn_dsm_isend(ctx, from, n, p, ORN_TAG_DATA, &reqs[nr++]);
+        status = orn_dsm_isend(ctx, sp[p], sn[p], p, ORN_TAG_DATA, &reqs[nr++]);
     }
-    if (!status && s->scatter && mine)
-        memcpy(s->buf + (size_t)me * mine, s->mine + s->off[me], mine);
+    if (!status && own && own->n) memcpy(own->to, own->from, own->n); /* while they travel */
     if (!status)
         status = orn_dsm_waitall(ctx, reqs, peers, nr, what);
     else
         for (int i = 0; i < nr; i++) orn_dsm_drop(ctx, &reqs[i]);
     orn_tl_end(ctx->tl, span);
-    if (s->wait) ctx->sync += orn_dsm_now() - t0;
+    if (wait) ctx->sync += orn_dsm_now() - t0;
     free(reqs);
     free(peers);
+    return status;
+}
+
+int orn_dsm_exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, void *const *rp,
+                     const size_t *rn, const OrnDsmPiece *own, const char *what)
+{
+    return exchange(ctx, sp, sn, rp, rn, own, 0, what);
+}
+
+/* The slices' parts as exchange()'s: scatter sends this rank's bytes of p's slice of `mine`
+ * and receives q's bytes of its own slice at buf + q * (its slice's size), its own copied
+ * there; gather sends its slice of buf and receives p's into its place in buf. */
+static int slices_exchange(OrnDsmCtx *ctx, const size_t *off, const char *mine, char *buf,
+                           int scatter, int wait, const char *what)
+{
+    int P = ctx->size, me = ctx->rank;
+    const void **sp = orn_xcalloc(2 * (size_t)P, sizeof *sp);
+    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
+    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    size_t own = off[me + 1] - off[me];
+    for (int p = 0; p < P; p++) {
+        sn[p] = scatter ? off[p + 1] - off[p] : own;
+        sp[p] = scatter ? mine + off[p] : buf + off[me];
+        rn[p] = scatter ? own : off[p + 1] - off[p];
+        rp[p] = scatter ? buf + (size_t)p * own : buf + off[p];
+    }
+    OrnDsmPiece self = {buf + (size_t)me * own, scatter ? mine + off[me] : NULL, scatter ? own : 0};
+    int status = exchange(ctx, sp, sn, rp, rn, &self, wait, what);
+    free(sp);
+    free(rp);
+    free(sn);
     return status;
 }
 
@@ -386,8 +407,7 @@ static int gather_equal(OrnDsmCtx *ctx, void *buf, size_t n, int wait, const cha
 {
     size_t *off = orn_xmalloc(((size_t)ctx->size + 1) * sizeof *off);
     for (int q = 0; q <= ctx->size; q++) off[q] = (size_t)q * n;
-    Slices s = {off, NULL, buf, 0, wait};
-    int status = slices_exchange(ctx, &s, what);
+    int status = slices_exchange(ctx, off, NULL, buf, 0, wait, what);
     free(off);
     return status;
 }
@@ -395,14 +415,12 @@ static int gather_equal(OrnDsmCtx *ctx, void *buf, size_t n, int wait, const cha
 int orn_dsm_scatter_slices(OrnDsmCtx *ctx, const void *mine, const size_t *off, void *into,
                            const char *what)
 {
-    Slices s = {off, mine, into, 1, 0};
-    return slices_exchange(ctx, &s, what);
+    return slices_exchange(ctx, off, mine, into, 1, 0, what);
 }
 
 int orn_dsm_gather_slices(OrnDsmCtx *ctx, void *buf, const size_t *off, const char *what)
 {
-    Slices s = {off, NULL, buf, 0, 0};
-    return slices_exchange(ctx, &s, what);
+    return slices_exchange(ctx, off, NULL, buf, 0, 0, what);
 }
 
 /* The sizes first (a wait: every rank has arrived when they are in), then every part from

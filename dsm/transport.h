@@ -104,6 +104,19 @@ int orn_dsm_allgatherv(OrnDsmCtx *ctx, const void *send, size_t n, void **recv, 
  * each peer, so a missing one is named; over shared memory about half the time of MPI's
  * all-to-all, which also copies the rank's own block. */
 int orn_dsm_allgather_into(OrnDsmCtx *ctx, void *buf, size_t n, const char *what);
+/* Bytes copied from one place to another: a rank's own part of an exchange. */
+typedef struct OrnDsmPiece {
+    void *to;
+    const void *from;
+    size_t n;
+} OrnDsmPiece;
+/* Collective, the sizes known on both sides (nothing is exchanged but the data): rank r
+ * sends each peer p the sn[p] bytes at sp[p] and receives rn[p] bytes from p at rp[p] (its
+ * own entries unused; a size of 0 sends or receives nothing), and copies `own` (may be NULL)
+ * while they travel. Point to point with each peer (as orn_dsm_allgather_into): no pass
+ * of packing where the parts lie in place, and a missing peer named. */
+int orn_dsm_exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, void *const *rp,
+                     const size_t *rn, const OrnDsmPiece *own, const char *what);
 /* The two halves of an allreduce by slices (a reduce-scatter, then an allgather), for a
  * vector of off[P] bytes cut into P slices, rank r's [off[r], off[r+1]) (P + 1 offsets, the
  * same on every rank). Collective: scatter gives rank r, from every rank q, q's bytes of r's

@@ -726,21 +726,38 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         back = few && guessed;
     }
     *done = 1;
-    /* Slices for other ranks go out packed (each zeroed in the store right after its copy,
-     * while in cache); this rank's own slices are added from the store itself, in their
-     * place in the source order, then zeroed: they never pass through the packing or the
-     * exchange. */
-    size_t *sc = orn_xcalloc((size_t)P, sizeof *sc), *rc = orn_xcalloc((size_t)P, sizeof *rc);
-    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos);
-    for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (a->part.owner[t] != me) sc[a->part.owner[t]] += (size_t)a->tiles[t].n * es;
-    for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + sc[q];
-    char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = NULL;
+    /* Each other rank's slices of the store go to it in place where they lie in one range of
+     * the store (a 1-D target, or bands of whole rows: no pass of packing), else packed (each
+     * zeroed right after its copy, while in cache); this rank's own slices are added from the
+     * store itself, in their place in the source order, then zeroed: they never pass through
+     * the packing or the exchange. The sizes are the tiles' sizes, known on every rank: one
+     * exchange of the data alone. */
+    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
+    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
+    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos), mine = 0;
+    int64_t *lo = orn_xcalloc(2 * (size_t)P, sizeof *lo), *hi = lo + P; /* in place: [lo, hi) */
+    for (int q = 0; q < P; q++) lo[q] = hi[q] = -1;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        int o = a->part.owner[t];
+        if (o == me) {
+            mine += (size_t)a->tiles[t].n * es;
+            continue;
+        }
+        sn[o] += (size_t)a->tiles[t].n * es;
+        OrnDsmRuns r;
+        for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok; ok = orn_dsm_runs_next(&r)) {
+            if (lo[o] == -1) lo[o] = hi[o] = r.lin;
+            hi[o] = hi[o] == r.lin && hi[o] >= 0 ? r.lin + r.len : -2; /* -2: packed */
+        }
+    }
+    for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + (hi[q] == -2 ? sn[q] : 0);
+    char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = orn_xmalloc(mine * (size_t)P + 1);
     int dense = b->owners_dense; /* the whole store is cleared (else its touched keys) */
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         OrnDsmRuns r;
         int o = a->part.owner[t];
-        if (o == me) continue;
+        if (o == me || hi[o] != -2) continue;
         for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok; ok = orn_dsm_runs_next(&r)) {
             char *src = b->dd.base + (size_t)r.lin * es;
             memcpy(sbuf + pos[o], src, (size_t)r.len * es);
@@ -748,7 +765,16 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
             pos[o] += (size_t)r.len * es;
         }
     }
-    status = orn_dsm_alltoallv(dsm, sbuf, sc, (void **)&rbuf, rc, "buffer flush");
+    for (int q = 0, k = 0; q < P; q++) {
+        if (q == me) continue;
+        sp[q] =
+            hi[q] == -2 ? sbuf + pos[q] - sn[q] : b->dd.base + (size_t)(lo[q] > 0 ? lo[q] : 0) * es;
+        rn[q] = mine;
+        rp[q] = rbuf + (size_t)k++ * mine;
+    }
+    status = orn_dsm_exchange(dsm, sp, sn, rp, rn, NULL, "buffer flush");
+    for (int q = 0; q < P && dense && !status; q++) /* sent in place: now cleared */
+        if (q != me && hi[q] >= 0) memset(b->dd.base + (size_t)lo[q] * es, 0, sn[q]);
     size_t off = 0;
     for (int q = 0; q < P && !status; q++)
         for (int64_t t = 0; t < a->part.ntiles && !status; t++) {
@@ -789,9 +815,11 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         b->owners_dense = 1;
         b->dd.collect = 0;
     }
-    free(sc);
-    free(rc);
+    free(sp);
+    free(rp);
+    free(sn);
     free(pos);
+    free(lo);
     free(sbuf);
     free(rbuf);
     return status;

@@ -439,6 +439,88 @@ static void test_determinism(TestEnv *t)
     free(first);
 }
 
+/* ---------------------------------------------------------------- dense flushes to owners */
+
+/* Every iteration adds to every element of a 2-D target (so flushes send owners dense
+ * slices), integers so that any order of adds gives the same sums. */
+static int grid_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
+{
+    OrnRtView *dg = &b->views[1];
+    (void)rt;
+    (void)env;
+    for (int64_t e = b->first; e < b->first + b->count; e++) {
+        int64_t k[1];
+        orn_rt_block_key(b, e, k);
+        for (int64_t i = 0; i < 9; i++)
+            for (int64_t j = 0; j < 14; j++) {
+                int64_t g[2] = {i, j};
+                orn_rt_add_f64(dg, g, (double)((k[0] + 3 * i + 7 * j) % 11));
+            }
+    }
+    return 0;
+}
+
+/* The flush of a dense store to owners whose tiles are not one range of the store: column
+ * bands, and a 2 x 2 grid (runs packed), then row bands (in place), against the serial sums,
+ * with flushes inside the loop and at its end. */
+static void test_owner_slices(TestEnv *t)
+{
+    int64_t dims[1] = {157}, gd[2] = {9, 14};
+    static const OrnRtPlanArray arrays[2] = {
+        {"v", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
+        {"dg", ORN_RT_BUFFERED, 2, {-1, -1, -1, -1}, 0, {0}, {0}},
+    };
+    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
+                      46,
+                      "test_loops.c",
+                      5,
+                      ORN_RT_1D,
+                      ORN_RT_1D,
+                      0,
+                      1,
+                      1,
+                      {0, 0},
+                      {0, 0},
+                      {{0}},
+                      2,
+                      2,
+                      arrays,
+                      0,
+                      NULL,
+                      0};
+    double want[9 * 14] = {0};
+    for (int64_t k = 0; k < dims[0]; k++)
+        for (int64_t i = 0; i < 9; i++)
+            for (int64_t j = 0; j < 14; j++) want[i * 14 + j] += (double)((k + 3 * i + 7 * j) % 11);
+    int shapes[3][2] = {{1, t->size}, {2, 2}, {t->size, 1}};
+    for (int sh = 0; sh < 3; sh++) {
+        OrnDsmPart part;
+        OK(t, orn_dsm_part_init(&part, 2, shapes[sh]));
+        for (int d = 0; d < 2; d++) orn_dsm_bounds_uniform(part.bounds[d], gd[d], part.nb[d]);
+        for (int64_t q = 0; q < part.ntiles; q++) part.owner[q] = (int)(q % t->size);
+        OrnDsmArray *v = NULL, *g = NULL;
+        OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 1, dims, 8, 1, &v));
+        OK(t, orn_dsm_dense_part(t->dsm, ORN_DSM_F64, 2, gd, &part, &g));
+        orn_dsm_part_free(&part);
+        OrnRtBuffer *dg = NULL;
+        OK(t, orn_rt_buffer_new(t->rt, g, NULL, NULL, sh == 1 ? 5 : 0, &dg));
+        OrnRtArg args[2] = {{v, NULL}, {NULL, dg}};
+        OrnRtLoop loop = {&plan, args, grid_body, NULL, NULL, NULL, 0};
+        for (int run = 0; run < 2; run++) OK(t, orn_rt_run(t->rt, &loop));
+        int64_t n, *k;
+        void *vals;
+        OK(t, orn_dsm_gather(g, &n, &k, &vals));
+        CHECK(t, n == 9 * 14);
+        for (int64_t e = 0; e < n; e++)
+            CHECK(t, ((double *)vals)[e] == 2 * want[e]); /* row-major */
+        free(k);
+        free(vals);
+        orn_rt_buffer_free(dg);
+        orn_dsm_free(v);
+        orn_dsm_free(g);
+    }
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static int failing_body(OrnRtCtx *rt, const OrnRtBlock *b, void *env)
@@ -516,6 +598,7 @@ int main(int argc, char **argv)
     test_serial_remote(&t);
     test_tokens(&t);
     test_determinism(&t);
+    test_owner_slices(&t);
     test_errors(&t);
     return t_finish(&t, "test_loops");
 }
