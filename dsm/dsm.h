@@ -298,6 +298,16 @@ int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void 
 size_t orn_dsm_replica_min(void);
 void orn_dsm_replica_free(OrnDsmArray *a);
 
+/* Shared memory (shm.c): collective; *out = `bytes` of one object every rank maps (zeroed),
+ * this rank having reserved and faulted in its nranges byte ranges [ranges[2i],
+ * ranges[2i + 1]) -- or NULL, on every rank alike, where it cannot be had: one rank, every
+ * rank not on one host, /dev/shm full (then never again in this context). `tag` goes into
+ * the object's name. Fails only with the collectives. orn_dsm_shm_unmap: this rank's
+ * mapping (NULL: nothing). */
+int orn_dsm_shm_map(OrnDsmCtx *ctx, size_t bytes, int tag, const size_t *ranges, int nranges,
+                    void **out);
+void orn_dsm_shm_unmap(void *base, size_t bytes);
+
 /* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when
  * the rank does not hold the tile or (sparse) the key is not stored. */
 void *orn_dsm_local_ptr(OrnDsmArray *a, const int64_t *key);

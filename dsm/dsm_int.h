@@ -31,7 +31,7 @@ struct OrnDsmCtx {
     OrnDsmArray **reg;
     int nreg, capreg;
     uint64_t gen_clock;   /* the last write generation handed out (orn_dsm_touch) */
-    int replica_off;      /* node replicas failed once (replica.c): none in this context */
+    int shm_off;          /* shared memory failed once (shm.c): none in this context */
     size_t replica_bytes; /* held by this context's node replicas */
     /* On-demand fetch service: replies in flight, re-entrancy guard. */
     SvcReply *svc;

@@ -17,14 +17,10 @@
  * them and a copy (runtime/window.c).
  *
  * Life of a replica (collective):
- *   - made by orn_dsm_replica_reserve: rank 0 creates the object (shm_open, a name
- *     with its pid, the array's id and a clock reading), tells the name (bcast), every rank
- *     opens and maps it, reserves the pages of the rows it will write (fallocate, so that a
- *     full /dev/shm is an error now rather than a SIGBUS later) and faults them in; the ranks
- *     agree that all of this worked, then rank 0 unlinks the name (the mappings keep the
- *     object; nothing is left behind in /dev/shm once the processes end). Where any step
- *     fails on any rank -- ranks on different hosts cannot open rank 0's object, /dev/shm is
- *     full -- replicas are off for the context and callers make their private copies.
+ *   - made by orn_dsm_replica_reserve: one object of shared memory (shm.c,
+ *     orn_dsm_shm_map), each rank reserving and faulting in the rows of the tiles it will
+ *     write; where that fails, replicas are off for the context and callers make their
+ *     private copies.
  *   - written at the first orn_dsm_replica call, and rewritten when any rank's write
  *     generation of the array (OrnDsmArray.gen) differs from those it was written at: a
  *     barrier (no rank reads the old contents any more: every rank has left the loops that
@@ -39,25 +35,11 @@
  * without rewriting has this rank's rows compared with its tiles: a difference is a writer
  * of the DSM or the runtime that did not touch the array.
  */
-#define _GNU_SOURCE /* fallocate, MADV_POPULATE_WRITE */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "dsm_int.h"
-
-#ifndef MADV_POPULATE_READ /* Linux 5.14; older kernels say EINVAL and fault on first use */
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 struct OrnDsmReplica {
     char *base;     /* the whole array, row-major in storage order */
@@ -115,59 +97,23 @@ static void tile_span(const OrnDsmArray *a, int64_t t, size_t *lo, size_t *hi)
     *hi = ((size_t)orn_dsm_ravel(a, last) + 1) * a->esize;
 }
 
-/* Make the object, or leave a->replica NULL with replicas off for the context. */
+/* Map the object (orn_dsm_shm_map: this rank reserves the rows of the tiles it writes), or
+ * leave a->replica NULL (shared memory off for the context). */
 static int replica_open(OrnDsmArray *a)
 {
     OrnDsmCtx *ctx = a->ctx;
-    size_t bytes = (size_t)a->nnz * a->esize;
-    struct {
-        char name[56];
-        int64_t ok;
-    } msg = {{0}, 1};
-    int fd = -1, created = 0;
-    if (ctx->rank == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        snprintf(msg.name, sizeof msg.name, "/orn-%ld-%d-%lx", (long)getpid(), a->id,
-                 (unsigned long)(ts.tv_sec * 1000000000L + ts.tv_nsec));
-        fd = shm_open(msg.name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        created = fd >= 0;
-        if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) msg.ok = 0;
-    }
-    int status = orn_dsm_bcast(ctx, &msg, sizeof msg, 0);
-    int64_t ok = msg.ok;
-    if (!status && ok && ctx->rank != 0) {
-        fd = shm_open(msg.name, O_RDWR, 0);
-        ok = fd >= 0;
-    }
-    char *base = MAP_FAILED;
-    if (!status && ok) {
-        base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ok = base != MAP_FAILED;
-    }
-    /* Reserve and fault in the rows this rank writes (its first touch, in parallel). */
-    for (int64_t t = 0; !status && ok && t < a->part.ntiles; t++) {
-        if (!writes_tile(a, t)) continue;
-        size_t lo, hi;
-        tile_span(a, t, &lo, &hi);
-        if (fallocate(fd, 0, (off_t)lo, (off_t)(hi - lo)) != 0 && errno != EOPNOTSUPP) {
-            ok = 0;
-            break;
+    size_t bytes = (size_t)a->nnz * a->esize, *ranges = NULL;
+    int n = 0;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (writes_tile(a, t)) {
+            ranges = orn_xrealloc(ranges, (size_t)(n + 1) * 2 * sizeof *ranges);
+            tile_span(a, t, &ranges[2 * n], &ranges[2 * n + 1]);
+            n++;
         }
-        size_t pg = (size_t)sysconf(_SC_PAGESIZE), plo = lo / pg * pg;
-        (void)madvise(base + plo, hi - plo, MADV_POPULATE_WRITE);
-    }
-    if (fd >= 0) close(fd);
-    if (!status) status = orn_dsm_allreduce_i64(ctx, &ok, 1, ORN_DSM_MIN);
-    if (created) shm_unlink(msg.name); /* every rank has it open, or has given up */
-    if (status || !ok) {
-        if (base != MAP_FAILED) munmap(base, bytes);
-        if (!status) ctx->replica_off = 1;
-        return status;
-    }
-    /* Every page is there now (each rank reserved its own): map them all here at once
-     * rather than fault by fault in the first loop that reads the others' rows. */
-    (void)madvise(base, bytes, MADV_POPULATE_READ);
+    void *base = NULL;
+    int status = orn_dsm_shm_map(ctx, bytes, a->id, ranges, n, &base);
+    free(ranges);
+    if (status || !base) return status;
     a->replica = orn_xcalloc(1, sizeof *a->replica);
     a->replica->base = base;
     a->replica->bytes = bytes;
@@ -179,7 +125,7 @@ int orn_dsm_replica_reserve(OrnDsmArray *a)
 {
     OrnDsmCtx *ctx = a->ctx;
     size_t bytes = (size_t)a->nnz * a->esize, cap = replica_cap();
-    if (a->replica || ctx->size < 2 || a->sparse || ctx->replica_off || !bytes ||
+    if (a->replica || ctx->size < 2 || a->sparse || ctx->shm_off || !bytes ||
         bytes < orn_dsm_replica_min())
         return ORN_OK;
     /* the same on every rank, as are replica_bytes */
@@ -224,7 +170,7 @@ void orn_dsm_replica_free(OrnDsmArray *a)
 {
     OrnDsmReplica *r = a->replica;
     if (!r) return;
-    munmap(r->base, r->bytes);
+    orn_dsm_shm_unmap(r->base, r->bytes);
     a->ctx->replica_bytes -= r->bytes;
     free(r->gens);
     free(r);

@@ -95,6 +95,7 @@ void orn_rt_buffer_free(OrnRtBuffer *b)
     free(b->pending);
     free(b->mine);
     free(b->xbuf);
+    orn_dsm_shm_unmap(b->shm, b->shm_bytes);
     free(b);
 }
 
@@ -593,6 +594,103 @@ static int apply_changes(OrnRtBuffer *b, char *dst, const char *d, size_t stride
     return status;
 }
 
+/* Change vectors of this target go by slices (sum_changes): from OrnRtCtx.slices_bytes of
+ * changes times (2P - 3). */
+static int sliced(const OrnRtBuffer *b, int P)
+{
+    int64_t bytes = b->target->nnz * (int64_t)b->target->esize;
+    return P >= 2 && bytes * (2 * P - 3) >= b->rt->slices_bytes;
+}
+
+/* The slices of a target's change vector: rank r's [off[r], off[r + 1]) bytes, a P-th of
+ * the elements cut at 64-byte multiples (P + 1 offsets). */
+static void slice_offsets(const OrnRtBuffer *b, int P, size_t *off)
+{
+    int64_t vol = b->target->nnz, es = (int64_t)b->target->esize;
+    int64_t unit = es < 64 ? 64 / es : 1; /* elements per cut */
+    for (int q = 0; q < P; q++) {
+        int64_t lo = vol / P * q + vol % P * q / P; /* vol * q / P without overflow */
+        off[q] = (size_t)((lo - lo % unit) * es);
+    }
+    off[P] = (size_t)(vol * es);
+}
+
+/* A flush's memory shared by the ranks of a host (orn_dsm_shm_map), for a target whose
+ * change vectors go by slices: P change vectors of `stride` bytes each (page-aligned), the
+ * summed vector, and each rank's two counts. Made at the first such flush (collectively:
+ * every rank flushes there) unless $ORN_FLUSH_SHM=0 (OrnRtCtx.flush_shm, the same on every
+ * rank) or the P + 1 vectors would pass RT_FLUSH_SHM_MAX (/dev/shm is often small); NULL on
+ * every rank where shared memory cannot be had (ranks on several hosts). Lives as long as
+ * the buffer. */
+#define RT_FLUSH_SHM_MAX ((size_t)64 << 20)
+static size_t shm_stride(const OrnRtBuffer *b)
+{
+    size_t bytes = (size_t)b->target->nnz * b->target->esize;
+    return (bytes + 4095) / 4096 * 4096;
+}
+
+static char *shm_slot(const OrnRtBuffer *b, int q)
+{
+    return b->shm + (size_t)q * shm_stride(b);
+}
+
+static int shm_prepare(OrnRtBuffer *b, int P, int me)
+{
+    if (b->shm || b->shm_tried) return ORN_OK;
+    b->shm_tried = 1;
+    size_t stride = shm_stride(b);
+    if (!b->rt->flush_shm || (size_t)(P + 1) * stride > RT_FLUSH_SHM_MAX) return ORN_OK;
+    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off);
+    size_t sum = (size_t)P * stride, cnt = sum + stride;
+    slice_offsets(b, P, off);
+    size_t ranges[6] = {(size_t)me * stride,   (size_t)me * stride + off[P],
+                        sum + off[me],         sum + off[me + 1],
+                        cnt + (size_t)me * 16, cnt + (size_t)me * 16 + 16};
+    b->shm_bytes = cnt + (((size_t)P * 16 + 4095) / 4096 * 4096);
+    void *base = NULL;
+    int status = orn_dsm_shm_map(b->rt->dsm, b->shm_bytes, b->target->id, ranges, 3, &base);
+    b->shm = base;
+    free(off);
+    return status;
+}
+
+/* sum_changes through shared memory: every rank's change vector lies in its slot (mine, or
+ * copied there); after a barrier rank r adds the P ranks' parts of its slice into its slice
+ * of dst (apply_changes: the same operations in the same order as the slices exchanged by
+ * messages, so the same bits) and puts it and its counts in the shared sum; after a second
+ * barrier every rank copies the others' slices into dst and sums the counts. Nothing goes
+ * through MPI but the barriers' tokens: no copy into and out of messages, and each rank
+ * reads the others' parts where they lie. The next flush writes the slots and the sum only
+ * after its first barrier, when every rank has read them. */
+static int shm_sum(OrnRtBuffer *b, char *dst, const char *mine, int avg, const size_t *off)
+{
+    OrnDsmCtx *dsm = b->rt->dsm;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm);
+    size_t es = b->target->esize, stride = shm_stride(b), sb = off[me + 1] - off[me];
+    char *sum = b->shm + (size_t)P * stride;
+    int64_t *cnt = (int64_t *)(void *)(sum + stride);
+    if (mine != shm_slot(b, me)) memcpy(shm_slot(b, me), mine, off[P]);
+    int status = orn_dsm_barrier(dsm); /* every slot written */
+    if (status) return status;
+    status = apply_changes(b, dst + off[me], b->shm + off[me], stride, P, (int64_t)(sb / es), avg);
+    if (status) return status;
+    memcpy(sum + off[me], dst + off[me], sb);
+    cnt[2 * me] = b->changed;
+    cnt[2 * me + 1] = b->shared;
+    status = orn_dsm_barrier(dsm); /* every slice summed */
+    if (status) return status;
+    for (int q = 0; q < P; q++)
+        if (q != me) memcpy(dst + off[q], sum + off[q], off[q + 1] - off[q]);
+    if (b->count_changes) {
+        b->changed = b->shared = 0;
+        for (int q = 0; q < P; q++) {
+            b->changed += cnt[2 * q];
+            b->shared += cnt[2 * q + 1];
+        }
+    }
+    return ORN_OK;
+}
+
 /* Everyone's change vector (mine: the target's nnz elements) added into dst, the copy every
  * rank holds alike, per element in rank order (apply_changes). Small vectors: one exchange
  * of the whole vectors (orn_dsm_allgather_into), each rank adding all P. Larger: by slices
@@ -605,8 +703,9 @@ static int apply_changes(OrnRtBuffer *b, char *dst, const char *d, size_t stride
  * times (2P - 3): per rank they save (P - 2) vectors' transfer and (P - 1) vectors' adds
  * against one more exchange (two with counts, each a few us over shared memory), at 10
  * GB/s for both worth it from 48 KB at P = 2 (SLR's 400 KB), 16 KB at 3, 10 KB at 4;
- * softmax's 640 bytes go whole. b->xbuf, allocated here, lives as long as the loop (its
- * size fixed by the target and P). */
+ * softmax's 640 bytes go whole. By slices through the host's shared memory where there is
+ * one (b->shm: shm_sum, the same adds). b->xbuf, allocated here, lives as long as the loop
+ * (its size fixed by the target and P). */
 static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
@@ -614,7 +713,7 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
-    if (P < 2 || (int64_t)bytes * (2 * P - 3) < b->rt->slices_bytes) {
+    if (!sliced(b, P)) {
         if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * bytes + 1);
         char *all = b->xbuf;
         memcpy(all + (size_t)me * bytes, mine, bytes);
@@ -622,12 +721,12 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
         return status ? status : apply_changes(b, dst, all, bytes, P, vol, avg);
     }
     size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), most = 0;
-    int64_t unit = es < 64 ? 64 / (int64_t)es : 1; /* elements per cut */
-    for (int q = 0; q < P; q++) {
-        int64_t lo = vol / P * q + vol % P * q / P; /* vol * q / P without overflow */
-        off[q] = (size_t)(lo - lo % unit) * es;
+    slice_offsets(b, P, off);
+    if (b->shm) {
+        status = shm_sum(b, dst, mine, avg, off);
+        free(off);
+        return status;
     }
-    off[P] = bytes;
     for (int q = 0; q < P; q++)
         if (off[q + 1] - off[q] > most) most = off[q + 1] - off[q];
     if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * most + 1);
@@ -664,24 +763,30 @@ static int flush_dense_everyone(OrnRtBuffer *b)
     return status;
 }
 
-/* Small target, a copy on every rank: each rank's copy - snap (b->mine) added to snap on
- * every rank (sum_changes: in rank order, zero changes skipped; averaged where staleness-
- * aware or at the adaptive floor), then every copy = snap. */
+/* Small target, a copy on every rank: each rank's copy - snap (b->mine, or its slot of the
+ * shared memory where the vector goes by slices and the host's ranks share one: shm_sum)
+ * added to snap on every rank (sum_changes: in rank order, zero changes skipped; averaged
+ * where staleness-aware or at the adaptive floor), then every copy = snap. */
 static int flush_snapshot(OrnRtBuffer *b)
 {
     OrnDsmArray *a = b->target;
+    OrnDsmCtx *dsm = b->rt->dsm;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
+    int P = orn_dsm_size(dsm), status = ORN_OK;
+    if (sliced(b, P)) status = shm_prepare(b, P, orn_dsm_rank(dsm));
+    if (status) return status;
+    char *mine = b->shm ? shm_slot(b, orn_dsm_rank(dsm)) : b->mine;
     if (a->type == ORN_DSM_F32) {
-        sub_float((float *)(void *)b->mine, (const float *)(const void *)b->replica,
+        sub_float((float *)(void *)mine, (const float *)(const void *)b->replica,
                   (const float *)(const void *)b->snap, vol);
     } else {
         for (int64_t i = 0; i < vol; i++)
-            sub_typed(a->type, b->mine + (size_t)i * es, b->replica + (size_t)i * es,
+            sub_typed(a->type, mine + (size_t)i * es, b->replica + (size_t)i * es,
                       b->snap + (size_t)i * es);
     }
     int avg = (b->stale_aware || averages(b)) && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64);
-    int status = sum_changes(b, b->snap, b->mine, avg);
+    status = sum_changes(b, b->snap, mine, avg);
     if (status) return status;
     memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;

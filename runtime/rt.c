@@ -123,6 +123,8 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     rt->slices_bytes = (int64_t)48 << 10;
     env = getenv("ORN_FLUSH_SLICES");
     if (env && *env) rt->slices_bytes = atoll(env);
+    env = getenv("ORN_FLUSH_SHM");
+    rt->flush_shm = !(env && !strcmp(env, "0"));
     env = getenv("ORN_FUSE");
     rt->fuse_off = env && !strcmp(env, "0");
     env = getenv("ORN_SUBBLOCK");

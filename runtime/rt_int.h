@@ -68,6 +68,8 @@ struct OrnRtCtx {
                             * replica returned unchanged, is fetched or compared again (tests) */
     int64_t slices_bytes;  /* $ORN_FLUSH_SLICES: flushes of copies go by slices from this many
                             * bytes of changes times (2P - 3) (buffer.c, sum_changes) */
+    int flush_shm;         /* sliced flushes of small copies through shared memory where the
+                            * ranks share a host ($ORN_FLUSH_SHM=0: by messages) */
     int64_t slice;
     int sliced;  /* orn_rt_set_sliced: bodies always run a slice at a time */
     int contain; /* orn_rt_set_contain: body errors are agreed, not fatal (contain.c) */
@@ -123,6 +125,10 @@ struct OrnRtBuffer {
     char *mine;           /* with snap: this rank's copy - snap at a flush */
     char *xbuf;           /* the exchange of whole change vectors (buffer.c, sum_changes);
                              freed at the loop's end */
+    char *shm;            /* change vectors shared by the host's ranks (buffer.c, shm_prepare):
+                             NULL, or shm_bytes mapped for the buffer's life */
+    size_t shm_bytes;
+    int shm_tried;
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
