@@ -307,6 +307,12 @@ void orn_dsm_replica_free(OrnDsmArray *a);
 int orn_dsm_shm_map(OrnDsmCtx *ctx, size_t bytes, int tag, const size_t *ranges, int nranges,
                     void **out);
 void orn_dsm_shm_unmap(void *base, size_t bytes);
+/* A barrier through shared memory: seq is P arrival numbers ORN_DSM_SHM_SEQ_STRIDE int64s
+ * apart (one cache line each) in memory every rank maps, zero at first; k the barrier's
+ * number, the same on every rank and larger at each use. This rank's writes before it are
+ * visible to every rank after it. Fails only as waits fail (a dead rank named). */
+#define ORN_DSM_SHM_SEQ_STRIDE 8
+int orn_dsm_shm_barrier(OrnDsmCtx *ctx, int64_t *seq, int64_t k, const char *what);
 
 /* Local. Find a stored element: pointer to its value in a tile this rank holds, NULL when
  * the rank does not hold the tile or (sparse) the key is not stored. */

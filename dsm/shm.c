@@ -11,16 +11,24 @@
  * hosts cannot open rank 0's object, /dev/shm is full -- the context's shared memory is off
  * (OrnDsmCtx.shm_off: the same answer on every rank, from the agreement) and callers keep
  * their private copies and messages.
+ *
+ * A barrier in such memory (orn_dsm_shm_barrier) is each rank's arrival number, stored with
+ * release order after what it wrote for the others, and a wait until every rank's number
+ * has reached it (acquire order: what they wrote is then visible): no message, a cache line
+ * each way -- the wait goes through orn_dsm_wait_for, so a rank that never arrives is named
+ * by liveness, and remote reads are served meanwhile.
  */
 #define _GNU_SOURCE /* fallocate, MADV_POPULATE_WRITE */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "dsm_int.h"
 
 #ifndef MADV_POPULATE_READ /* Linux 5.14; older kernels say EINVAL and fault on first use */
@@ -90,4 +98,46 @@ int orn_dsm_shm_map(OrnDsmCtx *ctx, size_t bytes, int tag, const size_t *ranges,
 void orn_dsm_shm_unmap(void *base, size_t bytes)
 {
     if (base) munmap(base, bytes);
+}
+
+/* orn_dsm_shm_barrier: the ranks whose arrival number is below k, found in `others` order. */
+typedef struct Arrivals {
+    const int64_t *seq;
+    int64_t k;
+    const int *others;
+    int n;
+} Arrivals;
+
+static int first_missing(const Arrivals *a)
+{
+    for (int i = 0; i < a->n; i++)
+        if (__atomic_load_n(&a->seq[(size_t)a->others[i] * ORN_DSM_SHM_SEQ_STRIDE],
+                            __ATOMIC_ACQUIRE) < a->k)
+            return i;
+    return -1;
+}
+
+static int poll_arrivals(OrnDsmCtx *ctx, void *ud, int *pending)
+{
+    (void)ctx;
+    *pending = first_missing(ud);
+    return ORN_OK;
+}
+
+int orn_dsm_shm_barrier(OrnDsmCtx *ctx, int64_t *seq, int64_t k, const char *what)
+{
+    int P = ctx->size, me = ctx->rank, small[64], *others = P <= 65 ? small : NULL;
+    __atomic_store_n(&seq[(size_t)me * ORN_DSM_SHM_SEQ_STRIDE], k, __ATOMIC_RELEASE);
+    if (!others) others = orn_xmalloc((size_t)P * sizeof *others);
+    for (int q = 0, i = 0; q < P; q++)
+        if (q != me) others[i++] = q;
+    Arrivals a = {seq, k, others, P - 1};
+    int status = ORN_OK;
+    if (first_missing(&a) >= 0) { /* the last to arrive goes on at once */
+        double t0 = orn_dsm_now();
+        status = orn_dsm_wait_for(ctx, poll_arrivals, &a, others, P - 1, what);
+        ctx->sync += orn_dsm_now() - t0;
+    }
+    if (others != small) free(others);
+    return status;
 }

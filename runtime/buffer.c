@@ -615,69 +615,116 @@ static void slice_offsets(const OrnRtBuffer *b, int P, size_t *off)
     off[P] = (size_t)(vol * es);
 }
 
-/* A flush's memory shared by the ranks of a host (orn_dsm_shm_map), for a target whose
- * change vectors go by slices: P change vectors of `stride` bytes each (page-aligned), the
- * summed vector, and each rank's two counts. Made at the first such flush (collectively:
- * every rank flushes there) unless $ORN_FLUSH_SHM=0 (OrnRtCtx.flush_shm, the same on every
- * rank) or the P + 1 vectors would pass RT_FLUSH_SHM_MAX (/dev/shm is often small); NULL on
- * every rank where shared memory cannot be had (ranks on several hosts). Lives as long as
+/* A snapshot flush's memory shared by the ranks of a host (orn_dsm_shm_map): change vectors
+ * of `stride` bytes in `sets` sets of P slots, then, for vectors that go by slices, the summed
+ * vector and each rank's two counts, then the barriers' arrival numbers (a cache line a
+ * rank). Vectors by slices have one set of page-aligned slots; whole ones two sets of
+ * 64-byte-aligned slots, used by turns (shm_whole). Made at the buffer's first snapshot
+ * flush (collectively: every rank flushes there) unless $ORN_FLUSH_SHM=0 (OrnRtCtx.flush_shm,
+ * the same on every rank) or it would pass RT_FLUSH_SHM_MAX (/dev/shm is often small); NULL
+ * on every rank where shared memory cannot be had (ranks on several hosts). Lives as long as
  * the buffer. */
 #define RT_FLUSH_SHM_MAX ((size_t)64 << 20)
-static size_t shm_stride(const OrnRtBuffer *b)
+
+static char *shm_slot(const OrnRtBuffer *b, int set, int q)
 {
-    size_t bytes = (size_t)b->target->nnz * b->target->esize;
-    return (bytes + 4095) / 4096 * 4096;
+    return b->shm + ((size_t)set * (size_t)b->shm_P + (size_t)q) * b->shm_stride;
 }
 
-static char *shm_slot(const OrnRtBuffer *b, int q)
+static char *shm_sum_area(const OrnRtBuffer *b)
 {
-    return b->shm + (size_t)q * shm_stride(b);
+    return b->shm + (size_t)b->shm_sets * (size_t)b->shm_P * b->shm_stride;
+}
+
+static int64_t *shm_counts(const OrnRtBuffer *b)
+{
+    return (int64_t *)(void *)(shm_sum_area(b) + (b->shm_sets == 1 ? b->shm_stride : 0));
+}
+
+static int64_t *shm_seq(const OrnRtBuffer *b)
+{
+    return shm_counts(b) + ((size_t)b->shm_P * 2 + 7) / 8 * 8;
 }
 
 static int shm_prepare(OrnRtBuffer *b, int P, int me)
 {
     if (b->shm || b->shm_tried) return ORN_OK;
     b->shm_tried = 1;
-    size_t stride = shm_stride(b);
-    if (!b->rt->flush_shm || (size_t)(P + 1) * stride > RT_FLUSH_SHM_MAX) return ORN_OK;
-    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off);
-    size_t sum = (size_t)P * stride, cnt = sum + stride;
+    size_t bytes = (size_t)b->target->nnz * b->target->esize;
+    int by_slices = sliced(b, P);
+    b->shm_P = P;
+    b->shm_sets = by_slices ? 1 : 2;
+    b->shm_stride = by_slices ? (bytes + 4095) / 4096 * 4096 : (bytes + 63) / 64 * 64;
+    size_t slots = (size_t)b->shm_sets * (size_t)P * b->shm_stride;
+    size_t sum = by_slices ? b->shm_stride : 0, cnt = ((size_t)P * 2 + 7) / 8 * 8 * 8;
+    size_t seq = (size_t)P * ORN_DSM_SHM_SEQ_STRIDE * 8;
+    if (!b->rt->flush_shm || !bytes || slots + sum > RT_FLUSH_SHM_MAX) return ORN_OK;
+    b->shm_bytes = slots + sum + cnt + seq;
+    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), ranges[8], n = 0;
     slice_offsets(b, P, off);
-    size_t ranges[6] = {(size_t)me * stride,   (size_t)me * stride + off[P],
-                        sum + off[me],         sum + off[me + 1],
-                        cnt + (size_t)me * 16, cnt + (size_t)me * 16 + 16};
-    b->shm_bytes = cnt + (((size_t)P * 16 + 4095) / 4096 * 4096);
-    void *base = NULL;
-    int status = orn_dsm_shm_map(b->rt->dsm, b->shm_bytes, b->target->id, ranges, 3, &base);
-    b->shm = base;
+    for (int set = 0; set < b->shm_sets; set++) { /* this rank's slots */
+        size_t lo = ((size_t)set * (size_t)P + (size_t)me) * b->shm_stride;
+        ranges[n++] = lo;
+        ranges[n++] = lo + bytes;
+    }
+    if (by_slices) { /* its slice of the sum */
+        ranges[n++] = slots + off[me];
+        ranges[n++] = slots + off[me + 1];
+    }
+    ranges[n++] = slots + sum; /* the counts and arrival numbers, small */
+    ranges[n++] = b->shm_bytes;
     free(off);
+    void *base = NULL;
+    int status =
+        orn_dsm_shm_map(b->rt->dsm, b->shm_bytes, b->target->id, ranges, (int)n / 2, &base);
+    b->shm = base;
     return status;
 }
 
-/* sum_changes through shared memory: every rank's change vector lies in its slot (mine, or
- * copied there); after a barrier rank r adds the P ranks' parts of its slice into its slice
- * of dst (apply_changes: the same operations in the same order as the slices exchanged by
- * messages, so the same bits) and puts it and its counts in the shared sum; after a second
- * barrier every rank copies the others' slices into dst and sums the counts. Nothing goes
- * through MPI but the barriers' tokens: no copy into and out of messages, and each rank
- * reads the others' parts where they lie. The next flush writes the slots and the sum only
- * after its first barrier, when every rank has read them. */
+/* sum_changes through shared memory, a vector that goes whole: every rank's change vector
+ * lies in its slot of this flush's set (mine, or copied there); after a barrier each rank
+ * adds all P where they lie, as after an exchange of the whole vectors (apply_changes: the
+ * same operations in the same order, the same bits and counts). The sets take turns: a rank
+ * writes the other set at the next flush while a slower one may still read this one, and
+ * this set again only after the next barrier, when every rank has read it. One barrier, no
+ * message: softmax's 640 bytes at every round of 64 points. */
+static int shm_whole(OrnRtBuffer *b, char *dst, const char *mine, int avg)
+{
+    OrnDsmCtx *dsm = b->rt->dsm;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), set = (int)(b->shm_turn++ & 1);
+    size_t bytes = (size_t)b->target->nnz * b->target->esize;
+    if (mine != shm_slot(b, set, me)) memcpy(shm_slot(b, set, me), mine, bytes);
+    int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush");
+    if (status) return status;
+    return apply_changes(b, dst, shm_slot(b, set, 0), b->shm_stride, P, b->target->nnz, avg);
+}
+
+/* sum_changes through shared memory, by slices: every rank's change vector lies in its slot
+ * (mine, or copied there); after a barrier rank r adds the P ranks' parts of its slice where
+ * they lie into its slice of dst (apply_changes: the same operations in the same order as the
+ * slices exchanged by messages, so the same bits) and puts that and its counts in the shared
+ * sum; after a second barrier every rank copies the others' slices into dst and sums the
+ * counts. Nothing goes through MPI: no copy into and out of messages, and each rank reads
+ * the others' parts where they lie. The slots are read only between the two barriers and the
+ * sum after the second: a rank writes its slot at the next flush only once every rank has
+ * passed the second, and its slice of the sum after the next flush's first. */
 static int shm_sum(OrnRtBuffer *b, char *dst, const char *mine, int avg, const size_t *off)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm);
-    size_t es = b->target->esize, stride = shm_stride(b), sb = off[me + 1] - off[me];
-    char *sum = b->shm + (size_t)P * stride;
-    int64_t *cnt = (int64_t *)(void *)(sum + stride);
-    if (mine != shm_slot(b, me)) memcpy(shm_slot(b, me), mine, off[P]);
-    int status = orn_dsm_barrier(dsm); /* every slot written */
+    size_t es = b->target->esize, sb = off[me + 1] - off[me];
+    char *sum = shm_sum_area(b);
+    int64_t *cnt = shm_counts(b);
+    if (mine != shm_slot(b, 0, me)) memcpy(shm_slot(b, 0, me), mine, off[P]);
+    int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: changes");
     if (status) return status;
-    status = apply_changes(b, dst + off[me], b->shm + off[me], stride, P, (int64_t)(sb / es), avg);
+    status = apply_changes(b, dst + off[me], b->shm + off[me], b->shm_stride, P, (int64_t)(sb / es),
+                           avg);
     if (status) return status;
     memcpy(sum + off[me], dst + off[me], sb);
     cnt[2 * me] = b->changed;
     cnt[2 * me + 1] = b->shared;
-    status = orn_dsm_barrier(dsm); /* every slice summed */
+    status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: slices");
     if (status) return status;
     for (int q = 0; q < P; q++)
         if (q != me) memcpy(dst + off[q], sum + off[q], off[q + 1] - off[q]);
@@ -713,6 +760,7 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
+    if (!sliced(b, P) && b->shm) return shm_whole(b, dst, mine, avg);
     if (!sliced(b, P)) {
         if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * bytes + 1);
         char *all = b->xbuf;
@@ -774,9 +822,11 @@ static int flush_snapshot(OrnRtBuffer *b)
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
     int P = orn_dsm_size(dsm), status = ORN_OK;
-    if (sliced(b, P)) status = shm_prepare(b, P, orn_dsm_rank(dsm));
+    if (P > 1) status = shm_prepare(b, P, orn_dsm_rank(dsm));
     if (status) return status;
-    char *mine = b->shm ? shm_slot(b, orn_dsm_rank(dsm)) : b->mine;
+    char *mine = b->shm
+                     ? shm_slot(b, b->shm_sets == 2 ? (int)(b->shm_turn & 1) : 0, orn_dsm_rank(dsm))
+                     : b->mine;
     if (a->type == ORN_DSM_F32) {
         sub_float((float *)(void *)mine, (const float *)(const void *)b->replica,
                   (const float *)(const void *)b->snap, vol);

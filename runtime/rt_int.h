@@ -127,8 +127,10 @@ struct OrnRtBuffer {
                              freed at the loop's end */
     char *shm;            /* change vectors shared by the host's ranks (buffer.c, shm_prepare):
                              NULL, or shm_bytes mapped for the buffer's life */
-    size_t shm_bytes;
-    int shm_tried;
+    size_t shm_bytes, shm_stride;
+    int shm_tried, shm_P, shm_sets;
+    int64_t shm_k;        /* the last barrier's number */
+    uint64_t shm_turn;    /* whole vectors: flushes so far (the set of slots is its parity) */
     double budget;        /* managed communication: fraction of the link (0: off; managed.h) */
     int stale_aware;      /* exchanged changes scaled by their staleness (managed.h) */
     int owners_dense;     /* flushes send owners dense slices, and updates in loops skip
