@@ -10,6 +10,8 @@
 #            message blames another rank. MPICH's process manager kills the survivors at
 #            once when a rank dies, so they do not always get to speak first: how many runs
 #            had a survivor's line naming R is printed, not required
+#   flush    SIGSTOP of the last rank while the ranks flush a buffer through shared memory
+#            (liveness_flush.orn): a survivor names it, waiting in the flush
 set -eu
 : "${ORIONC:?}" "${MPIEXEC:?}" "${E2E_SRC:?}" "${E2E_WORK:?}"
 np=$1
@@ -84,4 +86,25 @@ while [ $r -lt "$np" ]; do
   if blames $r "$pid" kill$r.txt; then named=$((named + 1)); fi
   r=$((r + 1))
 done
+# flush: SIGSTOP of the last rank of a buffered loop whose flushes wait in barriers in the
+# host's shared memory (runtime/buffer.c, shm_whole): a survivor waiting there names it
+"$ORIONC" "$E2E_SRC/liveness_flush.orn" -o flushprog 2>/dev/null || fail "orionc liveness_flush.orn"
+PROG=$W/flushprog
+r=$((np - 1))
+t0=$(date +%s)
+ORN_LIVENESS=2 "$MPIEXEC" -n "$np" "$PROG" >flush.txt 2>&1 &
+job=$!
+pid=$(pid_of "$r") || { kill $job; fail "rank $r did not start"; }
+sleep 1
+kill -STOP "$pid"
+set +e
+wait $job
+rc=$?
+set -e
+kill -9 "$pid" 2>/dev/null || true
+[ "$rc" -ne 0 ] || { cat flush.txt >&2; fail "STOP in a flush: the job succeeded"; }
+[ $(($(date +%s) - t0)) -le 30 ] || { cat flush.txt >&2; fail "STOP in a flush: over 30 s"; }
+blames $r "$pid" flush.txt || { cat flush.txt >&2; fail "nobody names rank $r stopped in a flush"; }
+grep -q "waiting for it in: buffer flush" flush.txt ||
+  { cat flush.txt >&2; fail "the survivors were not waiting in the flush"; }
 echo "liveness -n $np: ok; after kill -9, a survivor named the rank in $named of $np runs"
