@@ -682,60 +682,60 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
 }
 
 /* sum_changes through shared memory, a vector that goes whole: every rank's change vector
- * lies in its slot of this flush's set (mine, or copied there); after a barrier each rank
- * adds all P where they lie, as after an exchange of the whole vectors (apply_changes: the
+ * lies in its slot of this flush's set (flush_snapshot computed it there); after a barrier each
+ * rank adds all P where they lie, as after an exchange of the whole vectors (apply_changes: the
  * same operations in the same order, the same bits and counts). The sets take turns: a rank
  * writes the other set at the next flush while a slower one may still read this one, and
  * this set again only after the next barrier, when every rank has read it. One barrier, no
  * message: softmax's 640 bytes at every round of 64 points. */
-static int shm_whole(OrnRtBuffer *b, char *dst, const char *mine, int avg)
+static int shm_whole(OrnRtBuffer *b, char *dst, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
-    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), set = (int)(b->shm_turn++ & 1);
-    size_t bytes = (size_t)b->target->nnz * b->target->esize;
-    if (mine != shm_slot(b, set, me)) memcpy(shm_slot(b, set, me), mine, bytes);
+    int P = orn_dsm_size(dsm), set = (int)(b->shm_turn++ & 1);
     int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush");
     if (status) return status;
     return apply_changes(b, dst, shm_slot(b, set, 0), b->shm_stride, P, b->target->nnz, avg);
 }
 
 /* sum_changes through shared memory, by slices: every rank's change vector lies in its slot
- * (mine, or copied there); after a barrier rank r adds the P ranks' parts of its slice where
- * they lie into its slice of dst (apply_changes: the same operations in the same order as the
+ * (flush_snapshot computed it there); after a barrier rank r adds the P ranks' parts of its slice
+ * where they lie into its slice of dst (apply_changes: the same operations in the same order as the
  * slices exchanged by messages, so the same bits) and puts that and its counts in the shared
  * sum; after a second barrier every rank copies the others' slices into dst and sums the
  * counts. Nothing goes through MPI: no copy into and out of messages, and each rank reads
  * the others' parts where they lie. The slots are read only between the two barriers and the
  * sum after the second: a rank writes its slot at the next flush only once every rank has
  * passed the second, and its slice of the sum after the next flush's first. */
-static int shm_sum(OrnRtBuffer *b, char *dst, const char *mine, int avg, const size_t *off)
+static int shm_sum(OrnRtBuffer *b, char *dst, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm);
+    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off);
+    slice_offsets(b, P, off);
     size_t es = b->target->esize, sb = off[me + 1] - off[me];
     char *sum = shm_sum_area(b);
     int64_t *cnt = shm_counts(b);
-    if (mine != shm_slot(b, 0, me)) memcpy(shm_slot(b, 0, me), mine, off[P]);
     int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: changes");
-    if (status) return status;
-    status = apply_changes(b, dst + off[me], b->shm + off[me], b->shm_stride, P, (int64_t)(sb / es),
-                           avg);
-    if (status) return status;
-    memcpy(sum + off[me], dst + off[me], sb);
-    cnt[2 * me] = b->changed;
-    cnt[2 * me + 1] = b->shared;
-    status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: slices");
-    if (status) return status;
-    for (int q = 0; q < P; q++)
+    if (!status)
+        status = apply_changes(b, dst + off[me], b->shm + off[me], b->shm_stride, P,
+                               (int64_t)(sb / es), avg);
+    if (!status) {
+        memcpy(sum + off[me], dst + off[me], sb);
+        cnt[2 * me] = b->changed;
+        cnt[2 * me + 1] = b->shared;
+        status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: slices");
+    }
+    for (int q = 0; q < P && !status; q++)
         if (q != me) memcpy(dst + off[q], sum + off[q], off[q + 1] - off[q]);
-    if (b->count_changes) {
+    free(off);
+    if (!status && b->count_changes) {
         b->changed = b->shared = 0;
         for (int q = 0; q < P; q++) {
             b->changed += cnt[2 * q];
             b->shared += cnt[2 * q + 1];
         }
     }
-    return ORN_OK;
+    return status;
 }
 
 /* Everyone's change vector (mine: the target's nnz elements) added into dst, the copy every
@@ -750,8 +750,8 @@ static int shm_sum(OrnRtBuffer *b, char *dst, const char *mine, int avg, const s
  * times (2P - 3): per rank they save (P - 2) vectors' transfer and (P - 1) vectors' adds
  * against one more exchange (two with counts, each a few us over shared memory), at 10
  * GB/s for both worth it from 48 KB at P = 2 (SLR's 400 KB), 16 KB at 3, 10 KB at 4;
- * softmax's 640 bytes go whole. By slices through the host's shared memory where there is
- * one (b->shm: shm_sum, the same adds). b->xbuf, allocated here, lives as long as the loop
+ * softmax's 640 bytes go whole. (Snapshots through the host's shared memory: shm_whole,
+ * shm_sum, the same adds.) b->xbuf, allocated here, lives as long as the loop
  * (its size fixed by the target and P). */
 static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
 {
@@ -760,7 +760,6 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), status;
     int64_t vol = a->nnz;
     size_t es = a->esize, bytes = (size_t)vol * es;
-    if (!sliced(b, P) && b->shm) return shm_whole(b, dst, mine, avg);
     if (!sliced(b, P)) {
         if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * bytes + 1);
         char *all = b->xbuf;
@@ -770,11 +769,6 @@ static int sum_changes(OrnRtBuffer *b, char *dst, const char *mine, int avg)
     }
     size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), most = 0;
     slice_offsets(b, P, off);
-    if (b->shm) {
-        status = shm_sum(b, dst, mine, avg, off);
-        free(off);
-        return status;
-    }
     for (int q = 0; q < P; q++)
         if (off[q + 1] - off[q] > most) most = off[q + 1] - off[q];
     if (!b->xbuf) b->xbuf = orn_xmalloc((size_t)P * most + 1);
@@ -836,7 +830,10 @@ static int flush_snapshot(OrnRtBuffer *b)
                       b->snap + (size_t)i * es);
     }
     int avg = (b->stale_aware || averages(b)) && (a->type == ORN_DSM_F32 || a->type == ORN_DSM_F64);
-    status = sum_changes(b, b->snap, mine, avg);
+    if (!b->shm)
+        status = sum_changes(b, b->snap, mine, avg);
+    else
+        status = sliced(b, P) ? shm_sum(b, b->snap, avg) : shm_whole(b, b->snap, avg);
     if (status) return status;
     memcpy(b->replica, b->snap, bytes);
     b->rt->stats.flushed += vol;

@@ -470,24 +470,17 @@ static void test_owner_slices(TestEnv *t)
         {"v", ORN_RT_PARTITIONED, 1, {0, -1, -1, -1}, 0, {0}, {0}},
         {"dg", ORN_RT_BUFFERED, 2, {-1, -1, -1, -1}, 0, {0}, {0}},
     };
-    OrnRtPlan plan = {ORN_RT_PLAN_VERSION,
-                      46,
-                      "test_loops.c",
-                      5,
-                      ORN_RT_1D,
-                      ORN_RT_1D,
-                      0,
-                      1,
-                      1,
-                      {0, 0},
-                      {0, 0},
-                      {{0}},
-                      2,
-                      2,
-                      arrays,
-                      0,
-                      NULL,
-                      0};
+    OrnRtPlan plan = {.version = ORN_RT_PLAN_VERSION,
+                      .loop_id = 46,
+                      .file = "test_loops.c",
+                      .line = 5,
+                      .strategy = ORN_RT_1D,
+                      .inner = ORN_RT_1D,
+                      .nkeys = 1,
+                      .npart = 1,
+                      .flush_every = 2,
+                      .narrays = 2,
+                      .arrays = arrays};
     double want[9 * 14] = {0};
     for (int64_t k = 0; k < dims[0]; k++)
         for (int64_t i = 0; i < 9; i++)
