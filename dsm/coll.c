@@ -106,13 +106,14 @@ static void backoff(const OrnDsmCtx *ctx, int *sleeps, double waited)
     }
 }
 
-/* Each rank's host (a hash of its name) and CPUs (its affinity mask), gathered: a rank may
- * spin in its waits when its host's ranks are no more than the CPUs they may run on
- * together. $ORN_WAIT_SPIN=0 or 1 decides instead (the exchange still takes place). */
+/* Each rank's host (a hash of its name) and CPUs (its affinity mask), gathered: the hosts
+ * that shared memory groups ranks by (orn_dsm_hosts_set), and a rank may spin in its waits
+ * when its host's ranks are no more than the CPUs they may run on together. $ORN_WAIT_SPIN=0 or 1
+ * decides instead (the exchange still takes place). */
 int orn_dsm_wait_setup(OrnDsmCtx *ctx)
 {
     typedef struct {
-        uint64_t host;
+        uint64_t host, key; /* the name's hash; the host key (orn_dsm_host_key) */
         cpu_set_t cpus;
     } Where;
     int P = ctx->size, local = 0, status = ORN_OK;
@@ -120,8 +121,15 @@ int orn_dsm_wait_setup(OrnDsmCtx *ctx)
     me->host = 1469598103934665603ULL; /* FNV-1a */
     for (const char *c = ctx->host; *c; c++)
         me->host = (me->host ^ (unsigned char)*c) * 1099511628211ULL;
+    me->key = orn_dsm_host_key(ctx, me->host);
     if (sched_getaffinity(0, sizeof me->cpus, &me->cpus) != 0) CPU_ZERO(&me->cpus);
     if (P > 1) status = orn_dsm_allgather_into(ctx, all, sizeof *all, "hosts and CPUs");
+    if (!status) {
+        uint64_t *keys = orn_xmalloc((size_t)P * sizeof *keys);
+        for (int q = 0; q < P; q++) keys[q] = all[q].key;
+        orn_dsm_hosts_set(ctx, keys);
+        free(keys);
+    }
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     for (int q = 0; q < P && !status; q++)

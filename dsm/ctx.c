@@ -66,6 +66,9 @@ void orn_dsm_ctx_free(OrnDsmCtx *ctx)
     orn_dsm_serve_free(ctx);
     orn_dsm_xfer_free(ctx); /* after the service's, which are in it */
     free(ctx->reg);
+    free(ctx->host_of);
+    free(ctx->host_start);
+    free(ctx->host_members);
     if (ctx->tp) ctx->tp->ops->free(ctx->tp);
     free(ctx);
 }

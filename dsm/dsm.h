@@ -283,8 +283,9 @@ void orn_dsm_touch(OrnDsmArray *a);
  * Collective (every rank, the same arrays in the same order). orn_dsm_replica_reserve makes
  * a's replica, its pages reserved and faulted in by the ranks that will write them, where
  * one can be: several ranks, dense a of at least orn_dsm_replica_min() bytes within the
- * context's cap for replicas ($ORN_REPLICA_MB, 1 GiB), every rank on one host and shared
- * memory that works (else never again in this context). orn_dsm_replica: gens is every
+ * context's cap for replicas ($ORN_REPLICA_MB, 1 GiB) and shared memory that works (else
+ * never again in this context): one replica per host, the rows of other hosts' ranks
+ * sent there. orn_dsm_replica: gens is every
  * rank's write generation of a (OrnDsmArray.gen), the same on every rank; sets *base to
  * a's replica, written now unless it was at the same generations, to read (never write)
  * until this rank next calls it for a or frees a; NULL when a has none. Fails only with
@@ -298,19 +299,30 @@ int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void 
 size_t orn_dsm_replica_min(void);
 void orn_dsm_replica_free(OrnDsmArray *a);
 
-/* Shared memory (shm.c): collective; *out = `bytes` of one object every rank maps (zeroed),
- * this rank having reserved and faulted in its nranges byte ranges [ranges[2i],
- * ranges[2i + 1]) -- or NULL, on every rank alike, where it cannot be had: one rank, every
- * rank not on one host, /dev/shm full (then never again in this context). `tag` goes into
- * the object's name. Fails only with the collectives. orn_dsm_shm_unmap: this rank's
+/* Hosts (shm.c): how many hosts the ranks run on, rank q's host (0..nhosts-1, numbered
+ * in the order of their first ranks) and the rank of host h that takes what rank q sends
+ * to h (the host's ranks in turn: q modulo their number). The hosts are the ranks' host
+ * names, or $ORN_HOSTS: a host number per rank, comma-separated, repeated from its start
+ * where shorter (0,1: the ranks in turn on two hosts): the tests' several hosts on one
+ * machine. */
+int orn_dsm_nhosts(const OrnDsmCtx *ctx);
+int orn_dsm_host_of(const OrnDsmCtx *ctx, int q);
+int orn_dsm_taker(const OrnDsmCtx *ctx, int q, int h);
+
+/* Shared memory (shm.c): collective; *out = `bytes` of one object that the ranks of this
+ * rank's host map (zeroed; each host its own), this rank having reserved and faulted in its
+ * nranges byte ranges [ranges[2i], ranges[2i + 1]) -- or NULL, on every rank alike, where
+ * it cannot be had: one rank, /dev/shm full (then never again in this context). `tag` goes
+ * into the objects' names. Fails only with the collectives. orn_dsm_shm_unmap: this rank's
  * mapping (NULL: nothing). */
 int orn_dsm_shm_map(OrnDsmCtx *ctx, size_t bytes, int tag, const size_t *ranges, int nranges,
                     void **out);
 void orn_dsm_shm_unmap(void *base, size_t bytes);
-/* A barrier through shared memory: seq is P arrival numbers ORN_DSM_SHM_SEQ_STRIDE int64s
- * apart (one cache line each) in memory every rank maps, zero at first; k the barrier's
- * number, the same on every rank and larger at each use. This rank's writes before it are
- * visible to every rank after it. Fails only as waits fail (a dead rank named). */
+/* A barrier of the host's ranks through shared memory: seq is P arrival numbers (one per
+ * rank of the context) ORN_DSM_SHM_SEQ_STRIDE int64s apart (one cache line each) in memory
+ * the host's ranks map, zero at first; k the barrier's number, the same on every rank and
+ * larger at each use. This rank's writes before it are visible to the host's ranks after
+ * it. Fails only as waits fail (a dead rank named). */
 #define ORN_DSM_SHM_SEQ_STRIDE 8
 int orn_dsm_shm_barrier(OrnDsmCtx *ctx, int64_t *seq, int64_t k, const char *what);
 

@@ -30,8 +30,13 @@ struct OrnDsmCtx {
     /* Registry: arrays by id (ids grow, never reused; freed slots are NULL). */
     OrnDsmArray **reg;
     int nreg, capreg;
-    uint64_t gen_clock;   /* the last write generation handed out (orn_dsm_touch) */
-    int shm_off;          /* shared memory failed once (shm.c): none in this context */
+    uint64_t gen_clock; /* the last write generation handed out (orn_dsm_touch) */
+    int shm_off;        /* shared memory failed once (shm.c): none in this context */
+    /* Hosts (shm.c, orn_dsm_hosts_set): each rank's host number (0.. in the order of their
+     * first ranks) and how many; the ranks host by host (ascending within one), host h's
+     * from host_start[h] to host_start[h + 1]. NULL until set: one host. */
+    int *host_of, nhosts;
+    int *host_start, *host_members;
     size_t replica_bytes; /* held by this context's node replicas */
     /* On-demand fetch service: replies in flight, re-entrancy guard. */
     SvcReply *svc;
@@ -74,6 +79,15 @@ int orn_dsm_tp_fail(OrnDsmCtx *ctx, int status, const char *what);
 typedef int (*OrnDsmPollFn)(OrnDsmCtx *ctx, void *ud, int *pending);
 int orn_dsm_wait_for(OrnDsmCtx *ctx, OrnDsmPollFn poll, void *ud, const int *peers, int n,
                      const char *what);
+
+/* shm.c: this rank's host key: name_hash (of its host name), or its entry of $ORN_HOSTS
+ * (host numbers, comma-separated, rank by rank, taken again from the start where shorter
+ * than the ranks: the tests' several hosts on one machine; a warning at rank 0 when
+ * malformed). orn_dsm_hosts_set: the hosts from every rank's key (gathered: the same on
+ * every rank; equal keys, one host). Called by orn_dsm_wait_setup. */
+enum { ORN_DSM_HOSTS_MAX = 4096 };
+uint64_t orn_dsm_host_key(const OrnDsmCtx *ctx, uint64_t name_hash);
+void orn_dsm_hosts_set(OrnDsmCtx *ctx, const uint64_t *keys);
 
 /* coll.c: complete the passes still in flight (the context's end). */
 void orn_dsm_pass_free(OrnDsmCtx *ctx);

@@ -1,4 +1,4 @@
-/* replica.c: node replicas -- one copy of a dense array in memory every rank of the host maps.
+/* replica.c: node replicas -- one copy of a dense array in memory the ranks of a host map.
  *
  * A loop that reads a partitioned array anywhere (a gather A[P[i], :], a pull over a graph)
  * gets a window: a row-major copy of the whole array (runtime/window.c). Made privately, that
@@ -6,7 +6,9 @@
  * of every other rank's rows through MPI: 0.09-0.5 s for a 128 MB array at -n 2, P copies on
  * the host. A node replica is made once for all of them: every rank writes the tiles it holds
  * into one POSIX shared-memory object, in parallel, and reads the others' rows where they
- * lie. Nothing crosses MPI but two barriers.
+ * lie. On one host nothing crosses MPI but two barriers; on several (shm.c, "Hosts") each
+ * host has its replica, and a rank's tiles cross to each other host once, to the rank that
+ * takes them there (replica_cross).
  *
  * Which arrays: those the compiler sees a loop read at rows anywhere -- rows that depend on
  * data (A[P[i], :], the rows a sparse walk names), every row (a column view), rows that follow
@@ -17,15 +19,16 @@
  * them and a copy (runtime/window.c).
  *
  * Life of a replica (collective):
- *   - made by orn_dsm_replica_reserve: one object of shared memory (shm.c,
+ *   - made by orn_dsm_replica_reserve: one object of shared memory per host (shm.c,
  *     orn_dsm_shm_map), each rank reserving and faulting in the rows of the tiles it will
- *     write; where that fails, replicas are off for the context and callers make their
- *     private copies.
+ *     write (its own, and those it takes from other hosts); where that fails, replicas are
+ *     off for the context and callers make their private copies.
  *   - written at the first orn_dsm_replica call, and rewritten when any rank's write
  *     generation of the array (OrnDsmArray.gen) differs from those it was written at: a
  *     barrier (no rank reads the old contents any more: every rank has left the loops that
- *     read it), each rank writes the tiles it holds (replicated tiles: rank 0), a barrier
- *     (every row is written before anyone reads).
+ *     read it), each rank writes the tiles it holds (replicated tiles: the host's first
+ *     rank) and those it takes from other hosts, a barrier (every row is written before
+ *     anyone reads).
  *   - otherwise returned as it is: the same generations mean the same values.
  *   - unmapped when the array is freed (orn_dsm_free). The context's replicas hold at most
  *     1 GiB together ($ORN_REPLICA_MB); an array that would pass it gets none (the same on
@@ -75,13 +78,24 @@ size_t orn_dsm_replica_min(void)
     return REPLICA_MIN_DEFAULT;
 }
 
-/* The rank that writes tile t into the replica: its owner; rank 0 for a replicated tile. */
+/* Does this rank write tile t into its host's replica? Its owner does; a replicated tile,
+ * the host's first rank. */
 static int writes_tile(const OrnDsmArray *a, int64_t t)
 {
+    const OrnDsmCtx *ctx = a->ctx;
     const OrnDsmTile *tl = &a->tiles[t];
-    int o = a->part.owner[t];
+    int o = a->part.owner[t], me = ctx->rank;
     if (!tl->held || !tl->vals || tl->n <= 0) return 0;
-    return o == a->ctx->rank || (o == ORN_DSM_ALL && a->ctx->rank == 0);
+    return o == me || (o == ORN_DSM_ALL && orn_dsm_taker(ctx, 0, orn_dsm_host_of(ctx, me)) == me);
+}
+
+/* Does this rank take tile t for its host from the tile's owner on another host? */
+static int takes_tile(const OrnDsmArray *a, int64_t t)
+{
+    const OrnDsmCtx *ctx = a->ctx;
+    int o = a->part.owner[t], h = orn_dsm_host_of(ctx, ctx->rank);
+    return o != ORN_DSM_ALL && a->tiles[t].n > 0 && orn_dsm_host_of(ctx, o) != h &&
+           orn_dsm_taker(ctx, o, h) == ctx->rank;
 }
 
 /* The bytes [*lo, *hi) of the replica that tile t's rows span. */
@@ -105,7 +119,7 @@ static int replica_open(OrnDsmArray *a)
     size_t bytes = (size_t)a->nnz * a->esize, *ranges = NULL;
     int n = 0;
     for (int64_t t = 0; t < a->part.ntiles; t++)
-        if (writes_tile(a, t)) {
+        if (writes_tile(a, t) || takes_tile(a, t)) {
             ranges = orn_xrealloc(ranges, (size_t)(n + 1) * 2 * sizeof *ranges);
             tile_span(a, t, &ranges[2 * n], &ranges[2 * n + 1]);
             n++;
@@ -133,6 +147,54 @@ int orn_dsm_replica_reserve(OrnDsmArray *a)
     return replica_open(a);
 }
 
+/* Ranks on several hosts: each rank sends the tiles it owns, packed in tile order, to the
+ * rank that takes them on every other host (orn_dsm_taker), which copies them into its
+ * host's replica. One exchange, point to point. */
+static int replica_cross(OrnDsmArray *a, OrnDsmReplica *r)
+{
+    OrnDsmCtx *ctx = a->ctx;
+    int P = ctx->size, me = ctx->rank, h = orn_dsm_host_of(ctx, me);
+    size_t es = a->esize, own = 0;
+    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
+    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
+    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    for (int64_t t = 0; t < a->part.ntiles; t++) {
+        int o = a->part.owner[t];
+        if (o == me && a->tiles[t].n > 0) own += (size_t)a->tiles[t].n * es;
+        if (takes_tile(a, t)) rn[o] += (size_t)a->tiles[t].n * es;
+    }
+    char *pack = own ? orn_xmalloc(own) : NULL, *at = pack;
+    for (int64_t t = 0; t < a->part.ntiles; t++)
+        if (a->part.owner[t] == me && a->tiles[t].n > 0) {
+            memcpy(at, a->tiles[t].vals, (size_t)a->tiles[t].n * es);
+            at += (size_t)a->tiles[t].n * es;
+        }
+    for (int p = 0; p < P; p++) {
+        int hp = orn_dsm_host_of(ctx, p);
+        if (hp != h && orn_dsm_taker(ctx, me, hp) == p) {
+            sp[p] = pack;
+            sn[p] = own;
+        }
+        if (rn[p]) rp[p] = orn_xmalloc(rn[p]);
+    }
+    int status = orn_dsm_exchange(ctx, sp, sn, rp, rn, NULL, "node replica: other hosts' rows");
+    for (int p = 0; p < P && !status; p++) {
+        const char *from = rp[p];
+        for (int64_t t = 0; from && t < a->part.ntiles; t++)
+            if (a->part.owner[t] == p && takes_tile(a, t)) {
+                orn_dsm_tile_copy(a, t, 0, a->dims[0], r->base, 0, (void *)from, 0,
+                                  ORN_DSM_TO_ROWS);
+                from += (size_t)a->tiles[t].n * es;
+            }
+    }
+    for (int p = 0; p < P; p++) free(rp[p]);
+    free(pack);
+    free(sp);
+    free(rp);
+    free(sn);
+    return status;
+}
+
 int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void **base)
 {
     OrnDsmCtx *ctx = a->ctx;
@@ -158,7 +220,8 @@ int orn_dsm_replica(OrnDsmArray *a, const uint64_t *gens, int check, const void 
         if (writes_tile(a, t))
             orn_dsm_tile_copy(a, t, 0, a->dims[0], r->base, 0, a->tiles[t].vals, 0,
                               ORN_DSM_TO_ROWS);
-    status = orn_dsm_barrier(ctx); /* every row is written */
+    if (orn_dsm_nhosts(ctx) > 1) status = replica_cross(a, r);
+    if (!status) status = orn_dsm_barrier(ctx); /* every row is written */
     if (status) return status;
     if (!r->gens) r->gens = orn_xmalloc((size_t)P * sizeof *r->gens);
     memcpy(r->gens, gens, (size_t)P * sizeof *gens);

@@ -621,9 +621,10 @@ static void slice_offsets(const OrnRtBuffer *b, int P, size_t *off)
  * rank). Vectors by slices have one set of page-aligned slots; whole ones two sets of
  * 64-byte-aligned slots, used by turns (shm_whole). Made at the buffer's first snapshot
  * flush (collectively: every rank flushes there) unless $ORN_FLUSH_SHM=0 (OrnRtCtx.flush_shm,
- * the same on every rank) or it would pass RT_FLUSH_SHM_MAX (/dev/shm is often small); NULL
- * on every rank where shared memory cannot be had (ranks on several hosts). Lives as long as
- * the buffer. */
+ * the same on every rank), it would pass RT_FLUSH_SHM_MAX (/dev/shm is often small) or the
+ * vector goes by slices on several hosts; NULL on every rank where shared memory cannot be
+ * had. One object per host (dsm/shm.c): a rank reserves its own slots and those of the ranks
+ * on other hosts that it takes (shm_cross). Lives as long as the buffer. */
 #define RT_FLUSH_SHM_MAX ((size_t)64 << 20)
 
 static char *shm_slot(const OrnRtBuffer *b, int set, int q)
@@ -658,14 +659,21 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
     size_t slots = (size_t)b->shm_sets * (size_t)P * b->shm_stride;
     size_t sum = by_slices ? b->shm_stride : 0, cnt = ((size_t)P * 2 + 7) / 8 * 8 * 8;
     size_t seq = (size_t)P * ORN_DSM_SHM_SEQ_STRIDE * 8;
-    if (!b->rt->flush_shm || !bytes || slots + sum > RT_FLUSH_SHM_MAX) return ORN_OK;
+    OrnDsmCtx *dsm = b->rt->dsm;
+    int hosts = orn_dsm_nhosts(dsm), h = orn_dsm_host_of(dsm, me);
+    if (!b->rt->flush_shm || !bytes || slots + sum > RT_FLUSH_SHM_MAX || (hosts > 1 && by_slices))
+        return ORN_OK;
     b->shm_bytes = slots + sum + cnt + seq;
-    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), ranges[8], n = 0;
+    size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), n = 0;
+    size_t *ranges = orn_xmalloc(((size_t)P * 2 + 4) * 2 * sizeof *ranges);
     slice_offsets(b, P, off);
-    for (int set = 0; set < b->shm_sets; set++) { /* this rank's slots */
-        size_t lo = ((size_t)set * (size_t)P + (size_t)me) * b->shm_stride;
-        ranges[n++] = lo;
-        ranges[n++] = lo + bytes;
+    for (int q = 0; q < P; q++) { /* this rank's slots, and those it takes from other hosts */
+        if (q != me && (orn_dsm_host_of(dsm, q) == h || orn_dsm_taker(dsm, q, h) != me)) continue;
+        for (int set = 0; set < b->shm_sets; set++) {
+            size_t lo = ((size_t)set * (size_t)P + (size_t)q) * b->shm_stride;
+            ranges[n++] = lo;
+            ranges[n++] = lo + bytes;
+        }
     }
     if (by_slices) { /* its slice of the sum */
         ranges[n++] = slots + off[me];
@@ -675,9 +683,36 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
     ranges[n++] = b->shm_bytes;
     free(off);
     void *base = NULL;
-    int status =
-        orn_dsm_shm_map(b->rt->dsm, b->shm_bytes, b->target->id, ranges, (int)n / 2, &base);
+    int status = orn_dsm_shm_map(dsm, b->shm_bytes, b->target->id, ranges, (int)n / 2, &base);
+    free(ranges);
     b->shm = base;
+    return status;
+}
+
+/* Ranks on several hosts: this rank's change vector (in its slot of `set`) goes to the rank
+ * that takes it on every other host (orn_dsm_taker), and those this rank takes from other
+ * hosts' ranks land in their slots of its host's memory, in place. One exchange of the
+ * vectors alone, point to point; then each host's memory holds all P. */
+static int shm_cross(OrnRtBuffer *b, int set)
+{
+    OrnDsmCtx *dsm = b->rt->dsm;
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), h = orn_dsm_host_of(dsm, me);
+    size_t bytes = (size_t)b->target->nnz * b->target->esize;
+    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
+    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
+    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    for (int p = 0; p < P; p++) {
+        int hp = orn_dsm_host_of(dsm, p), to = hp != h && orn_dsm_taker(dsm, me, hp) == p;
+        int from = hp != h && orn_dsm_taker(dsm, p, h) == me;
+        sp[p] = to ? shm_slot(b, set, me) : NULL;
+        sn[p] = to ? bytes : 0;
+        rp[p] = from ? shm_slot(b, set, p) : NULL;
+        rn[p] = from ? bytes : 0;
+    }
+    int status = orn_dsm_exchange(dsm, sp, sn, rp, rn, NULL, "buffer flush: other hosts");
+    free(sp);
+    free(rp);
+    free(sn);
     return status;
 }
 
@@ -687,12 +722,15 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
  * same operations in the same order, the same bits and counts). The sets take turns: a rank
  * writes the other set at the next flush while a slower one may still read this one, and
  * this set again only after the next barrier, when every rank has read it. One barrier, no
- * message: softmax's 640 bytes at every round of 64 points. */
+ * message: softmax's 640 bytes at every round of 64 points. On several hosts the other
+ * hosts' vectors come first (shm_cross); a taker writes a slot of this set only after the
+ * last barrier, as its owner would have. */
 static int shm_whole(OrnRtBuffer *b, char *dst, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
-    int P = orn_dsm_size(dsm), set = (int)(b->shm_turn++ & 1);
-    int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush");
+    int P = orn_dsm_size(dsm), set = (int)(b->shm_turn++ & 1), status = ORN_OK;
+    if (orn_dsm_nhosts(dsm) > 1) status = shm_cross(b, set);
+    if (!status) status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush");
     if (status) return status;
     return apply_changes(b, dst, shm_slot(b, set, 0), b->shm_stride, P, b->target->nnz, avg);
 }

@@ -29,10 +29,10 @@
  *     they are the same on every rank. $ORN_WINDOW_CHECK=1 fetches it again instead and
  *     fails the loop if the two differ (a writer that forgot to touch the array): the tests
  *     run with it. Other copies are given back to the spares, their bytes forgotten.
- *     Where every rank runs on one host, such a whole copy is the array's node replica
- *     instead (dsm/replica.c, taken in rt_window_agree): one copy in shared memory for
- *     all of the host's ranks, each writing its own tiles, rewritten when a generation
- *     changed; the window only borrows it (shared).
+ *     Such a whole copy is the array's node replica instead where it has one
+ *     (dsm/replica.c, taken in rt_window_agree): one copy in shared memory for all of the
+ *     host's ranks, each writing its own tiles (and those it takes from other hosts),
+ *     rewritten when a generation changed; the window only borrows it (shared).
  *
  * Keys outside the box still take the slow path, so correctness never depends on a window:
  * a window only ever holds values the slow path would return.
