@@ -621,10 +621,11 @@ static void slice_offsets(const OrnRtBuffer *b, int P, size_t *off)
  * rank). Vectors by slices have one set of page-aligned slots; whole ones two sets of
  * 64-byte-aligned slots, used by turns (shm_whole). Made at the buffer's first snapshot
  * flush (collectively: every rank flushes there) unless $ORN_FLUSH_SHM=0 (OrnRtCtx.flush_shm,
- * the same on every rank), it would pass RT_FLUSH_SHM_MAX (/dev/shm is often small) or the
- * vector goes by slices on several hosts; NULL on every rank where shared memory cannot be
- * had. One object per host (dsm/shm.c): a rank reserves its own slots and those of the ranks
- * on other hosts that it takes (shm_cross). Lives as long as the buffer. */
+ * the same on every rank) or it would pass RT_FLUSH_SHM_MAX (/dev/shm is often small); NULL
+ * on every rank where shared memory cannot be had. One object per host (dsm/shm.c): a rank
+ * reserves what it writes there -- its own slots, and on several hosts the slots of whole
+ * vectors it takes (shm_cross), or the other hosts' parts of its slice and the summed
+ * slices it takes (shm_sum). Lives as long as the buffer. */
 #define RT_FLUSH_SHM_MAX ((size_t)64 << 20)
 
 static char *shm_slot(const OrnRtBuffer *b, int set, int q)
@@ -661,23 +662,30 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
     size_t seq = (size_t)P * ORN_DSM_SHM_SEQ_STRIDE * 8;
     OrnDsmCtx *dsm = b->rt->dsm;
     int hosts = orn_dsm_nhosts(dsm), h = orn_dsm_host_of(dsm, me);
-    if (!b->rt->flush_shm || !bytes || slots + sum > RT_FLUSH_SHM_MAX || (hosts > 1 && by_slices))
-        return ORN_OK;
+    if (!b->rt->flush_shm || !bytes || slots + sum > RT_FLUSH_SHM_MAX) return ORN_OK;
     b->shm_bytes = slots + sum + cnt + seq;
     size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off), n = 0;
-    size_t *ranges = orn_xmalloc(((size_t)P * 2 + 4) * 2 * sizeof *ranges);
+    size_t *ranges = orn_xmalloc(((size_t)P * 3 + 4) * 2 * sizeof *ranges);
     slice_offsets(b, P, off);
-    for (int q = 0; q < P; q++) { /* this rank's slots, and those it takes from other hosts */
-        if (q != me && (orn_dsm_host_of(dsm, q) == h || orn_dsm_taker(dsm, q, h) != me)) continue;
-        for (int set = 0; set < b->shm_sets; set++) {
-            size_t lo = ((size_t)set * (size_t)P + (size_t)q) * b->shm_stride;
-            ranges[n++] = lo;
-            ranges[n++] = lo + bytes;
+    for (int q = 0; q < P; q++) { /* what this rank writes of the slots: its own, and */
+        int other = hosts > 1 && orn_dsm_host_of(dsm, q) != h;
+        if (q == me || (other && !by_slices && orn_dsm_taker(dsm, q, h) == me)) {
+            for (int set = 0; set < b->shm_sets; set++) { /* whole vectors it takes (shm_cross) */
+                size_t lo = ((size_t)set * (size_t)P + (size_t)q) * b->shm_stride;
+                ranges[n++] = lo;
+                ranges[n++] = lo + bytes;
+            }
+        } else if (other && by_slices) { /* other hosts' parts of its slice (shm_sum) */
+            ranges[n++] = (size_t)q * b->shm_stride + off[me];
+            ranges[n++] = (size_t)q * b->shm_stride + off[me + 1];
         }
     }
-    if (by_slices) { /* its slice of the sum */
-        ranges[n++] = slots + off[me];
-        ranges[n++] = slots + off[me + 1];
+    for (int r = 0; r < P && by_slices; r++) { /* its slice of the sum, other hosts' it takes */
+        if (r != me &&
+            (hosts == 1 || orn_dsm_host_of(dsm, r) == h || orn_dsm_taker(dsm, r, h) != me))
+            continue;
+        ranges[n++] = slots + off[r];
+        ranges[n++] = slots + off[r + 1];
     }
     ranges[n++] = slots + sum; /* the counts and arrival numbers, small */
     ranges[n++] = b->shm_bytes;
@@ -686,6 +694,31 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
     int status = orn_dsm_shm_map(dsm, b->shm_bytes, b->target->id, ranges, (int)n / 2, &base);
     free(ranges);
     b->shm = base;
+    return status;
+}
+
+/* An exchange with the ranks of other hosts (orn_dsm_exchange): what goes to and comes from
+ * each rank (NULL and 0: nothing), filled by the caller; cross_run exchanges and frees. */
+typedef struct Cross {
+    const void **sp;
+    void **rp;
+    size_t *sn, *rn;
+} Cross;
+
+static Cross cross_new(int P)
+{
+    Cross c = {orn_xcalloc((size_t)P, sizeof *c.sp), orn_xcalloc((size_t)P, sizeof *c.rp),
+               orn_xcalloc(2 * (size_t)P, sizeof *c.sn), NULL};
+    c.rn = c.sn + P;
+    return c;
+}
+
+static int cross_run(OrnDsmCtx *dsm, Cross *c, const char *what)
+{
+    int status = orn_dsm_exchange(dsm, c->sp, c->sn, c->rp, c->rn, NULL, what);
+    free(c->sp);
+    free(c->rp);
+    free(c->sn);
     return status;
 }
 
@@ -698,22 +731,20 @@ static int shm_cross(OrnRtBuffer *b, int set)
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), h = orn_dsm_host_of(dsm, me);
     size_t bytes = (size_t)b->target->nnz * b->target->esize;
-    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
-    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
-    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    Cross c = cross_new(P);
     for (int p = 0; p < P; p++) {
-        int hp = orn_dsm_host_of(dsm, p), to = hp != h && orn_dsm_taker(dsm, me, hp) == p;
-        int from = hp != h && orn_dsm_taker(dsm, p, h) == me;
-        sp[p] = to ? shm_slot(b, set, me) : NULL;
-        sn[p] = to ? bytes : 0;
-        rp[p] = from ? shm_slot(b, set, p) : NULL;
-        rn[p] = from ? bytes : 0;
+        int hp = orn_dsm_host_of(dsm, p);
+        if (hp == h) continue;
+        if (orn_dsm_taker(dsm, me, hp) == p) {
+            c.sp[p] = shm_slot(b, set, me);
+            c.sn[p] = bytes;
+        }
+        if (orn_dsm_taker(dsm, p, h) == me) {
+            c.rp[p] = shm_slot(b, set, p);
+            c.rn[p] = bytes;
+        }
     }
-    int status = orn_dsm_exchange(dsm, sp, sn, rp, rn, NULL, "buffer flush: other hosts");
-    free(sp);
-    free(rp);
-    free(sn);
-    return status;
+    return cross_run(dsm, &c, "buffer flush: other hosts");
 }
 
 /* sum_changes through shared memory, a vector that goes whole: every rank's change vector
@@ -743,17 +774,35 @@ static int shm_whole(OrnRtBuffer *b, char *dst, int avg)
  * counts. Nothing goes through MPI: no copy into and out of messages, and each rank reads
  * the others' parts where they lie. The slots are read only between the two barriers and the
  * sum after the second: a rank writes its slot at the next flush only once every rank has
- * passed the second, and its slice of the sum after the next flush's first. */
+ * passed the second, and its slice of the sum after the next flush's first. On several
+ * hosts (each with its memory): before the first barrier each rank sends every rank of
+ * another host that rank's slice of its vector, which lands in the sender's slot there (only
+ * the slice's owner reads it); after its adds, each rank sends its summed slice to its taker
+ * on every other host, which puts it in its host's sum before the second barrier (where no
+ * one reads it until then): each slice's adds made once, in rank order, as on one host;
+ * the counts summed over all ranks by a collective. */
 static int shm_sum(OrnRtBuffer *b, char *dst, int avg)
 {
     OrnDsmCtx *dsm = b->rt->dsm;
-    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm);
+    int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), h = orn_dsm_host_of(dsm, me);
+    int hosts = orn_dsm_nhosts(dsm) > 1, status = ORN_OK;
     size_t *off = orn_xmalloc(((size_t)P + 1) * sizeof *off);
     slice_offsets(b, P, off);
     size_t es = b->target->esize, sb = off[me + 1] - off[me];
     char *sum = shm_sum_area(b);
     int64_t *cnt = shm_counts(b);
-    int status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: changes");
+    if (hosts) { /* the other hosts' parts of this rank's slice, into their slots here */
+        Cross c = cross_new(P);
+        for (int p = 0; p < P; p++)
+            if (orn_dsm_host_of(dsm, p) != h) {
+                c.sp[p] = b->shm + (size_t)me * b->shm_stride + off[p];
+                c.sn[p] = off[p + 1] - off[p];
+                c.rp[p] = b->shm + (size_t)p * b->shm_stride + off[me];
+                c.rn[p] = sb;
+            }
+        status = cross_run(dsm, &c, "buffer flush: other hosts' changes");
+    }
+    if (!status) status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: changes");
     if (!status)
         status = apply_changes(b, dst + off[me], b->shm + off[me], b->shm_stride, P,
                                (int64_t)(sb / es), avg);
@@ -761,12 +810,33 @@ static int shm_sum(OrnRtBuffer *b, char *dst, int avg)
         memcpy(sum + off[me], dst + off[me], sb);
         cnt[2 * me] = b->changed;
         cnt[2 * me + 1] = b->shared;
-        status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: slices");
     }
+    if (!status && hosts) { /* this rank's slice to its taker on every other host */
+        Cross c = cross_new(P);
+        for (int p = 0; p < P; p++) {
+            int hp = orn_dsm_host_of(dsm, p);
+            if (hp == h) continue;
+            if (orn_dsm_taker(dsm, me, hp) == p) {
+                c.sp[p] = sum + off[me];
+                c.sn[p] = sb;
+            }
+            if (orn_dsm_taker(dsm, p, h) == me) {
+                c.rp[p] = sum + off[p];
+                c.rn[p] = off[p + 1] - off[p];
+            }
+        }
+        status = cross_run(dsm, &c, "buffer flush: other hosts' slices");
+    }
+    if (!status) status = orn_dsm_shm_barrier(dsm, shm_seq(b), ++b->shm_k, "buffer flush: slices");
     for (int q = 0; q < P && !status; q++)
         if (q != me) memcpy(dst + off[q], sum + off[q], off[q + 1] - off[q]);
     free(off);
-    if (!status && b->count_changes) {
+    if (!status && b->count_changes && hosts) { /* the host's counts alone are here */
+        int64_t c[2] = {b->changed, b->shared};
+        status = orn_dsm_allreduce_i64(dsm, c, 2, ORN_DSM_SUM);
+        b->changed = c[0];
+        b->shared = c[1];
+    } else if (!status && b->count_changes) {
         b->changed = b->shared = 0;
         for (int q = 0; q < P; q++) {
             b->changed += cnt[2 * q];
