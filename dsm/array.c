@@ -289,7 +289,7 @@ static void tiles_compact(const OrnDsmArray *a, OrnDsmTile *tiles, int64_t ntile
         if (tl->hi[1] - tl->lo[1] > INT32_MAX || rows < 0) continue;
         free(tl->rowptr);
         tl->rowptr = orn_xcalloc((size_t)rows + 1, sizeof *tl->rowptr);
-        tl->cols = orn_xmalloc((size_t)(tl->n ? tl->n : 1) * sizeof *tl->cols);
+        tl->cols = orn_dsm_xmalloc_huge((size_t)tl->n * sizeof *tl->cols);
         for (int64_t e = 0; e < tl->n; e++) {
             tl->rowptr[tl->keys[nd * e] - tl->lo[0] + 1]++;
             tl->cols[e] = (int32_t)(tl->keys[nd * e + 1] - tl->lo[1]);
@@ -734,8 +734,8 @@ static int sparse_scatter(OrnDsmArray *a, const OrnDsmPart *np, int64_t n, const
     for (int64_t t = 0; t < np->ntiles; t++) {
         tiles[t].n = fill[t];
         if (fill[t]) {
-            tiles[t].keys = orn_xmalloc((size_t)fill[t] * (size_t)nd * 8);
-            tiles[t].vals = orn_xmalloc((size_t)fill[t] * es);
+            tiles[t].keys = orn_dsm_xmalloc_huge((size_t)fill[t] * (size_t)nd * 8);
+            tiles[t].vals = orn_dsm_xmalloc_huge((size_t)fill[t] * es);
             if (ttags) ttags[t] = orn_xmalloc((size_t)fill[t] * 8);
         }
         fill[t] = 0;

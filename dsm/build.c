@@ -178,6 +178,13 @@ void orn_dsm_huge(const void *base, size_t n)
 #endif
 }
 
+void *orn_dsm_xmalloc_huge(size_t n)
+{
+    void *p = orn_xmalloc(n ? n : 1);
+    orn_dsm_huge(p, n);
+    return p;
+}
+
 /* ---------------------------------------------------------------- placement */
 
 typedef struct Src {
@@ -513,11 +520,12 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
     int64_t m = rp[rows]; /* records */
     int32_t *cols = NULL;
     int64_t *keys = NULL;
-    char *vals = orn_xmalloc((size_t)(m ? m : 1) * vs);
+    /* the tile's storage, streamed by every loop over it: in huge pages */
+    char *vals = orn_dsm_xmalloc_huge((size_t)m * vs);
     if (csr || runs)
-        cols = orn_xmalloc((size_t)(m ? m : 1) * sizeof *cols);
+        cols = orn_dsm_xmalloc_huge((size_t)m * sizeof *cols);
     else
-        keys = orn_xmalloc((size_t)(m ? m : 1) * (size_t)nk * sizeof *keys);
+        keys = orn_dsm_xmalloc_huge((size_t)m * (size_t)nk * sizeof *keys);
     if (runs) jj = orn_xmalloc((size_t)(m ? m : 1) * sizeof *jj);
     /* Fill from the end of each source (rp[row + 1] counts down to the row's start), giving
      * back the consumed tail as it goes. */

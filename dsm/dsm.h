@@ -464,6 +464,10 @@ int orn_dsm_snap_read(OrnDsmCtx *ctx, const OrnDsmIo *io);
  * arrays are made at its start); malloc's mmap threshold is left alone: fixed, it would
  * make every large temporary (a replica per loop) a fresh mapping faulted in page by page. */
 void orn_dsm_huge(const void *base, size_t n);
+/* n bytes (orn_xmalloc), advised as huge pages before anything touches them (orn_dsm_huge):
+ * storage that is written once now and streamed by loops later (the tiles an array is
+ * built in from elements: a permuted load, triplets). */
+void *orn_dsm_xmalloc_huge(size_t n);
 
 /* Collective. Bulk fetch for several arrays at once: each rank asks for n (array, key)
  * pairs (linear row-major key indices) and gets their values (found[i] = 0 for absent
