@@ -108,13 +108,12 @@ int orn_dsm_taker(const OrnDsmCtx *ctx, int q, int h)
     return ctx->host_members[lo + q % n];
 }
 
-/* This rank's host's ranks: *n of them from *first on. */
+/* This rank's host's ranks, *n of them (this rank alone before the hosts are set). */
 static const int *host_ranks(const OrnDsmCtx *ctx, int *n)
 {
-    static const int none[1] = {0};
     if (!ctx->host_of) {
         *n = 1;
-        return none;
+        return &ctx->rank;
     }
     int h = ctx->host_of[ctx->rank];
     *n = ctx->host_start[h + 1] - ctx->host_start[h];
