@@ -379,10 +379,24 @@ static int exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, voi
     return status;
 }
 
-int orn_dsm_exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, void *const *rp,
-                     const size_t *rn, const OrnDsmPiece *own, const char *what)
+OrnDsmSwap orn_dsm_swap_new(int P)
 {
-    return exchange(ctx, sp, sn, rp, rn, own, 0, what);
+    /* P send and P receive pointers, then P send and P receive sizes */
+    void **blk = orn_xcalloc(2 * (size_t)P, sizeof(void *) + sizeof(size_t));
+    OrnDsmSwap s = {(const void **)blk, blk + P, (size_t *)(blk + 2 * (size_t)P), NULL};
+    s.rn = s.sn + P;
+    return s;
+}
+
+void orn_dsm_swap_free(OrnDsmSwap *s)
+{
+    free(s->sp);
+    *s = (OrnDsmSwap){0};
+}
+
+int orn_dsm_exchange(OrnDsmCtx *ctx, const OrnDsmSwap *s, const OrnDsmPiece *own, const char *what)
+{
+    return exchange(ctx, s->sp, s->sn, s->rp, s->rn, own, 0, what);
 }
 
 /* The slices' parts as exchange()'s: scatter sends this rank's bytes of p's slice of `mine`
@@ -392,21 +406,17 @@ static int slices_exchange(OrnDsmCtx *ctx, const size_t *off, const char *mine, 
                            int scatter, int wait, const char *what)
 {
     int P = ctx->size, me = ctx->rank;
-    const void **sp = orn_xcalloc(2 * (size_t)P, sizeof *sp);
-    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
-    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    OrnDsmSwap s = orn_dsm_swap_new(P);
     size_t own = off[me + 1] - off[me];
     for (int p = 0; p < P; p++) {
-        sn[p] = scatter ? off[p + 1] - off[p] : own;
-        sp[p] = scatter ? mine + off[p] : buf + off[me];
-        rn[p] = scatter ? own : off[p + 1] - off[p];
-        rp[p] = scatter ? buf + (size_t)p * own : buf + off[p];
+        s.sn[p] = scatter ? off[p + 1] - off[p] : own;
+        s.sp[p] = scatter ? mine + off[p] : buf + off[me];
+        s.rn[p] = scatter ? own : off[p + 1] - off[p];
+        s.rp[p] = scatter ? buf + (size_t)p * own : buf + off[p];
     }
     OrnDsmPiece self = {buf + (size_t)me * own, scatter ? mine + off[me] : NULL, scatter ? own : 0};
-    int status = exchange(ctx, sp, sn, rp, rn, &self, wait, what);
-    free(sp);
-    free(rp);
-    free(sn);
+    int status = exchange(ctx, s.sp, s.sn, s.rp, s.rn, &self, wait, what);
+    orn_dsm_swap_free(&s);
     return status;
 }
 

@@ -155,13 +155,11 @@ static int replica_cross(OrnDsmArray *a, OrnDsmReplica *r)
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank, h = orn_dsm_host_of(ctx, me);
     size_t es = a->esize, own = 0;
-    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
-    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
-    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
+    OrnDsmSwap s = orn_dsm_swap_new(P);
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         int o = a->part.owner[t];
         if (o == me && a->tiles[t].n > 0) own += (size_t)a->tiles[t].n * es;
-        if (takes_tile(a, t)) rn[o] += (size_t)a->tiles[t].n * es;
+        if (takes_tile(a, t)) s.rn[o] += (size_t)a->tiles[t].n * es;
     }
     char *pack = own ? orn_xmalloc(own) : NULL, *at = pack;
     for (int64_t t = 0; t < a->part.ntiles; t++)
@@ -172,14 +170,14 @@ static int replica_cross(OrnDsmArray *a, OrnDsmReplica *r)
     for (int p = 0; p < P; p++) {
         int hp = orn_dsm_host_of(ctx, p);
         if (hp != h && orn_dsm_taker(ctx, me, hp) == p) {
-            sp[p] = pack;
-            sn[p] = own;
+            s.sp[p] = pack;
+            s.sn[p] = own;
         }
-        if (rn[p]) rp[p] = orn_xmalloc(rn[p]);
+        if (s.rn[p]) s.rp[p] = orn_xmalloc(s.rn[p]);
     }
-    int status = orn_dsm_exchange(ctx, sp, sn, rp, rn, NULL, "node replica: other hosts' rows");
+    int status = orn_dsm_exchange(ctx, &s, NULL, "node replica: other hosts' rows");
     for (int p = 0; p < P && !status; p++) {
-        const char *from = rp[p];
+        const char *from = s.rp[p];
         for (int64_t t = 0; from && t < a->part.ntiles; t++)
             if (a->part.owner[t] == p && takes_tile(a, t)) {
                 orn_dsm_tile_copy(a, t, 0, a->dims[0], r->base, 0, (void *)from, 0,
@@ -187,11 +185,9 @@ static int replica_cross(OrnDsmArray *a, OrnDsmReplica *r)
                 from += (size_t)a->tiles[t].n * es;
             }
     }
-    for (int p = 0; p < P; p++) free(rp[p]);
+    for (int p = 0; p < P; p++) free(s.rp[p]);
     free(pack);
-    free(sp);
-    free(rp);
-    free(sn);
+    orn_dsm_swap_free(&s);
     return status;
 }
 

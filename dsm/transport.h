@@ -110,13 +110,22 @@ typedef struct OrnDsmPiece {
     const void *from;
     size_t n;
 } OrnDsmPiece;
-/* Collective, the sizes known on both sides (nothing is exchanged but the data): rank r
- * sends each peer p the sn[p] bytes at sp[p] and receives rn[p] bytes from p at rp[p] (its
- * own entries unused; a size of 0 sends or receives nothing), and copies `own` (may be NULL)
- * while they travel. Point to point with each peer (as orn_dsm_allgather_into): no pass
- * of packing where the parts lie in place, and a missing peer named. */
-int orn_dsm_exchange(OrnDsmCtx *ctx, const void *const *sp, const size_t *sn, void *const *rp,
-                     const size_t *rn, const OrnDsmPiece *own, const char *what);
+/* What one rank sends to and receives from each of P ranks in one exchange: sn[p] bytes at
+ * sp[p] to rank p, rn[p] bytes from p at rp[p] (a size of 0: nothing; the rank's own entries
+ * unused). orn_dsm_swap_new gives it all zero, in one allocation; orn_dsm_swap_free frees
+ * that (never the data). */
+typedef struct OrnDsmSwap {
+    const void **sp;
+    void **rp;
+    size_t *sn, *rn;
+} OrnDsmSwap;
+OrnDsmSwap orn_dsm_swap_new(int P);
+void orn_dsm_swap_free(OrnDsmSwap *s);
+/* Collective, the sizes known on both sides (nothing is exchanged but the data): every rank
+ * sends and receives what its `s` says, and copies `own` (may be NULL) while they travel.
+ * Point to point with each peer (as orn_dsm_allgather_into): no pass of packing where the
+ * parts lie in place, and a missing peer named. */
+int orn_dsm_exchange(OrnDsmCtx *ctx, const OrnDsmSwap *s, const OrnDsmPiece *own, const char *what);
 /* The two halves of an allreduce by slices (a reduce-scatter, then an allgather), for a
  * vector of off[P] bytes cut into P slices, rank r's [off[r], off[r+1]) (P + 1 offsets, the
  * same on every rank). Collective: scatter gives rank r, from every rank q, q's bytes of r's

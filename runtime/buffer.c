@@ -697,28 +697,11 @@ static int shm_prepare(OrnRtBuffer *b, int P, int me)
     return status;
 }
 
-/* An exchange with the ranks of other hosts (orn_dsm_exchange): what goes to and comes from
- * each rank (NULL and 0: nothing), filled by the caller; cross_run exchanges and frees. */
-typedef struct Cross {
-    const void **sp;
-    void **rp;
-    size_t *sn, *rn;
-} Cross;
-
-static Cross cross_new(int P)
+/* An exchange with the ranks of other hosts, as the caller filled `x`; frees x. */
+static int cross_run(OrnDsmCtx *dsm, OrnDsmSwap *x, const char *what)
 {
-    Cross c = {orn_xcalloc((size_t)P, sizeof *c.sp), orn_xcalloc((size_t)P, sizeof *c.rp),
-               orn_xcalloc(2 * (size_t)P, sizeof *c.sn), NULL};
-    c.rn = c.sn + P;
-    return c;
-}
-
-static int cross_run(OrnDsmCtx *dsm, Cross *c, const char *what)
-{
-    int status = orn_dsm_exchange(dsm, c->sp, c->sn, c->rp, c->rn, NULL, what);
-    free(c->sp);
-    free(c->rp);
-    free(c->sn);
+    int status = orn_dsm_exchange(dsm, x, NULL, what);
+    orn_dsm_swap_free(x);
     return status;
 }
 
@@ -731,7 +714,7 @@ static int shm_cross(OrnRtBuffer *b, int set)
     OrnDsmCtx *dsm = b->rt->dsm;
     int P = orn_dsm_size(dsm), me = orn_dsm_rank(dsm), h = orn_dsm_host_of(dsm, me);
     size_t bytes = (size_t)b->target->nnz * b->target->esize;
-    Cross c = cross_new(P);
+    OrnDsmSwap c = orn_dsm_swap_new(P);
     for (int p = 0; p < P; p++) {
         int hp = orn_dsm_host_of(dsm, p);
         if (hp == h) continue;
@@ -792,7 +775,7 @@ static int shm_sum(OrnRtBuffer *b, char *dst, int avg)
     char *sum = shm_sum_area(b);
     int64_t *cnt = shm_counts(b);
     if (hosts) { /* the other hosts' parts of this rank's slice, into their slots here */
-        Cross c = cross_new(P);
+        OrnDsmSwap c = orn_dsm_swap_new(P);
         for (int p = 0; p < P; p++)
             if (orn_dsm_host_of(dsm, p) != h) {
                 c.sp[p] = b->shm + (size_t)me * b->shm_stride + off[p];
@@ -812,7 +795,7 @@ static int shm_sum(OrnRtBuffer *b, char *dst, int avg)
         cnt[2 * me + 1] = b->shared;
     }
     if (!status && hosts) { /* this rank's slice to its taker on every other host */
-        Cross c = cross_new(P);
+        OrnDsmSwap c = orn_dsm_swap_new(P);
         for (int p = 0; p < P; p++) {
             int hp = orn_dsm_host_of(dsm, p);
             if (hp == h) continue;
@@ -992,12 +975,12 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
      * store itself, in their place in the source order, then zeroed: they never pass through
      * the packing or the exchange. The sizes are the tiles' sizes, known on every rank: one
      * exchange of the data alone. */
-    const void **sp = orn_xcalloc((size_t)P, sizeof *sp);
-    void **rp = orn_xcalloc((size_t)P, sizeof *rp);
-    size_t *sn = orn_xcalloc(2 * (size_t)P, sizeof *sn), *rn = sn + P;
-    size_t *pos = orn_xcalloc((size_t)P + 1, sizeof *pos), mine = 0;
-    int64_t *lo = orn_xcalloc(2 * (size_t)P, sizeof *lo), *hi = lo + P; /* in place: [lo, hi) */
-    for (int q = 0; q < P; q++) lo[q] = hi[q] = -1;
+    OrnDsmSwap x = orn_dsm_swap_new(P);
+    size_t *sn = x.sn, *pos = orn_xcalloc((size_t)P + 1, sizeof *pos), mine = 0;
+    /* rank q's slices in place at [lo[q], hi[q]) of the store; hi[q] PACKED: not one range */
+    enum { UNSEEN = -1, PACKED = -2 };
+    int64_t *lo = orn_xcalloc(2 * (size_t)P, sizeof *lo), *hi = lo + P;
+    for (int q = 0; q < P; q++) lo[q] = hi[q] = UNSEEN;
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         int o = a->part.owner[t];
         if (o == me) {
@@ -1007,17 +990,17 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         sn[o] += (size_t)a->tiles[t].n * es;
         OrnDsmRuns r;
         for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok; ok = orn_dsm_runs_next(&r)) {
-            if (lo[o] == -1) lo[o] = hi[o] = r.lin;
-            hi[o] = hi[o] == r.lin && hi[o] >= 0 ? r.lin + r.len : -2; /* -2: packed */
+            if (lo[o] == UNSEEN) lo[o] = hi[o] = r.lin;
+            hi[o] = hi[o] == r.lin && hi[o] >= 0 ? r.lin + r.len : PACKED;
         }
     }
-    for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + (hi[q] == -2 ? sn[q] : 0);
+    for (int q = 0; q < P; q++) pos[q + 1] = pos[q] + (hi[q] == PACKED ? sn[q] : 0);
     char *sbuf = orn_xmalloc(pos[P] ? pos[P] : 1), *rbuf = orn_xmalloc(mine * (size_t)P + 1);
     int dense = b->owners_dense; /* the whole store is cleared (else its touched keys) */
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         OrnDsmRuns r;
         int o = a->part.owner[t];
-        if (o == me || hi[o] != -2) continue;
+        if (o == me || hi[o] != PACKED) continue;
         for (int ok = orn_dsm_runs_begin(&r, a, t, 0, a->dims[0]); ok; ok = orn_dsm_runs_next(&r)) {
             char *src = b->dd.base + (size_t)r.lin * es;
             memcpy(sbuf + pos[o], src, (size_t)r.len * es);
@@ -1027,12 +1010,12 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
     }
     for (int q = 0, k = 0; q < P; q++) {
         if (q == me) continue;
-        sp[q] =
-            hi[q] == -2 ? sbuf + pos[q] - sn[q] : b->dd.base + (size_t)(lo[q] > 0 ? lo[q] : 0) * es;
-        rn[q] = mine;
-        rp[q] = rbuf + (size_t)k++ * mine;
+        x.sp[q] = hi[q] == PACKED ? sbuf + pos[q] - sn[q]
+                                  : b->dd.base + (size_t)(lo[q] > 0 ? lo[q] : 0) * es;
+        x.rn[q] = mine;
+        x.rp[q] = rbuf + (size_t)k++ * mine;
     }
-    status = orn_dsm_exchange(dsm, sp, sn, rp, rn, NULL, "buffer flush");
+    status = orn_dsm_exchange(dsm, &x, NULL, "buffer flush");
     for (int q = 0; q < P && dense && !status; q++) /* sent in place: now cleared */
         if (q != me && hi[q] >= 0) memset(b->dd.base + (size_t)lo[q] * es, 0, sn[q]);
     size_t off = 0;
@@ -1075,9 +1058,7 @@ static int flush_dense_owners(OrnRtBuffer *b, int *done)
         b->owners_dense = 1;
         b->dd.collect = 0;
     }
-    free(sp);
-    free(rp);
-    free(sn);
+    orn_dsm_swap_free(&x);
     free(pos);
     free(lo);
     free(sbuf);
