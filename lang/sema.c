@@ -641,6 +641,8 @@ static void assign_name(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
         orn_sema_note_decl(s, sym);
         return;
     }
+    vt = orn_sema_narrow_update(s, n, sym->type, vt);
+    val = n->u.assign.value;
     const OrnType *rt = vt;
     if (op != OP_NONE) {
         rt = orn_sema_arith(s, op, sym->type, vt, n->span, tg->span, val->span);
@@ -735,6 +737,8 @@ static void assign_elem(Sema *s, OrnNode *n, OrnNode *tg, OrnNode *val)
     }
     if (s->fn) sym->assigned_in_fn = true;
     if (et->kind == T_ERROR || vt->kind == T_ERROR) return;
+    vt = orn_sema_narrow_update(s, n, et, vt);
+    val = n->u.assign.value;
     const OrnType *rt = vt;
     if (op != OP_NONE) rt = orn_sema_arith(s, op, et, vt, n->span, tg->span, val->span);
     if (rt->kind == T_ERROR) return;

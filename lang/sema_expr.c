@@ -147,7 +147,8 @@ static const OrnType *unary(Sema *s, OrnNode *e)
 
 /* A weak float (docs/language.md, "f32 arithmetic"): a value fixed for the whole loop that
  * comes from no array element -- a literal, a param or const, inside a parallel_for body a
- * top-level variable, and arithmetic of those. Mixed with f32 it converts to f32. */
+ * variable of the top-level code around it (at any depth: `s = lr / bs` in an epoch loop),
+ * and arithmetic of those. Mixed with f32 it converts to f32. */
 static bool weak(const Sema *s, const OrnNode *e)
 {
     if (!e || !e->type) return false;
@@ -160,7 +161,8 @@ static bool weak(const Sema *s, const OrnNode *e)
         if (!y) return false;
         if (y->kind == SYM_PARAM || y->kind == SYM_CONST) return true;
         if (y == s->selfweak) return true; /* sema_infer.c: x in an update of x */
-        return s->loop && (y->kind == SYM_VAR || y->kind == SYM_LOOPVAR) && y->global;
+        return s->loop && (y->kind == SYM_VAR || y->kind == SYM_LOOPVAR) &&
+               y->id < s->loop->sym_base;
     }
     case N_UNARY:
         return e->u.unary.op == OP_NEG && weak(s, e->u.unary.e);
@@ -187,6 +189,22 @@ bool orn_sema_weak(const Sema *s, const OrnNode *e)
 static OrnTypeKind num_kind(const OrnType *t)
 {
     return t->kind == T_VIEW ? t->elem : t->kind;
+}
+
+const OrnType *orn_sema_narrow_update(Sema *s, OrnNode *n, const OrnType *target, const OrnType *vt)
+{
+    OrnNode *val = n->u.assign.value;
+    if (s->probe || n->u.assign.op == OP_NONE || !target || orn_sema_is_err(target) ||
+        orn_sema_is_err(vt) || num_kind(target) != T_F32 || vt->kind != T_F64 || !weak(s, val))
+        return vt;
+    OrnNode *call = orn_node_new(s->u, N_CALL, val->span);
+    call->u.call.id = orn_intern_cstr(s->u->names, "f32");
+    call->u.call.id_span = val->span;
+    call->u.call.builtin = -1;
+    call->u.call.args = val;
+    val->next = NULL;
+    n->u.assign.value = call;
+    return orn_sema_expr(s, call);
 }
 
 /* f32 op weak f64 -> f32 (and views of f32 with weak scalars stay views of f32). */

@@ -184,6 +184,12 @@ bool orn_sema_var_convertible(const OrnType *to, const OrnType *from);
 bool orn_sema_is_typename(const OrnName *id);
 const OrnType *orn_sema_terr(Sema *s);
 bool orn_sema_weak(const Sema *s, const OrnNode *e);
+/* `x op= e` (n) with x f32 (`target`: a scalar, an element or a view of f32) and e a weak f64
+ * (vt): e converts to f32 first, as in `x = x op e` -- the value becomes f32(e), typed;
+ * returns the value's type. In the final run only (the probes decide which locals are f32);
+ * idempotent. */
+const OrnType *orn_sema_narrow_update(Sema *s, OrnNode *n, const OrnType *target,
+                                      const OrnType *vt);
 
 /* Shared by sema_expr.c and sema_call.c. */
 static inline const OrnType *orn_sema_scalar(Sema *s, OrnTypeKind k)
