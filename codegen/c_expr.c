@@ -365,8 +365,20 @@ static void ex_printf(C *c, const OrnNode *e)
     cg_o(c, ")");
 }
 
+bool cg_vec_copied(const C *c, const OrnNode *e)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    return e->kind == N_INDEX && s && !cg_in_loop_ctx(c) && !cg_is_local_array(s) &&
+           !cg_is_buffer(s) && e->type && !e->type->sparse;
+}
+
+const char *cg_vec_scope(const C *c, const OrnNode *e)
+{
+    return cg_vec_copied(c, e) ? " ORN_STD_SCOPED" : "";
+}
+
 /* A whole array or a view used as a vector: an OrnStdVec initializer. */
-void cg_vec_ctor(C *c, const OrnNode *e)
+void cg_vec_ctor(C *c, const OrnNode *e, bool copy)
 {
     const OrnSym *s = orn_cg_base_sym(e);
     if (!s) {
@@ -401,7 +413,8 @@ void cg_vec_ctor(C *c, const OrnNode *e)
     } else if (cg_is_buffer(s)) {
         cg_o(c, "orn_std_vec_buf(P_, %s, %d, ", cg_nm(c, s), cg_sdim(cg_perm_of(c, s), dim));
     } else {
-        cg_o(c, "orn_std_vec_dist(P_, %s, %d, ", cg_nm(c, s), cg_sdim(cg_perm_of(c, s), dim));
+        cg_o(c, "orn_std_vec_dist%s(P_, %s, %d, ", copy && cg_vec_copied(c, e) ? "_in" : "",
+             cg_nm(c, s), cg_sdim(cg_perm_of(c, s), dim));
     }
     cg_ex(c, fixed);
     cg_o(c, ", \"%s\", %d)", s->name->s, c->line);
@@ -422,7 +435,7 @@ static void blas_operand(C *c, const OrnNode *x)
         return;
     }
     cg_o(c, "(const OrnStdVec[1]){");
-    cg_vec_ctor(c, x);
+    cg_vec_ctor(c, x, false);
     cg_o(c, "}");
 }
 

@@ -644,7 +644,7 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     } else {
         cg_ind(c);
         cg_o(c, "const OrnStdVec w%d_ = ", id);
-        cg_vec_ctor(c, it);
+        cg_vec_ctor(c, it, false); /* read as the loop goes: its body may write the array */
         cg_o(c, ";\n");
         cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < w%d_.len; j%d_++) {", id, id, id, id);
         snprintf(kv, sizeof kv, "j%d_", id);

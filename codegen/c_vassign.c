@@ -69,8 +69,8 @@ static bool assign_view_fast(C *c, const VX *vx, const OrnNode *tg, const OrnNod
 static void open_view_assign(C *c, const VX *vx, const OrnNode *tg, int tid)
 {
     cg_ind(c);
-    cg_o(c, "OrnStdVec w%d_ = ", tid);
-    cg_vec_ctor(c, tg);
+    cg_o(c, "OrnStdVec w%d_%s = ", tid, cg_vec_scope(c, tg));
+    cg_vec_ctor(c, tg, true);
     cg_o(c, ";\n");
     cg_vx_setup(c, vx, -2);
     for (int i = 0; i < vx->nviews; i++)
@@ -209,7 +209,7 @@ static bool buffer_view_add_fast(C *c, const VX *vx, const OrnNode *tg, const Or
     c->ind++;
     cg_ind(c);
     cg_o(c, "OrnStdVec w%d_ = ", tid);
-    cg_vec_ctor(c, tg);
+    cg_vec_ctor(c, tg, false);
     cg_o(c, ";\n");
     for (int i = 0; i < vx->nviews; i++)
         if (!vx->views[i].dup)
@@ -380,6 +380,7 @@ void cg_st_assign_view(C *c, const OrnNode *s)
         c->ind -= 2;
         cg_ol(c, "}");
     }
+    if (!buf && cg_vec_copied(c, tg)) cg_ol(c, "orn_std_vec_store(&w%d_);", tid);
     c->ind--;
     cg_ol(c, "}");
     if (lane0) {

@@ -96,7 +96,7 @@ static void local_decl(C *c, const OrnNode *e, int id)
     const char *T = cg_ctype(cg_elem_of(e->type));
     cg_ind(c);
     cg_o(c, "const OrnStdVec w%d_ = ", id);
-    cg_vec_ctor(c, e);
+    cg_vec_ctor(c, e, false); /* a local array's */
     cg_o(c, ";\n");
     cg_ol(c, "%s *const q%d_ = (%s *)(void *)w%d_.p;", T, id, T, id);
     cg_ol(c, "const int64_t t%d_ = w%d_.stride, n%d_ = w%d_.len;", id, id, id, id);
@@ -143,8 +143,8 @@ void cg_vx_decls(C *c, const VX *vx, bool fast)
             continue;
         }
         cg_ind(c);
-        cg_o(c, "OrnStdVec w%d_ = ", l->id);
-        cg_vec_ctor(c, l->n);
+        cg_o(c, "OrnStdVec w%d_%s = ", l->id, cg_vec_scope(c, l->n));
+        cg_vec_ctor(c, l->n, true);
         cg_o(c, ";\n");
     }
 }
@@ -445,9 +445,9 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     bool warp = c->warp == WARP_UNIFORM; /* split across the lanes (cuda_warp.c) */
     if (warp && bi == ORN_BI_DOT && plain_a && plain_b) {
         cg_o(c, "({ OrnStdVec ra%d_ = ", id);
-        cg_vec_ctor(c, a);
+        cg_vec_ctor(c, a, false); /* a warp kernel's: in a loop body */
         cg_o(c, "; OrnStdVec rb%d_ = ", id);
-        cg_vec_ctor(c, b);
+        cg_vec_ctor(c, b, false);
         cg_o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
         OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
         if (cg_kind_of(e) == T_F32)
@@ -461,12 +461,12 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
         return;
     }
     if (plain_a && plain_b) {
-        cg_o(c, "({ OrnStdVec ra%d_ = ", id);
-        cg_vec_ctor(c, a);
+        cg_o(c, "({ OrnStdVec ra%d_%s = ", id, cg_vec_scope(c, a));
+        cg_vec_ctor(c, a, true);
         cg_o(c, "; ");
         if (b) {
-            cg_o(c, "OrnStdVec rb%d_ = ", id);
-            cg_vec_ctor(c, b);
+            cg_o(c, "OrnStdVec rb%d_%s = ", id, cg_vec_scope(c, b));
+            cg_vec_ctor(c, b, true);
             cg_o(c, "; orn_std_vec_same(&ra%d_, &rb%d_); ", id, id);
             OrnTypeKind ta = leaf_elem(a), tb = leaf_elem(b);
             if (cg_kind_of(e) == T_F32) {

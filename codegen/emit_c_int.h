@@ -229,7 +229,13 @@ void cg_ex_index(C *c, const OrnNode *e);
  * (C.olocal). */
 bool cg_outer_local(const C *c, const OrnSym *s);
 int cg_promoted(const C *c, const OrnSym *s);
-void cg_vec_ctor(C *c, const OrnNode *e);
+/* A whole array or a view as an OrnStdVec initializer. With `copy`, a view of a dense dist
+ * array in top-level code (cg_vec_copied) is read whole onto every rank (orn_std_vec_dist_in):
+ * the variable it initializes is then declared with cg_vec_scope(c, e) after its name (its
+ * copy freed at the end of its scope), and a target is stored back (orn_std_vec_store). */
+void cg_vec_ctor(C *c, const OrnNode *e, bool copy);
+bool cg_vec_copied(const C *c, const OrnNode *e);
+const char *cg_vec_scope(const C *c, const OrnNode *e);
 void cg_arr_init_args(C *c, const OrnNode *call, int bi, const OrnNode *a1);
 bool cg_impure(const OrnNode *e);
 void cg_ex(C *c, const OrnNode *e);

@@ -382,6 +382,14 @@ int orn_dsm_tile_give(OrnDsmArray *a, int64_t t, void *msg);
 int orn_dsm_get(OrnDsmArray *a, const int64_t *key, void *out);
 int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value);
 
+/* Top-level code's views of a dense 2-D array (line.c): the line through `fixed` along
+ * storage dimension `dim`, dims[dim] elements in order. read_line is collective: every rank
+ * gets the whole line into `out` (one exchange of the holders' pieces). write_line is not:
+ * each rank stores what it holds of the line from `in`, which must be the same on every rank
+ * (top-level code computes it alike), and every rank calls it (the array's generation). */
+int orn_dsm_read_line(OrnDsmArray *a, int dim, int64_t fixed, void *out);
+int orn_dsm_write_line(OrnDsmArray *a, int dim, int64_t fixed, const void *in);
+
 /* Collective. Whole-array reductions in f64, deterministic for a given partition:
  * per tile in key order, tiles combined in tile order. dot() needs equal extents; b is
  * brought to a's partition through a temporary copy when the partitions differ. */

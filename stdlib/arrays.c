@@ -581,6 +581,34 @@ OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed
     return r;
 }
 
+OrnStdVec orn_std_vec_dist_in(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed,
+                              const char *name, int line)
+{
+    OrnStdVec r = orn_std_vec_dist(p, a, dim, fixed, name, line);
+    if (a->sparse || a->ndim != 2) return r;
+    r.own = orn_xmalloc((size_t)(r.len > 0 ? r.len : 1) * r.esize);
+    int st = orn_dsm_read_line(a, dim, fixed, r.own);
+    if (st) {
+        free(r.own);
+        orn_std_fail(p, st, line, 0);
+    }
+    r.p = r.own;
+    r.stride = 1;
+    return r;
+}
+
+void orn_std_vec_store(const OrnStdVec *v)
+{
+    if (!v->own || !v->dist) return;
+    int st = orn_dsm_write_line(v->dist, v->dim, v->key[1 - v->dim], v->own);
+    if (st) orn_std_fail(v->prog, st, v->line, 0);
+}
+
+void orn_std_vec_release(const OrnStdVec *v)
+{
+    free(v->own);
+}
+
 OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, const char *name,
                           int line)
 {

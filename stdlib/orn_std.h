@@ -622,6 +622,7 @@ typedef struct OrnStdVec {
     OrnRtBuffer *buf;  /* top-level buffer target */
     OrnStdProg *prog;
     int line;
+    void *own; /* top level: the copy of a dist array's line p points into (orn_std_vec_dist_in) */
 } OrnStdVec;
 
 /* In a loop body: view `v` of an array with extents `dims` (2-D), ':' in dimension `dim`,
@@ -698,6 +699,15 @@ orn_std_vec_box(OrnStdProg *p, const OrnRtBox *x, const int64_t *dims, int dim, 
 /* At top level: a view of a dist array (element access is collective). */
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, const char *name,
                            int line);
+/* At top level: a view of a dense dist array read whole onto every rank in one collective
+ * (orn_dsm_read_line), p its copy, rather than one collective per element (a sparse array's
+ * is orn_std_vec_dist's). The copy is the variable's: declare it ORN_STD_SCOPED, and after
+ * writing it store it back with orn_std_vec_store (each rank its own elements, no message). */
+OrnStdVec orn_std_vec_dist_in(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed,
+                              const char *name, int line);
+void orn_std_vec_store(const OrnStdVec *v);
+void orn_std_vec_release(const OrnStdVec *v);
+#define ORN_STD_SCOPED __attribute__((cleanup(orn_std_vec_release)))
 /* At top level: a view of a buffer (updates only). */
 OrnStdVec orn_std_vec_buf(OrnStdProg *p, OrnRtBuffer *b, int dim, int64_t fixed, const char *name,
                           int line);

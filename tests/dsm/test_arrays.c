@@ -455,6 +455,54 @@ static void test_slices(TestEnv *t)
         }
 }
 
+/* Lines of a dense 2-D array for top-level views (orn_dsm_read_line, orn_dsm_write_line):
+ * every row and column read whole against the gathered array, under 1-D, 2-D, scattered
+ * and replicated grids; a line written back (each rank its own elements) then read by
+ * gather. */
+static void test_lines(TestEnv *t)
+{
+    int64_t dims[2] = {9, 7};
+    OrnDsmArray *a = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F32, 2, dims, 7, 1, &a));
+    int grids[][2] = {{1, 1}, {3, 1}, {1, 4}, {3, 2}, {9, 7}, {2, 3}};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        OrnDsmPart p;
+        OK(t, orn_dsm_part_init(&p, 2, grids[g]));
+        for (int d = 0; d < 2; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
+        for (int64_t k = 0; k < p.ntiles; k++) /* grid 5: replicated; else scattered owners */
+            p.owner[k] = g == 5 ? ORN_DSM_ALL : (int)((k * 5 + (int64_t)g) % (int64_t)t->size);
+        OK(t, orn_dsm_repartition(a, &p));
+        orn_dsm_part_free(&p);
+        int64_t n = 0, *keys = NULL;
+        void *vals = NULL;
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        const float *all = vals;
+        float line[9];
+        for (int dim = 0; dim < 2; dim++)
+            for (int64_t f = 0; f < dims[1 - dim]; f++) {
+                memset(line, 0xff, sizeof line);
+                OK(t, orn_dsm_read_line(a, dim, f, line));
+                for (int64_t x = 0; x < dims[dim]; x++)
+                    CHECK(t, line[x] == (dim == 1 ? all[f * 7 + x] : all[x * 7 + f]));
+            }
+        free(vals);
+        /* row 4 and column 2 rewritten (the same values on every rank) */
+        float row[7], col[9];
+        for (int x = 0; x < 7; x++) row[x] = (float)(g * 100 + x);
+        for (int x = 0; x < 9; x++) col[x] = (float)(g * 1000 + x);
+        OK(t, orn_dsm_write_line(a, 1, 4, row));
+        OK(t, orn_dsm_write_line(a, 0, 2, col));
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        all = vals;
+        for (int x = 0; x < 7; x++) CHECK(t, all[4 * 7 + x] == (x == 2 ? col[4] : row[x]));
+        for (int x = 0; x < 9; x++) CHECK(t, all[x * 7 + 2] == col[x]);
+        free(vals);
+    }
+    CHECK(t, orn_dsm_read_line(a, 0, 7, NULL) == ORN_E_ARG); /* no column 7 */
+    orn_dsm_clear_error(t->dsm);
+    orn_dsm_free(a);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -465,5 +513,6 @@ int main(int argc, char **argv)
     test_shift(&t);
     test_replica(&t);
     test_slices(&t);
+    test_lines(&t);
     return t_finish(&t, "test_arrays");
 }
