@@ -14,11 +14,12 @@
  * the results, are those of the hash map: deltas of one key are summed in the order they
  * are made. Memory: the target's size plus one byte per element, per buffer.
  *
- * One rank: a buffer with the default apply adds every update to its target at once
- * (direct). Deferring them would only make reads stale, which the language allows but
- * nobody wants, and would cost a store, a flag and a list entry per update, then the
- * flush; at one rank the loop is thus exactly the serial loop. A custom apply still sees
- * each element's summed delta at the flush (f(old, d1 + d2) is not f(f(old, d1), d2)).
+ * One rank: a buffer applies every update to its target at once (direct), the default
+ * apply inline, a custom one through its function. Deferring them would only make reads
+ * stale, which the language allows but nobody wants, and would cost a store, a flag and a
+ * list entry per update, then the flush; at one rank the loop is thus exactly the serial
+ * loop. At several ranks a custom apply sees each element's summed delta at the flush
+ * (f(old, d1 + d2), which is not f(f(old, d1), d2): the rank count changes the result).
  *
  * Managed communication (budget) and staleness-aware flushes of small copies: managed.h.
  */
@@ -268,7 +269,7 @@ int rt_buffer_prepare(OrnRtBuffer *b, int P)
 void rt_buffer_loop_begin(OrnRtBuffer *b, int P, int64_t iters)
 {
     OrnDsmArray *a = b->target;
-    b->direct = P == 1 && !b->apply;
+    b->direct = P == 1;
     b->dd.direct = NULL;
     /* the dense flush to owners needs owners: a target replicated by an earlier loop lists
      * its keys again */
@@ -293,7 +294,7 @@ void rt_buffer_loop_begin(OrnRtBuffer *b, int P, int64_t iters)
     b->dd.collect = !b->direct && !b->owners_dense;
     b->owners_checked = 0;
     b->most_touched = 0;
-    if (!b->direct || a->sparse) return;
+    if (!b->direct || a->sparse || b->apply) return; /* a custom apply: rt_buffer_add_lin */
     for (int64_t t = 0; t < a->part.ntiles; t++) {
         const OrnDsmTile *tl = &a->tiles[t];
         if (tl->held && tl->n == a->nnz && tl->n > 0) b->dd.direct = tl->vals;
@@ -348,6 +349,8 @@ OrnRtDeltas *rt_buffer_inline(OrnRtBuffer *b)
     return b->dd.direct || (b->dense && !b->direct) ? &b->dd : NULL;
 }
 
+static int apply_one(OrnRtBuffer *b, void *elem, const char *delta);
+
 int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
 {
     if (b->direct) { /* inside a loop: its start and end touch the target (exec.c, gpu.c) */
@@ -359,8 +362,7 @@ int rt_buffer_add_lin(OrnRtBuffer *b, int64_t lin, const void *delta)
                                 "buffer(%s): an update of an element that is not stored "
                                 "(sparse arrays keep their structure)",
                                 b->target->name);
-        add_typed(b->target->type, elem, delta);
-        return ORN_OK;
+        return apply_one(b, elem, delta);
     }
     if (b->dense || b->dd.direct) { /* as orn_rt_badd_* (rt.h) */
         OrnRtDeltas *q = &b->dd;

@@ -116,7 +116,7 @@ struct OrnRtBuffer {
     RtMap deltas;         /* linear key -> summed delta (target's element type) */
     int dense;            /* deltas live in dd instead (a dense target up to ORN_RT_DENSE_DELTAS) */
     OrnRtDeltas dd;       /* the dense store (rt.h) */
-    int direct;           /* during a loop at one rank with the default apply: updates at once */
+    int direct;           /* during a loop at one rank: updates applied at once */
     char *replica;        /* during a loop: the ranks' whole copy of the target its reads use
                              (blocking.c), kept equal to the target at every flush; or NULL */
     int64_t most_touched; /* keys the busiest rank sent at the last flush (same everywhere) */

@@ -22,7 +22,8 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
     W into lanes, their balanced tree, then the run's rest in order (docs/language.md
     section 13; apply_lanes);
   - a buffer with a custom apply sees, at each flush (the end of a round), each rank's summed
-    delta per key, ranks in order; one with the default apply adds at once (the generator
+    delta per key, ranks in order (at one rank each delta at once); one with the default
+    apply adds at once (the generator
     never reads a buffer's target in a loop that updates the buffer, and gives default-apply
     buffers integer targets, so both are exact);
   - dot, sum and norm of views use eight partial sums; a `for` loop that only adds into a
@@ -1000,7 +1001,7 @@ class Interp:
                 raise Invalid('default-apply buffer of a float array')
             arr.set(key, wrap(arr.type, arr.get(key) + d))
             return
-        if self.loop is None:
+        if self.loop is None or self.nranks == 1:  # one rank: applied at once
             self.apply(buf, key, d)
             return
         rnd, rank = self.loop.where

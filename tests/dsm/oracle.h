@@ -3,7 +3,7 @@
  * block in a given order: the trace the runtime recorded (unordered loops), or key order
  * (ordered loops: one block covering everything). Buffers are emulated as the language
  * defines them: deltas summed per rank, applied at the end of each round in rank order,
- * keys ascending; at one rank, with the default apply, each update at once. Accumulators are
+ * keys ascending; at one rank each update at once (through a custom apply too). Accumulators are
  * combined per block in block order, as documented. Results are compared bit for bit (memcmp) with
  * the gathered distributed arrays. */
 #ifndef ORN_TEST_ORACLE_H
@@ -240,8 +240,12 @@ static inline void o_add(OrnRtView *v, const int64_t *key, const void *delta)
     OImpl *im = v->impl;
     OBuf *b = &im->o->buf[im->k];
     int64_t vol = 1, lin = oarr_lin(b->target, key);
-    if (b->P == 1 && !b->apply) { /* one rank, default apply: each update at once */
-        o_add_typed(b->target->type, b->target->vals + (size_t)lin * b->target->esize, delta);
+    if (b->P == 1) { /* one rank: each update at once */
+        char *elem = b->target->vals + (size_t)lin * b->target->esize;
+        if (b->apply)
+            b->apply(elem, delta, b->env);
+        else
+            o_add_typed(b->target->type, elem, delta);
         return;
     }
     for (int d = 0; d < b->target->ndim; d++) vol *= b->target->dims[d];
