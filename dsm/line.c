@@ -113,8 +113,8 @@ int orn_dsm_write_line(OrnDsmArray *a, int dim, int64_t fixed, const void *in)
         const OrnDsmTile *tl = &a->tiles[t];
         int64_t s;
         char *to = piece(a, t, dim, fixed, &s);
-        move(to, s, (const char *)in + (size_t)tl->lo[dim] * a->esize, 1,
-             tl->hi[dim] - tl->lo[dim], a->esize);
+        move(to, s, (const char *)in + (size_t)tl->lo[dim] * a->esize, 1, tl->hi[dim] - tl->lo[dim],
+             a->esize);
     }
     return ORN_OK;
 }

@@ -67,14 +67,6 @@ static void store_double(int type, void *out, double v)
     }
 }
 
-static void check_extents(OrnStdProg *p, int ndim, const int64_t *dims, int line)
-{
-    for (int d = 0; d < ndim; d++)
-        if (dims[d] <= 0)
-            orn_std_die(p, line, "array extent %d is %" PRId64 ": extents must be positive", d + 1,
-                        dims[d]);
-}
-
 /* A failure every rank agrees on, found from replicated data: printed once. */
 static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_PRINTF(3, 4);
 static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...)
@@ -86,6 +78,17 @@ static void fail_agreed(OrnStdProg *p, int line, const char *fmt, ...)
     va_end(ap);
     orn_dsm_fail(p->dsm, ORN_E_ARG, "%s", msg);
     orn_std_fail(p, ORN_E_ARG, line, 1);
+}
+
+/* Every extent positive; dimensions counted from 0 (docs/language.md section 7). The same
+ * extents on every rank (top-level code): the error is printed once. */
+static void check_extents(OrnStdProg *p, int ndim, const int64_t *dims, const char *name, int line)
+{
+    for (int d = 0; d < ndim; d++)
+        if (dims[d] <= 0)
+            fail_agreed(p, line,
+                        "%s%s%sextent %" PRId64 " in dimension %d: extents must be positive",
+                        name ? "array " : "", name ? name : "", name ? ": " : "", dims[d], d);
 }
 
 /* ---------------------------------------------------------------- local arrays */
@@ -107,7 +110,7 @@ static void arr_init(OrnStdArr *a, int init, double value, int64_t seed, bool us
 OrnStdArr *orn_std_arr_new(OrnStdProg *p, int type, int ndim, const int64_t *dims, int init,
                            double value, int64_t seed, int line)
 {
-    check_extents(p, ndim, dims, line);
+    check_extents(p, ndim, dims, NULL, line);
     OrnStdArr *a = calloc(1, sizeof *a);
     if (!a) orn_std_die(p, line, "out of memory");
     a->type = type;
@@ -188,7 +191,7 @@ OrnDsmArray *orn_std_dist_new_for(OrnStdProg *p, const OrnRtPlan *plan, int k,
 {
     OrnDsmArray *a = NULL;
     int st;
-    check_extents(p, ndim, dims, line);
+    check_extents(p, ndim, dims, name, line);
     if (init == ORN_STD_RAND || init == ORN_STD_RANDN) {
         st = orn_rt_rand_array(p->rt, (OrnDsmType)type, ndim, dims, (uint64_t)seed,
                                init == ORN_STD_RANDN, &a);
@@ -260,7 +263,7 @@ OrnDsmArray *orn_std_dist_new_perm(OrnStdProg *p, int type, int ndim, const int6
                                    double value, int64_t seed, const int *perm, const char *name,
                                    int line)
 {
-    check_extents(p, ndim, dims, line);
+    check_extents(p, ndim, dims, name, line);
     PermInit r = {(OrnDsmType)type, (uint64_t)seed, init == ORN_STD_RANDN, ndim, perm, {0}, {0}};
     for (int s = 0; s < ndim; s++) {
         r.sdims[s] = dims[perm[s]];

@@ -127,7 +127,7 @@ static void run_piece(Repl *r, const char *path, const char *text, size_t len, u
 }
 
 /* A command (every rank runs it; rank 0 prints). Returns false for :quit. */
-static bool command(Repl *r, const char *c)
+static bool command(Repl *r, const char *c, uint32_t line)
 {
     while (*c == ' ' || *c == '\t') c++;
     size_t n = strcspn(c, " \t\r\n");
@@ -149,7 +149,7 @@ static bool command(Repl *r, const char *c)
     } else if (n == 8 && strncmp(c, ":explain", 8) == 0) {
         orn_session_explain(r->s, stdout);
     } else if (n == 5 && strncmp(c, ":type", 5) == 0) {
-        orn_session_type(r->s, a, stdout);
+        orn_session_type(r->s, r->path, line, a, stdout);
     } else if (n == 5 && strncmp(c, ":load", 5) == 0) {
         size_t len = 0;
         char *text = read_file(a, &len);
@@ -262,7 +262,7 @@ static void loop(Repl *r)
         if (kind == MSG_QUIT)
             go = false;
         else if (kind == MSG_COMMAND)
-            go = command(r, text);
+            go = command(r, text, line);
         else
             run_piece(r, r->path, text, len, line);
         free(text);

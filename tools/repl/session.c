@@ -267,13 +267,15 @@ void orn_session_explain(OrnSession *s, FILE *out)
     orn_unit_free(u);
 }
 
-void orn_session_type(OrnSession *s, const char *expr, FILE *out)
+void orn_session_type(OrnSession *s, const char *path, uint32_t line, const char *expr, FILE *out)
 {
     OrnBuf t;
     uint32_t l0;
-    combine(s, &t, expr, strlen(expr), 0, &l0);
-    OrnUnit *u = orn_unit_new("<repl>", t.data, t.len, s->p->rank == 0 ? stderr : NULL);
-    u->diags.line_shift = 1 - (int32_t)l0;
+    combine(s, &t, expr, strlen(expr), line, &l0);
+    OrnUnit *u = orn_unit_new(path, t.data, t.len, s->p->rank == 0 ? stderr : NULL);
+    /* the session's lines as they are (a note at a declaration); the expression at `line`
+     * where the session's text leaves room for it (else the line after the text) */
+    u->diags.line_shift = 0;
     if (orn_parse(u, false) == ORN_PARSE_OK && orn_sema(u)) {
         const OrnNode *last = NULL;
         for (const OrnNode *st = u->program->u.block.stmts; st; st = st->next) last = st;

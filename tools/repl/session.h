@@ -38,9 +38,9 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
 /* Whether text ends inside an open construct (read another line). */
 bool orn_session_incomplete(const char *text, size_t len);
 
-/* :explain, :type EXPR, :vars (rank 0 prints to out). */
+/* :explain, :type EXPR (typed at `line` of path), :vars (rank 0 prints to out). */
 void orn_session_explain(OrnSession *s, FILE *out);
-void orn_session_type(OrnSession *s, const char *expr, FILE *out);
+void orn_session_type(OrnSession *s, const char *path, uint32_t line, const char *expr, FILE *out);
 void orn_session_vars(OrnSession *s, FILE *out);
 
 #endif
