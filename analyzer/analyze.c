@@ -844,8 +844,11 @@ static void other_notes(Builder *b)
     if (p->blocks_per_rank)
         note(b, ORN_NOTE_OTHER, -1,
              "partition counts are run-time parameters of the plan: by default %d x ranks "
-             "blocks per partitioned dimension",
-             p->blocks_per_rank);
+             "blocks per partitioned dimension%s",
+             p->blocks_per_rank,
+             p->sched.strategy == ORN_STRAT_1D || p->sched.strategy == ORN_STRAT_2D_ORDERED
+                 ? " (one block at one rank)"
+                 : "");
 }
 
 /* ---- the serial warning ---- */

@@ -626,12 +626,17 @@ static int build_tile(const OrnDsmArray *a, OrnDsmTile *t, Src *src, int nsrc, c
 
 /* ---------------------------------------------------------------- the array */
 
+int64_t orn_dsm_mem_bytes(void)
+{
+    int64_t mem = (int64_t)sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return mem > 0 && page > 0 && mem <= INT64_MAX / page ? mem * page : INT64_MAX;
+}
+
 int orn_dsm_rows_fit(OrnDsmCtx *ctx, const OrnDsmArray *a, const OrnDsmPart *p, const char *path)
 {
     int status = ORN_OK;
     if (a->sparse && a->ndim >= 2) {
-        int64_t rows = 0, mem = (int64_t)sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        mem = mem > 0 && page > 0 && mem <= INT64_MAX / page ? mem * page : INT64_MAX;
+        int64_t rows = 0, mem = orn_dsm_mem_bytes();
         for (int64_t t = 0; t < p->ntiles; t++) {
             int o = p->owner[t];
             if (o != ctx->rank && o != ORN_DSM_ALL) continue;

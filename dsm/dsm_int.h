@@ -169,6 +169,8 @@ int orn_dsm_build_sparse(OrnDsmCtx *ctx, OrnDsmType type, int ndim, const int64_
  * -- a row index far beyond the data ("row index 999999999999 is too large"), not an allocation
  * that aborts. */
 int orn_dsm_rows_fit(OrnDsmCtx *ctx, const OrnDsmArray *a, const OrnDsmPart *p, const char *path);
+/* This machine's physical memory in bytes (INT64_MAX when unknown). */
+int64_t orn_dsm_mem_bytes(void);
 
 /* Collective (build.c). Move the held tiles of sparse array a into nt, the tile table of
  * partition np (boxes and holders, no storage), as records built straight from the tiles

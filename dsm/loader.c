@@ -501,6 +501,24 @@ static int rec_extents(OrnDsmCtx *ctx, const OrnDsmRecs *r, int ndim, int64_t *d
     return ORN_OK;
 }
 
+/* A sparse array keeps 8 bytes a row (CSR offsets), all of them on the rank whose block
+ * holds the rows past the data: a stray row index (99999999999999) would ask for more than
+ * the machine has. Checked from the extent alike on every rank (so rank 0 reports it once),
+ * naming the line with the largest row index (`line`: this rank's, or -1). Collective. */
+static int rows_fit(OrnDsmCtx *ctx, const char *path, int64_t rows, int64_t line)
+{
+    int64_t v[2] = {line, -orn_dsm_mem_bytes()}; /* the first such line; the least memory */
+    int status = orn_dsm_allreduce_i64(ctx, v, 2, ORN_DSM_MAX);
+    if (status || rows <= -v[1] / 16) return status;
+    return orn_dsm_fail(ctx, ORN_E_PARSE,
+                        "%s:%lld: row index %lld is too large: a sparse array of %lld rows keeps "
+                        "8 bytes a row, %lld MB, more than half this machine's memory (%lld MB); "
+                        "number the rows densely from 0",
+                        path, (long long)v[0], (long long)(rows - 1), (long long)rows,
+                        (long long)(rows > INT64_MAX / 8 ? INT64_MAX >> 20 : rows * 8 >> 20),
+                        (long long)(-v[1] >> 20));
+}
+
 /* ---------------------------------------------------------------- streaming lines */
 
 /* The loaders read their byte range in chunks instead of whole: the text of a 250 MB file
@@ -628,14 +646,16 @@ static int reader_line(Reader *rd, const char **ls, const char **le)
 typedef struct Sink {
     OrnDsmRecs *recs;
     Elems *el;
-    Elems *ys;       /* libsvm: the labels */
-    int64_t samples; /* libsvm: data lines so far */
-    Field *f;        /* libsvm: room for a line's fields */
-    unsigned flags;  /* ORN_DSM_ALLOW_NONFINITE */
+    Elems *ys;        /* libsvm: the labels */
+    int64_t samples;  /* libsvm: data lines so far */
+    Field *f;         /* libsvm: room for a line's fields */
+    unsigned flags;   /* ORN_DSM_ALLOW_NONFINITE */
+    int64_t row_line; /* records: the line (this rank's count from 0) of the largest row index */
 } Sink;
 
 static void sink_push(Sink *k, const int64_t *key, const void *val, int64_t no)
 {
+    if (k->recs && key[0] + 1 > k->recs->ext[0]) k->row_line = no;
     if (k->recs) orn_dsm_recs_push(k->recs, key, val);
     if (k->el) elems_push(k->el, key, val, no);
 }
@@ -727,6 +747,10 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     if (!status) status = rec_extents(ctx, &recs, ndim, dims, &total);
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
+    if (!status && recs.n && recs.ext[0] == dims[0])
+        status = rows_fit(ctx, path, dims[0], line0 + k.row_line);
+    else if (!status)
+        status = rows_fit(ctx, path, dims[0], -1);
     if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, path, out, &dup);
     if (!status && dup) {
         /* A key twice (every rank knows): parse again keeping each element's line, and let

@@ -419,12 +419,33 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
         orn_dsm_fail_ctx(p->dsm, st, "%s", "load");
         orn_std_fail(p, st, line, 1);
     }
-    if (a->ndim != ndim || !a->sparse != !sparse || (int)a->type != type)
+    if (a->ndim == ndim && a->sparse && !sparse && (int)a->type == type) {
+        /* a text file (a binary one says dense or sparse) without some elements */
+        char ext[160];
+        int at = 0;
+        for (int d = 0; d < a->ndim && at < (int)sizeof ext - 24; d++)
+            at += snprintf(ext + at, sizeof ext - (size_t)at, "%s%" PRId64, d ? " x " : "",
+                           a->dims[d]);
+        double vol = 1;
+        for (int d = 0; d < a->ndim; d++) vol *= (double)a->dims[d];
         fail_agreed(p, line,
-                    "load: '%s' holds a %s%s %d-D array, but the program declares a %s%s %d-D "
+                    "load: '%s' lists %" PRId64 " of the %.0f elements of a dense %d-D array "
+                    "(%s, from its largest indices): a dense array's text file lists every "
+                    "element, so a line is missing or an index is past the others; declare "
+                    "sparse = true for an array that stores only some",
+                    path, a->nnz, vol, a->ndim, ext);
+    }
+    if (a->ndim != ndim || !a->sparse != !sparse || (int)a->type != type) {
+        /* the element type named only where it differs: a text file's is the declared one */
+        bool ty = (int)a->type != type;
+        fail_agreed(p, line,
+                    "load: '%s' holds %s%s%s%s%d-D array, but the program declares %s%s%s%s%d-D "
                     "one (use load(path, type = ..., dims = ..., sparse = ...))",
-                    path, a->sparse ? "sparse " : "", orn_dsm_type_name(a->type), a->ndim,
-                    sparse ? "sparse " : "", orn_dsm_type_name((OrnDsmType)type), ndim);
+                    path, a->sparse || !ty ? "a " : "an ", a->sparse ? "sparse " : "",
+                    ty ? orn_dsm_type_name(a->type) : "", ty ? " " : "", a->ndim,
+                    sparse || !ty ? "a " : "an ", sparse ? "sparse " : "",
+                    ty ? orn_dsm_type_name((OrnDsmType)type) : "", ty ? " " : "", ndim);
+    }
     orn_dsm_set_name(a, name);
     return a;
 }

@@ -414,11 +414,12 @@ static void test_malformed(TestEnv *t)
         orn_dsm_free(a);
         a = NULL;
     }
-    /* A row index far beyond the data: an error, not an allocation of its row offsets. */
+    /* A row index far beyond the data: an error, not an allocation of its row offsets; the
+     * same on every rank (rank 0 reports it), naming the line. */
     t_path(t, path, sizeof path, "far_row.triplets");
-    t_write_file(t, path, "0 0 1\n999999999999999 1 2\n");
-    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_ARG && a == NULL);
-    snprintf(want, sizeof want, "%s: row index 999999999999999 is too large: ", path);
+    t_write_file(t, path, "0 0 1\n999999999999999 1 2\n3 1 2\n");
+    CHECK(t, orn_dsm_load_triplets(t->dsm, path, 0, &a) == ORN_E_PARSE && a == NULL);
+    snprintf(want, sizeof want, "%s:2: row index 999999999999999 is too large: ", path);
     CHECK(t, !strncmp(orn_dsm_error(t->dsm), want, strlen(want)));
     /* Missing file, empty file. */
     t_path(t, path, sizeof path, "no_such_file");
