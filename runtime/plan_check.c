@@ -193,6 +193,15 @@ static int array_role(const OrnRtPlan *p, int k, const OrnRtPlanFacts *f, char *
         for (int i = 0; i < p->npart; i++) cut |= key >= 0 && key == p->part_dims[i];
         int own = (a->role == ORN_RT_PARTITIONED || a->role == ORN_RT_ROTATED) && cut &&
                   a->halo_lo[0] == 0 && a->halo_hi[0] == 0;
+        int with = (a->role == ORN_RT_PARTITIONED || a->role == ORN_RT_ROTATED) && cut;
+        if (!own && with) /* the rows are the block's, but other rows are read too */
+            return fail(msg, size, k,
+                        "array %s: row views of a sparse array read the rows of the block's "
+                        "own tile, but the loop reads %s at rows of other blocks too (a row "
+                        "view or an element whose row subscript is not the row key alone); "
+                        "read those from another array with the same data (loaded again), "
+                        "which the runtime prefetches",
+                        nm, nm);
         if (!own)
             return fail(msg, size, k,
                         "array %s: row views of a sparse array need it replicated, or "

@@ -131,7 +131,9 @@ static void test_refusals(void)
     r[1] = arr("F", ORN_RT_PARTITIONED, 2, 0, -1, 1);
     EXPECT(&q, rf, -1, NULL);
     r[1].halo_lo[0] = 1; /* F[u - 1, :]: not the block's rows */
-    EXPECT(&q, rf, 1, "array F: row views of a sparse array need it replicated");
+    EXPECT(&q, rf, 1,
+           "array F: row views of a sparse array read the rows of the block's own tile, "
+           "but the loop reads F at rows of other blocks too");
     /* the iteration space and the plan itself */
     a[0].key_dim[1] = 0;
     EXPECT(&p, NULL, 0, "iteration space R: dimension 1 must map to key 1");
