@@ -591,6 +591,31 @@ void cg_arr_slots(C *c, const OrnCgLoop *l, const char *pad)
              pad, c->slots[i]->id);
 }
 
+/* Whether a top-level statement may write a dist array (or run user code that might): a
+ * store into an element or view of an array that is not local (a buffer's update is
+ * flushed at once at top level), a parallel_for, a call of a fn or extern, or a built-in
+ * that writes its first argument. */
+static void writes_visit(const OrnNode *n, void *ud)
+{
+    bool *w = ud;
+    if (*w) return;
+    if (n->kind == N_PARFOR || (n->kind == N_CALL && n->u.call.sym) ||
+        (n->kind == N_CALL &&
+         (n->u.call.builtin == ORN_BI_MATMUL_INTO || n->u.call.builtin == ORN_BI_ADD_OUTER ||
+          n->u.call.builtin == ORN_BI_SOLVE_INTO))) {
+        *w = true;
+        return;
+    }
+    if (n->kind == N_ASSIGN && n->u.assign.target && n->u.assign.target->kind == N_INDEX) {
+        const OrnSym *b = orn_cg_base_sym(n->u.assign.target);
+        if (!b || !cg_is_local_array(b)) {
+            *w = true;
+            return;
+        }
+    }
+    orn_ast_each_child(n, writes_visit, ud);
+}
+
 /* for (k, v) in view */
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
 {
@@ -642,9 +667,14 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
         if (values) cg_bind_var(c, vs, cg_ctype(ek), vv);
         c->ind--;
     } else {
+        /* a top-level view of a dense dist array read whole first (orn_std_vec_dist_in)
+         * unless the body may write a dist array: then element by element as it goes */
+        bool wr = false;
+        if (!pre_body && cg_vec_copied(c, it)) writes_visit(s->u.foreach.body, &wr);
+        bool copy = !pre_body && cg_vec_copied(c, it) && !wr;
         cg_ind(c);
-        cg_o(c, "const OrnStdVec w%d_ = ", id);
-        cg_vec_ctor(c, it, false); /* read as the loop goes: its body may write the array */
+        cg_o(c, "const OrnStdVec w%d_%s = ", id, copy ? cg_vec_scope(c, it) : "");
+        cg_vec_ctor(c, it, copy);
         cg_o(c, ";\n");
         cg_ol(c, "for (int64_t j%d_ = 0; j%d_ < w%d_.len; j%d_++) {", id, id, id, id);
         snprintf(kv, sizeof kv, "j%d_", id);
