@@ -669,9 +669,9 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
     } else {
         /* a top-level view of a dense dist array read whole first (orn_std_vec_dist_in)
          * unless the body may write a dist array: then element by element as it goes */
-        bool wr = false;
-        if (!pre_body && cg_vec_copied(c, it)) writes_visit(s->u.foreach.body, &wr);
-        bool copy = !pre_body && cg_vec_copied(c, it) && !wr;
+        bool copy = !pre_body && cg_vec_copied(c, it), wr = false;
+        if (copy) writes_visit(s->u.foreach.body, &wr);
+        copy = copy && !wr;
         cg_ind(c);
         cg_o(c, "const OrnStdVec w%d_%s = ", id, copy ? cg_vec_scope(c, it) : "");
         cg_vec_ctor(c, it, copy);

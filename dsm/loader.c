@@ -655,8 +655,10 @@ typedef struct Sink {
 
 static void sink_push(Sink *k, const int64_t *key, const void *val, int64_t no)
 {
-    if (k->recs && key[0] + 1 > k->recs->ext[0]) k->row_line = no;
-    if (k->recs) orn_dsm_recs_push(k->recs, key, val);
+    if (k->recs) {
+        if (key[0] + 1 > k->recs->ext[0]) k->row_line = no;
+        orn_dsm_recs_push(k->recs, key, val);
+    }
     if (k->el) elems_push(k->el, key, val, no);
 }
 
@@ -747,10 +749,9 @@ static int load_rows(OrnDsmCtx *ctx, const char *path, const char *what, OrnDsmT
     if (!status) status = rec_extents(ctx, &recs, ndim, dims, &total);
     if (!status && total == 0)
         status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s: expected lines '%s', found none", path, what);
-    if (!status && recs.n && recs.ext[0] == dims[0])
-        status = rows_fit(ctx, path, dims[0], line0 + k.row_line);
-    else if (!status)
-        status = rows_fit(ctx, path, dims[0], -1);
+    if (!status) /* this rank's line when it holds the largest row index */
+        status = rows_fit(ctx, path, dims[0],
+                          recs.n && recs.ext[0] == dims[0] ? line0 + k.row_line : -1);
     if (!status) status = orn_dsm_build_sparse(ctx, type, ndim, dims, &recs, path, out, &dup);
     if (!status && dup) {
         /* A key twice (every rank knows): parse again keeping each element's line, and let

@@ -272,10 +272,10 @@ void orn_session_type(OrnSession *s, const char *path, uint32_t line, const char
     OrnBuf t;
     uint32_t l0;
     combine(s, &t, expr, strlen(expr), line, &l0);
+    /* no line shift: the session's lines as they are (a note at a declaration), the
+     * expression at `line` where the session's text leaves room for it (else the line
+     * after the text) */
     OrnUnit *u = orn_unit_new(path, t.data, t.len, s->p->rank == 0 ? stderr : NULL);
-    /* the session's lines as they are (a note at a declaration); the expression at `line`
-     * where the session's text leaves room for it (else the line after the text) */
-    u->diags.line_shift = 0;
     if (orn_parse(u, false) == ORN_PARSE_OK && orn_sema(u)) {
         const OrnNode *last = NULL;
         for (const OrnNode *st = u->program->u.block.stmts; st; st = st->next) last = st;
