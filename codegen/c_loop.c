@@ -707,6 +707,133 @@ static void lane_tree(C *c, OrnAccKind kind, OrnTypeKind k, const char *pfx, int
 static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt, const char *key,
                       const OrnNode *blk, int lvl, int fast);
 
+/* acc = acc OP the tree of the lanes <pfx><i>_, for each sum and product accumulator and
+ * (min, max) each lane's value. */
+static void lanes_combine(C *c, const OrnCgLoop *l, const char *pfx, int W)
+{
+    const OrnLoop *lp = l->loop;
+    for (int i = 0; i < lp->naccums; i++) {
+        const OrnAccum *a = &lp->accums[i];
+        const char *sfx = cg_sfx(a->sym->type->kind);
+        cg_ind(c);
+        if (a->kind == ACC_MIN || a->kind == ACC_MAX)
+            cg_o(c, "acc%d_ = orn_std_%s_%s(acc%d_, ", i, a->kind == ACC_MIN ? "min" : "max", sfx,
+                 i);
+        else
+            cg_o(c, "acc%d_ = (%s)(acc%d_ %s ", i, cg_ctype(a->sym->type->kind), i,
+                 a->kind == ACC_SUM ? "+" : "*");
+        lane_tree(c, a->kind, a->sym->type->kind, pfx, i, 0, W);
+        cg_o(c, ");\n");
+    }
+}
+
+/* Each buffer element's lanes added to it (lane_promo): pv<i>_ += the tree of pvl<i>_. */
+static void lanes_promo_combine(C *c, int W)
+{
+    for (int i = 0; i < c->npromo; i++) {
+        if (!c->promo_add[i]) continue;
+        OrnTypeKind k = cg_elem_of(c->promo[i]->type);
+        cg_ind(c);
+        cg_o(c, "pv%d_ = (%s)(pv%d_ + ", i, cg_ctype(k), i);
+        lane_tree(c, ACC_SUM, k, "pvl", i, 0, W);
+        cg_o(c, ");\n");
+    }
+}
+
+/* W lanes per accumulator from the identity (min/max: its value), accl<i>_ (or the run's,
+ * accr<i>_). */
+static void lanes_decl(C *c, const OrnCgLoop *l, const char *pfx, int W)
+{
+    const OrnLoop *lp = l->loop;
+    for (int i = 0; i < lp->naccums; i++) {
+        const OrnAccum *a = &lp->accums[i];
+        OrnTypeKind k = a->sym->type->kind;
+        const char *init = a->kind == ACC_SUM ? "0" : a->kind == ACC_PROD ? "1" : NULL;
+        cg_ol(c, "%s %s%d_[%d];", cg_ctype(k), pfx, i, W);
+        if (init)
+            cg_ol(c, "for (int l_ = 0; l_ < %d; l_++) %s%d_[l_] = (%s)%s;", W, pfx, i, cg_ctype(k),
+                  init);
+        else
+            cg_ol(c, "for (int l_ = 0; l_ < %d; l_++) %s%d_[l_] = acc%d_;", W, pfx, i, i);
+    }
+}
+
+/* A run cut into segments (range versioning, an `if` split) keeps its accumulator lanes for
+ * the whole run, as the documented order has it (docs/language.md section 13): iteration j
+ * of the run [j0_, j1_) in lane (j - j0_) mod W up to jf_, the end of its whole groups,
+ * where the run's lanes accr<i>_ are combined into the partial (once: lc_), then the rest in
+ * order. Declared at the run's start (body_dense) when the loop's body takes lanes. */
+static void lanes_run_open(C *c, const OrnCgLoop *l, int W)
+{
+    c->ind = 2;
+    lanes_decl(c, l, "accr", W);
+    cg_ol(c, "const int64_t jf_ = j0_ + (j1_ - j0_) / %d * %d;", W, W);
+    cg_ol(c, "int lc_ = 0;");
+    c->run_lanes = W;
+}
+
+/* One segment [from, to) of such a run: its first elements up to a group's start one at a
+ * time in their lanes, whole groups as the `omp simd` loop, the last before jf_ one at a
+ * time; the lanes combined when the segment reaches jf_; then the rest of the segment in
+ * order. The segment's lanes are locals (registers) between the run's. Buffer elements'
+ * lanes (lane_promos) stay the segment's own. */
+static void lane_segment(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
+                         const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
+{
+    const OrnLoop *lp = l->loop;
+    int W = c->run_lanes;
+    c->ind = lvl;
+    cg_ol(c, "{");
+    c->ind = lvl + 1;
+    for (int i = 0; i < c->npromo; i++)
+        if (c->promo_add[i])
+            cg_ol(c, "%s pvl%d_[%d] = {0};", cg_ctype(cg_elem_of(c->promo[i]->type)), i, W);
+    for (int i = 0; i < lp->naccums; i++) {
+        OrnTypeKind k = lp->accums[i].sym->type->kind;
+        cg_ol(c, "%s accl%d_[%d];", cg_ctype(k), i, W);
+        cg_ol(c, "for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = accr%d_[l_];", W, i, i);
+    }
+    cg_ol(c, "int64_t jl_ = %s;", from);
+    cg_ol(c, "const int64_t je_ = %s < jf_ ? %s : jf_;", to, to);
+    for (int part = 0; part < 3; part++) { /* the head, whole groups, the tail */
+        bool groups = part == 1;
+        c->ind = lvl + 1;
+        if (part == 0)
+            cg_ol(c, "for (; jl_ < je_ && (jl_ - j0_) %% %d != 0; jl_++) {", W);
+        else if (groups)
+            cg_ol(c, CG_UNROLL2 " for (; jl_ + %d <= je_; jl_ += %d) {", W, W);
+        else
+            cg_ol(c, "for (; jl_ < je_; jl_++) {");
+        if (groups) {
+            cg_ol(c, "    _Pragma(\"omp simd\")");
+            cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) {", W);
+        } else {
+            cg_ol(c, "    const int l_ = (int)((jl_ - j0_) %% %d);", W);
+        }
+        c->lanes = true;
+        elem_body(c, l, last, vt, groups ? "jl_ + l_" : "jl_", blk, lvl + (groups ? 3 : 2), fast);
+        c->lanes = false;
+        c->ind = lvl + 1;
+        if (groups) cg_ol(c, "    }");
+        cg_ol(c, "}");
+    }
+    for (int i = 0; i < lp->naccums; i++)
+        cg_ol(c, "for (int l_ = 0; l_ < %d; l_++) accr%d_[l_] = accl%d_[l_];", W, i, i);
+    lanes_promo_combine(c, W);
+    cg_ol(c, "if (!lc_ && jl_ >= jf_) {");
+    c->ind = lvl + 2;
+    cg_ol(c, "lc_ = 1;");
+    lanes_combine(c, l, "accr", W);
+    c->ind = lvl + 1;
+    cg_ol(c, "}");
+    cg_ol(c, "for (; jl_ < %s; jl_++) {", to);
+    elem_body(c, l, last, vt, "jl_", blk, lvl + 2, fast);
+    c->ind = lvl + 1;
+    cg_ol(c, "}");
+    c->ind = lvl;
+    cg_ol(c, "}");
+}
+
 /* The elements [from, to) of a dense run whose body only updates accumulators (lane_stmts):
  * W lanes, iteration j into lane (j - from) mod W for the whole W-element groups, each lane
  * its own partial from the accumulator's identity (min/max: its value), the groups as an
@@ -718,24 +845,19 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
-    const OrnLoop *lp = l->loop;
+    if (c->run_lanes) {
+        lane_segment(c, l, last, vt, from, to, blk, lvl, fast);
+        return;
+    }
     int W = lane_width(c, l);
     c->ind = lvl;
     cg_ol(c, "{");
     for (int i = 0; i < c->npromo; i++)
         if (c->promo_add[i])
             cg_ol(c, "    %s pvl%d_[%d] = {0};", cg_ctype(cg_elem_of(c->promo[i]->type)), i, W);
-    for (int i = 0; i < lp->naccums; i++) {
-        const OrnAccum *a = &lp->accums[i];
-        OrnTypeKind k = a->sym->type->kind;
-        const char *init = a->kind == ACC_SUM ? "0" : a->kind == ACC_PROD ? "1" : NULL;
-        cg_ol(c, "    %s accl%d_[%d];", cg_ctype(k), i, W);
-        if (init)
-            cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = (%s)%s;", W, i, cg_ctype(k),
-                  init);
-        else
-            cg_ol(c, "    for (int l_ = 0; l_ < %d; l_++) accl%d_[l_] = acc%d_;", W, i, i);
-    }
+    c->ind = lvl + 1;
+    lanes_decl(c, l, "accl", W);
+    c->ind = lvl;
     cg_ol(c, "    int64_t jl_ = %s;", from);
     cg_ol(c, "    " CG_UNROLL2 " for (; jl_ + %d <= %s; jl_ += %d) {", W, to, W);
     cg_ol(c, "        _Pragma(\"omp simd\")");
@@ -746,27 +868,10 @@ static void lane_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
     c->ind = lvl;
     cg_ol(c, "        }");
     cg_ol(c, "    }");
-    for (int i = 0; i < lp->naccums; i++) {
-        const OrnAccum *a = &lp->accums[i];
-        const char *sfx = cg_sfx(a->sym->type->kind);
-        cg_ind(c);
-        if (a->kind == ACC_MIN || a->kind == ACC_MAX)
-            cg_o(c, "    acc%d_ = orn_std_%s_%s(acc%d_, ", i, a->kind == ACC_MIN ? "min" : "max",
-                 sfx, i);
-        else
-            cg_o(c, "    acc%d_ = (%s)(acc%d_ %s ", i, cg_ctype(a->sym->type->kind), i,
-                 a->kind == ACC_SUM ? "+" : "*");
-        lane_tree(c, a->kind, a->sym->type->kind, "accl", i, 0, W);
-        cg_o(c, ");\n");
-    }
-    for (int i = 0; i < c->npromo; i++) {
-        if (!c->promo_add[i]) continue;
-        OrnTypeKind k = cg_elem_of(c->promo[i]->type);
-        cg_ind(c);
-        cg_o(c, "    pv%d_ = (%s)(pv%d_ + ", i, cg_ctype(k), i);
-        lane_tree(c, ACC_SUM, k, "pvl", i, 0, W);
-        cg_o(c, ");\n");
-    }
+    c->ind = lvl + 1;
+    lanes_combine(c, l, "accl", W);
+    lanes_promo_combine(c, W);
+    c->ind = lvl;
     cg_ol(c, "    for (; jl_ < %s; jl_++) {", to);
     elem_body(c, l, last, vt, "jl_", blk, lvl + 2, fast);
     c->ind = lvl;
@@ -807,13 +912,14 @@ static void elem_body(C *c, const OrnCgLoop *l, const OrnSym *last, const char *
 static void elem_loop(C *c, const OrnCgLoop *l, const OrnSym *last, const char *vt,
                       const char *from, const char *to, const OrnNode *blk, int lvl, int fast)
 {
-    const OrnNode *sc = c->cx == CX_BODY ? cg_scatter_stmt(c, l, blk) : NULL;
+    const OrnNode *sc = c->cx == CX_BODY && !c->run_lanes ? cg_scatter_stmt(c, l, blk) : NULL;
     if (sc) {
         cg_scatter_loop(c, last, vt, from, to, sc, lvl);
         return;
     }
-    if ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&
-        lane_stmts(c, l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts)) {
+    if (c->run_lanes || /* the run's lanes, whose body was found to take them */
+        ((l->loop->naccums > 0 || lane_promos(c)) && !l->uses_rng && !c->cuda &&
+         lane_stmts(c, l, (blk ? blk : l->loop->node->u.parfor.body)->u.block.stmts))) {
         lane_loop(c, l, last, vt, from, to, blk, lvl, fast);
         return;
     }
@@ -1045,6 +1151,9 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
                   ? orn_cg_guards(l, last, lp->node->u.parfor.body, true, gd, ORN_CG_MAXGUARD, gifs,
                                   gkeep, &ngifs, ORN_CG_MAXGUARD)
                   : 0;
+    if ((versioned || split) && lp->naccums > 0 && !l->uses_rng && !c->cuda && c->npromo == 0 &&
+        lane_stmts(c, l, lp->node->u.parfor.body->u.block.stmts))
+        lanes_run_open(c, l, lane_width(c, l));
     if (versioned) {
         c->ind = 2;
         cg_split_range_g(c, sp, nsp, gd, ngd, "j0_", "j1_", 0);
@@ -1106,6 +1215,7 @@ static void body_dense(C *c, const OrnCgLoop *l, bool keyed)
         c->nproven = 0;
     }
     if (versioned) cg_o(c, "            }\n        }\n");
+    c->run_lanes = 0;
     runs_close(c, nd, 4);
 }
 

@@ -591,31 +591,6 @@ void cg_arr_slots(C *c, const OrnCgLoop *l, const char *pad)
              pad, c->slots[i]->id);
 }
 
-/* Whether a top-level statement may write a dist array (or run user code that might): a
- * store into an element or view of an array that is not local (a buffer's update is
- * flushed at once at top level), a parallel_for, a call of a fn or extern, or a built-in
- * that writes its first argument. */
-static void writes_visit(const OrnNode *n, void *ud)
-{
-    bool *w = ud;
-    if (*w) return;
-    if (n->kind == N_PARFOR || (n->kind == N_CALL && n->u.call.sym) ||
-        (n->kind == N_CALL &&
-         (n->u.call.builtin == ORN_BI_MATMUL_INTO || n->u.call.builtin == ORN_BI_ADD_OUTER ||
-          n->u.call.builtin == ORN_BI_SOLVE_INTO))) {
-        *w = true;
-        return;
-    }
-    if (n->kind == N_ASSIGN && n->u.assign.target && n->u.assign.target->kind == N_INDEX) {
-        const OrnSym *b = orn_cg_base_sym(n->u.assign.target);
-        if (!b || !cg_is_local_array(b)) {
-            *w = true;
-            return;
-        }
-    }
-    orn_ast_each_child(n, writes_visit, ud);
-}
-
 /* for (k, v) in view */
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
 {
@@ -670,7 +645,7 @@ void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body)
         /* a top-level view of a dense dist array read whole first (orn_std_vec_dist_in)
          * unless the body may write a dist array: then element by element as it goes */
         bool copy = !pre_body && cg_vec_copied(c, it), wr = false;
-        if (copy) writes_visit(s->u.foreach.body, &wr);
+        if (copy) wr = cg_may_write(s->u.foreach.body);
         copy = copy && !wr;
         cg_ind(c);
         cg_o(c, "const OrnStdVec w%d_%s = ", id, copy ? cg_vec_scope(c, it) : "");
@@ -1139,13 +1114,20 @@ void cg_st_plain(C *c, const OrnNode *s)
     case N_IF:
         st_if(c, s, false);
         return;
-    case N_FOR:
+    case N_FOR: {
+        bool held = cg_hold_open(c, s);
         cg_st_for(c, s);
+        cg_hold_close(c, held);
         return;
-    case N_FOREACH:
+    }
+    case N_FOREACH: {
+        bool held = cg_hold_open(c, s);
         cg_st_foreach(c, s, true, NULL);
+        cg_hold_close(c, held);
         return;
-    case N_WHILE:
+    }
+    case N_WHILE: {
+        bool held = cg_hold_open(c, s);
         cg_ind(c);
         cg_o(c, "while (");
         cg_ex_cond(c, s->u.while_.cond);
@@ -1154,7 +1136,9 @@ void cg_st_plain(C *c, const OrnNode *s)
         cg_st_block(c, s->u.while_.body);
         c->cloops--;
         cg_ol(c, "}");
+        cg_hold_close(c, held);
         return;
+    }
     case N_PARFOR:
         if (c->cx != CX_TOP)
             cg_ice(c, s, "parallel_for outside top level");

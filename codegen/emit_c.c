@@ -471,6 +471,7 @@ static void safe_loop(C *c, const OrnNode *s, int k)
 {
     int id = c->tmp++;
     c->line = (int)s->span.line;
+    bool held = cg_hold_open(c, s);
     cg_ol(c, "{");
     c->ind++;
     if (s->kind == N_FOR) {
@@ -517,6 +518,7 @@ static void safe_loop(C *c, const OrnNode *s, int k)
     cg_ol(c, "orn_std_loop_end(P_, %d);", k);
     c->ind--;
     cg_ol(c, "}");
+    cg_hold_close(c, held);
 }
 
 /* The top-level statements. With safe points, each is guarded so that a resumed run skips

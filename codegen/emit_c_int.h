@@ -142,6 +142,8 @@ typedef struct C {
                                       * pvl<i>_[l_] (c_loop.c, lane_loop) */
     /* inside the lanes of a dense run (c_loop.c, lane_loop): accumulator i is accl<i>_[l_] */
     bool lanes;
+    int run_lanes; /* the run's accumulator lanes, W, kept across its segments (c_loop.c) */
+    bool holding;  /* inside a top-level loop that holds the arrays it reads (c_hold.c) */
     /* row pointers of the fast `for` loops being emitted (version.h, orn_cg_rows): a read
      * listed here is rp<row_id>_[last subscript] */
     const OrnNode *rows[ORN_CG_MAXROWS * 4];
@@ -302,6 +304,12 @@ void cg_for_open(C *c, const OrnNode *s);
 void cg_for_head(C *c, const OrnNode *s, int id);
 void cg_for_close(C *c);
 void cg_st_foreach(C *c, const OrnNode *s, bool values, const OrnBuf *pre_body);
+/* c_hold.c: whether a top-level statement may write a dist array; a top-level loop's
+ * holds on the dense dist arrays it reads, when it writes none (opened: true; close with
+ * the result). */
+bool cg_may_write(const OrnNode *n);
+bool cg_hold_open(C *c, const OrnNode *s);
+void cg_hold_close(C *c, bool held);
 /* c_gather.c: in the fast loop over CSR row `id` (j<id>_ < rn<id>_, columns ro/rc), prefetch
  * what body reads at [key] or [key, ...] of the loop's boxed arrays CG_GATHER_AHEAD entries
  * ahead: called with head before the loop (the flags of the boxes large enough), then

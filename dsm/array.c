@@ -445,6 +445,7 @@ void orn_dsm_free(OrnDsmArray *a)
     OrnDsmCtx *ctx = a->ctx;
     if (a->id >= 0 && a->id < ctx->nreg && ctx->reg[a->id] == a) ctx->reg[a->id] = NULL;
     orn_dsm_replica_free(a);
+    free(a->held_copy);
     tiles_free(a->tiles, a->part.ntiles);
     orn_dsm_part_free(&a->part);
     free(a);
@@ -1282,6 +1283,15 @@ int orn_dsm_get(OrnDsmArray *a, const int64_t *key, void *out)
     if (status) return status;
     int64_t t = orn_dsm_part_tile_of(&a->part, key);
     int o = a->part.owner[t];
+    if (o != ORN_DSM_ALL && a->held) { /* a top-level loop's read (held.c) */
+        const char *copy;
+        status = orn_dsm_held_copy(a, &copy);
+        if (status) return status;
+        if (copy) {
+            memcpy(out, copy + (size_t)orn_dsm_ravel(a, key) * a->esize, a->esize);
+            return ORN_OK;
+        }
+    }
     memset(out, 0, a->esize);
     if (o == ORN_DSM_ALL || o == a->ctx->rank) {
         void *p = orn_dsm_local_ptr(a, key);

@@ -133,6 +133,12 @@ struct OrnDsmArray {
     uint64_t gen;
     /* Its node replica (replica.c, orn_dsm_replica), NULL until the first. */
     struct OrnDsmReplica *replica;
+    /* Held by top-level code that writes no dist array meanwhile (held.c): holds, the
+     * held reads so far, the largest copy allowed, the whole copy (NULL until made). */
+    int held;
+    int64_t held_reads;
+    size_t held_max;
+    char *held_copy;
 };
 
 int orn_dsm_part_init(OrnDsmPart *p, int ndim, const int nb[]);
@@ -389,6 +395,19 @@ int orn_dsm_set(OrnDsmArray *a, const int64_t *key, const void *value);
  * (top-level code computes it alike), and every rank calls it (the array's generation). */
 int orn_dsm_read_line(OrnDsmArray *a, int dim, int64_t fixed, void *out);
 int orn_dsm_write_line(OrnDsmArray *a, int dim, int64_t fixed, const void *in);
+
+/* Whole copies (held.c). read_whole: collective; every rank gets the whole dense array in
+ * `out` (volume x esize bytes, storage order, row-major), one allgather of the owners'
+ * tiles. hold/release: top-level code that reads the array and writes no dist array until
+ * the matching release (the compiler's promise; holds nest) -- every rank holds alike. While
+ * held, orn_dsm_get and orn_dsm_read_line count their reads and, once they have cost about
+ * what a copy costs and the array is at most `max` bytes, read the array whole and serve
+ * the held reads from the copy; the copy goes at the last release. held_copy: that copy, or
+ * NULL (collective when it makes the copy; a status). */
+int orn_dsm_read_whole(OrnDsmArray *a, void *out);
+void orn_dsm_hold(OrnDsmArray *a, size_t max);
+void orn_dsm_release(OrnDsmArray *a);
+int orn_dsm_held_copy(OrnDsmArray *a, const char **copy);
 
 /* Collective. Whole-array reductions in f64, deterministic for a given partition:
  * per tile in key order, tiles combined in tile order. dot() needs equal extents; b is

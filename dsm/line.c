@@ -57,6 +57,15 @@ int orn_dsm_read_line(OrnDsmArray *a, int dim, int64_t fixed, void *out)
 {
     int status = bad_line(a, dim, fixed);
     if (status) return status;
+    const char *copy;
+    status = orn_dsm_held_copy(a, &copy); /* a top-level loop's read (held.c) */
+    if (status) return status;
+    if (copy) {
+        int64_t key[2] = {dim == 1 ? fixed : 0, dim == 0 ? fixed : 0};
+        move(out, 1, copy + (size_t)orn_dsm_ravel(a, key) * a->esize, dim == 1 ? 1 : a->dims[1],
+             a->dims[dim], a->esize);
+        return ORN_OK;
+    }
     OrnDsmCtx *ctx = a->ctx;
     int P = ctx->size, me = ctx->rank;
     size_t es = a->esize;

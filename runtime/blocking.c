@@ -524,59 +524,7 @@ int rt_replicate_prefetched(Exec *x)
             }
             status = ORN_OK;
         }
-        /* Tiles held here, then the others' in one allgather; tiles are enumerated in tile
-         * order on every rank, each packed as its box row-major. */
-        size_t mine = 0;
-        for (int64_t t = 0; t < a->part.ntiles; t++)
-            if (a->tiles[t].held && a->part.owner[t] == x->me) mine += (size_t)a->tiles[t].n;
-        char *sbuf = orn_xmalloc((mine ? mine : 1) * a->esize), *all = NULL;
-        size_t at = 0;
-        for (int64_t t = 0; t < a->part.ntiles; t++)
-            if (a->tiles[t].held && a->part.owner[t] == x->me && a->tiles[t].n) {
-                memcpy(sbuf + at, a->tiles[t].vals, (size_t)a->tiles[t].n * a->esize);
-                at += (size_t)a->tiles[t].n * a->esize;
-            }
-        size_t *counts = orn_xcalloc((size_t)x->P, sizeof *counts);
-        if (x->P > 1)
-            status = orn_dsm_allgatherv(x->dsm, sbuf, at, (void **)&all, counts, "replica");
-        if (!status) {
-            size_t *pos = orn_xcalloc((size_t)x->P, sizeof *pos), base = 0;
-            for (int q = 0; q < x->P; q++) {
-                pos[q] = base;
-                base += counts[q];
-            }
-            for (int64_t t = 0; t < a->part.ntiles; t++) {
-                const OrnDsmTile *tl = &a->tiles[t];
-                int o = a->part.owner[t];
-                const char *src;
-                if (o == ORN_DSM_ALL || o == x->me || x->P == 1) {
-                    if (!tl->held) continue;
-                    src = tl->vals;
-                } else {
-                    src = all + pos[o];
-                    pos[o] += (size_t)tl->n * a->esize;
-                }
-                /* The tile's box into the row-major copy: runs along the last dimension. */
-                int nd = a->ndim;
-                int64_t at2[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
-                if (tl->n == 0) continue;
-                for (int d = 0; d < nd; d++) at2[d] = tl->lo[d];
-                for (int64_t off = 0;; off += run) {
-                    memcpy(copy + (size_t)orn_dsm_ravel(a, at2) * a->esize,
-                           src + (size_t)off * a->esize, (size_t)run * a->esize);
-                    int d = nd - 2;
-                    for (; d >= 0; d--) {
-                        if (++at2[d] < tl->hi[d]) break;
-                        at2[d] = tl->lo[d];
-                    }
-                    if (d < 0) break;
-                }
-            }
-            free(pos);
-        }
-        free(sbuf);
-        free(all);
-        free(counts);
+        status = orn_dsm_read_whole(a, copy); /* one allgather of the tiles */
         x->replica[k] = copy;
         x->rt->stats.replicated++;
         x->rt->stats.replica_bytes += vol * (int64_t)a->esize;

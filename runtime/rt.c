@@ -116,6 +116,9 @@ static OrnRtCtx *ctx_new(OrnDsmCtx *dsm)
     rt->replicate_max = (int64_t)64 << 20;
     env = getenv("ORN_REPLICATE_MAX");
     if (env && *env) rt->replicate_max = atoll(env);
+    rt->held_max = (int64_t)64 << 20;
+    env = getenv("ORN_HELD_MAX");
+    if (env && *env) rt->held_max = atoll(env);
     env = getenv("ORN_ROTATE");
     rt->rotate_planned = env && !strcmp(env, "planned");
     env = getenv("ORN_WINDOW_CHECK");
@@ -255,6 +258,11 @@ void orn_rt_set_sliced(OrnRtCtx *rt, int on)
 void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes)
 {
     if (bytes >= 0) rt->replicate_max = bytes;
+}
+
+int64_t orn_rt_held_max(const OrnRtCtx *rt)
+{
+    return rt->held_max > 0 ? rt->held_max : 0;
 }
 
 void orn_rt_set_nocomm(OrnRtCtx *rt, int on)

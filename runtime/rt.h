@@ -58,6 +58,9 @@ void orn_rt_set_sliced(OrnRtCtx *rt, int on);
 /* Prefetched arrays up to this many bytes are copied whole to every rank before a loop
  * (default 64 MiB, $ORN_REPLICATE_MAX; 0: never). Same value on every rank. */
 void orn_rt_set_replicate_max(OrnRtCtx *rt, int64_t bytes);
+/* Top-level loops' held arrays up to this many bytes are read through whole copies
+ * (dsm/held.c; default 64 MiB, $ORN_HELD_MAX; 0: never). */
+int64_t orn_rt_held_max(const OrnRtCtx *rt);
 /* Collective. Where loops will read dense a whole from every rank (the compiler knows it),
  * make its node replica now (orn_dsm_replica_reserve) if a loop's copy of it could be one:
  * several ranks, a within the window cap or replicate_max. */

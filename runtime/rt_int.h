@@ -63,6 +63,7 @@ struct OrnRtCtx {
     int sub_fixed[2];      /* ORN_SUBBLOCK=RxC */
     int64_t cache_bytes;   /* L2 per core (blocking.c) */
     int64_t replicate_max; /* prefetched arrays up to this many bytes are copied whole */
+    int64_t held_max;      /* held arrays of top-level loops, the same ($ORN_HELD_MAX) */
     int rotate_planned;    /* $ORN_ROTATE=planned: 2d loops rotate the side their plan names */
     int window_check;      /* $ORN_WINDOW_CHECK=1: a copy kept from an earlier run, or a node
                             * replica returned unchanged, is fetched or compared again (tests) */

@@ -551,6 +551,17 @@ void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *o
     if (st) orn_std_fail(p, st, line, 0);
 }
 
+OrnDsmArray *orn_std_hold(OrnStdProg *p, OrnDsmArray *a)
+{
+    orn_dsm_hold(a, (size_t)orn_rt_held_max(p->rt));
+    return a;
+}
+
+void orn_std_held_release(OrnDsmArray *const *a)
+{
+    orn_dsm_release(*a);
+}
+
 void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val, int line)
 {
     check_key(p, a, key, line);

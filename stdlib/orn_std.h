@@ -520,6 +520,13 @@ int64_t orn_std_dim(OrnStdProg *p, int ndim, const int64_t *dims, int64_t d, int
  * executes the same statements). Keys are checked. */
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
 void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val, int line);
+/* A top-level loop that reads dist array a and writes no dist array holds it for its
+ * duration (codegen/c_hold.c): the reads are served from a whole copy once they have cost
+ * about as much as one, up to $ORN_HELD_MAX bytes (orn_dsm_hold). Declare the result
+ * ORN_STD_HELD: the hold ends with its scope. a may be NULL (nothing held). */
+OrnDsmArray *orn_std_hold(OrnStdProg *p, OrnDsmArray *a);
+void orn_std_held_release(OrnDsmArray *const *a);
+#define ORN_STD_HELD __attribute__((cleanup(orn_std_held_release)))
 /* Buffer update outside loops (from a fn called at top level): applied once (rank 0 adds
  * the delta; every rank flushes). Collective. */
 void orn_std_buffer_add(OrnStdProg *p, OrnRtBuffer *b, const int64_t *key, const void *delta,

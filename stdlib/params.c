@@ -81,6 +81,7 @@ static void help(const OrnStdProg *p, const OrnStdParam *params, int n)
         "  ORN_SUBBLOCK=RxC|off      cache sub-blocks per block (default: from the L2 size)\n"
         "  ORN_CACHE_BYTES=N         the L2 size sub-blocks are cut for\n"
         "  ORN_REPLICATE_MAX=BYTES   prefetched arrays up to this size are copied whole (64 MiB)\n"
+        "  ORN_HELD_MAX=BYTES        arrays top-level loops read, the same (64 MiB)\n"
         "  ORN_TRACE=FILE            record the block order (serial replays)\n"
         "  ORN_GPU=off|emulate       @gpu loops on the CPU, or emulated on the host (--gpu)\n",
         ORN_STD_EXIT_CHECKPOINTED);

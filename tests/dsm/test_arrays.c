@@ -459,20 +459,28 @@ static void test_slices(TestEnv *t)
  * every row and column read whole against the gathered array, under 1-D, 2-D, scattered
  * and replicated grids; a line written back (each rank its own elements) then read by
  * gather. */
+/* A 9 x 7 array cut by grid g of six: grid 5 replicated, else tile k at rank (k * m + g)
+ * mod P. */
+#define NGRIDS 6
+static void grid_part(TestEnv *t, OrnDsmArray *a, int g, int m)
+{
+    static const int grids[NGRIDS][2] = {{1, 1}, {3, 1}, {1, 4}, {3, 2}, {9, 7}, {2, 3}};
+    OrnDsmPart p;
+    OK(t, orn_dsm_part_init(&p, 2, grids[g]));
+    for (int d = 0; d < 2; d++) orn_dsm_bounds_uniform(p.bounds[d], a->dims[d], grids[g][d]);
+    for (int64_t k = 0; k < p.ntiles; k++)
+        p.owner[k] = g == 5 ? ORN_DSM_ALL : (int)((k * m + g) % (int64_t)t->size);
+    OK(t, orn_dsm_repartition(a, &p));
+    orn_dsm_part_free(&p);
+}
+
 static void test_lines(TestEnv *t)
 {
     int64_t dims[2] = {9, 7};
     OrnDsmArray *a = NULL;
     OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F32, 2, dims, 7, 1, &a));
-    int grids[][2] = {{1, 1}, {3, 1}, {1, 4}, {3, 2}, {9, 7}, {2, 3}};
-    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
-        OrnDsmPart p;
-        OK(t, orn_dsm_part_init(&p, 2, grids[g]));
-        for (int d = 0; d < 2; d++) orn_dsm_bounds_uniform(p.bounds[d], dims[d], grids[g][d]);
-        for (int64_t k = 0; k < p.ntiles; k++) /* grid 5: replicated; else scattered owners */
-            p.owner[k] = g == 5 ? ORN_DSM_ALL : (int)((k * 5 + (int64_t)g) % (int64_t)t->size);
-        OK(t, orn_dsm_repartition(a, &p));
-        orn_dsm_part_free(&p);
+    for (int g = 0; g < NGRIDS; g++) {
+        grid_part(t, a, g, 5);
         int64_t n = 0, *keys = NULL;
         void *vals = NULL;
         OK(t, orn_dsm_gather(a, &n, &keys, &vals));
@@ -503,6 +511,53 @@ static void test_lines(TestEnv *t)
     orn_dsm_free(a);
 }
 
+/* Whole copies (held.c): read_whole equals the gathered array on every grid; held reads
+ * are served from a copy made at the same read on every rank (at one rank: never), equal
+ * to the array, rows and columns too; no copy above the hold's limit; none after the
+ * release. */
+static void test_held(TestEnv *t)
+{
+    int64_t dims[2] = {9, 7};
+    OrnDsmArray *a = NULL;
+    OK(t, orn_rt_rand_array(t->rt, ORN_DSM_F64, 2, dims, 11, 1, &a));
+    for (int g = 0; g < NGRIDS; g++) {
+        grid_part(t, a, g, 3);
+        int64_t n = 0, *keys = NULL;
+        void *vals = NULL;
+        OK(t, orn_dsm_gather(a, &n, &keys, &vals));
+        const double *all = vals;
+        double whole[63], line[9];
+        memset(whole, 0xff, sizeof whole);
+        OK(t, orn_dsm_read_whole(a, whole));
+        CHECK(t, !memcmp(whole, all, sizeof whole));
+        for (int limit = 0; limit < 2; limit++) {
+            orn_dsm_hold(a, limit ? 63 * sizeof(double) : 63 * sizeof(double) - 1);
+            orn_dsm_hold(a, 0); /* nested: the outer hold's limit stays */
+            for (int64_t i = 0; i < 63; i++) {
+                int64_t key[2] = {(i * 5) % 9, (i * 3) % 7};
+                double x = -1.0;
+                OK(t, orn_dsm_get(a, key, &x));
+                CHECK(t, x == all[key[0] * 7 + key[1]]);
+                int copied = a->held_copy != NULL;
+                CHECK(t, copied == (limit && t->size > 1 && g != 5 && i >= 15));
+            }
+            for (int dim = 0; dim < 2; dim++)
+                for (int64_t f = 0; f < dims[1 - dim]; f++) {
+                    OK(t, orn_dsm_read_line(a, dim, f, line));
+                    for (int64_t x = 0; x < dims[dim]; x++)
+                        CHECK(t, line[x] == (dim == 1 ? all[f * 7 + x] : all[x * 7 + f]));
+                }
+            orn_dsm_release(a);
+            CHECK(t, a->held == 1);
+            orn_dsm_release(a);
+            CHECK(t, a->held == 0 && a->held_copy == NULL);
+        }
+        free(vals);
+        free(keys);
+    }
+    orn_dsm_free(a);
+}
+
 int main(int argc, char **argv)
 {
     TestEnv t;
@@ -514,5 +569,6 @@ int main(int argc, char **argv)
     test_replica(&t);
     test_slices(&t);
     test_lines(&t);
+    test_held(&t);
     return t_finish(&t, "test_arrays");
 }

@@ -13,7 +13,8 @@
 #                  so does fastpaths.orn (fast view reductions against `for` loop sums: 0
 #                  disagreements), and gather_rows.orn (rows of prefetched arrays gathered by
 #                  a permutation against local copies: 0 disagreements), also fetched per
-#                  loop (ORN_REPLICATE_MAX=0)
+#                  loop (ORN_REPLICATE_MAX=0); held.orn (top-level loops reading dist
+#                  arrays through whole copies) with copies and without
 #   gauss_seidel NP  the saved grid equals the serial C reference (gs_ref) byte for byte, and
 #                    no block of the ordered sweep fetches an element on demand (ORN_STATS);
 #                    at several ranks, a 512 x 512 grid never moves (made in the sweep's bands)
@@ -283,7 +284,7 @@ compile)
            "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
            "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
            "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-           "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn; do
+           "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn; do
     ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
       fail "orionc $p"
   done
@@ -414,6 +415,22 @@ features)
         { cat stats6.txt >&2; fail "kept_copies ($cfg): the runs did not read node replicas"; } ;;
     *CHECK*:*) [ "$kept" -eq 0 ] || fail "kept_copies ($cfg): copies kept at -n $np" ;;
     *) [ "$kept" -ge 4 ] || { cat stats6.txt >&2; fail "kept_copies ($cfg): no copy kept between runs"; } ;;
+    esac
+  done
+  # top-level loops that read dist arrays and write none hold them (held.orn: 8 holds in
+  # the C, codegen/c_hold.c): the same output with whole copies (dsm/held.c; made at
+  # several ranks: the timeline's spans) and without ($ORN_HELD_MAX=0: none made)
+  [ "$("$ORIONC" --emit=c "$S/held.orn" | grep -c 'orn_std_hold(P_, ')" -eq 8 ] ||
+    fail "held.orn: not 8 loops hold the arrays they read"
+  for cfg in "" "ORN_HELD_MAX=0"; do
+    # shellcheck disable=SC2086
+    env $cfg "$MPIEXEC" -n "$np" "$B/held" --timeline=held.json >out7.txt 2>&1 ||
+      { cat out7.txt >&2; fail "held ($cfg) exited non-zero"; }
+    diff -u "$S/held.expected" out7.txt || fail "held ($cfg): output differs from held.expected"
+    copies=$(grep -o '"whole copy"' held.json | wc -l)
+    case "$cfg:$np" in
+    *:1 | ORN_HELD_MAX=0:*) [ "$copies" -eq 0 ] || fail "held ($cfg): $copies whole copies" ;;
+    *) [ "$copies" -ge "$np" ] || fail "held: no whole copies at -n $np" ;;
     esac
   done
   # node replicas made with the arrays that loops read at rows anywhere (codegen/c_stmt.c
