@@ -606,8 +606,10 @@ static void module_entry(C *c, const OrnNode *program, int np)
         any_lib = true;
     }
     if (any_lib) cg_o(c, "    orn_std_externs_agreed(P_);\n"); /* every rank, or none */
-    /* a run-time error: what ran stays done (1) */
-    cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n");
+    /* a run-time error: what ran stays done (1); the holds of the loops it left end
+     * (their scopes' cleanups do not run) */
+    cg_o(c, "    if (setjmp(jb_)) {\n        p_->recover = NULL;\n        "
+            "orn_dsm_release_all(p_->dsm);\n");
     c->ind = 1;
     module_slots(c, "out");
     cg_o(c, "        return 1;\n    }\n");

@@ -408,6 +408,8 @@ int orn_dsm_read_whole(OrnDsmArray *a, void *out);
 void orn_dsm_hold(OrnDsmArray *a, size_t max);
 void orn_dsm_release(OrnDsmArray *a);
 int orn_dsm_held_copy(OrnDsmArray *a, const char **copy);
+/* Every array's holds ended (a run-time error left the loops that held them: the REPL). */
+void orn_dsm_release_all(OrnDsmCtx *ctx);
 
 /* Collective. Whole-array reductions in f64, deterministic for a given partition:
  * per tile in key order, tiles combined in tile order. dot() needs equal extents; b is

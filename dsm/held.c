@@ -115,3 +115,13 @@ int orn_dsm_held_copy(OrnDsmArray *a, const char **copy)
     *copy = a->held_copy = c;
     return ORN_OK;
 }
+
+void orn_dsm_release_all(OrnDsmCtx *ctx)
+{
+    for (int i = 0; i < ctx->nreg; i++) {
+        OrnDsmArray *a = ctx->reg[i];
+        if (!a || !a->held) continue;
+        a->held = 1;
+        orn_dsm_release(a);
+    }
+}
