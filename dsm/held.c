@@ -4,7 +4,7 @@
  * Top-level code reads a dist array's element as a collective of its own (orn_dsm_get: the
  * owner broadcasts it), 1-1000 us each with the rank count: a top-level loop copying a
  * 3000 x 40 array into a local one element by element made 120,000 of them. The compiler
- * holds the arrays such a loop reads when its body writes no dist array (codegen/c_stmt.c,
+ * holds the arrays such a loop reads when its body writes no dist array (codegen/c_hold.c,
  * cg_hold_open). While held, the reads are counted, every rank alike (top-level code runs
  * on every rank alike); once they have cost about what copying the array costs (one read
  * per 64 KiB of it, at least 16 reads) and the array is at most the hold's limit, every
@@ -26,7 +26,7 @@ int orn_dsm_read_whole(OrnDsmArray *a, void *out)
     if (a->sparse)
         return orn_dsm_fail(a->ctx, ORN_E_ARG, "array %s: sparse, no whole copy", a->name);
     OrnDsmCtx *ctx = a->ctx;
-    int P = ctx->size, me = ctx->rank, nd = a->ndim, status = ORN_OK;
+    int P = ctx->size, me = ctx->rank, status = ORN_OK;
     size_t es = a->esize;
     /* the tiles this rank owns, packed in tile order (each its box row-major), then every
      * rank's in one allgather */
@@ -55,19 +55,7 @@ int orn_dsm_read_whole(OrnDsmArray *a, void *out)
             src = all + pos[o];
             pos[o] += (size_t)tl->n * es;
         }
-        /* the tile's box into the row-major copy: runs along the last dimension */
-        int64_t key[ORN_DSM_MAXDIM], run = tl->hi[nd - 1] - tl->lo[nd - 1];
-        for (int d = 0; d < nd; d++) key[d] = tl->lo[d];
-        for (int64_t off = 0;; off += run) {
-            memcpy((char *)out + (size_t)orn_dsm_ravel(a, key) * es, src + (size_t)off * es,
-                   (size_t)run * es);
-            int d = nd - 2;
-            for (; d >= 0; d--) {
-                if (++key[d] < tl->hi[d]) break;
-                key[d] = tl->lo[d];
-            }
-            if (d < 0) break;
-        }
+        orn_dsm_tile_copy(a, t, 0, a->dims[0], out, 0, (void *)src, 0, ORN_DSM_TO_ROWS);
     }
     free(pos);
     free(sbuf);
