@@ -194,7 +194,7 @@ void cg_ex_index(C *c, const OrnNode *e)
     }
     cg_o(c, "orn_std_dget_%s(P_, %s, ", cg_sfx(ek), cg_nm(c, s));
     cg_ex_key(c, e->u.index.subs, s);
-    cg_o(c, ", %d)", c->line);
+    cg_o(c, ", %u)", cg_site(c, e, s->name->s, (unsigned)c->line));
 }
 
 static void ex_name(C *c, const OrnNode *e)
@@ -417,7 +417,7 @@ void cg_vec_ctor(C *c, const OrnNode *e, bool copy)
              cg_nm(c, s), cg_sdim(cg_perm_of(c, s), dim));
     }
     cg_ex(c, fixed);
-    cg_o(c, ", \"%s\", %d)", s->name->s, c->line);
+    cg_o(c, ", \"%s\", %u)", s->name->s, cg_site(c, e, s->name->s, (unsigned)c->line));
 }
 
 static int operand_dims(const OrnNode *x)
@@ -943,6 +943,41 @@ static void seq_end(C *c, int pushed)
 
 static void ex_inner(C *c, const OrnNode *e);
 
+static bool const_zero(const OrnNode *e)
+{
+    OrnConstVal v;
+    if (!orn_sema_eval_const(e, &v)) return false;
+    return (v.kind == T_F64 || v.kind == T_F32) ? v.f == 0.0
+           : v.kind == T_BOOL                   ? !v.b
+                                                : v.kind != T_STR && v.i == 0;
+}
+
+/* Which operand of a float + or - goes through orn_std_keep_* (0: none, 1: left, 2: right).
+ * GCC 12's front end folds 0.0 - X to -X when X cannot be -0.0 (an integer converted,
+ * fabs), at every -O level: at X = 0 that gives -0.0 where IEEE gives +0.0 (and X + 0.0 with
+ * X = -(double)i, canonicalized to 0.0 - (double)i, the same). The identity call hides X
+ * from that fold; inlined, it costs nothing. Only a constant zero operand triggers it. */
+static int keep_side(const OrnNode *e)
+{
+    OrnTypeKind k = cg_kind_of(e);
+    OrnOp op = e->u.binary.op;
+    if ((k != T_F32 && k != T_F64) || (op != OP_ADD && op != OP_SUB)) return 0;
+    bool zl = const_zero(e->u.binary.l), zr = const_zero(e->u.binary.r);
+    if (zl && !zr) return 2;
+    if (zr && !zl && op == OP_ADD) return 1;
+    return 0;
+}
+
+/* One operand of a scalar binary operator: narrowed to f32 where the result is f32 and the
+ * operand a weak f64, and through orn_std_keep_* where keep_side says so. */
+static void operand(C *c, const OrnNode *x, bool narrow, bool keep)
+{
+    if (keep) cg_o(c, "orn_std_keep_%s(", narrow ? "f32" : "f64");
+    if (narrow && cg_kind_of(x) == T_F64) cg_o(c, "(float)");
+    cg_ex(c, x);
+    if (keep) cg_o(c, ")");
+}
+
 void cg_ex(C *c, const OrnNode *e)
 {
     if (!e) {
@@ -1021,12 +1056,11 @@ static void ex_inner(C *c, const OrnNode *e)
         }
         /* f32 op weak f64 is f32 (sema's narrow_weak): the f64 side converts first */
         bool narrow = cg_kind_of(e) == T_F32;
+        int keep = keep_side(e);
         cg_o(c, "(");
-        if (narrow && cg_kind_of(e->u.binary.l) == T_F64) cg_o(c, "(float)");
-        cg_ex(c, e->u.binary.l);
+        operand(c, e->u.binary.l, narrow, keep == 1);
         cg_o(c, " %s ", ops[op]);
-        if (narrow && cg_kind_of(e->u.binary.r) == T_F64) cg_o(c, "(float)");
-        cg_ex(c, e->u.binary.r);
+        operand(c, e->u.binary.r, narrow, keep == 2);
         cg_o(c, ")");
         return;
     }

@@ -262,18 +262,21 @@ static void st_assign_elem(C *c, const OrnNode *s)
             cg_ol(c, "%s *const e%d_ = (%s *)orn_std_rw(&V_[%d], kk%d_);", T, id, T, k, id);
             cg_ol(c, "*e%d_ = (%s)(*e%d_ %s r%d_);", id, T, id, opn, id);
         }
-    } else if (cg_is_buffer(ts)) {
-        cg_ol(c, "orn_std_badd_%s(P_, %s, kk%d_, (%s)(%sr%d_), %d);", cg_sfx(tk), cg_nm(c, ts), id,
-              T, neg, id, c->line);
-    } else if (!opn) {
-        cg_ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %d);", cg_sfx(tk), cg_nm(c, ts), id, T,
-              id, c->line);
     } else {
-        cg_ol(
-            c,
-            "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %d) %s r%d_), %d);",
-            cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, c->line, opn, id,
-            c->line);
+        /* top level: the site names the target's occurrence on the line, for the caret */
+        unsigned site = cg_site(c, tg, ts->name->s, (unsigned)c->line);
+        if (cg_is_buffer(ts))
+            cg_ol(c, "orn_std_badd_%s(P_, %s, kk%d_, (%s)(%sr%d_), %u);", cg_sfx(tk), cg_nm(c, ts),
+                  id, T, neg, id, site);
+        else if (!opn)
+            cg_ol(c, "orn_std_dset_%s(P_, %s, kk%d_, (%s)r%d_, %u);", cg_sfx(tk), cg_nm(c, ts), id,
+                  T, id, site);
+        else
+            cg_ol(c,
+                  "orn_std_dset_%s(P_, %s, kk%d_, (%s)(orn_std_dget_%s(P_, %s, kk%d_, %u) %s "
+                  "r%d_), %u);",
+                  cg_sfx(tk), cg_nm(c, ts), id, T, cg_sfx(tk), cg_nm(c, ts), id, site, opn, id,
+                  site);
     }
     if (lane0) {
         c->ind--;

@@ -46,5 +46,17 @@ ORN_STD_SCALAR_FN int64_t orn_std_mod_soft(int64_t a, int64_t b)
 {
     return b == 0 || b == -1 ? 0 : a % b;
 }
+/* The identity, as a call the C front end does not look into: generated code passes the
+ * other operand of a float + or - with a constant zero through it, because GCC 12 folds
+ * 0.0 - X to -X when X cannot be -0.0 (X an integer converted, or fabs), giving -0.0 at
+ * X = 0 where IEEE gives +0.0 (codegen/c_expr.c keep_side). Inlined, it costs nothing. */
+ORN_STD_SCALAR_FN double orn_std_keep_f64(double x)
+{
+    return x;
+}
+ORN_STD_SCALAR_FN float orn_std_keep_f32(float x)
+{
+    return x;
+}
 
 #endif

@@ -137,15 +137,16 @@ void orn_std_exit(OrnStdProg *p, int64_t code) ORN_STD_NORETURN;
  * the job on every rank with exit code 1. */
 void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...) ORN_STD_NORETURN
     ORN_STD_PRINTF(3, 4);
-/* The same for an error at the first `name[` on the line (`name(` for "name("):
+/* The same for an error at a `name[` on the line (`name(` for "name("): the first, or the
+ * one the site says (ORN_RT_SITE: a line and an occurrence; a plain line is a site):
  * "file:LINE:COL: message" with the caret under name (as orn_std_die when name is not on
  * the line). */
-void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt,
+void orn_std_die_at(OrnStdProg *p, int site, const char *name, const char *fmt,
                     ...) ORN_STD_NORETURN ORN_STD_PRINTF(4, 5);
 /* After a failed collective call (status != 0): end the job with the runtime's message. A
  * failure that every rank agrees on (loaders, save, load) is printed once, by rank 0, and
- * the ranks exit 1 together; any other ends the job from the failing rank. */
-void orn_std_fail(OrnStdProg *p, int status, int line, int agreed) ORN_STD_NORETURN;
+ * the ranks exit 1 together; any other ends the job from the failing rank. site as above. */
+void orn_std_fail(OrnStdProg *p, int status, int site, int agreed) ORN_STD_NORETURN;
 
 /* ---------------------------------------------------------------- checkpoints */
 
@@ -517,7 +518,8 @@ double orn_std_dist_norm(OrnStdProg *p, OrnDsmArray *a, int line);
 int64_t orn_std_dim(OrnStdProg *p, int ndim, const int64_t *dims, int64_t d, int line);
 
 /* Element access from top-level code and the functions it calls (collective: every rank
- * executes the same statements). Keys are checked. */
+ * executes the same statements). Keys are checked; line is a site (ORN_RT_SITE), so an
+ * error's caret is under the access. */
 void orn_std_dist_get(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, void *out, int line);
 void orn_std_dist_set(OrnStdProg *p, OrnDsmArray *a, const int64_t *key, const void *val, int line);
 /* A top-level loop that reads dist array a and writes no dist array holds it for its

@@ -254,14 +254,14 @@ void orn_std_die(OrnStdProg *p, int line, const char *fmt, ...)
     die_msg(p, line, NULL, msg);
 }
 
-void orn_std_die_at(OrnStdProg *p, int line, const char *name, const char *fmt, ...)
+void orn_std_die_at(OrnStdProg *p, int site, const char *name, const char *fmt, ...)
 {
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    die_msg(p, line, name, msg);
+    die_msg(p, site, name, msg);
 }
 
 static void die_msg(OrnStdProg *p, int site, const char *name, const char *msg)
@@ -287,8 +287,9 @@ static void die_msg(OrnStdProg *p, int site, const char *name, const char *msg)
     orn_rt_die(p->rt);
 }
 
-void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
+void orn_std_fail(OrnStdProg *p, int status, int site, int agreed)
 {
+    int line = ORN_RT_SITE_LINE(site);
     const char *msg = orn_dsm_error(p->dsm);
     if (!msg || !*msg) msg = "failed";
     if (agreed || (p->recover && p->size == 1)) {
@@ -297,7 +298,7 @@ void orn_std_fail(OrnStdProg *p, int status, int line, int agreed)
         /* the rank it happened on (an agreement hands every rank the failing one's message),
          * and the statement's line unless the message shows one already */
         char src[400] = "";
-        if (!strchr(msg, '\n')) orn_rt_src_excerpt(p->src, line, NULL, src, sizeof src);
+        if (!strchr(msg, '\n')) orn_rt_src_excerpt(p->src, site, NULL, src, sizeof src);
         if (p->rank == 0)
             fprintf(stderr, "orion: rank %d: %s:%d: %s%s\n", orn_dsm_error_rank(p->dsm), p->file,
                     line, msg, src);

@@ -1132,9 +1132,9 @@ bad_input)
     run "$B/errors" --which=7
   expect_fail 1 "errors.orn:49: element-wise operation on views of different lengths (3 and 4)" \
     run "$B/errors" --which=8
-  expect_fail 1 "errors.orn:53:$(col_of 53 P): index 8 is out of range for dimension 0 of P (extent 8)" \
+  expect_fail 1 "errors.orn:53:$(col_last 53 P): index 8 is out of range for dimension 0 of P (extent 8)" \
     run "$B/errors" --which=9
-  caret_at 53 "$(col_of 53 P)"
+  caret_at 53 "$(col_last 53 P)"
   l=$(grep -n 'x = B\[0, i + 2\] \* y' "$S/errors.orn" | cut -d: -f1)
   c=$(col_of "$l" B)
   expect_fail 1 "errors.orn:$l:$c (partitioned): outside the array (its extents: 8 x 3)" \
@@ -1181,6 +1181,18 @@ bad_input)
   expect_fail 1 "errors.orn:$l:$(col_last "$l" v): index 8 is out of range for dimension 0 of v" \
     run "$B/errors" --which=20
   caret_at "$l" "$(col_last "$l" v)"
+  l=$(grep -n 'y = B\[0, 1\] + B\[1, 2\] \* B\[n, 0\]' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$(col_last "$l" B): index 8 is out of range for dimension 0 of B" \
+    run "$B/errors" --which=21
+  caret_at "$l" "$(col_last "$l" B)"
+  l=$(grep -n 'B\[n + 1, 0\] = B\[0, 0\] + 1.0' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$(col_of "$l" B): index 9 is out of range for dimension 0 of B" \
+    run "$B/errors" --which=22
+  caret_at "$l" "$(col_of "$l" B)"
+  l=$(grep -n 'y = sum(B\[1, :\]) + sum(B\[n + 2, :\])' "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$(col_last "$l" B): index 10 is out of range for dimension 0 of B" \
+    run "$B/errors" --which=23
+  caret_at "$l" "$(col_last "$l" B)"
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
