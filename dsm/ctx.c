@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -227,6 +228,18 @@ void orn_dsm_die(OrnDsmCtx *ctx, int exit_code)
     fprintf(stderr, "orion: rank %d: %s\n", ctx->rank, ctx->err[0] ? ctx->err : "failed");
     fflush(stderr);
     ctx->tp->ops->abort(ctx->tp, exit_code ? exit_code : 1);
+}
+
+void orn_dsm_die_alike(OrnDsmCtx *ctx, int exit_code)
+{
+    if (ctx->rank != 0 && ctx->size > 1) {
+        orn_live_failing(ctx->live);
+        orn_progress_clear(ctx->progress);
+        fflush(stdout);
+        struct timespec step = {0, 10 * 1000 * 1000}; /* rank 0's abort ends this sleep */
+        for (int i = 0; i < ORN_DSM_DIE_GRACE * 100; i++) nanosleep(&step, NULL);
+    }
+    orn_dsm_die(ctx, exit_code);
 }
 
 int orn_dsm_agree(OrnDsmCtx *ctx, int status)

@@ -208,6 +208,14 @@ int orn_dsm_fail_ctx(OrnDsmCtx *ctx, int code, const char *fmt, ...)
 void orn_dsm_clear_error(OrnDsmCtx *ctx);
 /* Print "orion: rank R: <message>" on stderr and take every rank down (MPI_Abort). */
 void orn_dsm_die(OrnDsmCtx *ctx, int exit_code) __attribute__((noreturn));
+/* orn_dsm_die for an error that every rank meets alike (replicated top-level code), so that
+ * it shows once, not once a rank: rank 0 reports it and ends the job at once; another rank
+ * tells its peers it is failing, then gives rank 0 up to ORN_DSM_DIE_GRACE seconds to end
+ * the job, and reports its own error only if rank 0 has not (it took another path: a value
+ * from wall_time() or an extern differs). The wait decides who prints, never whether the job
+ * ends. */
+#define ORN_DSM_DIE_GRACE 2
+void orn_dsm_die_alike(OrnDsmCtx *ctx, int exit_code) __attribute__((noreturn));
 /* Collective, agreed: every rank passes its own status; if any failed, every rank returns
  * the failure of the lowest failing rank with that rank's message. */
 int orn_dsm_agree(OrnDsmCtx *ctx, int status);

@@ -96,8 +96,10 @@ typedef struct OrnStdProg {
      * of ending the job; NULL in compiled programs. See orn_std_die and orn_std_run. */
     void *recover;
     void *body_jb;     /* inside a guarded loop body (std.c): where a body error goes */
-    int in_loop;       /* a guarded loop runs: an error outside its bodies (a buffer's apply fn
-                          at a flush, where the ranks cannot agree) ends the job */
+    int in_loop;       /* a loop runs: in the REPL, an error outside its bodies (a buffer's
+                          apply fn at a flush, where the ranks cannot agree) ends the job; an
+                          error while none runs is top-level code's, which every rank meets
+                          alike (orn_dsm_die_alike: reported once) */
     int extern_failed; /* orn_std_extern failed on this rank (orn_std_externs_agreed) */
     /* The REPL's Ctrl-C flag (set by its signal handler): a guarded loop runs no more
      * bodies once it is set, and every rank returns to the prompt at the loop's end. */

@@ -284,6 +284,7 @@ static void die_msg(OrnStdProg *p, int site, const char *name, const char *msg)
         longjmp(*(jmp_buf *)p->recover, 1);
     }
     orn_dsm_fail_lines(p->dsm, ORN_E_BODY, src, "%s:%d%s: %s", p->file, line, col, msg);
+    if (!p->in_loop) orn_dsm_die_alike(p->dsm, 1); /* top level: every rank meets it */
     orn_rt_die(p->rt);
 }
 
@@ -519,7 +520,14 @@ static int run_guarded(OrnStdProg *p, const OrnRtLoop *loop)
 
 void orn_std_run(OrnStdProg *p, const OrnRtLoop *loop)
 {
-    int status = p->recover ? run_guarded(p, loop) : orn_rt_run(p->rt, loop);
+    int status;
+    if (p->recover) {
+        status = run_guarded(p, loop);
+    } else {
+        p->in_loop = 1;
+        status = orn_rt_run(p->rt, loop);
+        p->in_loop = 0;
+    }
     if (status) orn_rt_die(p->rt);
     orn_std_passed(p, 1);
     if (p->trace) dump_trace(p, loop);
@@ -539,7 +547,10 @@ void orn_std_run_pair(OrnStdProg *p, const OrnRtLoop *a, const OrnRtLoop *b)
         orn_std_run(p, b);
         return;
     }
-    if (orn_rt_run_pair(p->rt, a, b)) orn_rt_die(p->rt);
+    p->in_loop = 1;
+    int status = orn_rt_run_pair(p->rt, a, b);
+    p->in_loop = 0;
+    if (status) orn_rt_die(p->rt);
     orn_std_passed(p, 2);
     if (p->stats) {
         OrnRtStats s;

@@ -1185,6 +1185,9 @@ bad_input)
   expect_fail 1 "errors.orn:$l:$(col_last "$l" B): index 8 is out of range for dimension 0 of B" \
     run "$B/errors" --which=21
   caret_at "$l" "$(col_last "$l" B)"
+  # top-level code fails alike on every rank: reported once, by rank 0 (orn_dsm_die_alike)
+  [ "$(grep -c '^orion: rank' out.txt)" -eq 1 ] && grep -q '^orion: rank 0: ' out.txt ||
+    { cat out.txt >&2; fail "a top-level error not reported once, by rank 0"; }
   l=$(grep -n 'B\[n + 1, 0\] = B\[0, 0\] + 1.0' "$S/errors.orn" | cut -d: -f1)
   expect_fail 1 "errors.orn:$l:$(col_of "$l" B): index 9 is out of range for dimension 0 of B" \
     run "$B/errors" --which=22
