@@ -263,8 +263,11 @@ static void loop(Repl *r)
             go = false;
         else if (kind == MSG_COMMAND)
             go = command(r, text, line);
-        else
+        else {
+            orn_session_set_echo(r->s, true); /* a typed expression shows its value */
             run_piece(r, r->path, text, len, line);
+            orn_session_set_echo(r->s, false);
+        }
         free(text);
         if (!go) break;
     }

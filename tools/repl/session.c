@@ -29,6 +29,7 @@ struct OrnSession {
     OrnStdSlots *slots;
     const char *path; /* the path of the last piece run */
     bool evaluate;    /* simple pieces by the evaluator (eval.h); $ORN_REPL_COMPILE=1: never */
+    bool echo;        /* orn_session_set_echo */
     char **keep;      /* file names the loaded modules' messages point to */
     int nkeep;
     char cache[4000];
@@ -174,6 +175,35 @@ static void combine(OrnSession *s, OrnBuf *t, const char *text, size_t len, uint
     if (len == 0 || text[len - 1] != '\n') orn_buf_putc(t, '\n');
 }
 
+void orn_session_set_echo(OrnSession *s, bool on)
+{
+    s->echo = on;
+}
+
+/* A piece that is one expression statement of a printable value becomes print(expr): the
+ * call is made here, as sema would have typed it, so spans and messages stay the
+ * expression's own. */
+static void echo_piece(OrnUnit *u, uint32_t from)
+{
+    OrnNode *one = NULL;
+    int n = 0;
+    for (OrnNode *st = u->program->u.block.stmts; st; st = st->next)
+        if (st->span.lo >= from) one = st, n++;
+    if (n != 1 || one->kind != N_EXPR || !one->u.expr_stmt.e->type) return;
+    OrnNode *e = one->u.expr_stmt.e;
+    OrnTypeKind k = e->type->kind;
+    if (k < T_BOOL || k > T_STR) return;
+    OrnNode *call = orn_node_new(u, N_CALL, e->span);
+    call->u.call.id = orn_intern_cstr(u->names, "print");
+    call->u.call.id_span = e->span;
+    call->u.call.args = e;
+    call->u.call.builtin = ORN_BI_PRINT;
+    call->u.call.sym = NULL;
+    call->type = orn_type_scalar(u->types, T_VOID);
+    e->next = NULL;
+    one->u.expr_stmt.e = call;
+}
+
 static bool has_statements(const OrnUnit *u, uint32_t from)
 {
     for (const OrnNode *st = u->program ? u->program->u.block.stmts : NULL; st; st = st->next)
@@ -196,6 +226,7 @@ int orn_session_run(OrnSession *s, const char *path, const char *text, size_t le
     /* run-time errors show the line they name: the session's text, where its lines are the
      * ones shown (a piece that could not start at its own line: none) */
     orn_std_set_source(s->p, l0 == line ? t.data : NULL);
+    if (s->echo && argc == 0) echo_piece(u, from);
     if (argc == 0 && has_statements(u, from) && s->evaluate && orn_eval_supported(u, from)) {
         s->p->file = keep_name(s, path);
         s->path = s->p->file;

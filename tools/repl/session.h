@@ -35,6 +35,11 @@ void orn_session_free(OrnSession *s);
 int orn_session_run(OrnSession *s, const char *path, const char *text, size_t len, uint32_t line,
                     int argc, char **argv);
 
+/* Echo on (the REPL's typed pieces) or off (the default; :load and `orion run`): a piece
+ * that is one expression statement of a number, bool or str prints its value as print()
+ * does, as `orion> A[1, 2]` shows the element. */
+void orn_session_set_echo(OrnSession *s, bool on);
+
 /* Whether text ends inside an open construct (read another line). */
 bool orn_session_incomplete(const char *text, size_t len);
 
