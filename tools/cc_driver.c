@@ -184,7 +184,7 @@ static int nvcc_compile(const OrnCcOptions *o, const char *rtinc, const char *cu
     if (o->debug) push(argv, &argc, "-g");
     push(argv, &argc, "--fmad=false");
     push(argv, &argc, "-Xcompiler");
-    push(argv, &argc, "-ffp-contract=off,-fwrapv,-fno-math-errno");
+    push(argv, &argc, "-ffp-contract=off,-fwrapv,-fno-math-errno,-Wno-overflow,-Wno-div-by-zero");
     push(argv, &argc, "-Wno-deprecated-gpu-targets");
     char *arch = NULL;
     const char *ea = getenv("ORN_NVCC_ARCH");
