@@ -962,9 +962,10 @@ static int keep_side(const OrnNode *e)
     OrnTypeKind k = cg_kind_of(e);
     OrnOp op = e->u.binary.op;
     if ((k != T_F32 && k != T_F64) || (op != OP_ADD && op != OP_SUB)) return 0;
-    bool zl = const_zero(e->u.binary.l), zr = const_zero(e->u.binary.r);
-    if (zl && !zr) return 2;
-    if (zr && !zl && op == OP_ADD) return 1;
+    /* also where the other side is constant too: a constant here (mod(100, 1)) may be a
+     * call in C, which C does not fold but converts */
+    if (const_zero(e->u.binary.l)) return 2;
+    if (op == OP_ADD && const_zero(e->u.binary.r)) return 1;
     return 0;
 }
 
