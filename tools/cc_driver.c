@@ -186,6 +186,9 @@ static int nvcc_compile(const OrnCcOptions *o, const char *rtinc, const char *cu
     push(argv, &argc, "-Xcompiler");
     push(argv, &argc, "-ffp-contract=off,-fwrapv,-fno-math-errno,-Wno-overflow,-Wno-div-by-zero");
     push(argv, &argc, "-Wno-deprecated-gpu-targets");
+    /* the language's arithmetic, not the user's business: integer constants that wrap (#61),
+     * a division by a constant zero (#39) */
+    push(argv, &argc, "--diag-suppress=61,39");
     char *arch = NULL;
     const char *ea = getenv("ORN_NVCC_ARCH");
     if (ea && *ea) {
