@@ -1099,10 +1099,11 @@ void cg_st_plain(C *c, const OrnNode *s)
     if (c->failed) return;
     c->line = (int)s->span.line;
     switch (s->kind) {
-    case N_EXPR:
+    case N_EXPR: /* (void): a value left unused is the program's choice, not a warning */
         cg_ind(c);
+        cg_o(c, "(void)(");
         cg_ex(c, s->u.expr_stmt.e);
-        cg_o(c, ";\n");
+        cg_o(c, ");\n");
         return;
     case N_ASSIGN:
         cg_st_assign(c, s);

@@ -235,13 +235,15 @@ static const char *compile_flags(const OrnCcOptions *o, const char *rtinc, const
     if (o->debug) push(argv, argc, "-g");
     for (int i = 0; base[i]; i++) push(argv, argc, base[i]);
     /* Integer constants that wrap (the language's -fwrapv arithmetic: i32(2147483647) +
-     * i32(5)) and a float divided by an integer constant 0 (IEEE: an infinity) are the
-     * language's arithmetic: the compiler's warnings about them would reach the user. The
+     * i32(5)), a float divided by an integer constant 0 (IEEE: an infinity) and an integer
+     * constant that a float cannot hold exactly are the language's arithmetic: the
+     * compiler's warnings about them would reach the user. The
      * flags of the compiler that runs, also where $ORN_CC names another family. */
     const char *slash = strrchr(cc, '/');
     if (strstr(slash ? slash + 1 : cc, "clang")) {
         push(argv, argc, "-Wno-integer-overflow");
         push(argv, argc, "-Wno-division-by-zero");
+        push(argv, argc, "-Wno-implicit-const-int-float-conversion"); /* f64(INT64_MAX) */
     } else {
         push(argv, argc, "-Wno-overflow");
         push(argv, argc, "-Wno-div-by-zero");
