@@ -168,6 +168,15 @@ caret_at() {
     { cat out.txt >&2; fail "no caret at column $2"; }
 }
 
+# caret_case WHICH PATTERN COLUMN-FN NAME MESSAGE: errors --which=WHICH fails (exit 1) with
+# "errors.orn:LINE:COL" and MESSAGE, the caret under COL: LINE the line of errors.orn matching
+# PATTERN, COL the column COLUMN-FN (col_of, col_last) gives for NAME on it
+caret_case() {
+  l=$(grep -n "$2" "$S/errors.orn" | cut -d: -f1)
+  expect_fail 1 "errors.orn:$l:$("$3" "$l" "$4")$5" run "$B/errors" --which="$1"
+  caret_at "$l" "$("$3" "$l" "$4")"
+}
+
 # while_changing FILE PATTERN PROG ARGS...: run PROG under MPI while FILE grows a comment
 # line at a time (from a loop in the background; PROG at the lowest priority, so that the
 # loop keeps appending while PROG reads). PROG either read one version of the file (exit 0:
@@ -1173,29 +1182,16 @@ bad_input)
   expect_fail 1 "errors.orn:$l:$(col_of "$l" PL): index 10" run "$B/errors" --which=18
   caret_at "$l" "$(col_of "$l" PL)"
   # the second (third) use of an array on a line fails: the caret under it, not the first
-  l=$(grep -n 'x = B\[i, 0\] + 2.0 \* B\[i + n, 1\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l:$(col_last "$l" B) (partitioned): outside the array" \
-    run "$B/errors" --which=19
-  caret_at "$l" "$(col_last "$l" B)"
-  l=$(grep -n 'v\[0\] = v\[1\] + v\[n\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l:$(col_last "$l" v): index 8 is out of range for dimension 0 of v" \
-    run "$B/errors" --which=20
-  caret_at "$l" "$(col_last "$l" v)"
-  l=$(grep -n 'y = B\[0, 1\] + B\[1, 2\] \* B\[n, 0\]' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l:$(col_last "$l" B): index 8 is out of range for dimension 0 of B" \
-    run "$B/errors" --which=21
-  caret_at "$l" "$(col_last "$l" B)"
+  caret_case 19 'x = B\[i, 0\] + 2.0 \* B\[i + n, 1\]' col_last B " (partitioned): outside the array"
+  caret_case 20 'v\[0\] = v\[1\] + v\[n\]' col_last v ": index 8 is out of range for dimension 0 of v"
+  caret_case 21 'y = B\[0, 1\] + B\[1, 2\] \* B\[n, 0\]' col_last B \
+    ": index 8 is out of range for dimension 0 of B"
   # top-level code fails alike on every rank: reported once, by rank 0 (orn_dsm_die_alike)
   [ "$(grep -c '^orion: rank' out.txt)" -eq 1 ] && grep -q '^orion: rank 0: ' out.txt ||
     { cat out.txt >&2; fail "a top-level error not reported once, by rank 0"; }
-  l=$(grep -n 'B\[n + 1, 0\] = B\[0, 0\] + 1.0' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l:$(col_of "$l" B): index 9 is out of range for dimension 0 of B" \
-    run "$B/errors" --which=22
-  caret_at "$l" "$(col_of "$l" B)"
-  l=$(grep -n 'y = sum(B\[1, :\]) + sum(B\[n + 2, :\])' "$S/errors.orn" | cut -d: -f1)
-  expect_fail 1 "errors.orn:$l:$(col_last "$l" B): index 10 is out of range for dimension 0 of B" \
-    run "$B/errors" --which=23
-  caret_at "$l" "$(col_last "$l" B)"
+  caret_case 22 'B\[n + 1, 0\] = B\[0, 0\] + 1.0' col_of B ": index 9 is out of range for dimension 0 of B"
+  caret_case 23 'y = sum(B\[1, :\]) + sum(B\[n + 2, :\])' col_last B \
+    ": index 10 is out of range for dimension 0 of B"
   run "$B/sgd_mf" --help >help.txt 2>&1 || fail "--help exited non-zero"
   grep -q -- "--epochs  int    20" help.txt || fail "--help does not list --epochs"
   grep -q -- "--step    float  0.02 *learning rate$" help.txt ||
