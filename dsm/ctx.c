@@ -236,8 +236,8 @@ void orn_dsm_die_alike(OrnDsmCtx *ctx, int exit_code)
         orn_live_failing(ctx->live);
         orn_progress_clear(ctx->progress);
         fflush(stdout);
-        struct timespec step = {0, 10 * 1000 * 1000}; /* rank 0's abort ends this sleep */
-        for (int i = 0; i < ORN_DSM_DIE_GRACE * 100; i++) nanosleep(&step, NULL);
+        struct timespec grace = {ORN_DSM_DIE_GRACE, 0}; /* rank 0's abort ends it sooner */
+        nanosleep(&grace, NULL);
     }
     orn_dsm_die(ctx, exit_code);
 }
