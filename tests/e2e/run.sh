@@ -286,17 +286,19 @@ last_field() {
 case $check in
 compile)
   mkdir -p "$B"
-  for p in "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
-           "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
-           "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
-           "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
-           "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
-           "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
-           "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-           "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn; do
-    ORN_CFLAGS="-Wall -Wextra -Werror" "$ORIONC" "$p" -o "$B/$(basename "$p" .orn)" ||
-      fail "orionc $p"
-  done
+  # two compilers at a time (the other tests wait for these), each naming its program failing
+  # shellcheck disable=SC2016
+  printf '%s\0' "$ROOT"/examples/sgd_mf.orn "$ROOT"/examples/lda.orn "$ROOT"/examples/slr.orn \
+    "$ROOT"/examples/gauss_seidel.orn "$S"/features.orn "$S"/features2.orn "$S"/sgd_trace.orn \
+    "$S"/lda_trace.orn "$S"/slr_trace.orn "$S"/errors.orn "$S"/text.orn \
+    "$ROOT"/examples/als.orn "$S"/blas.orn "$S"/layout.orn "$S"/edit_distance.orn \
+    "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
+    "$S"/fastpaths.orn "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
+    "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
+    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn |
+    B="$B" ORIONC="$ORIONC" ORN_CFLAGS="-Wall -Wextra -Werror" xargs -0 -n 1 -P 2 sh -c \
+      '"$ORIONC" "$1" -o "$B/$(basename "$1" .orn)" || { echo "e2e: orionc $1 failed" >&2; exit 1; }' \
+      sh || fail "orionc failed on a program (above)"
   "$ORIONC" --layout=declared "$S/layout.orn" -o "$B/layout_declared" || fail "orionc layout.orn"
   # the trace programs with a plain buffer(w): the default flush interval (slr_replay)
   for p in slr_trace dlr_trace; do

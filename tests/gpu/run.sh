@@ -71,23 +71,41 @@ fail() {
     exit 1
 }
 
+build_one() { # PROG.orn: NAME.cpu and NAME.gpu (SGD MF also NAME.gpurc) into $BIN
+    prog=$1 name=$(basename "$1" .orn) err="$W/err.$(basename "$1" .orn)"
+    "$ORIONC" "$prog" -o "$BIN/$name.cpu" || fail "CPU build of $prog"
+    "$ORIONC" --gpu "$prog" -o "$BIN/$name.gpu" 2>"$err" || { cat "$err"; fail "--gpu build of $prog"; }
+    [ ! -s "$err" ] || { cat "$err"; fail "--gpu build of $prog warned"; }
+    # SGD MF also with the warps' row caches (compiled in only when asked)
+    if [ "$name" = sgd_mf_gpu ]; then
+        "$ORIONC" --gpu-rowcache "$prog" -o "$BIN/$name.gpurc" 2>"$err" ||
+            { cat "$err"; fail "--gpu-rowcache build of $prog"; }
+        [ ! -s "$err" ] || { cat "$err"; fail "--gpu-rowcache build of $prog warned"; }
+    fi
+    echo "ok: $name built (CPU and --gpu)"
+}
 if [ "$MODE" = build ]; then
     ORIONC=$2 BIN=$3
     shift 3
     mkdir -p "$BIN"
-    for prog in "$@"; do
-        name=$(basename "$prog" .orn)
-        "$ORIONC" "$prog" -o "$BIN/$name.cpu" || fail "CPU build of $prog"
-        "$ORIONC" --gpu "$prog" -o "$BIN/$name.gpu" 2>"$W/err" || { cat "$W/err"; fail "--gpu build of $prog"; }
-        [ ! -s "$W/err" ] || { cat "$W/err"; fail "--gpu build of $prog warned"; }
-        # SGD MF also with the warps' row caches (compiled in only when asked)
-        if [ "$name" = sgd_mf_gpu ]; then
-            "$ORIONC" --gpu-rowcache "$prog" -o "$BIN/$name.gpurc" 2>"$W/err" ||
-                { cat "$W/err"; fail "--gpu-rowcache build of $prog"; }
-            [ ! -s "$W/err" ] || { cat "$W/err"; fail "--gpu-rowcache build of $prog warned"; }
-        fi
-        echo "ok: $name built (CPU and --gpu)"
-    done
+    # two builders (the GPU tests wait for them), each taking every other program
+    build_lane() { # LANE PROG.orn...: the programs at positions LANE, LANE + 2, ...
+        lane=$1 j=0
+        shift
+        for prog in "$@"; do
+            [ $((j % 2)) != "$lane" ] || build_one "$prog"
+            j=$((j + 1))
+        done
+    }
+    build_lane 0 "$@" >"$W/lane0" 2>&1 &
+    pid0=$!
+    build_lane 1 "$@" >"$W/lane1" 2>&1 &
+    pid1=$!
+    ok=1
+    wait "$pid0" || ok=0
+    wait "$pid1" || ok=0
+    cat "$W/lane0" "$W/lane1"
+    [ "$ok" = 1 ] || exit 1
     exit 0
 fi
 if [ "$MODE" = nonvcc ]; then
