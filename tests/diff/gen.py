@@ -12,6 +12,12 @@ leave the array), subscripts the analyzer cannot see through, views and element-
 statements, loop reductions and random draws. The program ends by printing every top-level
 scalar and saving every dist array.
 
+f32 arrays, scalars, accumulators and loop reductions compute in f32 among themselves: an
+f64 value enters f32 code only through f32(...) and f32 data enters f64 code only through
+f64(...), so no operation mixes them (the weak-float rules of docs/language.md section 13
+never apply, and oracle.py needs none of them). f32 arrays are dense and neither buffer
+targets nor views.
+
 Rules that keep the meaning exact (oracle.py):
   - a loop that updates a buffer never reads or writes the buffer's target, and the target
     is never its iteration space (reads may be stale by up to a flush: not generated);
@@ -53,6 +59,19 @@ def b(op, x, y):
 
 def clamp(e, lo=-1.0e6, hi=1.0e6):
     return call('min', call('max', e, lit(lo)), lit(hi))
+
+
+def f32lit(v):
+    return call('f32', lit(float(v)))
+
+
+def clamp32(e, lo=-1.0e6, hi=1.0e6):
+    """clamp of an f32 expression, its bounds f32 too."""
+    return call('min', call('max', e, f32lit(lo)), f32lit(hi))
+
+
+def fmt_of(t):
+    return '%.17g' if t in ('f64', 'f32') else '%d'
 
 
 def affine(a, k, c):
@@ -187,7 +206,8 @@ class Gen:
         for _ in range(r.randint(2, 5)):
             nd = self.pick([1, 1, 2, 2, 2, 3])
             dims = [self.pick(self.sizes) + self.pick([0, 0, 0, 1, 2]) for _ in range(nd)]
-            self.arrays.append(ArrI(self.fresh('A'), self.pick(INT_T + ('f64', 'f64', 'f64')),
+            self.arrays.append(ArrI(self.fresh('A'),
+                                    self.pick(INT_T + ('f64', 'f64', 'f64', 'f32', 'f32')),
                                     dims, False))
         # sparse arrays, loaded from embedded data
         for _ in range(self.pick([0, 1, 1, 2])):
@@ -215,7 +235,8 @@ class Gen:
                                                    sparse=lit(True))))
             else:
                 decls.append(('dist', a.name, self.ctor(a)))
-        for a in r.sample(dense, min(len(dense), self.pick([0, 1, 1, 2]))):
+        bufferable = [a for a in dense if a.type != 'f32']
+        for a in r.sample(bufferable, min(len(bufferable), self.pick([0, 1, 1, 2]))):
             if a.type == 'f64' or self.chance(0.4):
                 ap = self.apply_fn(a.type)
             else:
@@ -260,9 +281,9 @@ class Gen:
         for v in sorted(ctx.scopes[0].values(), key=lambda v: v.name):
             if v.role in ('const', 'larr'):
                 continue
-            if v.type == 'f64' and self.chance(0.3):
+            if v.type in ('f64', 'f32') and self.chance(0.3):
                 prog.append(('call', call('print', ('lit', 'str', v.name), var(v.name))))
-            elif v.type == 'f64':
+            elif v.type in ('f64', 'f32'):
                 prog.append(('call', call('printf', ('lit', 'str', v.name + ' %.17g\n'), var(v.name))))
             elif self.chance(0.3):
                 prog.append(('call', call('print', ('lit', 'str', v.name), var(v.name))))
@@ -345,9 +366,10 @@ class Gen:
         c = self.r.random()
         if c < 0.5:
             return call('zeros', var(a.type), *dims)
-        if c < 0.8 or a.type != 'f64':
+        if c < 0.8 or a.type not in ('f64', 'f32'):
             v = self.r.randint(-3, 7)
-            return call('fill', var(a.type), lit(float(v) / 2 if a.type == 'f64' else v), *dims)
+            return call('fill', var(a.type), lit(float(v) / 2 if a.type in ('f64', 'f32') else v),
+                        *dims)
         return call('rand', var(a.type), *dims, seed=lit(self.r.randint(0, 99)))
 
     def init_loop(self, ctx, a):
@@ -358,8 +380,10 @@ class Gen:
         for t in terms[1:]:
             e = b('+', e, t)
         e = b('+', e, lit(self.r.randint(-4, 4)))
-        if a.type == 'f64':
+        if a.type in ('f64', 'f32'):
             e = b('*', call('f64', e), lit(self.pick([0.5, 0.25, 1.5, 1.0])))
+        if a.type == 'f32':
+            e = call('f32', e)
         return [('pfor', False, keys, v, a.name, [('assign', var(v), '=', e)], None)]
 
     # ------------------------------------------------------------ functions
@@ -411,6 +435,9 @@ class Gen:
         fn.reads.add(a.name)
         subs = [self.clamp_sub(var(pn), n) for (pn, _), n in zip(params, a.dims)]
         e = ('idx', a.name, subs)
+        if a.type == 'f32':
+            ret = fn.ret = 'f64'
+            e = call('f64', e)
         if self.chance(0.5):
             e = b(self.pick(['+', '*', '-']), e, lit(self.r.randint(1, 3)))
         fn.node = ('fn', name, params, ret, [('return', e)])
@@ -434,6 +461,8 @@ class Gen:
             body = [('assign', ('idx', a.buf.name, subs), self.pick(['+=', '-=']), d)]
         else:
             fn.writes.add(a.name)
+            if a.type == 'f32':
+                val = call('f32', val)
             body = [('assign', ('idx', a.name, subs), self.pick(['=', '+=']), val)]
         fn.node = ('fn', name, params, None, body)
         self.fns.append(fn)
@@ -580,6 +609,8 @@ class Gen:
     def gen_typed(self, ctx, t, d):
         if t == 'f64':
             return self.gen_float(ctx, d)
+        if t == 'f32':
+            return self.gen_f32(ctx, d)
         if t == 'bool':
             return self.gen_bool(ctx, d)
         e = self.gen_int(ctx, d)
@@ -679,18 +710,60 @@ class Gen:
 
     def float_atom(self, ctx):
         r = self.r.random()
-        vs = self.vars_of(ctx, ('f64',))
+        vs = self.vars_of(ctx, ('f64', 'f32'))
         if vs and r < 0.4:
-            return var(self.pick(vs).name)
+            v = self.pick(vs)
+            return var(v.name) if v.type == 'f64' else call('f64', var(v.name))
         if r < 0.65:
-            arrs = self.readable_arrays(ctx, ('f64',))
+            arrs = self.readable_arrays(ctx, ('f64', 'f32'))
             if arrs:
-                return self.elem(ctx, self.pick(arrs))
+                a = self.pick(arrs)
+                e = self.elem(ctx, a)
+                return e if a.type == 'f64' else call('f64', e)
         if r < 0.7 and not ctx.pure and ctx.fn is None:
             return call('rand')
         if r < 0.8:
             return call('f64', self.int_atom(ctx))
         return lit(self.pick([0.5, 1.5, -2.25, 3.0, 0.1, 1e3, -0.75, 7.0]))
+
+    def gen_f32(self, ctx, d):
+        """An f32 expression: f32 operands only (f64 and integer values through f32(...))."""
+        r = self.r.random()
+        if d <= 0 or r < 0.3:
+            return self.f32_atom(ctx)
+        if r < 0.62:
+            op = self.pick(['+', '-', '*', '+'])
+            return b(op, self.gen_f32(ctx, d - 1), self.gen_f32(ctx, d - 1))
+        if r < 0.67:
+            return b('/', self.gen_f32(ctx, d - 1), f32lit(self.pick([2.0, 4.0, 3.0, -8.0, 0.5])))
+        if r < 0.74:
+            return call(self.pick(['min', 'max']), self.gen_f32(ctx, d - 1), self.gen_f32(ctx, d - 1))
+        if r < 0.78:
+            return call(self.pick(['abs', 'floor']), self.gen_f32(ctx, d - 1))
+        if r < 0.81:
+            return call('sqrt', call('abs', self.gen_f32(ctx, d - 1)))
+        if r < 0.85:
+            return ('un', '-', self.gen_f32(ctx, d - 1))
+        if r < 0.92:
+            return call('f32', self.gen_int(ctx, d - 1))
+        return call('f32', clamp(self.gen_float(ctx, d - 1)))
+
+    def f32_atom(self, ctx):
+        r = self.r.random()
+        vs = self.vars_of(ctx, ('f32',))
+        if vs and r < 0.4:
+            return var(self.pick(vs).name)
+        if r < 0.7:
+            arrs = self.readable_arrays(ctx, ('f32',))
+            if arrs:
+                return self.elem(ctx, self.pick(arrs))
+        if r < 0.78:
+            return call('f32', self.float_atom(ctx))
+        if r < 0.9:
+            # an integer (a key, a loop variable) times a step that f32 does not hold
+            # exactly: values whose sums round differently in every order
+            return b('*', call('f32', self.int_atom(ctx)), f32lit(self.pick([0.1, 0.3, 0.7, 1.1])))
+        return f32lit(self.pick([0.5, 1.5, -2.25, 3.0, 0.1, 1e3, -0.75, 7.0, 1e-3]))
 
     def views2(self, ctx):
         return [a for a in self.readable_arrays(ctx, ('i64', 'i32', 'f64')) if len(a.dims) == 2]
@@ -733,6 +806,9 @@ class Gen:
             if self.chance(0.6):
                 return b(self.pick(['<', '<=', '>', '>=', '==', '!=']), self.gen_int(ctx, 1),
                          self.gen_int(ctx, 1))
+            if self.chance(0.25):
+                return b(self.pick(['<', '<=', '>', '>=', '==', '!=']), self.gen_f32(ctx, 1),
+                         self.gen_f32(ctx, 1))
             return b(self.pick(['<', '<=', '>', '>=']), self.gen_float(ctx, 1),
                      self.gen_float(ctx, 1) if self.chance(0.6) else self.gen_int(ctx, 1))
         if r < 0.85:
@@ -764,11 +840,13 @@ class Gen:
         return [('if', [(c, stmts)], None)]
 
     def local_decl(self, ctx):
-        t = self.pick(['i64', 'i64', 'f64', 'f64', 'i32'])
-        name = self.fresh('x' if t != 'f64' else 'y')
+        t = self.pick(['i64', 'i64', 'f64', 'f64', 'i32', 'f32'])
+        name = self.fresh({'f64': 'y', 'f32': 'g'}.get(t, 'x'))
         e = self.gen_typed(ctx, t, 2)
         if t == 'f64' and self.chance(0.5):
             e = clamp(e)
+        if t == 'f32' and self.chance(0.5):
+            e = clamp32(e)
         stmts = [('assign', var(name), '=', e)]
         ctx.declare(VarI(name, t, 'local'))
         return stmts
@@ -800,6 +878,17 @@ class Gen:
                 e = clamp(e)
             if op == '=' and self.chance(0.5):
                 e = clamp(b('+', var(v.name), e))
+        elif v.type == 'f32':
+            op = self.pick(['=', '+=', '-=', '*=', '=', '/='])
+            e = self.gen_f32(ctx, 2)
+            if op == '/=':
+                e = f32lit(self.pick([2.0, -4.0, 3.0, 0.25]))
+            elif op == '*=':
+                e = clamp32(e, -4.0, 4.0)
+            elif self.chance(0.7):
+                e = clamp32(e)
+            if op == '=' and self.chance(0.5):
+                e = clamp32(b('+', var(v.name), e))
         else:
             op = self.pick(['=', '+=', '-=', '*='])
             e = self.gen_int(ctx, 2)
@@ -821,6 +910,9 @@ class Gen:
 
     def value_for(self, ctx, t, d=2):
         """An expression to store into an element of type t."""
+        if t == 'f32':
+            e = self.gen_f32(ctx, d)
+            return clamp32(e) if self.chance(0.75) else e
         if t == 'f64':
             e = self.gen_float(ctx, d) if self.chance(0.8) else self.gen_int(ctx, d)
             return clamp(e) if self.chance(0.75) else e
@@ -842,7 +934,7 @@ class Gen:
         """e as the value of `x op= e` into an integer x: a clamped float converted first,
         so that x's own value, however large, is not converted to f64 and back (out of
         range near the integer's limits)."""
-        if op != '=' and t != 'f64' and e[0] == 'call' and e[1] == 'min':
+        if op != '=' and t not in ('f64', 'f32') and e[0] == 'call' and e[1] == 'min':
             return call('i64', e)
         return e
 
@@ -868,7 +960,8 @@ class Gen:
 
     def view_stmt(self, ctx):
         """A[i, :] op= element-wise expression of views and scalars."""
-        targets = [(a, f) for a in self.dense_writable(ctx) if len(a.dims) == 2 for f in (0, 1)
+        targets = [(a, f) for a in self.dense_writable(ctx)
+                   if len(a.dims) == 2 and a.type != 'f32' for f in (0, 1)
                    if self.view_ok(ctx, a, f)]
         if not targets:
             return self.elem_store(ctx)
@@ -898,14 +991,19 @@ class Gen:
         kind, t = ctx.loop.accs[name]
         if t == 'f64':
             e = self.gen_float(ctx, 2) if self.chance(0.7) else self.gen_int(ctx, 2)
+        elif t == 'f32':
+            e = self.gen_f32(ctx, 2)
         else:
             e = self.gen_int(ctx, 2)
         if kind == 'sum':
-            return [('assign', var(name), '+=', clamp(e) if t == 'f64' else e)]
+            return [('assign', var(name), '+=', clamp(e) if t == 'f64' else
+                     clamp32(e) if t == 'f32' else e)]
         if kind == 'prod':
-            if t == 'f64':
+            if t in ('f64', 'f32'):
                 e = b('+', lit(1.0), b('*', call('f64', call('mod', self.gen_int(ctx, 1), lit(3))),
                                        lit(0.5)))
+            if t == 'f32':
+                e = call('f32', e)
             return [('assign', var(name), '*=', e)]
         return [('assign', var(name), '=', call(kind, var(name), e))]
 
@@ -1031,6 +1129,8 @@ class Gen:
         j = self.fresh('j')
         lo = self.pick([0, 0, 1])
         hi = lo + self.r.randint(1, 11)
+        if self.chance(0.3):
+            hi = lo + self.r.randint(12, 40)  # past the sixteen partials
         # or over a dense view: `for (j, z) in A[e, :]` is such a loop (lang/sema_rewrite.c)
         dense = [(a, f) for a, f in self.view_pairs(ctx) if not a.sparse]
         gs, view, z = [], None, None
@@ -1038,8 +1138,10 @@ class Gen:
             a, free = self.pick(dense)
             gs, view = self.guarded_value(ctx, lambda: self.view(ctx, a, free))
             lo, hi, z = 0, a.dims[free], self.fresh('z')
-        ctx.declare(VarI(y, 'f64', 'local'))
-        pre = [('assign', var(y), '=', lit(self.pick([0.0, 0.5, -1.0])))]
+        t = 'f32' if self.chance(0.35) else 'f64'
+        ctx.declare(VarI(y, t, 'local'))
+        init = self.pick([0.0, 0.5, -1.0])
+        pre = [('assign', var(y), '=', f32lit(init) if t == 'f32' else lit(init))]
         ctx.scopes.append({j: VarI(j, 'i64', 'loopvar', (lo, hi))})
         if view is not None:
             ctx.scopes[-1][z] = VarI(z, a.type, 'elemcopy')
@@ -1049,10 +1151,12 @@ class Gen:
             def make():
                 body = []
                 for _ in range(self.r.randint(0, 2)):
-                    t = self.fresh('y')
-                    body.append(('assign', var(t), '=', self.gen_float(ctx, 2)))
-                    ctx.declare(VarI(t, 'f64', 'local'))
-                body.append(('assign', var(y), self.pick(['+=', '+=', '-=']), self.gen_float(ctx, 2)))
+                    tt = self.pick(['f64', t])
+                    u = self.fresh('y' if tt == 'f64' else 'g')
+                    body.append(('assign', var(u), '=', self.gen_typed(ctx, tt, 2)))
+                    ctx.declare(VarI(u, tt, 'local'))
+                body.append(('assign', var(y), self.pick(['+=', '+=', '-=']),
+                             self.gen_typed(ctx, t, 2)))
                 return body
             # no guards: an if would break the reduction form, and guards on j cannot
             # go outside the loop
@@ -1162,9 +1266,13 @@ class Gen:
                     t = self.elem(ctx, lp.space)
                     if lp.space.type == 'f64':
                         t = b('*', t, lit(self.pick([0.25, 0.5, 1.0])))
+                    elif lp.space.type == 'f32':
+                        t = b('*', t, f32lit(self.pick([0.25, 0.5, 1.0])))
                     e = t if e is None else b(self.pick(['+', '+', '-']), e, t)
                 if lp.space.type == 'f64':
                     e = clamp(e)
+                elif lp.space.type == 'f32':
+                    e = clamp32(e)
                 return [('assign', var(value), '=', e)]
             out += self.guarded(ctx, make)
         elif lp.shape in ('sgd', 'map'):
@@ -1203,17 +1311,17 @@ class Gen:
         # accumulators: fresh top-level scalars, or existing ones
         for _ in range(self.pick([0, 0, 1, 1, 2, 3])):
             kind = self.pick(['sum', 'sum', 'prod', 'min', 'max'])
-            t = self.pick(['i64', 'f64', 'f64', 'i32'])
+            t = self.pick(['i64', 'f64', 'f64', 'i32', 'f32'])
             tops = [v for v in ctx.visible().values()
                     if v.role == 'top' and v.name not in lp.accs and v.type == t]
             if tops and self.chance(0.3):
                 name = self.pick(tops).name
             else:
-                name = self.fresh('x' if t != 'f64' else 'y')
+                name = self.fresh({'f64': 'y', 'f32': 'g'}.get(t, 'x'))
                 init = {'sum': 0, 'prod': 1, 'min': 10 ** 6, 'max': -10 ** 6}[kind]
-                e = lit(float(init) if t == 'f64' else init)
-                if t == 'i32':
-                    e = call('i32', e)
+                e = lit(float(init) if t in ('f64', 'f32') else init)
+                if t in ('i32', 'f32'):
+                    e = call(t, e)
                 pre.append(('assign', var(name), '=', e))
                 ctx.declare(VarI(name, t, 'top'))
             lp.accs[name] = (kind, t)
@@ -1255,11 +1363,13 @@ class Gen:
     # ------------------------------------------------------------ top level
 
     def top_decl(self, ctx):
-        t = self.pick(['i64', 'i64', 'f64', 'f64', 'i32'])
-        name = self.fresh('x' if t != 'f64' else 'y')
+        t = self.pick(['i64', 'i64', 'f64', 'f64', 'i32', 'f32'])
+        name = self.fresh({'f64': 'y', 'f32': 'g'}.get(t, 'x'))
         e = self.gen_typed(ctx, t, 2)
         if t == 'f64':
             e = clamp(e)
+        elif t == 'f32':
+            e = clamp32(e)
         ctx.declare(VarI(name, t, 'top' if len(ctx.scopes) == 1 else 'local'))
         return [('assign', var(name), '=', e)]
 
@@ -1276,10 +1386,10 @@ class Gen:
         if r < 0.73:
             return self.guarded(ctx, lambda: self.fn_stmt(ctx))
         if r < 0.76:
-            vs = self.vars_of(ctx, ('i64', 'i32', 'f64'))
+            vs = self.vars_of(ctx, ('i64', 'i32', 'f64', 'f32'))
             if vs:
                 v = self.pick(vs)
-                fmt = '%s %s\n' % (v.name, '%.17g' if v.type == 'f64' else '%d')
+                fmt = '%s %s\n' % (v.name, fmt_of(v.type))
                 return [('call', call('printf', ('lit', 'str', fmt), var(v.name)))]
             return []
         if depth >= 2:

@@ -31,17 +31,23 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
   - random draws use the runtime's streams (rng.py).
 
 Arithmetic is exact where C's is: integers wrap (i32 and i64), f64 is IEEE 754 in source
-order (Python floats), conversions truncate. Programs the language says are in error
+order (Python floats), f32 the same rounded to binary32 after every operation (r32: a
+correctly rounded f64 result of + - * / or sqrt of f32 operands rounds to the correctly
+rounded f32 one), conversions truncate. The generator never mixes f32 with f64 in one
+operation (f64(...) and f32(...) convert), so the weak-float rules never apply. Programs the language says are in error
 (a subscript out of range, a division by zero, a float converted to an integer out of range)
 raise Invalid: that is a generator bug, never a compiler one.
 """
 
 import math
 import re
+import struct
+from fractions import Fraction
 
 from rng import PROGRAM_STREAM, Rng, rand_at
 
-RANK = {'i32': 0, 'i64': 1, 'f64': 2}
+RANK = {'i32': 0, 'i64': 1, 'f32': 2, 'f64': 3}
+FLOATS = ('f32', 'f64')
 INF = float('inf')
 
 
@@ -74,13 +80,44 @@ def wrap(t, v):
     return v
 
 
+def r32(x):
+    """The f64 x rounded to the nearest f32 (ties to even; beyond the range an infinity)."""
+    try:
+        return struct.unpack('f', struct.pack('f', x))[0]
+    except OverflowError:
+        return math.copysign(INF, x)
+
+
+def r32_exact(q):
+    """The rational q (an integer) rounded once to the nearest f32, as C converts."""
+    q = Fraction(q)
+    if q == 0:
+        return 0.0
+    sign, a = (-1 if q < 0 else 1), abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    quantum = Fraction(2) ** (max(e, -126) - 23)
+    m = a / quantum
+    n = m.numerator // m.denominator
+    rest = m - n
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2):
+        n += 1
+    v = n * quantum
+    if v >= Fraction(2) ** 128:
+        return math.copysign(INF, sign)
+    return sign * float(v)
+
+
 def conv(to, frm, v):
     """Convert as C does (float to integer truncates toward zero)."""
     if to == frm or to in ('bool', 'str'):
         return v
     if to == 'f64':
         return float(v)
-    if frm == 'f64':
+    if to == 'f32':
+        return r32(v) if frm == 'f64' else r32_exact(v)
+    if frm in FLOATS:
         if v != v or v in (INF, -INF):
             raise Invalid('conversion of %r to %s' % (v, to))
         v = int(v)
@@ -104,15 +141,15 @@ def fdiv(a, b):
     return -INF if neg else INF
 
 
-def fmt_float(v):
+def fmt_float(v, f32=False):
     """print's float format (stdlib/print.c, orn_std_fmt_float)."""
     if v != v:
         return 'nan'
     if v in (INF, -INF):
         return '-inf' if v < 0 else 'inf'
-    for p in range(17):
+    for p in range(9 if f32 else 17):
         e = '%.*e' % (p, v)
-        if float(e) == v:
+        if (r32_exact(Fraction(e)) if f32 else float(e)) == v:
             break
     exp10 = int(e[e.index('e') + 1:])
     if -4 <= exp10 < 16:
@@ -184,7 +221,7 @@ class Arr:
     def get(self, key):
         self.check(key)
         if self.sparse:
-            return self.data.get(tuple(key), 0.0 if self.type == 'f64' else 0)
+            return self.data.get(tuple(key), 0.0 if self.type in FLOATS else 0)
         return self.data[sum(k * s for k, s in zip(key, self.strides))]
 
     def set(self, key, v):
@@ -229,7 +266,8 @@ class Arr:
             v = self.get(k)
             lines.append(' '.join(str(x) for x in k) + ' ' +
                          # a NaN's sign is not specified: save writes none (language.md)
-                         (('nan' if v != v else c_g17(v)) if self.type == 'f64' else str(v)))
+                         (('nan' if v != v else c_g17(v)) if self.type == 'f64' else
+                          ('nan' if v != v else '%.9g' % v) if self.type == 'f32' else str(v)))
         return ''.join(l + '\n' for l in lines)
 
 
@@ -295,7 +333,7 @@ def lane_width(body, accs, acc_type, outer, fns):
         return True
     if not accs or not ok(body):
         return 0
-    return 16 if all(t == 'i32' for t in acc_type.values()) else 8
+    return 16 if all(t in ('i32', 'f32') for t in acc_type.values()) else 8
 
 
 # ---------------------------------------------------------------- trace
@@ -390,19 +428,19 @@ def skewed_elems(arr, T):
 def identity(t, kind):
     """An accumulator's partial at the start of a block (runtime/exec.c, acc_identity)."""
     if kind == 'sum':
-        return 0.0 if t == 'f64' else 0
+        return 0.0 if t in FLOATS else 0
     if kind == 'prod':
-        return 1.0 if t == 'f64' else 1
-    big = INF if t == 'f64' else (1 << (63 if t == 'i64' else 31)) - 1
-    return big if kind == 'min' else (-big if t == 'f64' else -big - 1)
+        return 1.0 if t in FLOATS else 1
+    big = INF if t in FLOATS else (1 << (63 if t == 'i64' else 31)) - 1
+    return big if kind == 'min' else (-big if t in FLOATS else -big - 1)
 
 
 def combine(t, kind, r, p):
     """acc_combine: r op p, the block's partial p second."""
     if kind == 'sum':
-        return r + p if t == 'f64' else wrap(t, r + p)
+        return r + p if t == 'f64' else r32(r + p) if t == 'f32' else wrap(t, r + p)
     if kind == 'prod':
-        return r * p if t == 'f64' else wrap(t, r * p)
+        return r * p if t == 'f64' else r32(r * p) if t == 'f32' else wrap(t, r * p)
     if kind == 'min':
         return p if p < r else r
     return p if p > r else r
@@ -751,7 +789,7 @@ class Interp:
             return None
         name = last[1][1]
         sc = self.lookup(name)
-        if sc is None or sc[name][0] != 'f64' or self.acc(name):
+        if sc is None or sc[name][0] not in FLOATS or self.acc(name):
             return None
         temps = set()
 
@@ -783,21 +821,32 @@ class Interp:
 
     def loop_reduction(self, s, lo, hi, name):
         _, var, _, _, body = s
-        parts = [0.0] * 8
+        sc = self.lookup(name)
+        t = sc[name][0]
+        W = 16 if t == 'f32' else 8
+        parts = [0.0] * W
         sub = body[-1][2] == '-='
         for v in range(lo, hi):
             self.tick()
             self.scopes.append({var: ['i64', v]})
             try:
-                for t in body[:-1]:
-                    self.stmt(t)
+                for u in body[:-1]:
+                    self.stmt(u)
                 te, e = self.ev(body[-1][3])
-                parts[(v - lo) % 8] += conv('f64', te, e)
+                parts[(v - lo) % W] = self.arith('+', t, parts[(v - lo) % W], t, conv(t, te, e))
             finally:
                 self.scopes.pop()
-        sc = self.lookup(name)
-        tree = lanes(parts)
-        sc[name][1] = sc[name][1] - tree if sub else sc[name][1] + tree
+        if t == 'f32':
+            # two eight-trees, p0..p7's first (docs/language.md section 13)
+            tree = r32(self.tree32(parts[:8]) + self.tree32(parts[8:]))
+        else:
+            tree = lanes(parts)
+        sc[name][1] = self.arith('-' if sub else '+', t, sc[name][1], t, tree)
+
+    @staticmethod
+    def tree32(s):
+        """lanes() of eight f32 partials, every addition rounded to f32."""
+        return tree(s, lambda a, b: r32(a + b))
 
     def foreach(self, s):
         _, kv, vv, view, body = s
@@ -963,7 +1012,9 @@ class Interp:
             return
         if op != '=':
             v = self.arith(op[0], slot[0], slot[1], te, v)
-            te = wider(slot[0], te) if op != '/=' else 'f64'
+            te = wider(slot[0], te)
+            if op == '/=' and te not in FLOATS:
+                te = 'f64'
         slot[1] = conv(slot[0], te, v)
 
     def assign_view(self, target, op, e):
@@ -1162,9 +1213,11 @@ class Interp:
                 t = loop.acc_type[name]
                 parts = lane.pop((run, name), None) or [identity(t, kind)] * W
                 if kind == 'sum':
-                    op = (lambda a, b: a + b) if t == 'f64' else (lambda a, b: wrap(t, a + b))
+                    op = (lambda a, b: a + b) if t == 'f64' else (
+                        (lambda a, b: r32(a + b)) if t == 'f32' else (lambda a, b: wrap(t, a + b)))
                 else:
-                    op = (lambda a, b: a * b) if t == 'f64' else (lambda a, b: wrap(t, a * b))
+                    op = (lambda a, b: a * b) if t == 'f64' else (
+                        (lambda a, b: r32(a * b)) if t == 'f32' else (lambda a, b: wrap(t, a * b)))
                 self.acc_apply(cur, name, t, tree(parts, op))
 
         for p, (run, x, n, blk) in enumerate(runs):
@@ -1203,6 +1256,8 @@ class Interp:
 
     def arith(self, op, ta, a, tb, b):
         t = wider(ta, tb)
+        if t == 'f32':
+            return r32(self.arith(op, 'f64', conv('f32', ta, a), 'f64', conv('f32', tb, b)))
         if t == 'f64':
             a, b = float(a), float(b)
             if op == '+':
@@ -1259,8 +1314,8 @@ class Interp:
                     r = a == b if op == '==' else a != b
                     return 'bool', r
                 t = wider(ta, tb)
-                if t == 'f64':
-                    a, b = float(a), float(b)
+                if t in FLOATS:
+                    a, b = conv(t, ta, a), conv(t, tb, b)
                 return 'bool', {'==': a == b, '!=': a != b, '<': a < b, '<=': a <= b,
                                 '>': a > b, '>=': a >= b}[op]
             if isinstance(a, list) or isinstance(b, list):
@@ -1276,8 +1331,8 @@ class Interp:
                 return 'bool', not self.cond(e[2])
             t, v = self.ev(e[2])
             if isinstance(v, list):
-                return t, [-x if t == 'f64' else wrap(t, -x) for x in v]
-            return t, (-v if t == 'f64' else wrap(t, -v))
+                return t, [-x if t in FLOATS else wrap(t, -x) for x in v]
+            return t, (-v if t in FLOATS else wrap(t, -v))
         if k == 'idx':
             if any(x is None for x in e[2]):
                 v = self.view_of(e)
@@ -1303,7 +1358,7 @@ class Interp:
             parts = []
             for a in args:
                 t, v = self.ev(a)
-                parts.append(fmt_float(v) if t == 'f64' else
+                parts.append(fmt_float(v, t == 'f32') if t in FLOATS else
                              ('true' if v else 'false') if t == 'bool' else str(v))
             self.out.append(' '.join(parts) + '\n')
             return None, None
@@ -1321,14 +1376,14 @@ class Interp:
             return t, a if a >= b else b
         if name == 'abs':
             t, v = self.ev(args[0])
-            if t == 'f64':
+            if t in FLOATS:
                 return t, abs(v)
             return t, wrap(t, -v) if v < 0 else v
         if name in ('div', 'mod'):
             ta, a = self.ev(args[0])
             tb, b = self.ev(args[1])
             t = wider(ta, tb)
-            if t == 'f64':
+            if t in FLOATS:
                 raise Invalid('%s of floats' % name)
             if b == 0:
                 raise Invalid('division by zero')
@@ -1338,21 +1393,23 @@ class Interp:
             if name == 'div':
                 return t, wrap(t, q)
             return t, wrap(t, a - q * b)
-        if name in ('i64', 'i32', 'f64'):
+        if name in ('i64', 'i32', 'f64', 'f32'):
             t, v = self.ev(args[0])
             return name, conv(name, t, v)
         if name in ('floor', 'ceil', 'sqrt'):
+            # f32 -> f32 (sqrtf is correctly rounded, as sqrt rounded to f32 is), else f64
             t, v = self.ev(args[0])
+            rt = 'f32' if t == 'f32' else 'f64'
             v = float(v)
             if name == 'sqrt':
-                return 'f64', (math.sqrt(v) if v >= 0 else
-                               v if v != v else math.copysign(float('nan'), -1.0))
+                r = (math.sqrt(v) if v >= 0 else v if v != v else math.copysign(float('nan'), -1.0))
+                return rt, r32(r) if rt == 'f32' else r
             if v != v or v in (INF, -INF):
-                return 'f64', v
+                return rt, v
             r = float(math.floor(v) if name == 'floor' else math.ceil(v))
             if r == 0.0 and (v < 0 or math.copysign(1.0, v) < 0):
                 r = -0.0
-            return 'f64', r
+            return rt, r
         if name == 'rand':
             return 'f64', (self.loop.rng if self.loop else self.rng).uniform()
         if name == 'randint':
