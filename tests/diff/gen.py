@@ -15,8 +15,9 @@ scalar and saving every dist array.
 f32 arrays, scalars, accumulators and loop reductions compute in f32 among themselves: an
 f64 value enters f32 code only through f32(...) and f32 data enters f64 code only through
 f64(...), so no operation mixes them (the weak-float rules of docs/language.md section 13
-never apply, and oracle.py needs none of them). f32 arrays are dense and neither buffer
-targets nor views.
+never apply, and oracle.py needs none of them). f32 arrays are dense and not buffer
+targets; their views meet only f32 views and scalars (dot of two f32 views is f32; sum, norm
+and dot with an f64 view are f64).
 
 Rules that keep the meaning exact (oracle.py):
   - a loop that updates a buffer never reads or writes the buffer's target, and the target
@@ -744,8 +745,12 @@ class Gen:
             return call('sqrt', call('abs', self.gen_f32(ctx, d - 1)))
         if r < 0.85:
             return ('un', '-', self.gen_f32(ctx, d - 1))
-        if r < 0.92:
+        if r < 0.9:
             return call('f32', self.gen_int(ctx, d - 1))
+        if r < 0.95:
+            v = self.view_reduce(ctx, f32=True)
+            if v is not None:
+                return clamp32(v)
         return call('f32', clamp(self.gen_float(ctx, d - 1)))
 
     def f32_atom(self, ctx):
@@ -766,13 +771,14 @@ class Gen:
         return f32lit(self.pick([0.5, 1.5, -2.25, 3.0, 0.1, 1e3, -0.75, 7.0, 1e-3]))
 
     def views2(self, ctx):
-        return [a for a in self.readable_arrays(ctx, ('i64', 'i32', 'f64')) if len(a.dims) == 2]
+        return [a for a in self.readable_arrays(ctx, ('i64', 'i32', 'f64', 'f32'))
+                if len(a.dims) == 2]
 
     def view_ok(self, ctx, a, free):
         rule = self.rule_of(ctx, a)
         return rule is None or rule[free] is None
 
-    def view_pairs(self, ctx, n=None, types=('i64', 'i32', 'f64')):
+    def view_pairs(self, ctx, n=None, types=('i64', 'i32', 'f64', 'f32')):
         """(array, free dimension) of the views this code may read, of length n if given."""
         return [(x, f) for x in self.views2(ctx) for f in (0, 1)
                 if x.type in types and self.view_ok(ctx, x, f) and (n is None or x.dims[f] == n)]
@@ -789,15 +795,20 @@ class Gen:
             subs[fixed] = self.gen_sub(ctx, a.dims[fixed])
         return ('idx', a.name, subs)
 
-    def view_reduce(self, ctx):
-        pairs = self.view_pairs(ctx)
+    def view_reduce(self, ctx, f32=False):
+        """sum, norm or dot of views: f64 (an f32 dot of two f32 views converted), or with
+        f32 the dot of two f32 views (None where there are none)."""
+        pairs = self.view_pairs(ctx, types=('f32',) if f32 else ('i64', 'i32', 'f64', 'f32'))
         if not pairs:
             return None
         a, free = self.pick(pairs)
         n = a.dims[free]
-        if self.chance(0.4):
-            x, f = self.pick(self.view_pairs(ctx, n))
-            return call('dot', self.view(ctx, a, free), self.view(ctx, x, f))
+        if f32 or self.chance(0.4):
+            x, f = self.pick(self.view_pairs(ctx, n, ('f32',) if a.type == 'f32' and
+                                             (f32 or self.chance(0.7)) else
+                                             ('i64', 'i32', 'f64', 'f32')))
+            e = call('dot', self.view(ctx, a, free), self.view(ctx, x, f))
+            return call('f64', e) if a.type == x.type == 'f32' and not f32 else e
         return call(self.pick(['sum', 'sum', 'norm']), self.view(ctx, a, free))
 
     def gen_bool(self, ctx, d):
@@ -961,14 +972,14 @@ class Gen:
     def view_stmt(self, ctx):
         """A[i, :] op= element-wise expression of views and scalars."""
         targets = [(a, f) for a in self.dense_writable(ctx)
-                   if len(a.dims) == 2 and a.type != 'f32' for f in (0, 1)
-                   if self.view_ok(ctx, a, f)]
+                   if len(a.dims) == 2 for f in (0, 1) if self.view_ok(ctx, a, f)]
         if not targets:
             return self.elem_store(ctx)
         a, free = self.pick(targets)
         n = a.dims[free]
         target = self.view(ctx, a, free)
-        srcs = self.view_pairs(ctx, n, ('i64', 'i32') if a.type != 'f64' else ('i64', 'i32', 'f64'))
+        srcs = self.view_pairs(ctx, n, {'f64': ('i64', 'i32', 'f64'), 'f32': ('f32',)}.get(
+            a.type, ('i64', 'i32')))
         if not srcs:
             return self.elem_store(ctx)
         x, f = self.pick(srcs)
@@ -979,11 +990,15 @@ class Gen:
                 term = self.view(ctx, y, g)
             elif a.type == 'f64':
                 term = clamp(self.gen_float(ctx, 1), -100.0, 100.0)
+            elif a.type == 'f32':
+                term = clamp32(self.gen_f32(ctx, 1), -100.0, 100.0)
             else:
                 term = self.gen_int(ctx, 1)
             e = b(self.pick(['+', '-', '*']), e, term)
         if a.type == 'f64' and self.chance(0.5):
             e = b('*', e, lit(self.pick([0.5, 0.25, -1.0])))
+        elif a.type == 'f32' and self.chance(0.5):
+            e = b('*', e, f32lit(self.pick([0.5, 0.1, -1.0, 0.3])))
         return [('assign', target, self.pick(['=', '+=', '-=']), e)]
 
     def acc_update(self, ctx):

@@ -26,8 +26,9 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
     apply adds at once (the generator
     never reads a buffer's target in a loop that updates the buffer, and gives default-apply
     buffers integer targets, so both are exact);
-  - dot, sum and norm of views use eight partial sums; a `for` loop that only adds into a
-    float (a loop reduction, docs/language.md section 13) too;
+  - dot, sum and norm of views use eight partial sums (dot of two f32 views sixteen, in
+    f32); a `for` loop that only adds into a float (a loop reduction, docs/language.md
+    section 13) too (sixteen when the float is f32);
   - random draws use the runtime's streams (rng.py).
 
 Arithmetic is exact where C's is: integers wrap (i32 and i64), f64 is IEEE 754 in source
@@ -1447,6 +1448,12 @@ class Interp:
             b = self.view_of(args[1])
             if a.n != b.n:
                 raise Invalid('views of different lengths')
+            if a.type == b.type == 'f32':
+                # sixteen f32 partials, two eight-trees, p0..p7's first (language.md 13)
+                s = [0.0] * 16
+                for x, (p, q) in enumerate(zip(a.values(), b.values())):
+                    s[x & 15] = r32(s[x & 15] + r32(p * q))
+                return 'f32', r32(self.tree32(s[:8]) + self.tree32(s[8:]))
             s = [0.0] * 8
             for x, (p, q) in enumerate(zip(a.values(), b.values())):
                 s[x & 7] += float(p) * float(q)
