@@ -12,10 +12,11 @@ leave the array), subscripts the analyzer cannot see through, views and element-
 statements, loop reductions and random draws. The program ends by printing every top-level
 scalar and saving every dist array.
 
-f32 arrays, scalars, accumulators and loop reductions compute in f32 among themselves: an
-f64 value enters f32 code only through f32(...) and f32 data enters f64 code only through
-f64(...), so no operation mixes them (the weak-float rules of docs/language.md section 13
-never apply, and oracle.py needs none of them). f32 arrays are dense and not buffer
+f32 arrays, scalars, accumulators and loop reductions compute in f32 among themselves and
+with weak floats (docs/language.md section 13: literals, params, top-level variables read
+in a loop body, and arithmetic of those): `g * 0.1`, `A[k] += lr * 2.0` are f32. Other f64
+values enter f32 code only through f32(...), and f32 data enters f64 code only through
+f64(...); f32 locals start from f32 values, so float inference never changes a type. f32 arrays are dense and not buffer
 targets; their views meet only f32 views and scalars (dot of two f32 views is f32; sum, norm
 and dot with an f64 view are f64).
 
@@ -727,11 +728,36 @@ class Gen:
             return call('f64', self.int_atom(ctx))
         return lit(self.pick([0.5, 1.5, -2.25, 3.0, 0.1, 1e3, -0.75, 7.0]))
 
+    def weak(self, ctx, d=1):
+        """A weak float (docs/language.md section 13): a literal, an f64 param, in a loop body
+        a top-level f64 variable, and negation and + - * of those."""
+        r = self.r.random()
+        if d > 0 and r < 0.2:
+            return b(self.pick(['+', '-', '*']), self.weak(ctx, d - 1), self.weak(ctx, d - 1))
+        if d > 0 and r < 0.25:
+            return ('un', '-', self.weak(ctx, d - 1))
+        ps = [c for c in self.consts if c.type == 'f64']
+        if ps and r < 0.45:
+            return var(self.pick(ps).name)
+        if ctx.loop is not None and ctx.fn is None and r < 0.7:
+            tops = [v for i, sc in enumerate(ctx.scopes[:ctx.loop_base]) for v in sc.values()
+                    if v.type == 'f64' and v.role in ('top', 'local')]
+            if tops:
+                return var(self.pick(tops).name)
+        if r < 0.8:
+            return lit(self.pick([2, 3, -1, 10]))
+        return lit(self.pick([0.1, 0.5, 1.5, 3.0, 1e-3, 0.3, -0.7]))
+
     def gen_f32(self, ctx, d):
-        """An f32 expression: f32 operands only (f64 and integer values through f32(...))."""
+        """An f32 expression: f32 operands and weak floats (other f64 and integer values
+        through f32(...))."""
         r = self.r.random()
         if d <= 0 or r < 0.3:
             return self.f32_atom(ctx)
+        if r < 0.38:
+            x, w = self.gen_f32(ctx, d - 1), self.weak(ctx)
+            op = self.pick(['+', '-', '*', '*'])
+            return b(op, x, w) if self.chance(0.5) else b(op, w, x)
         if r < 0.62:
             op = self.pick(['+', '-', '*', '+'])
             return b(op, self.gen_f32(ctx, d - 1), self.gen_f32(ctx, d - 1))
@@ -893,7 +919,10 @@ class Gen:
             op = self.pick(['=', '+=', '-=', '*=', '=', '/='])
             e = self.gen_f32(ctx, 2)
             if op == '/=':
-                e = f32lit(self.pick([2.0, -4.0, 3.0, 0.25]))
+                e = f32lit(self.pick([2.0, -4.0, 3.0, 0.25])) if self.chance(0.5) else \
+                    lit(self.pick([2.0, -4.0, 3.0, 0.25, 0.1]))
+            elif op != '=' and self.chance(0.25):
+                e = self.weak(ctx)  # x op= weak: in f32
             elif op == '*=':
                 e = clamp32(e, -4.0, 4.0)
             elif self.chance(0.7):
@@ -938,6 +967,8 @@ class Gen:
         a = self.pick(arrs)
         target = self.elem(ctx, a, write=True)
         op = self.pick(['=', '=', '+=', '-='])
+        if a.type == 'f32' and op != '=' and self.chance(0.25):
+            return [('assign', target, op, self.weak(ctx))]  # in f32
         return [('assign', target, op, self.int_update(op, a.type, self.value_for(ctx, a.type)))]
 
     @staticmethod
@@ -991,14 +1022,16 @@ class Gen:
             elif a.type == 'f64':
                 term = clamp(self.gen_float(ctx, 1), -100.0, 100.0)
             elif a.type == 'f32':
-                term = clamp32(self.gen_f32(ctx, 1), -100.0, 100.0)
+                term = (clamp32(self.gen_f32(ctx, 1), -100.0, 100.0) if self.chance(0.6) else
+                        self.weak(ctx))
             else:
                 term = self.gen_int(ctx, 1)
             e = b(self.pick(['+', '-', '*']), e, term)
         if a.type == 'f64' and self.chance(0.5):
             e = b('*', e, lit(self.pick([0.5, 0.25, -1.0])))
         elif a.type == 'f32' and self.chance(0.5):
-            e = b('*', e, f32lit(self.pick([0.5, 0.1, -1.0, 0.3])))
+            e = b('*', e, f32lit(self.pick([0.5, 0.1, -1.0, 0.3])) if self.chance(0.5) else
+                  lit(self.pick([0.5, 0.1, -1.0, 0.3])))
         return [('assign', target, self.pick(['=', '+=', '-=']), e)]
 
     def acc_update(self, ctx):
@@ -1011,6 +1044,8 @@ class Gen:
         else:
             e = self.gen_int(ctx, 2)
         if kind == 'sum':
+            if t == 'f32' and self.chance(0.2):
+                return [('assign', var(name), '+=', self.weak(ctx))]  # in f32
             return [('assign', var(name), '+=', clamp(e) if t == 'f64' else
                      clamp32(e) if t == 'f32' else e)]
         if kind == 'prod':

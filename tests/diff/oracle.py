@@ -34,8 +34,11 @@ that `orionc --explain` prints (a block walks its elements in storage order). So
 Arithmetic is exact where C's is: integers wrap (i32 and i64), f64 is IEEE 754 in source
 order (Python floats), f32 the same rounded to binary32 after every operation (r32: a
 correctly rounded f64 result of + - * / or sqrt of f32 operands rounds to the correctly
-rounded f32 one), conversions truncate. The generator never mixes f32 with f64 in one
-operation (f64(...) and f32(...) convert), so the weak-float rules never apply. Programs the language says are in error
+rounded f32 one), conversions truncate. f32 meets f64 only as docs/language.md section 13's
+weak floats (is_weak: literals, params and consts, top-level variables read in a loop body,
++ - * / and negation of those): `f32 op weak` converts the weak side to f32 first, and so
+does an update `x op= weak` of an f32 x. The generator never writes locals whose type float
+inference would change (every f32 local starts from an f32 value). Programs the language says are in error
 (a subscript out of range, a division by zero, a float converted to an integer out of range)
 raise Invalid: that is a generator bug, never a compiler one.
 """
@@ -451,6 +454,7 @@ class Loop:
     """State of the parallel_for being run."""
 
     def __init__(self):
+        self.base = 0       # the number of scopes around the body (the top-level code's)
         self.accs = {}      # name -> kind ('sum', 'prod', 'min', 'max')
         self.partial = {}   # block -> {name: value}
         self.cur = None     # the current block's partials
@@ -609,6 +613,32 @@ class Interp:
         if self.in_fn and not write and name in self.globals:
             return self.globals
         return None
+
+    def is_weak(self, e):
+        """A weak float or integer (lang/sema_expr.c, weak): a literal, a param or const,
+        in a loop body a variable of the top-level code around it, and negation and
+        + - * / of those."""
+        k = e[0]
+        if k == 'lit':
+            return e[1] in ('i64', 'f64')
+        if k == 'var':
+            if self.in_fn:
+                return self.lookup(e[1]) is None and e[1] in self.consts
+            for i in range(len(self.scopes) - 1, -1, -1):
+                if e[1] in self.scopes[i]:
+                    return self.loop is not None and i < self.loop.base
+            return e[1] in self.consts
+        if k == 'un':
+            return e[1] == '-' and self.is_weak(e[2])
+        if k == 'bin':
+            return e[1] in ('+', '-', '*', '/') and self.is_weak(e[2]) and self.is_weak(e[3])
+        return False
+
+    def narrow(self, t, op, e, te, v):
+        """An update `x op= e` of an f32 x by a weak f64 e converts e first: (type, value)."""
+        if op == '=' or t != 'f32' or te != 'f64' or not self.is_weak(e):
+            return te, v
+        return 'f32', [r32(x) for x in v] if isinstance(v, list) else r32(v)
 
     def acc(self, name):
         """Is name an accumulator of the running loop (seen from its body)?"""
@@ -964,6 +994,7 @@ class Interp:
         if name in self.bufs:
             return self.buffer_add(self.bufs[name], key, op, te, v)
         arr = self.array(name)
+        te, v = self.narrow(arr.type, op, e, te, v)
         if op != '=':
             v = self.arith(op[0], arr.type, arr.get(key), te, v)
             te = wider(arr.type, te)
@@ -986,6 +1017,7 @@ class Interp:
         if self.acc(name):
             # x = min(x, e): only e is evaluated in the body
             te, v = self.ev(e[2][1] if self.loop.accs[name] in ('min', 'max') else e)
+            te, v = self.narrow(self.loop.acc_type[name], op, e, te, v)
             if self.loop.defer is not None:
                 d = self.loop.defer
                 d.append((self.loop.pos, len(d), self.loop.cur, name, te, v))
@@ -1006,11 +1038,13 @@ class Interp:
         slot = sc[name]
         if slot[0] == 'elem':
             arr, key = slot[1], slot[2]
+            te, v = self.narrow(arr.type, op, e, te, v)
             if op != '=':
                 v = self.arith(op[0], arr.type, arr.get(key), te, v)
                 te = wider(arr.type, te)
             arr.set(key, conv(arr.type, te, v))
             return
+        te, v = self.narrow(slot[0], op, e, te, v)
         if op != '=':
             v = self.arith(op[0], slot[0], slot[1], te, v)
             te = wider(slot[0], te)
@@ -1021,6 +1055,7 @@ class Interp:
     def assign_view(self, target, op, e):
         view = self.view_of(target)
         te, vals = self.ev(e)
+        te, vals = self.narrow(view.arr.type, op, e, te, vals)
         n = view.n
         if isinstance(vals, list):
             if len(vals) != n:
@@ -1142,6 +1177,7 @@ class Interp:
         for en in ents:
             loop.partial.setdefault(en['block'], None)
         self.loop = loop
+        loop.base = len(self.scopes)  # scopes below it: the top-level code's
         try:
             for k, en in work:
                 blk = en['block']
@@ -1319,6 +1355,12 @@ class Interp:
                     a, b = conv(t, ta, a), conv(t, tb, b)
                 return 'bool', {'==': a == b, '!=': a != b, '<': a < b, '<=': a <= b,
                                 '>': a > b, '>=': a >= b}[op]
+            # f32 op weak f64: the weak side converted to f32 first (a scalar: views are
+            # never weak)
+            if ta == 'f32' and tb == 'f64' and self.is_weak(e[3]):
+                tb, b = 'f32', r32(b)
+            elif tb == 'f32' and ta == 'f64' and self.is_weak(e[2]):
+                ta, a = 'f32', r32(a)
             if isinstance(a, list) or isinstance(b, list):
                 n = len(a) if isinstance(a, list) else len(b)
                 la = a if isinstance(a, list) else [a] * n
