@@ -16,9 +16,10 @@ f32 arrays, scalars, accumulators and loop reductions compute in f32 among thems
 with weak floats (docs/language.md section 13: literals, params, top-level variables read
 in a loop body, and arithmetic of those): `g * 0.1`, `A[k] += lr * 2.0` are f32. Other f64
 values enter f32 code only through f32(...), and f32 data enters f64 code only through
-f64(...); f32 locals start from f32 values, so float inference never changes a type. f32 arrays are dense and not buffer
-targets; their views meet only f32 views and scalars (dot of two f32 views is f32; sum, norm
-and dot with an f64 view are f64).
+f64(...); f32 locals start from f32 values, so float inference never changes a type. f32
+arrays (dense, and sparse loaded with type = f32) are not buffer targets; their views meet
+only f32 views and scalars (dot of two dense f32 views is f32; sum, norm and dot with an f64
+view are f64).
 
 Rules that keep the meaning exact (oracle.py):
   - a loop that updates a buffer never reads or writes the buffer's target, and the target
@@ -215,7 +216,7 @@ class Gen:
         for _ in range(self.pick([0, 1, 1, 2])):
             nd = self.pick([1, 2, 2, 2, 3])
             dims = [max(2, self.pick(self.sizes)) for _ in range(nd)]
-            a = ArrI(self.fresh('S'), self.pick(('i64', 'i32', 'f64', 'f64')), dims, True)
+            a = ArrI(self.fresh('S'), self.pick(('i64', 'i32', 'f64', 'f64', 'f32')), dims, True)
             a.keys, lines = self.sparse_data(dims, a.type)
             a.path = a.name + '.txt'
             prog.append(('data', a.path, lines))
@@ -358,7 +359,7 @@ class Gen:
         lines = []
         for k in sorted(keys):
             v = self.r.randint(-9, 9) or 1
-            if typ == 'f64' and self.chance(0.5):
+            if typ in ('f64', 'f32') and self.chance(0.5):
                 v = orn.fmt_float(v / 4.0)
             lines.append(' '.join(str(x) for x in k) + ' ' + str(v))
         return keys, lines
@@ -822,17 +823,26 @@ class Gen:
         return ('idx', a.name, subs)
 
     def view_reduce(self, ctx, f32=False):
-        """sum, norm or dot of views: f64 (an f32 dot of two f32 views converted), or with
-        f32 the dot of two f32 views (None where there are none)."""
+        """sum, norm or dot of views: f64 (an f32 dot of two dense f32 views converted), or
+        with f32 the dot of two dense f32 views (None where there are none); a sparse f32
+        view is dotted with other types only (in f64)."""
         pairs = self.view_pairs(ctx, types=('f32',) if f32 else ('i64', 'i32', 'f64', 'f32'))
+        if f32:
+            pairs = [(a, f) for a, f in pairs if not a.sparse]
         if not pairs:
             return None
         a, free = self.pick(pairs)
         n = a.dims[free]
         if f32 or self.chance(0.4):
-            x, f = self.pick(self.view_pairs(ctx, n, ('f32',) if a.type == 'f32' and
-                                             (f32 or self.chance(0.7)) else
-                                             ('i64', 'i32', 'f64', 'f32')))
+            # an f32 dot: two dense f32 views
+            if a.type == 'f32' and not a.sparse and (f32 or self.chance(0.7)):
+                xs = [(x, f) for x, f in self.view_pairs(ctx, n, ('f32',)) if not x.sparse]
+            else:
+                xs = self.view_pairs(ctx, n, ('i64', 'i32', 'f64') if a.type == 'f32' else
+                                     ('i64', 'i32', 'f64', 'f32'))
+            if not xs:
+                return None if f32 else call(self.pick(['sum', 'norm']), self.view(ctx, a, free))
+            x, f = self.pick(xs)
             e = call('dot', self.view(ctx, a, free), self.view(ctx, x, f))
             return call('f64', e) if a.type == x.type == 'f32' and not f32 else e
         return call(self.pick(['sum', 'sum', 'norm']), self.view(ctx, a, free))

@@ -969,7 +969,8 @@ class Interp:
             for line in self.data[path]:
                 f = line.split()
                 key = tuple(int(x) for x in f[:nd])
-                data[key] = float(f[nd]) if typ == 'f64' else int(f[nd])
+                data[key] = (float(f[nd]) if typ == 'f64' else
+                             r32_exact(Fraction(f[nd])) if typ == 'f32' else int(f[nd]))
                 dims = [max(d, k + 1) for d, k in zip(dims, key)]
             if not sparse:
                 raise Invalid('dense load')
