@@ -38,9 +38,9 @@ rounded f32 one), conversions truncate. f32 meets f64 only as docs/language.md s
 weak floats (is_weak: literals, params and consts, top-level variables read in a loop body,
 + - * / and negation of those): `f32 op weak` converts the weak side to f32 first, and so
 does an update `x op= weak` of an f32 x. The generator never writes locals whose type float
-inference would change (every f32 local starts from an f32 value). Programs the language says are in error
-(a subscript out of range, a division by zero, a float converted to an integer out of range)
-raise Invalid: that is a generator bug, never a compiler one.
+inference would change (every f32 local starts from an f32 value). Programs the language
+says are in error (a subscript out of range, a division by zero, a float converted to an
+integer out of range) raise Invalid: that is a generator bug, never a compiler one.
 """
 
 import math
