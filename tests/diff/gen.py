@@ -17,9 +17,9 @@ with weak floats (docs/language.md section 13: literals, params, top-level varia
 in a loop body, and arithmetic of those): `g * 0.1`, `A[k] += lr * 2.0` are f32. Other f64
 values enter f32 code only through f32(...), and f32 data enters f64 code only through
 f64(...); f32 locals start from f32 values, so float inference never changes a type. f32
-arrays (dense, and sparse loaded with type = f32) are not buffer targets; their views meet
-only f32 views and scalars (dot of two dense f32 views is f32; sum, norm and dot with an f64
-view are f64).
+arrays are dense or sparse (load type = f32); dense ones are buffer targets as f64 ones are
+(a custom apply, integer-valued deltas); their views meet only f32 views and scalars (dot
+of two dense f32 views is f32; sum, norm and dot with an f64 view are f64).
 
 Rules that keep the meaning exact (oracle.py):
   - a loop that updates a buffer never reads or writes the buffer's target, and the target
@@ -238,9 +238,8 @@ class Gen:
                                                    sparse=lit(True))))
             else:
                 decls.append(('dist', a.name, self.ctor(a)))
-        bufferable = [a for a in dense if a.type != 'f32']
-        for a in r.sample(bufferable, min(len(bufferable), self.pick([0, 1, 1, 2]))):
-            if a.type == 'f64' or self.chance(0.4):
+        for a in r.sample(dense, min(len(dense), self.pick([0, 1, 1, 2]))):
+            if a.type in ('f64', 'f32') or self.chance(0.4):
                 ap = self.apply_fn(a.type)
             else:
                 ap = None
@@ -459,8 +458,8 @@ class Gen:
         if a.buf is not None and self.chance(0.6):
             fn.bufs.add(a.buf.name)
             d = call('mod', val, lit(11))
-            if a.type == 'f64':
-                d = call('f64', d)
+            if a.type in ('f64', 'f32'):
+                d = call(a.type, d)
             body = [('assign', ('idx', a.buf.name, subs), self.pick(['+=', '-=']), d)]
         else:
             fn.writes.add(a.name)
@@ -474,7 +473,9 @@ class Gen:
     def apply_fn(self, t):
         name = self.fresh('ap')
         o, d = var('old'), var('delta')
-        if t == 'f64':
+        if t in ('f64', 'f32'):
+            # (f32: the literals are weak, so old * 0.5 is f32; min(old + d, 50.0) is f64,
+            # converted to f32 on return)
             e = self.pick([b('+', b('*', o, lit(0.5)), d), b('+', call('max', o, d), lit(1.0)),
                            call('min', b('+', o, d), lit(50.0)), b('-', o, b('*', lit(2.0), d))])
         else:
@@ -993,7 +994,7 @@ class Gen:
     def buffer_update(self, ctx, bufs):
         bf = self.pick(bufs)
         a = bf.target
-        if len(a.dims) == 2 and a.type != 'f64' and self.chance(0.3):
+        if len(a.dims) == 2 and a.type not in ('f64', 'f32') and self.chance(0.3):
             # B[i, :] += element-wise expression of views of the same length
             free = self.r.randrange(2)
             subs = [None, None]
@@ -1004,8 +1005,8 @@ class Gen:
                 e = b(self.pick(['+', '*', '-']), self.view(ctx, x, f), self.gen_int(ctx, 1))
                 return [('assign', ('idx', bf.name, subs), self.pick(['+=', '-=']), e)]
         target = ('idx', bf.name, [self.gen_sub(ctx, n) for n in a.dims])
-        if a.type == 'f64':
-            d = call('f64', call('mod', self.gen_int(ctx, 1), lit(self.pick([7, 13, 100]))))
+        if a.type in ('f64', 'f32'):
+            d = call(a.type, call('mod', self.gen_int(ctx, 1), lit(self.pick([7, 13, 100]))))
         else:
             d = self.gen_int(ctx, 2)
         return [('assign', target, self.pick(['+=', '+=', '-=']), d)]

@@ -1085,7 +1085,7 @@ class Interp:
         if op == '-=':
             d = wrap(arr.type, -d) if arr.type != 'f64' else -d
         if buf.apply is None:
-            if arr.type == 'f64':
+            if arr.type in FLOATS:
                 raise Invalid('default-apply buffer of a float array')
             arr.set(key, wrap(arr.type, arr.get(key) + d))
             return
@@ -1108,10 +1108,11 @@ class Interp:
         for rnd, rank, buf, key, d in self.loop.deltas:
             k = (rnd, rank, id(buf), key)
             if k not in sums:
-                sums[k] = [buf, key, 0.0 if buf.target.type == 'f64' else 0]
+                sums[k] = [buf, key, 0.0 if buf.target.type in FLOATS else 0]
                 order.append(k)
             s = sums[k]
-            s[2] = wrap(buf.target.type, s[2] + d) if buf.target.type != 'f64' else s[2] + d
+            t = buf.target.type
+            s[2] = s[2] + d if t == 'f64' else r32(s[2] + d) if t == 'f32' else wrap(t, s[2] + d)
         for k in sorted(order, key=lambda k: (k[0], k[1])):
             buf, key, d = sums[k]
             self.apply(buf, list(key), d)
