@@ -81,6 +81,8 @@ static bool whole_ok(int bi)
     case ORN_BI_NNZ:
     case ORN_BI_LEN:
     case ORN_BI_SAVE:
+    case ORN_BI_PRINT: /* stdlib/show.c reads it by declared keys */
+    case ORN_BI_EPRINT:
     case ORN_BI_BUFFER:
         return true;
     default:

@@ -262,8 +262,57 @@ static const char *math_name(int bi)
     }
 }
 
+static bool shown(const OrnNode *a)
+{
+    return a->kind != N_KWARG && a->type && (a->type->kind == T_ARRAY || a->type->kind == T_VIEW);
+}
+
 static void ex_print(C *c, const OrnNode *e, bool eprint)
 {
+    bool any = false;
+    for (const OrnNode *a = e->u.call.args; a; a = a->next) any |= shown(a);
+    if (any) { /* arrays and views: every argument into a temporary, in order */
+        OrnBuf types;
+        orn_buf_init(&types);
+        int first = c->tmp, i = 0;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) c->tmp++;
+        cg_o(c, "({ ");
+        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++) {
+            if (a->kind == N_KWARG) continue;
+            OrnTypeKind k = cg_kind_of(a);
+            if (shown(a)) {
+                orn_buf_putc(&types, 'S');
+                cg_o(c, "char *pa%d_ = ", first + i);
+                cg_show_arg(c, a);
+            } else if (k == T_BOOL) {
+                orn_buf_putc(&types, 'b');
+                cg_o(c, "const int pa%d_ = (int)(", first + i);
+                cg_ex(c, a);
+                cg_o(c, ")");
+            } else if (k == T_I32 || k == T_I64) {
+                orn_buf_putc(&types, 'i');
+                cg_o(c, "const int64_t pa%d_ = ", first + i);
+                cg_ex_as(c, a, T_I64);
+            } else if (k == T_F32 || k == T_F64) {
+                orn_buf_putc(&types, k == T_F32 ? 'g' : 'f');
+                cg_o(c, "const double pa%d_ = (double)(", first + i);
+                cg_ex(c, a);
+                cg_o(c, ")");
+            } else {
+                orn_buf_putc(&types, 's');
+                cg_o(c, "const char *pa%d_ = ", first + i);
+                cg_ex(c, a);
+            }
+            cg_o(c, "; ");
+        }
+        cg_o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print", types.data);
+        i = 0;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++)
+            if (a->kind != N_KWARG) cg_o(c, ", pa%d_", first + i);
+        cg_o(c, "); })");
+        orn_buf_free(&types);
+        return;
+    }
     OrnBuf types;
     orn_buf_init(&types);
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {

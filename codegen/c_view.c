@@ -555,6 +555,58 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     free(vx);
 }
 
+/* The text of an array or a view for print/eprint (stdlib/show.c): a new string. Views are
+ * evaluated into a row of their element type, element by element, then shown; the stored
+ * elements of a sparse dist array's row or column are picked where they lie. */
+void cg_show_arg(C *c, const OrnNode *e)
+{
+    const OrnSym *s = orn_cg_base_sym(e);
+    if (e->type->kind == T_ARRAY) {
+        if (cg_is_local_array(s))
+            cg_o(c, "orn_std_show_arr(%s)", cg_nm(c, s));
+        else
+            cg_o(c, "orn_std_show_dist(P_, %s, %d)", cg_nm(c, s), c->line);
+        return;
+    }
+    if (e->type->sparse) {
+        int dim = 0;
+        const OrnNode *fixed = NULL;
+        if (!orn_cg_view_parts(e, &dim, &fixed) || cg_is_local_array(s)) {
+            cg_ice(c, e, "sparse view to print");
+            return;
+        }
+        cg_o(c, "orn_std_show_line(P_, %s, %d, ", cg_nm(c, s), dim);
+        cg_ex_as(c, fixed, T_I64);
+        cg_o(c, ", %u)", cg_site(c, e, s->name->s, (unsigned)c->line));
+        return;
+    }
+    OrnTypeKind ek = cg_elem_of(e->type);
+    const char *T = cg_ctype(ek);
+    VX *vx = calloc(1, sizeof *vx);
+    int id = c->tmp++, x = c->tmp++;
+    cg_vx_collect(c, vx, e);
+    cg_o(c, "({\n");
+    c->ind++;
+    cg_vx_setup(c, vx, -1);
+    if (!vx->nviews) cg_ice(c, e, "view to print without a view");
+    int wid = vx->nviews ? vx->views[0].id : 0;
+    cg_ol(c, "%s *m%d_ = malloc((size_t)(w%d_.len > 0 ? w%d_.len : 1) * sizeof(%s));", T, id, wid,
+          wid, T);
+    cg_ol(c, "if (!m%d_) orn_std_die(P_, %d, \"out of memory\");", id, c->line);
+    cg_ind(c);
+    cg_o(c, "for (int64_t x%d_ = 0; x%d_ < w%d_.len; x%d_++) m%d_[x%d_] = (%s)(", x, x, wid, x, id,
+         x, T);
+    cg_vx_elem(c, vx, e, EL_SLOW, x);
+    cg_o(c, ");\n");
+    cg_ol(c, "char *s%d_ = orn_std_show_vals(%s, m%d_, w%d_.len);", id, cg_dsmt(ek), id, wid);
+    cg_ol(c, "free(m%d_);", id);
+    cg_ol(c, "s%d_;", id);
+    c->ind--;
+    cg_ind(c);
+    cg_o(c, "})");
+    free(vx);
+}
+
 bool cg_jam_dot_ready(C *c, const OrnNode *call)
 {
     VX *vx = calloc(1, sizeof *vx);

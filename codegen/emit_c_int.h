@@ -252,6 +252,8 @@ int cg_row_of(const C *c, const OrnNode *e);
 
 /* c_view.c */
 void cg_vx_collect(C *c, VX *vx, const OrnNode *e);
+/* The text of an array or a view argument of print/eprint: a char * the call frees. */
+void cg_show_arg(C *c, const OrnNode *e);
 /* The leaves' declarations in source order (ids grow as cg_vx_collect meets them), so that
  * their effects (randint in an operand or a subscript) happen left to right: scalars
  * evaluated once (s<id>_), views as vectors (w<id>_) or, fast, as pointers and strides

@@ -431,6 +431,18 @@ int orn_dsm_norm(OrnDsmArray *a, double *out);
  * oracles and small arrays only. */
 int orn_dsm_gather(OrnDsmArray *a, int64_t *n, int64_t **keys, void **vals);
 
+/* Collective, for `print` of a whole array (peek.c). get_many: the n elements at `keys`
+ * (storage keys, n * ndim; every rank passes the same) into out (n values) on every rank,
+ * one exchange of the owners' values; absent sparse keys read 0. sparse_ends: the stored
+ * elements of a sparse array (line_dim >= 0: only those on the line through declared key
+ * `fixed` along declared dimension line_dim of a 2-D array) in declared key order -- all of
+ * them when there are at most `limit`, else the first `edge` and the last `edge` -- with
+ * their declared keys (*keys: *n * ndim) and values, and their number (*total); free *keys
+ * and *vals with free(). */
+int orn_dsm_get_many(OrnDsmArray *a, int64_t n, const int64_t *keys, void *out);
+int orn_dsm_sparse_ends(OrnDsmArray *a, int line_dim, int64_t fixed, int64_t limit, int64_t edge,
+                        int64_t *total, int64_t *n, int64_t **keys, void **vals);
+
 /* ---------------------------------------------------------------- loaders, save, load */
 
 /* Loader flags. Values must be finite by default: nan, inf and numbers beyond the element

@@ -992,6 +992,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
         hint_julia_for(p, loc);
         return 0;
     }
+    if (la == YYSYMBOL_COLON && !expects_la && p->lx.nbrackets > 0 &&
+        p->lx.brackets[p->lx.nbrackets - 1].tok == TK_LBRACK) {
+        /* `A[2:5]`, `A[i, 1:]`: a Python or Julia range in a subscript */
+        orn_diag(d, ORN_ERROR, loc, "a range 'lo:hi' in a subscript is not part of Orion");
+        orn_note_plain(&p->u->diags,
+                       "a subscript is an index, or ':' alone for a whole row or column "
+                       "(A[i, :], A[:, j]); loop over a part: 'for j in lo..hi ... A[i, j] ... end'");
+        return 0;
+    }
     if (la == YYSYMBOL_COLON && !expects_la) {
         orn_diag(d, ORN_ERROR, loc, "unexpected ':'%s",
                  expects_dotdot ? ", expecting '..'" : " at the end of a statement");

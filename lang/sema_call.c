@@ -934,9 +934,32 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         for (OrnNode *x = e->u.call.args; x; x = x->next) {
             if (x->kind == N_KWARG) continue;
             const OrnType *t = orn_sema_expr(s, x);
-            if (!orn_sema_is_err(t) && t->kind > T_STR)
-                ORN_ERR(s, x->span, "'%s' takes numbers, bools and strings, found %s", name,
+            if (orn_sema_is_err(t) || t->kind <= T_STR) continue;
+            bool arr = t->kind == T_ARRAY && !orn_type_is_str_array(t) && x->kind == N_NAME;
+            bool view = t->kind == T_VIEW && (!t->sparse || x->kind == N_INDEX);
+            if (!arr && !view) {
+                ORN_ERR(s, x->span,
+                        "'%s' takes numbers, bools, strings, arrays and views, found %s", name,
                         ORN_TSTR(s, t));
+                if (t->kind == T_VIEW) /* an element-wise expression over a sparse view */
+                    ORN_NOTE(s, "print the sparse view itself, or compute it into a local array");
+                else if (orn_type_is_str_array(t) && x->kind == N_NAME && x->u.name.sym)
+                    ORN_NOTE(s,
+                             "print its lines one by one: 'for i in 0..len(%s) print(%s[i]) end'",
+                             x->u.name.sym->name->s, x->u.name.sym->name->s);
+                continue;
+            }
+            /* an array's or a view's text is made on every rank at top level (a whole dist
+             * array: collectively); inside a loop eprint takes scalars */
+            if (s->loop) {
+                ORN_ERR(s, x->span,
+                        "inside parallel_for '%s' takes numbers, bools and strings, found %s", name,
+                        ORN_TSTR(s, t));
+                ORN_NOTE(s, "print its elements (eprint(v[0], v[1])), or print it after the loop");
+            } else if (s->fn) {
+                /* print itself is recorded by the call; eprint only with such arguments */
+                orn_sema_record_bad(s, x, arr && t->dist ? name : "eprint", arr && t->dist);
+            }
         }
         return orn_sema_scalar(s, T_VOID);
     case ORN_BI_PRINTF:

@@ -218,6 +218,10 @@ static void bad_call(Sema *s, OrnNode *call, const OrnSemaFn *g)
     else if (strcmp(g->reach_bad_name, "+") == 0)
         ORN_ERR(s, call->span,
                 "'%s' cannot be called inside parallel_for because it uses '+' on str", name);
+    else if (strcmp(g->reach_bad_name, "eprint") == 0) /* of an array or a view */
+        ORN_ERR(s, call->span,
+                "'%s' cannot be called inside parallel_for because it prints an array or a view",
+                name);
     else
         ORN_ERR(s, call->span, "'%s' cannot be called inside parallel_for because it calls '%s'",
                 name, g->reach_bad_name);

@@ -248,7 +248,8 @@ double orn_std_wall_time(void);
 /* ---------------------------------------------------------------- printing */
 
 /* print/eprint: `types` has one letter per argument: 'b' bool (int), 'i' int64_t,
- * 'f' double (f64), 'g' double holding an f32, 's' const char *. Floats are printed in
+ * 'f' double (f64), 'g' double holding an f32, 's' const char *, 'S' char * that the call
+ * frees (an array's text, show.c). Floats are printed in
  * the shortest form that reads back exactly. print: rank 0, stdout; eprint: every rank,
  * stderr, "[rank R] " first. */
 void orn_std_print(OrnStdProg *p, const char *types, ...);
@@ -258,6 +259,19 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...);
 void orn_std_printf(OrnStdProg *p, const char *fmt, ...) ORN_STD_PRINTF(2, 3);
 /* The shortest %.Ng (N = 1..17, or 1..9 for f32) that reads back exactly. */
 void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
+/* The text print/eprint write for an array or a view (show.c; new strings, the caller frees
+ * them; the print functions take them as 'S' arguments and free them, on every rank).
+ * Arrays of more than ORN_STD_SHOW_MAX elements (sparse: stored elements) are summarized:
+ * the first and last three indices of each long dimension. show_dist is collective (it
+ * reads only the elements shown); show_line: the stored elements of a sparse 2-D array's
+ * line along declared dimension `dim` through `fixed` (collective); show_arr: a local
+ * array; show_vals: n values of an element type (OrnDsmType) in a row, a view's. */
+#define ORN_STD_SHOW_MAX 1000
+struct OrnStdArr;
+char *orn_std_show_dist(OrnStdProg *p, OrnDsmArray *a, int line);
+char *orn_std_show_line(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, int line);
+char *orn_std_show_arr(const struct OrnStdArr *a);
+char *orn_std_show_vals(int type, const void *vals, int64_t n);
 
 /* ---------------------------------------------------------------- strings (strings.c) */
 

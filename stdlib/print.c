@@ -61,10 +61,12 @@ static int64_t put_args(FILE *f, const char *types, va_list ap)
             orn_std_fmt_float(buf, sizeof buf, va_arg(ap, double), *t == 'g');
             fputs(buf, f);
             break;
-        case 's': {
-            const char *str = va_arg(ap, const char *);
+        case 's':
+        case 'S': {
+            char *str = va_arg(ap, char *);
             for (const char *c = strchr(str, '\n'); c; c = strchr(c + 1, '\n')) lines++;
             fputs(str, f);
+            if (*t == 'S') free(str);
             break;
         }
         default:
@@ -75,9 +77,42 @@ static int64_t put_args(FILE *f, const char *types, va_list ap)
     return lines;
 }
 
+/* The arguments of a print that writes nothing here: the strings it owns freed. */
+static void drop_args(const char *types, va_list ap)
+{
+    for (const char *t = types; *t; t++) {
+        switch (*t) {
+        case 'b':
+            (void)va_arg(ap, int);
+            break;
+        case 'i':
+            (void)va_arg(ap, int64_t);
+            break;
+        case 'f':
+        case 'g':
+            (void)va_arg(ap, double);
+            break;
+        case 'S':
+            free(va_arg(ap, char *));
+            break;
+        default:
+            (void)va_arg(ap, const char *);
+            break;
+        }
+    }
+}
+
 void orn_std_print(OrnStdProg *p, const char *types, ...)
 {
-    if (p->rank != 0) return;
+    if (p->rank != 0) {
+        if (strchr(types, 'S')) {
+            va_list ap;
+            va_start(ap, types);
+            drop_args(types, ap);
+            va_end(ap);
+        }
+        return;
+    }
     orn_std_settle(p);
     orn_progress_clear(p->progress);
     va_list ap;
@@ -91,10 +126,20 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...)
 {
     va_list ap;
     orn_progress_clear(p->progress);
+    /* the whole line in one write, so that ranks' lines do not interleave */
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    FILE *f = m ? m : stderr;
     va_start(ap, types);
-    fprintf(stderr, "[rank %d] ", p->rank);
-    put_args(stderr, types, ap);
+    fprintf(f, "[rank %d] ", p->rank);
+    put_args(f, types, ap);
     va_end(ap);
+    if (m) {
+        fclose(m);
+        fwrite(line, 1, len, stderr);
+        free(line);
+    }
     fflush(stderr);
 }
 

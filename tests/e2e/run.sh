@@ -48,6 +48,9 @@
 #   text NP        load_text (text.orn): lines with CRLF, an empty one and a last one without
 #                  newline, a line used as a path, reads inside parallel_for: text.expected at
 #                  every rank count; a missing file and an out-of-range index: message, exit 1
+#   show NP        print of whole arrays and views (show.orn): dense nested brackets,
+#                  summaries of large arrays, sparse stored elements: show.expected at every
+#                  rank count; eprint of a view: one whole line per rank
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
 #   bad_data NP    nan, inf and overflow in every loader's values (baddata.orn), integers
@@ -55,8 +58,8 @@
 #                  escaped, files that change while read, save/load errors without doubled
 #                  prefixes: message (path:line), exit code; allow_nonfinite = true loads
 #                  the values
-#   layout NP      layout.orn stored in the chosen order prints and saves what the declared
-#                  order does; placement.orn (arrays made where their first loop places
+#   layout NP      layout.orn stored in the chosen order prints (whole arrays and views too)
+#                  and saves what the declared order does; placement.orn (arrays made where their first loop places
 #                  them) prints what it prints at -n 1, and its push loop's first run
 #                  moves nothing
 #   blas NP        matmul_into, add_outer, solve_into (blas.orn) against naive loops, with
@@ -303,7 +306,7 @@ compile)
     "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
     "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
     "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn |
+    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn "$S"/show.orn |
     B="$B" ORIONC="$ORIONC" ORN_CFLAGS="-Wall -Wextra -Werror" xargs -0 -n 1 -P 2 sh -c \
       '"$ORIONC" "$1" -o "$B/$(basename "$1" .orn)" || { echo "e2e: orionc $1 failed" >&2; exit 1; }' \
       sh || fail "orionc failed on a program (above)"
@@ -1307,6 +1310,17 @@ text)
   line=$(grep -n 'print(lines\[len(lines)\])' "$S/text.orn" | cut -d: -f1)
   expect_fail 1 "text.orn:$line:11: index 4 is out of range for dimension 0 of lines (extent 4)" \
     run "$B/text" --oob=true
+  ;;
+show)
+  # print of arrays and views: summaries of large ones read where they lie, the same text at
+  # every rank count; eprint's line whole from every rank
+  awk 'BEGIN { for (i = 0; i < 300; i++) for (j = 0; j < 40; j += 3) if ((i + j) % 5)
+                 printf "%d %d %d\n", i, (j + i) % 40, i * 100 + j }' >big.triplets
+  run "$B/show" --triplets="$D/small.triplets" --big=big.triplets --libsvm="$D/tiny.libsvm" \
+    >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "show exited non-zero"; }
+  diff -u "$S/show.expected" out.txt || fail "output differs from show.expected"
+  [ "$(grep -c '^\[rank [0-9]\] M row 2: \[5.0, 5.25, 5.5, 5.75\]$' err.txt)" = "$np" ] ||
+    { cat err.txt >&2; fail "eprint of a view: not one whole line per rank"; }
   ;;
 ckpt)
   sgd="--train=$B/syn.train --test=$B/syn.test --epochs=10 --step=0.03 --decay=0.97"

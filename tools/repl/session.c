@@ -180,9 +180,9 @@ void orn_session_set_echo(OrnSession *s, bool on)
     s->echo = on;
 }
 
-/* A piece that is one expression statement of a printable value becomes print(expr): the
- * call is made here, as sema would have typed it, so spans and messages stay the
- * expression's own. */
+/* A piece that is one expression statement of a printable value (a scalar, an array, a
+ * view) becomes print(expr): the call is made here, as sema would have typed it, so spans
+ * and messages stay the expression's own. */
 static void echo_piece(OrnUnit *u, uint32_t from)
 {
     OrnNode *one = NULL;
@@ -191,8 +191,12 @@ static void echo_piece(OrnUnit *u, uint32_t from)
         if (st->span.lo >= from) one = st, n++;
     if (n != 1 || one->kind != N_EXPR || !one->u.expr_stmt.e->type) return;
     OrnNode *e = one->u.expr_stmt.e;
-    OrnTypeKind k = e->type->kind;
-    if (k < T_BOOL || k > T_STR) return;
+    const OrnType *t = e->type;
+    bool scalar = t->kind >= T_BOOL && t->kind <= T_STR;
+    /* what print takes beyond scalars (lang/sema_call.c): a named array, a view */
+    bool arr = t->kind == T_ARRAY && !orn_type_is_str_array(t) && e->kind == N_NAME;
+    bool view = t->kind == T_VIEW && (!t->sparse || e->kind == N_INDEX);
+    if (!scalar && !arr && !view) return;
     OrnNode *call = orn_node_new(u, N_CALL, e->span);
     call->u.call.id = orn_intern_cstr(u->names, "print");
     call->u.call.id_span = e->span;
