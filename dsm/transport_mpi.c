@@ -15,6 +15,7 @@
  */
 #include "transport.h"
 
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,11 @@ __attribute__((noreturn)) static void mpi_abort(OrnDsmTransport *tp, int code)
      * the other ranks and the forwarding proxies at once, which can drop the message. */
     struct timespec ts = {0, 300 * 1000 * 1000};
     nanosleep(&ts, NULL);
+    /* The program's message is out; MPICH's own line ("Abort(1) on node 0 (rank 0 in comm
+     * 0): application called MPI_Abort ...") would only repeat it, less clearly: it goes to
+     * /dev/null. The exit code still reaches mpiexec. */
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDERR_FILENO);
     /* MPI_COMM_WORLD: MPICH then aborts through the process manager at once; aborting on
      * the duplicate first tries to quiesce it, which spins while a peer is not progressing
      * (exactly the situation of a timeout). */
