@@ -293,6 +293,14 @@ class Gen:
                 prog.append(('call', call('printf', ('lit', 'str', v.name + ' %d\n'), var(v.name))))
         for a in self.arrays:
             prog.append(('call', call('save', var(a.name), ('lit', 'str', a.name + '.out.txt'))))
+            # print of the whole array or of a row or column (stdlib/show.c), now and then
+            if self.chance(0.25):
+                prog.append(('call', call('print', ('lit', 'str', a.name), var(a.name))))
+            elif len(a.dims) == 2 and self.chance(0.15):
+                d = self.r.randint(0, 1)
+                fixed = lit(self.r.randint(0, a.dims[1 - d] - 1))
+                prog.append(('call', call('print', ('idx', a.name, [None, fixed] if d == 0
+                                                   else [fixed, None]))))
         # local arrays: every element printed
         for v in sorted(ctx.scopes[0].values(), key=lambda v: v.name):
             if v.role == 'larr':

@@ -164,6 +164,55 @@ def fmt_float(v, f32=False):
     return e
 
 
+SHOW_MAX, SHOW_EDGE = 1000, 3  # stdlib/show.c
+
+
+def show_elem(t, v):
+    return fmt_float(v, t == 'f32') if t in FLOATS else str(v)
+
+
+def show_dense(t, dims, get):
+    """print's text of a dense array or view (stdlib/show.c): nested brackets, long
+    dimensions of an array of more than SHOW_MAX elements cut to their ends, a matrix's
+    elements right-aligned."""
+    nd = len(dims)
+    summ = math.prod(dims) > SHOW_MAX
+    gap = [summ and n > 2 * SHOW_EDGE for n in dims]
+    idx = [[i if not g or i < SHOW_EDGE else n - 2 * SHOW_EDGE + i for i in range(2 * SHOW_EDGE)]
+           if g else list(range(n)) for n, g in zip(dims, gap)]
+    keys = [()]
+    for ix in idx:
+        keys = [k + (x,) for k in keys for x in ix]
+    text = {k: show_elem(t, get(k)) for k in keys}
+    width = max((len(x) for x in text.values()), default=0) if nd > 1 else 0
+
+    def block(d, key):
+        sep = ', ' if d == nd - 1 else ',' + '\n' * (nd - 1 - d) + ' ' * (d + 1)
+        out = '['
+        for i, x in enumerate(idx[d]):
+            if i:
+                out += sep
+            if gap[d] and i == SHOW_EDGE:
+                out += '...' + sep
+            out += text[key + (x,)].rjust(width) if d == nd - 1 else block(d + 1, key + (x,))
+        return out + ']'
+    return block(0, ())
+
+
+def show_sparse(t, items):
+    """print's text of stored elements [(key tuple, value)] in key order."""
+    n = len(items)
+    if n > SHOW_MAX:
+        items = items[:SHOW_EDGE] + items[-SHOW_EDGE:]
+    parts = []
+    for i, (k, v) in enumerate(items):
+        if n > SHOW_MAX and i == SHOW_EDGE:
+            parts.append('...')
+        kt = str(k[0]) if len(k) == 1 else '(' + ', '.join(str(x) for x in k) + ')'
+        parts.append(kt + ': ' + show_elem(t, v))
+    return '{' + ', '.join(parts) + '}'
+
+
 def c_g17(v):
     """printf("%.17g") as glibc writes it, NaN sign and infinities included."""
     if v != v:
@@ -1402,6 +1451,21 @@ class Interp:
         if name == 'print':
             parts = []
             for a in args:
+                if a[0] == 'var' and a[1] in self.arrays:  # a whole dist array
+                    arr = self.arrays[a[1]]
+                    parts.append(show_sparse(arr.type, sorted(arr.data.items())) if arr.sparse
+                                 else show_dense(arr.type, arr.dims, arr.get))
+                    continue
+                if a[0] == 'idx' and None in a[2]:  # a view
+                    v = self.view_of(a)
+                    if v.arr.sparse:
+                        f = 1 - v.free
+                        parts.append(show_sparse(v.type, [((k[v.free],), x) for k, x in
+                                                          sorted(v.arr.data.items())
+                                                          if k[f] == v.key[f]]))
+                    else:
+                        parts.append(show_dense(v.type, [v.n], lambda k: v.arr.get(v.keyat(k[0]))))
+                    continue
                 t, v = self.ev(a)
                 parts.append(fmt_float(v, t == 'f32') if t in FLOATS else
                              ('true' if v else 'false') if t == 'bool' else str(v))
