@@ -414,9 +414,17 @@ static void ex_printf(C *c, const OrnNode *e)
     cg_o(c, ")");
 }
 
+/* A whole dense 1-D dist array used as a vector (dot with a view). */
+static bool dist_vec(const OrnNode *e, const OrnSym *s)
+{
+    return e->kind == N_NAME && s && s->type && s->type->kind == T_ARRAY && s->type->dist &&
+           !s->type->sparse && s->type->ndims == 1;
+}
+
 bool cg_vec_copied(const C *c, const OrnNode *e)
 {
     const OrnSym *s = orn_cg_base_sym(e);
+    if (dist_vec(e, s)) return !cg_in_loop_ctx(c);
     return e->kind == N_INDEX && s && !cg_in_loop_ctx(c) && !cg_is_local_array(s) &&
            !cg_is_buffer(s) && e->type && !e->type->sparse;
 }
@@ -432,6 +440,17 @@ void cg_vec_ctor(C *c, const OrnNode *e, bool copy)
     const OrnSym *s = orn_cg_base_sym(e);
     if (!s) {
         cg_ice(c, e, "view of something that is not a named array");
+        return;
+    }
+    if (dist_vec(e, s)) { /* read whole: a loop's replicated copy, or at top level a copy */
+        if (cg_in_loop_ctx(c)) {
+            int k = cg_array_k(c, e, s);
+            cg_o(c, "orn_std_vec_view1(P_, &V_[%d], ", k);
+            cg_put_dims(c, s);
+            cg_o(c, "[0], %d)", c->line);
+        } else {
+            cg_o(c, "orn_std_vec_dist1(P_, %s, %d)", cg_nm(c, s), c->line);
+        }
         return;
     }
     if (e->kind == N_NAME) {

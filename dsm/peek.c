@@ -162,8 +162,8 @@ int orn_dsm_sparse_ends(OrnDsmArray *a, int line_dim, int64_t fixed, int64_t lim
     /* the counts first: every element when there are at most `limit`, else the ends */
     int64_t *cnt = orn_xcalloc((size_t)P, sizeof *cnt);
     cnt[me] = mine;
-    int status = P > 1 ? orn_dsm_allgather_into(ctx, cnt, sizeof *cnt, "print: sparse counts")
-                       : ORN_OK;
+    int status =
+        P > 1 ? orn_dsm_allgather_into(ctx, cnt, sizeof *cnt, "print: sparse counts") : ORN_OK;
     *total = 0;
     for (int q = 0; q < P; q++) *total += cnt[q];
     free(cnt);
@@ -187,7 +187,8 @@ int orn_dsm_sparse_ends(OrnDsmArray *a, int line_dim, int64_t fixed, int64_t lim
     size_t *counts = orn_xcalloc((size_t)P, sizeof *counts);
     counts[0] = len;
     if (P > 1) {
-        status = orn_dsm_allgatherv(ctx, send, len, (void **)&all, counts, "print: sparse elements");
+        status =
+            orn_dsm_allgatherv(ctx, send, len, (void **)&all, counts, "print: sparse elements");
         free(send);
         if (status) {
             free(counts);

@@ -525,23 +525,28 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
         }
         if (t[i]->kind == T_ARRAY && t[i]->dist) whole_dist = true;
     }
+    bool vec = false;
     if (!bad && n == 2) {
-        bool same = t[0]->kind == T_ARRAY && t[1]->kind == T_ARRAY && t[0]->ndims == t[1]->ndims;
-        /* a view pairs with a view or a local 1-D array, never a whole dist array */
-        bool vec = is_vec(t[0]) && is_vec(t[1]) && !(t[0]->kind == T_ARRAY && t[0]->dist) &&
-                   !(t[1]->kind == T_ARRAY && t[1]->dist);
+        bool same = t[0]->kind == T_ARRAY && t[1]->kind == T_ARRAY && t[0]->ndims == t[1]->ndims &&
+                    t[0]->dist == t[1]->dist;
+        /* a view pairs with a view, a local 1-D array or a whole dense 1-D dist array (read
+         * whole, like x[j] for every j: `y[i] = dot(A[i, :], x)`); two whole dist arrays are
+         * the collective dot */
+        bool d0 = t[0]->kind == T_ARRAY && t[0]->dist, d1 = t[1]->kind == T_ARRAY && t[1]->dist;
+        vec = is_vec(t[0]) && is_vec(t[1]) && !(d0 && d1) && !(d0 && t[0]->sparse) &&
+              !(d1 && t[1]->sparse);
+        if (vec) whole_dist = false;
         if (!same && !vec) {
             ORN_ERR(s, e->span,
                     "'dot' needs two views, or two arrays of the same shape; "
                     "found %s and %s",
                     ORN_TSTR(s, t[0]), ORN_TSTR(s, t[1]));
-            bool v0 = t[0]->kind == T_VIEW, v1 = t[1]->kind == T_VIEW;
-            bool d0 = t[0]->kind == T_ARRAY && t[0]->dist, d1 = t[1]->kind == T_ARRAY && t[1]->dist;
-            if ((v0 && d1) || (v1 && d0))
-                ORN_NOTE(s, "a view pairs with a view or a local array, not a whole dist array: "
-                            "write the sum as a loop, 's += A[i, j] * x[j]' in 'for j in "
-                            "0..cols(A)' (or 's += a * x[j]' in 'for (j, a) in A[i, :]' over a "
-                            "sparse row)");
+            if (is_vec(t[0]) && is_vec(t[1]) && ((d0 && t[0]->sparse) || (d1 && t[1]->sparse)))
+                ORN_NOTE(s, "a whole sparse array pairs with nothing but its own shape: write "
+                            "the sum as a loop, 's += a * x[j]' in 'for (j, a) in A[i, :]'");
+            else if (d0 != d1 && t[0]->kind == T_ARRAY && t[1]->kind == T_ARRAY)
+                ORN_NOTE(s, "a local array and a dist array of the same shape pair only as "
+                            "vectors (1-D)");
             bad = true;
         }
     }
@@ -557,8 +562,8 @@ static const OrnType *reduction(Sema *s, OrnNode *e, int bi, const char *name, A
         }
     }
     /* dot of two f32 vectors -- views or local 1-D arrays -- is f32, summed in f32 */
-    if (!bad && n == 2 && is_vec(t[0]) && is_vec(t[1]) && !whole_dist && t[0]->elem == T_F32 &&
-        t[1]->elem == T_F32)
+    if (!bad && n == 2 && (vec || !whole_dist) && is_vec(t[0]) && is_vec(t[1]) &&
+        t[0]->elem == T_F32 && t[1]->elem == T_F32)
         return orn_sema_scalar(s, T_F32);
     return orn_sema_scalar(s, T_F64);
 }

@@ -632,6 +632,27 @@ OrnStdVec orn_std_vec_dist_in(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fi
     return r;
 }
 
+OrnStdVec orn_std_vec_dist1(OrnStdProg *p, OrnDsmArray *a, int line)
+{
+    OrnStdVec r;
+    memset(&r, 0, sizeof r);
+    r.len = a->dims[0];
+    r.type = (int)a->type;
+    r.esize = a->esize;
+    r.prog = p;
+    r.line = line;
+    r.dist = a;
+    r.own = orn_xmalloc((size_t)(r.len > 0 ? r.len : 1) * r.esize);
+    int st = orn_dsm_read_whole(a, r.own);
+    if (st) {
+        free(r.own);
+        orn_std_fail(p, st, line, 0);
+    }
+    r.p = r.own;
+    r.stride = 1;
+    return r;
+}
+
 void orn_std_vec_store(const OrnStdVec *v)
 {
     if (!v->own || !v->dist) return;

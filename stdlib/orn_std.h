@@ -721,6 +721,21 @@ orn_std_vec_box(OrnStdProg *p, const OrnRtBox *x, const int64_t *dims, int dim, 
     return orn_std_vec_view(p, x->v, dims, dim, fixed, name, line);
 }
 
+/* A whole dense 1-D dist array as a vector (`dot(A[i, :], x)`): in a loop body, through
+ * its view (a pointer where the rank holds it all, as a read-only array read at every index
+ * is replicated); at top level, read whole onto every rank (a copy: ORN_STD_SCOPED). */
+static inline OrnStdVec orn_std_vec_view1(OrnStdProg *p, OrnRtView *v, int64_t len, int line)
+{
+    char *q = NULL;
+    int64_t stride = 0;
+    if (len > 0) {
+        int64_t k0[2] = {0, 0}, kl[2] = {len - 1, 0};
+        char *p0 = (char *)orn_rt_local(v, k0);
+        if (p0 && orn_rt_local(v, kl)) q = p0, stride = v->stride[0];
+    }
+    return orn_std_vec_of(p, v, q, stride, len, 0, 0, 0, line);
+}
+OrnStdVec orn_std_vec_dist1(OrnStdProg *p, OrnDsmArray *a, int line);
 /* At top level: a view of a dist array (element access is collective). */
 OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed, const char *name,
                            int line);

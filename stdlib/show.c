@@ -58,9 +58,9 @@ static void put_elem(OrnBuf *b, int type, const void *v)
  * summarized and the dimension is longer than 2 * EDGE. Returns the number of elements. */
 typedef struct Shown {
     int ndim;
-    int64_t n[ORN_DSM_MAXDIM];              /* indices shown per dimension */
-    int64_t *idx[ORN_DSM_MAXDIM];           /* those indices */
-    bool gap[ORN_DSM_MAXDIM];               /* "..." after the first EDGE */
+    int64_t n[ORN_DSM_MAXDIM];    /* indices shown per dimension */
+    int64_t *idx[ORN_DSM_MAXDIM]; /* those indices */
+    bool gap[ORN_DSM_MAXDIM];     /* "..." after the first EDGE */
 } Shown;
 
 static int64_t shown_init(Shown *s, int ndim, const int64_t *dims)

@@ -10,8 +10,8 @@
  * array), element updates of buffers (recorded on the device, applied on the host), random
  * draws, if/for/while, and accumulators of every kind, at top level, under any strategy but
  * unimodular. Anything else (user fns, local arrays, sparse arrays read element by element,
- * a buffer's view, printing, a skewed schedule) is reported with a warning and the loop
- * runs on the CPU path. */
+ * a buffer's view, a dot with a whole dist array, printing, a skewed schedule) is reported with a
+ * warning and the loop runs on the CPU path. */
 #include <string.h>
 
 #include "emit_c_int.h"
@@ -98,6 +98,9 @@ static void check_node(const OrnNode *n, void *ud)
             bool ok = bi == ORN_BI_DOT || bi == ORN_BI_RANDINT || draw || extent_ok(k, n) ||
                       (bi >= 0 && bi < ORN_BI__COUNT && (orn_builtins[bi].flags & BI_CONST));
             if (!ok) k->why = "this built-in in a loop body";
+            for (const OrnNode *a = n->u.call.args; ok && bi == ORN_BI_DOT && a; a = a->next)
+                if (a->kind == N_NAME && a->type && a->type->kind == T_ARRAY && a->type->dist)
+                    k->why = "dot with a whole dist array in a loop body";
         }
         break;
     case N_NAME: {

@@ -51,6 +51,9 @@
 #   show NP        print of whole arrays and views (show.orn): dense nested brackets,
 #                  summaries of large arrays, sparse stored elements: show.expected at every
 #                  rank count; eprint of a view: one whole line per rank
+#   dist_vec NP    dot of a view with a whole 1-D dist array (dist_vec.orn) equal to the
+#                  same sums as loops and with a local copy, bit for bit; a power iteration:
+#                  dist_vec.expected at every rank count
 #   bad_input NP   missing file, malformed line, bad params, run-time errors: the message
 #                  names the file and line or the param; the exit code; no hang
 #   bad_data NP    nan, inf and overflow in every loader's values (baddata.orn), integers
@@ -306,7 +309,7 @@ compile)
     "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
     "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
     "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn "$S"/show.orn |
+    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn "$S"/show.orn "$S"/dist_vec.orn |
     B="$B" ORIONC="$ORIONC" ORN_CFLAGS="-Wall -Wextra -Werror" xargs -0 -n 1 -P 2 sh -c \
       '"$ORIONC" "$1" -o "$B/$(basename "$1" .orn)" || { echo "e2e: orionc $1 failed" >&2; exit 1; }' \
       sh || fail "orionc failed on a program (above)"
@@ -1321,6 +1324,10 @@ show)
   diff -u "$S/show.expected" out.txt || fail "output differs from show.expected"
   [ "$(grep -c '^\[rank [0-9]\] M row 2: \[5.0, 5.25, 5.5, 5.75\]$' err.txt)" = "$np" ] ||
     { cat err.txt >&2; fail "eprint of a view: not one whole line per rank"; }
+  ;;
+dist_vec)
+  run "$B/dist_vec" >out.txt 2>&1 || { cat out.txt >&2; fail "dist_vec exited non-zero"; }
+  diff -u "$S/dist_vec.expected" out.txt || fail "output differs from dist_vec.expected"
   ;;
 ckpt)
   sgd="--train=$B/syn.train --test=$B/syn.test --epochs=10 --step=0.03 --decay=0.97"
