@@ -616,19 +616,26 @@ OrnStdVec orn_std_vec_dist(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed
     return r;
 }
 
+/* r's elements read into a copy of its own (r.own, r.p): a line of a 2-D array (dim >= 0)
+ * or a whole 1-D array. */
+static void read_own(OrnStdProg *p, OrnStdVec *r, int dim, int64_t fixed, int line)
+{
+    r->own = orn_xmalloc((size_t)(r->len > 0 ? r->len : 1) * r->esize);
+    int st = dim >= 0 ? orn_dsm_read_line(r->dist, dim, fixed, r->own)
+                      : orn_dsm_read_whole(r->dist, r->own);
+    if (st) {
+        free(r->own);
+        orn_std_fail(p, st, line, 0);
+    }
+    r->p = r->own;
+    r->stride = 1;
+}
+
 OrnStdVec orn_std_vec_dist_in(OrnStdProg *p, OrnDsmArray *a, int dim, int64_t fixed,
                               const char *name, int line)
 {
     OrnStdVec r = orn_std_vec_dist(p, a, dim, fixed, name, line);
-    if (a->sparse || a->ndim != 2) return r;
-    r.own = orn_xmalloc((size_t)(r.len > 0 ? r.len : 1) * r.esize);
-    int st = orn_dsm_read_line(a, dim, fixed, r.own);
-    if (st) {
-        free(r.own);
-        orn_std_fail(p, st, line, 0);
-    }
-    r.p = r.own;
-    r.stride = 1;
+    if (!a->sparse && a->ndim == 2) read_own(p, &r, dim, fixed, line);
     return r;
 }
 
@@ -642,14 +649,7 @@ OrnStdVec orn_std_vec_dist1(OrnStdProg *p, OrnDsmArray *a, int line)
     r.prog = p;
     r.line = line;
     r.dist = a;
-    r.own = orn_xmalloc((size_t)(r.len > 0 ? r.len : 1) * r.esize);
-    int st = orn_dsm_read_whole(a, r.own);
-    if (st) {
-        free(r.own);
-        orn_std_fail(p, st, line, 0);
-    }
-    r.p = r.own;
-    r.stride = 1;
+    read_own(p, &r, -1, 0, line);
     return r;
 }
 
