@@ -1318,7 +1318,8 @@ show)
   # print of arrays and views: summaries of large ones read where they lie, the same text at
   # every rank count; eprint's line whole from every rank
   awk 'BEGIN { for (i = 0; i < 300; i++) for (j = 0; j < 40; j += 3) if ((i + j) % 5)
-                 printf "%d %d %d\n", i, (j + i) % 40, i * 100 + j }' >big.triplets
+                 printf "%d %d %d\n", i, (j + i) % 40, i * 100 + j
+               for (j = 0; j < 1200; j++) printf "300 %d %d\n", j, -j }' >big.triplets
   run "$B/show" --triplets="$D/small.triplets" --big=big.triplets --libsvm="$D/tiny.libsvm" \
     >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "show exited non-zero"; }
   diff -u "$S/show.expected" out.txt || fail "output differs from show.expected"
