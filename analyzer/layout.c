@@ -138,7 +138,8 @@ static void walk(Walk *w, const OrnNode *n)
         const OrnSym *s = n->u.dist.names ? n->u.dist.names->u.name.sym : NULL;
         if (v && v->kind == N_CALL && s && s->id >= 0 && s->id < w->u->sema.nsyms) {
             int bi = v->u.call.builtin;
-            bool dense_load = bi == ORN_BI_LOAD && s->type && !s->type->sparse;
+            bool dense_load =
+                (bi == ORN_BI_LOAD && s->type && !s->type->sparse) || bi == ORN_BI_LOAD_CSV;
             w->arr[s->id].eligible = (bi == ORN_BI_ZEROS || bi == ORN_BI_FILL ||
                                       bi == ORN_BI_RAND || bi == ORN_BI_RANDN || dense_load) &&
                                      !n->u.dist.names->next;

@@ -53,8 +53,8 @@ static void writes_visit(const OrnNode *n, void *ud)
     if (n->kind == N_CALL) {
         OrnBuiltin bi = n->u.call.builtin;
         if (bi == ORN_BI_MATMUL_INTO || bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO ||
-            bi == ORN_BI_LOAD || bi == ORN_BI_LOAD_TRIPLETS || bi == ORN_BI_LOAD_LIBSVM ||
-            bi == ORN_BI_LOAD_DOCWORD || bi == ORN_BI_BUFFER) {
+            bi == ORN_BI_LOAD || bi == ORN_BI_LOAD_CSV || bi == ORN_BI_LOAD_TRIPLETS ||
+            bi == ORN_BI_LOAD_LIBSVM || bi == ORN_BI_LOAD_DOCWORD || bi == ORN_BI_BUFFER) {
             sc->writes = true;
             return;
         }

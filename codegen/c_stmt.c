@@ -825,8 +825,8 @@ static void st_dist(C *c, const OrnNode *s)
     const OrnSym *s1 = names ? names->u.name.sym : NULL;
     if (!s1 || !v || v->kind != N_CALL) return;
     int bi = v->u.call.builtin;
-    if ((bi == ORN_BI_LOAD || bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND ||
-         bi == ORN_BI_RANDN) &&
+    if ((bi == ORN_BI_LOAD || bi == ORN_BI_LOAD_CSV || bi == ORN_BI_ZEROS || bi == ORN_BI_FILL ||
+         bi == ORN_BI_RAND || bi == ORN_BI_RANDN) &&
         read_anywhere(c, s1))
         cg_ol(c, "orn_std_dist_replica(P_, %s, %d);", cg_nm(c, s1), c->line);
 }
@@ -869,6 +869,22 @@ static void st_dist_make(C *c, const OrnNode *s)
         cg_o(c, ", &%s, &%s, \"%s\", \"%s\", %d);\n", cg_nm(c, s1), s2 ? cg_nm(c, s2) : "NULL", n1,
              s2 ? s2->name->s : "", c->line);
         return;
+    case ORN_BI_LOAD_CSV: {
+        const int *perm = cg_perm_of(c, s1);
+        cg_ind(c);
+        cg_o(c, "%s = orn_std_load_csv(P_, ", cg_nm(c, s1));
+        cg_ex(c, a0);
+        cg_o(c, ", %s, ", cg_dsmt(s1->type->elem));
+        cg_allow(c, cg_kwarg(v, "header"));
+        cg_o(c, ", ");
+        cg_allow(c, anf);
+        if (perm)
+            cg_o(c, ", (const int[2]){%d, %d}", perm[0], perm[1]);
+        else
+            cg_o(c, ", NULL");
+        cg_o(c, ", \"%s\", %d);\n", n1, c->line);
+        return;
+    }
     case ORN_BI_LOAD: {
         const OrnType *t = s1->type;
         const int *perm = cg_perm_of(c, s1);

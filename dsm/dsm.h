@@ -465,6 +465,13 @@ int orn_dsm_load_triplets(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnD
 int orn_dsm_load_libsvm(OrnDsmCtx *ctx, const char *path, unsigned flags, OrnDsmArray **X,
                         OrnDsmArray **y);
 int orn_dsm_load_docword(OrnDsmCtx *ctx, const char *path, OrnDsmArray **out);
+/* Collective, agreed. A matrix by rows (CSV): each data line one row, its values apart by
+ * commas (spaces around them ignored) or, without commas, by spaces or tabs, a value in
+ * double quotes unquoted; every row as wide as the first; blank lines and lines starting
+ * with '#' skipped, and with `header` the file's first other line. -> dense 2-D `type`
+ * [rows, values per row]; values parsed as that type (integers for i32/i64). */
+int orn_dsm_load_csv(OrnDsmCtx *ctx, const char *path, OrnDsmType type, int header, unsigned flags,
+                     OrnDsmArray **out);
 
 /* Collective, agreed. A path ending in .txt or .tsv: text, one stored element per line,
  * key coordinates then value separated by single spaces, lexicographic key order, values

@@ -1022,7 +1022,15 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned 
         }
         for (int d = 0; d < nd && !status; d++) {
             int rk = parse_index(f[d], &key[d]);
-            if (rk) status = bad_index(ctx, path, no, "key coordinate", f[d], rk);
+            if (rk == P_BAD && (memchr(f[d].s, '.', f[d].n) || memchr(f[d].s, ',', f[d].n) ||
+                                memchr(f[d].s, '-', f[d].n)))
+                status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                                      "%s:%lld: expected a non-negative integer key coordinate, "
+                                      "found '%s' (load reads 'key... value' lines, as save "
+                                      "writes them; a matrix with a row per line: load_csv(path))",
+                                      path, (long long)no, show(f[d], sb, sizeof sb));
+            else if (rk)
+                status = bad_index(ctx, path, no, "key coordinate", f[d], rk);
         }
         if (status) break;
         Field fv = f[nd];
@@ -1099,6 +1107,163 @@ int orn_dsm_load_text(OrnDsmCtx *ctx, const char *path, int type_hint, unsigned 
         status = orn_dsm_from_elements(ctx, (OrnDsmType)type, nd, dims, !dense, el.n, el.keys, vals,
                                        el.lines, path, out);
         free(vals);
+    }
+    elems_free(&el);
+    return status;
+}
+
+/* ---------------------------------------------------------------- csv: a matrix by rows */
+
+/* Split a CSV line: fields apart by a comma (spaces and tabs around it ignored) or, in a
+ * line without commas, by spaces and tabs; a field in double quotes loses them. Returns
+ * the field count (capped at max); *empty: a field between two commas is empty. */
+static int csv_split(const char *s, const char *e, Field *f, int max, int *empty)
+{
+    int n = 0, comma = memchr(s, ',', (size_t)(e - s)) != NULL;
+    *empty = 0;
+    for (;;) {
+        while (s < e && is_space(*s)) s++;
+        if (s == e && (!comma || n == 0)) break;
+        const char *b = s;
+        while (s < e && (comma ? *s != ',' : !is_space(*s))) s++;
+        const char *t = s;
+        while (t > b && is_space(t[-1])) t--;
+        if (t - b >= 2 && *b == '"' && t[-1] == '"') b++, t--;
+        if (t == b) *empty = 1;
+        if (n < max) f[n] = (Field){b, (size_t)(t - b)};
+        n++;
+        if (!comma) continue;
+        if (s == e) break;
+        s++; /* past the comma: a field follows, even an empty last one */
+    }
+    return n;
+}
+
+static int csv_value(Field fv, OrnDsmType type, unsigned flags, void *v)
+{
+    if (type == ORN_DSM_F32 || type == ORN_DSM_F64) return parse_real(fv, type, flags, v);
+    int64_t x = 0;
+    int bad = parse_int(fv, type == ORN_DSM_I32 ? INT32_MIN : INT64_MIN,
+                        type == ORN_DSM_I32 ? INT32_MAX : INT64_MAX, &x);
+    if (type == ORN_DSM_I32) {
+        int32_t y = (int32_t)x;
+        memcpy(v, &y, 4);
+    } else {
+        memcpy(v, &x, 8);
+    }
+    return bad;
+}
+
+int orn_dsm_load_csv(OrnDsmCtx *ctx, const char *path, OrnDsmType type, int header, unsigned flags,
+                     OrnDsmArray **out)
+{
+    OrnDsmRange r;
+    char sb[48];
+    *out = NULL;
+    int status = orn_dsm_read_range(ctx, path, &r);
+    if (status) return status;
+    /* the header: the file's first line that is not blank or a comment */
+    int64_t head = INT64_MAX;
+    if (header) {
+        Lines it = {r.buf, r.buf + r.len, r.line0};
+        const char *s, *e;
+        int64_t no;
+        while (next_line(&it, &s, &e, &no))
+            if (!skip_line(s, e)) {
+                head = no;
+                break;
+            }
+        status = orn_dsm_allreduce_i64(ctx, &head, 1, ORN_DSM_MIN);
+        if (status) {
+            free(r.buf);
+            return status;
+        }
+    }
+    size_t es = orn_dsm_type_size(type);
+    Elems el = {.ndim = 2, .esize = es};
+    Field *f = orn_xmalloc(MAXFIELDS * sizeof *f);
+    int64_t rows = 0, ncols = -1, first = -1, errline = INT64_MAX, no;
+    Lines it = {r.buf, r.buf + r.len, r.line0};
+    const char *s, *e;
+    /* the width: the file's first data line's, which every line must have */
+    {
+        int64_t mine[2] = {INT64_MAX, -1}, *all = NULL;
+        int empty;
+        while (next_line(&it, &s, &e, &no))
+            if (!skip_line(s, e) && no != head) {
+                mine[0] = no;
+                mine[1] = csv_split(s, e, f, MAXFIELDS, &empty);
+                break;
+            }
+        size_t *counts = orn_xcalloc((size_t)ctx->size, sizeof *counts);
+        status = orn_dsm_allgatherv(ctx, mine, sizeof mine, (void **)&all, counts, "load_csv");
+        for (int p = 0; !status && p < ctx->size; p++)
+            if (all[2 * p] < INT64_MAX && ncols < 0) first = all[2 * p], ncols = all[2 * p + 1];
+        free(all);
+        free(counts);
+        it = (Lines){r.buf, r.buf + r.len, r.line0};
+    }
+    while (!status && ncols >= 0 && next_line(&it, &s, &e, &no)) {
+        if (skip_line(s, e) || no == head) continue;
+        int empty = 0, nf = csv_split(s, e, f, MAXFIELDS, &empty);
+        errline = no;
+        if (nf > MAXFIELDS) {
+            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: more than %d values on one line",
+                                  path, (long long)no, MAXFIELDS);
+            break;
+        }
+        if (empty) {
+            status = orn_dsm_fail(ctx, ORN_E_PARSE, "%s:%lld: an empty field (a missing value)",
+                                  path, (long long)no);
+            break;
+        }
+        if (nf != ncols) {
+            status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                                  "%s:%lld: expected %lld values, as on line %lld, found %d", path,
+                                  (long long)no, (long long)ncols, (long long)first, nf);
+            break;
+        }
+        for (int j = 0; j < nf && !status; j++) {
+            unsigned char v[8] = {0};
+            int bad = csv_value(f[j], type, flags, v);
+            if (bad == P_BAD)
+                status = orn_dsm_fail(
+                    ctx, ORN_E_PARSE, "%s:%lld: expected an %s value in column %d, found '%s'%s",
+                    path, (long long)no, orn_dsm_type_name(type), j, show(f[j], sb, sizeof sb),
+                    no == first && ctx->rank == 0 && !header
+                        ? " (a header line? load_csv(path, header = true))"
+                        : "");
+            else if (bad)
+                status = bad_number(ctx, path, no, "value", f[j], bad, type);
+            else
+                elems_push(&el, (int64_t[2]){rows, j}, v, no);
+        }
+        rows++;
+    }
+    free(f);
+    free(r.buf);
+    status = orn_dsm_agree_at(ctx, status, status ? errline : INT64_MAX);
+    /* every rank's rows: the row numbers */
+    int64_t *all = NULL, base = 0, total = 0;
+    size_t *counts = orn_xcalloc((size_t)ctx->size, sizeof *counts);
+    if (!status)
+        status = orn_dsm_allgatherv(ctx, &rows, sizeof rows, (void **)&all, counts, "load_csv");
+    free(counts);
+    for (int p = 0; !status && p < ctx->size; p++) {
+        if (p < ctx->rank) base += all[p];
+        total += all[p];
+    }
+    free(all);
+    if (!status && total == 0)
+        status = orn_dsm_fail(ctx, ORN_E_PARSE,
+                              "%s: expected lines of numbers apart by commas or spaces, found "
+                              "none",
+                              path);
+    if (!status) {
+        for (int64_t i = 0; i < el.n; i++) el.keys[2 * i] += base;
+        int64_t dims[2] = {total, ncols};
+        status = orn_dsm_from_elements(ctx, type, 2, dims, 0, el.n, el.keys, el.vals, el.lines,
+                                       path, out);
     }
     elems_free(&el);
     return status;

@@ -129,6 +129,8 @@ static const char *usage(int bi)
         return "load_libsvm(path, allow_nonfinite = false)";
     case ORN_BI_LOAD_DOCWORD:
         return "load_docword(path)";
+    case ORN_BI_LOAD_CSV:
+        return "load_csv(path, type = f64, header = false, allow_nonfinite = false)";
     case ORN_BI_LOAD:
         return "load(path, type = f64, dims = 2, sparse = false, allow_nonfinite = false)";
     case ORN_BI_SAVE:
@@ -359,10 +361,14 @@ static void loader_kwargs(Sema *s, OrnNode *e, const char *name, const char *con
                 ORN_TSTR(s, t));
 }
 
+/* load(path, type =, dims =, sparse =), load_csv(path, type =, header =): the element type
+ * and the shape known when compiling. */
 static const OrnType *load_ctor(Sema *s, OrnNode *e, const char *name, Args *a)
 {
     static const char *const load_kw[] = {"type", "dims", "sparse", "allow_nonfinite", NULL};
-    loader_kwargs(s, e, name, load_kw);
+    static const char *const csv_kw[] = {"type", "header", "allow_nonfinite", NULL};
+    bool csv = e->u.call.builtin == ORN_BI_LOAD_CSV;
+    loader_kwargs(s, e, name, csv ? csv_kw : load_kw);
     expect_str(s, a->pos[0], "the path");
     OrnTypeKind elem = T_F64;
     int dims = 2;
@@ -396,6 +402,14 @@ static const OrnType *load_ctor(Sema *s, OrnNode *e, const char *name, Args *a)
             sparse = v->u.blit.v;
         } else {
             ORN_ERR(s, v->span, "'sparse' must be true or false");
+            ok = false;
+        }
+    }
+    if ((kw = find_kw(e, "header")) && kw->u.kwarg.value) {
+        OrnNode *v = kw->u.kwarg.value;
+        const OrnType *t = orn_sema_expr(s, v);
+        if (!orn_sema_is_err(t) && t->kind != T_BOOL) {
+            ORN_ERR(s, v->span, "'header' must be a bool, found %s", ORN_TSTR(s, t));
             ok = false;
         }
     }
@@ -821,7 +835,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     }
     /* built-ins that only create a dist array */
     bool init_only = bi == ORN_BI_LOAD_TRIPLETS || bi == ORN_BI_LOAD_LIBSVM ||
-                     bi == ORN_BI_LOAD_DOCWORD || bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER;
+                     bi == ORN_BI_LOAD_DOCWORD || bi == ORN_BI_LOAD || bi == ORN_BI_LOAD_CSV ||
+                     bi == ORN_BI_BUFFER;
     if (init_only && e != s->dist_init) {
         ORN_ERR(s, e->span, "'%s' can only initialize a dist array, as in 'dist A = %s(...)'", name,
                 name);
@@ -844,9 +859,9 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
     if (in->flags & BI_NOLOOP) orn_sema_not_in_loop(s, e, name, false);
     /* the constructors check their own keyword arguments */
     if (!(bi == ORN_BI_ZEROS || bi == ORN_BI_FILL || bi == ORN_BI_RAND || bi == ORN_BI_RANDN ||
-          bi == ORN_BI_LOAD || bi == ORN_BI_BUFFER || bi == ORN_BI_MATMUL_INTO ||
-          bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO || bi == ORN_BI_LOAD_TRIPLETS ||
-          bi == ORN_BI_LOAD_LIBSVM))
+          bi == ORN_BI_LOAD || bi == ORN_BI_LOAD_CSV || bi == ORN_BI_BUFFER ||
+          bi == ORN_BI_MATMUL_INTO || bi == ORN_BI_ADD_OUTER || bi == ORN_BI_SOLVE_INTO ||
+          bi == ORN_BI_LOAD_TRIPLETS || bi == ORN_BI_LOAD_LIBSVM))
         check_kwargs(s, e, name, NULL);
 
     switch (bi) {
@@ -1004,6 +1019,7 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         expect_str(s, a.pos[0], "the path");
         return orn_type_array(s->ty, T_STR, 1, false, false);
     case ORN_BI_LOAD:
+    case ORN_BI_LOAD_CSV:
         return load_ctor(s, e, name, &a);
     case ORN_BI_BUFFER:
         return buffer_ctor(s, e, &a);

@@ -27,6 +27,16 @@ static const OrnType *space(Sema *s, OrnNode *n, OrnLoop *info)
         if (t->kind != T_ERROR)
             ORN_ERR(s, sp->span, "parallel_for iterates over %s, which is not a dist array",
                     ORN_TSTR(s, t));
+        if (t->kind == T_VIEW && sp->kind == N_INDEX && sp->u.index.base->kind == N_NAME &&
+            sp->u.index.base->u.name.id) {
+            /* Z[:, 0]: the rows of Z */
+            const char *a = sp->u.index.base->u.name.id->s;
+            ORN_NOTE(s,
+                     "a parallel_for runs over a whole dist array: over its elements "
+                     "('parallel_for (i, j), z in %s'), or over one element per row, a 1-D "
+                     "dist array of rows(%s) elements whose key i reads %s[i, j]",
+                     a, a, a);
+        }
         return orn_sema_terr(s);
     }
     const OrnName *id = sp->u.name.id;

@@ -357,6 +357,17 @@ static unsigned load_flags(bool allow_nonfinite)
     return allow_nonfinite ? ORN_DSM_ALLOW_NONFINITE : 0;
 }
 
+/* After a loader: its progress line and I/O span ended; a failure ends the job (agreed). */
+static void load_end(OrnStdProg *p, int64_t sp, int st, const char *what, int line)
+{
+    orn_progress_end(p->progress);
+    io_end(p, sp);
+    if (st) {
+        orn_dsm_fail_ctx(p->dsm, st, "%s", what);
+        orn_std_fail(p, st, line, 1);
+    }
+}
+
 OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_nonfinite,
                                    const char *name, int line)
 {
@@ -364,12 +375,7 @@ OrnDsmArray *orn_std_load_triplets(OrnStdProg *p, const char *path, bool allow_n
     int64_t sp = io_begin(p, "load_triplets", path, line);
     load_shown(p, "load_triplets", path);
     int st = orn_dsm_load_triplets(p->dsm, path, load_flags(allow_nonfinite), &a);
-    orn_progress_end(p->progress);
-    io_end(p, sp);
-    if (st) {
-        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_triplets");
-        orn_std_fail(p, st, line, 1);
-    }
+    load_end(p, sp, st, "load_triplets", line);
     orn_dsm_set_name(a, name);
     return a;
 }
@@ -380,12 +386,7 @@ void orn_std_load_libsvm(OrnStdProg *p, const char *path, bool allow_nonfinite, 
     int64_t sp = io_begin(p, "load_libsvm", path, line);
     load_shown(p, "load_libsvm", path);
     int st = orn_dsm_load_libsvm(p->dsm, path, load_flags(allow_nonfinite), X, y);
-    orn_progress_end(p->progress);
-    io_end(p, sp);
-    if (st) {
-        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_libsvm");
-        orn_std_fail(p, st, line, 1);
-    }
+    load_end(p, sp, st, "load_libsvm", line);
     orn_dsm_set_name(*X, xname);
     orn_dsm_set_name(*y, yname);
 }
@@ -396,12 +397,7 @@ OrnDsmArray *orn_std_load_docword(OrnStdProg *p, const char *path, const char *n
     int64_t sp = io_begin(p, "load_docword", path, line);
     load_shown(p, "load_docword", path);
     int st = orn_dsm_load_docword(p->dsm, path, &a);
-    orn_progress_end(p->progress);
-    io_end(p, sp);
-    if (st) {
-        orn_dsm_fail_ctx(p->dsm, st, "%s", "load_docword");
-        orn_std_fail(p, st, line, 1);
-    }
+    load_end(p, sp, st, "load_docword", line);
     orn_dsm_set_name(a, name);
     return a;
 }
@@ -413,12 +409,7 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
     int64_t sp = io_begin(p, "load", path, line);
     load_shown(p, "load", path);
     int st = orn_dsm_load(p->dsm, path, type, load_flags(allow_nonfinite), &a);
-    orn_progress_end(p->progress);
-    io_end(p, sp);
-    if (st) {
-        orn_dsm_fail_ctx(p->dsm, st, "%s", "load");
-        orn_std_fail(p, st, line, 1);
-    }
+    load_end(p, sp, st, "load", line);
     if (a->ndim == ndim && a->sparse && !sparse && (int)a->type == type) {
         /* a text file (a binary one says dense or sparse) without some elements */
         char ext[160];
@@ -450,22 +441,41 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
     return a;
 }
 
-OrnDsmArray *orn_std_load_perm(OrnStdProg *p, const char *path, int type, int ndim,
-                               bool allow_nonfinite, const int *perm, const char *name, int line)
+/* A loaded array (declared order) stored as perm says: the elements this rank owns, keyed in
+ * storage order (the reverse of orn_std_save_perm). Frees a. */
+static OrnDsmArray *stored_as(OrnStdProg *p, OrnDsmArray *a, const int *perm, const char *what,
+                              const char *path, const char *name, int line)
 {
-    /* Loaded in declared order, then the elements this rank owns, keyed in storage order,
-     * form the array stored as perm says (the reverse of orn_std_save_perm). */
-    OrnDsmArray *a = orn_std_load(p, path, type, ndim, 0, allow_nonfinite, name, line);
     OrnDsmArray *out = NULL;
-    int st = reordered(p, a, perm, false, "load", line, &out);
+    int st = reordered(p, a, perm, false, what, line, &out);
     orn_dsm_free(a);
     if (st) {
-        orn_dsm_fail_ctx(p->dsm, st, "load: %s", path);
+        orn_dsm_fail_ctx(p->dsm, st, "%s: %s", what, path);
         orn_std_fail(p, st, line, 1);
     }
     orn_dsm_set_name(out, name);
     orn_dsm_set_perm(out, perm);
     return out;
+}
+
+OrnDsmArray *orn_std_load_perm(OrnStdProg *p, const char *path, int type, int ndim,
+                               bool allow_nonfinite, const int *perm, const char *name, int line)
+{
+    OrnDsmArray *a = orn_std_load(p, path, type, ndim, 0, allow_nonfinite, name, line);
+    return stored_as(p, a, perm, "load", path, name, line);
+}
+
+OrnDsmArray *orn_std_load_csv(OrnStdProg *p, const char *path, int type, bool header,
+                              bool allow_nonfinite, const int *perm, const char *name, int line)
+{
+    OrnDsmArray *a = NULL;
+    int64_t sp = io_begin(p, "load_csv", path, line);
+    load_shown(p, "load_csv", path);
+    int st =
+        orn_dsm_load_csv(p->dsm, path, (OrnDsmType)type, header, load_flags(allow_nonfinite), &a);
+    load_end(p, sp, st, "load_csv", line);
+    orn_dsm_set_name(a, name);
+    return perm ? stored_as(p, a, perm, "load_csv", path, name, line) : a;
 }
 
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line)

@@ -513,6 +513,9 @@ OrnDsmArray *orn_std_load(OrnStdProg *p, const char *path, int type, int ndim, i
  * perm[s] is the declared dimension stored as dimension s. */
 OrnDsmArray *orn_std_load_perm(OrnStdProg *p, const char *path, int type, int ndim,
                                bool allow_nonfinite, const int *perm, const char *name, int line);
+/* load_csv: a matrix by rows (orn_dsm_load_csv), stored as perm says when not NULL. */
+OrnDsmArray *orn_std_load_csv(OrnStdProg *p, const char *path, int type, bool header,
+                              bool allow_nonfinite, const int *perm, const char *name, int line);
 void orn_std_save(OrnStdProg *p, OrnDsmArray *a, const char *path, int line);
 /* An array stored in another order than declared (analyzer/layout.h): perm[s] is the
  * declared dimension stored as dimension s. dims are the declared extents; rand and randn

@@ -51,6 +51,10 @@
 #   show NP        print of whole arrays and views (show.orn): dense nested brackets,
 #                  summaries of large arrays, sparse stored elements: show.expected at every
 #                  rank count; eprint of a view: one whole line per rank
+#   csv NP         load_csv (csv.orn): commas or spaces, a header, quotes, CRLF, comment
+#                  lines, f64/f32/i64, a transposed layout: csv.expected at every rank
+#                  count; a ragged row, an empty field, a header read as data, no data:
+#                  the message (path:line), exit 1
 #   dist_vec NP    dot of a view with a whole 1-D dist array (dist_vec.orn) equal to the
 #                  same sums as loops and with a local copy, bit for bit; a power iteration:
 #                  dist_vec.expected at every rank count
@@ -309,7 +313,7 @@ compile)
     "$S"/sgd_side.orn "$S"/baddata.orn "$S"/ckpt.orn "$S"/managed.orn "$S"/dlr_trace.orn \
     "$S"/csr_rows.orn "$S"/sgd_default.orn "$S"/sgd_bias_trace.orn \
     "$S"/wave_buffer.orn "$S"/mf_buffers.orn "$S"/placement.orn "$S"/windows.orn \
-    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn "$S"/show.orn "$S"/dist_vec.orn |
+    "$S"/gather_rows.orn "$S"/kept_copies.orn "$S"/ckpt_buf.orn "$S"/held.orn "$S"/show.orn "$S"/dist_vec.orn "$S"/csv.orn |
     B="$B" ORIONC="$ORIONC" ORN_CFLAGS="-Wall -Wextra -Werror" xargs -0 -n 1 -P 2 sh -c \
       '"$ORIONC" "$1" -o "$B/$(basename "$1" .orn)" || { echo "e2e: orionc $1 failed" >&2; exit 1; }' \
       sh || fail "orionc failed on a program (above)"
@@ -1325,6 +1329,31 @@ show)
   diff -u "$S/show.expected" out.txt || fail "output differs from show.expected"
   [ "$(grep -c '^\[rank [0-9]\] M row 2: \[5.0, 5.25, 5.5, 5.75\]$' err.txt)" = "$np" ] ||
     { cat err.txt >&2; fail "eprint of a view: not one whole line per rank"; }
+  ;;
+csv)
+  # a header, quotes, a blank and a comment line, CRLF; 1,200 rows so that every rank reads some
+  { printf 'a, b ,"c"\r\n'
+    awk 'BEGIN { for (i = 0; i < 1200; i++) {
+                   printf "%d.5, %d,\"%g\"\n", i, -i, i / 8
+                   if (i == 600) printf "\n# a comment\n" } }'; } >data.csv
+  printf '1.25 2.5\t3\n 4 5 6 \n' >spaced.txt
+  printf '1,2\n3,4\n5,-6\n' >ints.csv
+  run "$B/csv" >out.txt 2>&1 || { cat out.txt >&2; fail "csv exited non-zero"; }
+  diff -u "$S/csv.expected" out.txt || fail "output differs from csv.expected"
+  # csv_bad LINE ARG MESSAGE: csv with ARG fails at csv.orn:LINE with MESSAGE
+  csv_bad() { expect_fail 1 "csv.orn:$1: load_csv: $3" run "$B/csv" "$2"; }
+  lx=$(grep -n '^dist X = load_csv' "$S/csv.orn" | cut -d: -f1)
+  ls=$(grep -n '^dist S = load_csv' "$S/csv.orn" | cut -d: -f1)
+  awk 'BEGIN { print "x,y,z"; for (i = 0; i < 900; i++) print i "," i "," i; print "1,2" }' >ragged.csv
+  printf 'x,y\n1,,3\n' >empty.csv
+  printf 'u v\n1 2\n' >header.txt
+  printf '\n# nothing\n' >none.txt
+  csv_bad "$lx" --data=ragged.csv "ragged.csv:902: expected 3 values, as on line 2, found 2"
+  csv_bad "$lx" --data=empty.csv "empty.csv:2: an empty field (a missing value)"
+  csv_bad "$ls" --spaced=header.txt \
+    "header.txt:1: expected an f32 value in column 0, found 'u' (a header line? load_csv(path, header = true))"
+  csv_bad "$ls" --spaced=none.txt \
+    "none.txt: expected lines of numbers apart by commas or spaces, found none"
   ;;
 dist_vec)
   run "$B/dist_vec" >out.txt 2>&1 || { cat out.txt >&2; fail "dist_vec exited non-zero"; }

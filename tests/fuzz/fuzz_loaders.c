@@ -1,6 +1,7 @@
 /* fuzz_loaders.c: libFuzzer target for the data loaders: the first byte picks a format
- * (triplets, libsvm, docword, or load() of a saved array, text or binary) and whether
- * non-finite values are allowed, the rest is the file. Every input must end in an array or in an
+ * (triplets, libsvm, docword, load() of a saved array, text or binary, or load_csv with or
+ * without a header line, f64 or i32) and whether non-finite values are allowed, the rest is
+ * the file. Every input must end in an array or in an
  * error status with a message, never in a crash, a hang, a leak or a sanitizer report. Runs the DSM
  * in one process (the local transport), so no MPI is needed.
  *
@@ -36,9 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     char path[64];
     /* A suffix decides between the text and the binary format of load(). */
-    int kind = data[0] % 6;
-    /* data[0] / 6 odd: with ORN_DSM_ALLOW_NONFINITE (nan, inf, overflow load) */
-    unsigned flags = data[0] / 6 % 2 ? ORN_DSM_ALLOW_NONFINITE : 0;
+    int kind = data[0] < 12 ? data[0] % 6 : 6;
+    /* data[0] / 6 odd: with ORN_DSM_ALLOW_NONFINITE (nan, inf, overflow load); csv (12 and
+     * up): bit 0 a header line, bit 1 i32 values, bit 2 non-finite allowed */
+    unsigned flags = (kind < 6 ? data[0] / 6 % 2 : data[0] / 4 % 2) ? ORN_DSM_ALLOW_NONFINITE : 0;
     snprintf(path, sizeof path, "/tmp/orn-fuzz-%ld%s", (long)getpid(), kind == 4 ? ".txt" : ".bin");
     if (write_file(path, data + 1, size - 1) != 0) abort();
 
@@ -63,8 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 4:
         st = orn_dsm_load(ctx, path, ORN_DSM_F32, flags, &a);
         break;
-    default:
+    case 5:
         st = orn_dsm_load(ctx, path, ORN_DSM_I64, flags, &a);
+        break;
+    default:
+        st = orn_dsm_load_csv(ctx, path, data[0] / 2 % 2 ? ORN_DSM_I32 : ORN_DSM_F64, data[0] % 2,
+                              flags, &a);
         break;
     }
     /* A failure must say what went wrong, in printable text (file bytes escaped). */
