@@ -849,9 +849,21 @@ class Gen:
             else:
                 xs = self.view_pairs(ctx, n, ('i64', 'i32', 'f64') if a.type == 'f32' else
                                      ('i64', 'i32', 'f64', 'f32'))
+            # a whole dense 1-D dist array of that length, read whole (dot(A[i, :], x)) where
+            # the loop shape leaves its key free
+            xs += [(x, None) for x in self.readable_arrays(ctx, {t for x, _ in xs for t in [x.type]}
+                                                           if xs else ())
+                   if len(x.dims) == 1 and not x.sparse and not x.local and x.dims[0] == n and
+                   self.view_ok(ctx, x, 0)] if self.chance(0.5) else []
             if not xs:
                 return None if f32 else call(self.pick(['sum', 'norm']), self.view(ctx, a, free))
             x, f = self.pick(xs)
+            if f is None:
+                ends = [self.view(ctx, a, free), var(x.name)]
+                if self.chance(0.5):
+                    ends.reverse()
+                e = call('dot', *ends)
+                return call('f64', e) if a.type == x.type == 'f32' and not f32 else e
             e = call('dot', self.view(ctx, a, free), self.view(ctx, x, f))
             return call('f64', e) if a.type == x.type == 'f32' and not f32 else e
         return call(self.pick(['sum', 'sum', 'norm']), self.view(ctx, a, free))

@@ -1552,8 +1552,9 @@ class Interp:
             r = lanes(s)
             return 'f64', math.sqrt(r) if name == 'norm' else r
         if name == 'dot':
-            a = self.view_of(args[0])
-            b = self.view_of(args[1])
+            # a view, or a whole 1-D array read as a vector
+            a, b = [View(self.array(x[1]), [None]) if x[0] == 'var' else self.view_of(x)
+                    for x in args[:2]]
             if a.n != b.n:
                 raise Invalid('views of different lengths')
             if a.type == b.type == 'f32':
