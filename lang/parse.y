@@ -47,6 +47,7 @@ typedef struct OrnParseAnnots { bool ordered, gpu; OrnSpan ordered_span, gpu_spa
 #include <string.h>
 
 #include "lex.h"
+#include "types.h"
 #include "strbuf.h"
 #include "unit.h"
 
@@ -991,6 +992,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, OrnParser *p)
         orn_diag(d, ORN_ERROR, loc, "unexpected '=' in a 'for' loop, expecting 'in'");
         hint_julia_for(p, loc);
         return 0;
+    }
+    /* fn f(a: f64[]): an array or view parameter (the '[' is on the bracket stack already) */
+    if (la == YYSYMBOL_LBRACK && p->nblocks > 0 && p->blocks[p->nblocks - 1].tok == TK_FN &&
+        p->lx.nbrackets > 1 && p->lx.brackets[p->lx.nbrackets - 2].tok == TK_LPAREN) {
+        char t[8] = "";
+        size_t tn = p->lx.prev_span.hi - p->lx.prev_span.lo;
+        if (tn < sizeof t) memcpy(t, p->u->src.text + p->lx.prev_span.lo, tn), t[tn] = 0;
+        if (orn_kind_from_name(t) != T_ERROR) {
+            orn_diag(d, ORN_ERROR, loc, "a fn parameter is a scalar or a str, not an array");
+            orn_note_plain(&p->u->diags,
+                           "pass what selects the data instead -- a row index, as in "
+                           "'fn f(i: i64)' reading 'X[i, :]' -- or write the code in the "
+                           "loop body");
+            return 0;
+        }
     }
     if (la == YYSYMBOL_COLON && !expects_la && p->lx.nbrackets > 0 &&
         p->lx.brackets[p->lx.nbrackets - 1].tok == TK_LBRACK) {

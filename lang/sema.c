@@ -1220,7 +1220,12 @@ static const OrnType *annotation(Sema *s, OrnNode *t, bool report)
         ORN_ERR(s, t->span, "unknown type '%s'", t->u.type.id->s);
         Suggest g = {t->u.type.id->s, NULL, 3};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) consider(&g, names[i]);
-        if (g.best) ORN_NOTE(s, "did you mean '%s'?", g.best);
+        if (g.best)
+            ORN_NOTE(s, "did you mean '%s'?", g.best);
+        else if (strcmp(t->u.type.id->s, "view") == 0 || strcmp(t->u.type.id->s, "array") == 0 ||
+                 strcmp(t->u.type.id->s, "dist") == 0)
+            ORN_NOTE(s, "fn parameters and results are scalars or str; pass what selects the "
+                        "data instead -- a row index, as in 'fn f(i: i64)' reading 'X[i, :]'");
     }
     t->type = orn_type_scalar(s->ty, k);
     return t->type;
