@@ -231,6 +231,8 @@ void orn_std_slot_out(OrnStdSlots *s, const char *key, const char *type, const v
                       size_t size);
 /* The slots in order of creation: key and type, NULL past the end (for `:vars`). */
 const char *orn_std_slot_at(const OrnStdSlots *s, int i, const char **type);
+/* Slot i's bytes (the variable's value: a scalar, a str's pointer, an array's handle). */
+const void *orn_std_slot_val(const OrnStdSlots *s, int i, size_t *size);
 /* --name=value parsing of a module's params (argv[0] is skipped): -1 to go on, else the
  * exit code (0 after --help, 2 after a bad argument), rank 0 having printed why. */
 int orn_std_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params, int nparams);

@@ -97,6 +97,13 @@ const char *orn_std_slot_at(const OrnStdSlots *s, int i, const char **type)
     return s->s[i].key;
 }
 
+const void *orn_std_slot_val(const OrnStdSlots *s, int i, size_t *size)
+{
+    if (i < 0 || i >= s->n) return NULL;
+    if (size) *size = s->s[i].size;
+    return s->s[i].val;
+}
+
 int orn_std_params(OrnStdProg *p, int argc, char **argv, const OrnStdParam *params, int nparams)
 {
     int rc = orn_std_parse_params(p, argc, argv, params, nparams);

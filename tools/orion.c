@@ -78,7 +78,7 @@ static const char help_text[] =
     "  :type EXPR     the type of an expression\n"
     "  :load FILE     run a .orn file in this session\n"
     "  :time          time each input (toggle)\n"
-    "  :vars          the session's variables, params and dist arrays\n"
+    "  :vars          the session's variables (values, extents), params and dist arrays\n"
     "  :quit          leave (also Ctrl-D)\n";
 
 /* Rank 0 sends a message (kind, line, text) to every rank; every rank returns the kind

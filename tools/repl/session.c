@@ -323,12 +323,70 @@ void orn_session_type(OrnSession *s, const char *path, uint32_t line, const char
     orn_buf_free(&t);
 }
 
+/* What :vars shows after a variable's type: a scalar's value, an array's extents. */
+static void var_value(FILE *out, const char *type, const void *val, size_t size)
+{
+    char buf[64];
+    if (!val) return;
+    if (strncmp(type, "dist ", 5) == 0 && size == sizeof(OrnDsmArray *)) {
+        const OrnDsmArray *a;
+        memcpy(&a, val, sizeof a);
+        if (!a) return;
+        int64_t dims[ORN_DSM_MAXDIM] = {0}; /* as declared */
+        for (int d = 0; d < a->ndim; d++) dims[orn_dsm_decl_dim(a, d)] = a->dims[d];
+        fputs(" (", out);
+        for (int d = 0; d < a->ndim; d++) fprintf(out, "%s%" PRId64, d ? " x " : "", dims[d]);
+        if (a->sparse) fprintf(out, ", %" PRId64 " stored", a->nnz);
+        fputs(")", out);
+    } else if (strncmp(type, "local ", 6) == 0 && size == sizeof(OrnStdArr *)) {
+        const OrnStdArr *a;
+        memcpy(&a, val, sizeof a);
+        if (!a) return;
+        fputs(" (", out);
+        for (int d = 0; d < a->ndim; d++) fprintf(out, "%s%" PRId64, d ? " x " : "", a->dims[d]);
+        fputs(strstr(type, "str[") ? " lines)" : ")", out);
+    } else if (strcmp(type, "f64") == 0 && size == sizeof(double)) {
+        double v;
+        memcpy(&v, val, sizeof v);
+        orn_std_fmt_float(buf, sizeof buf, v, 0);
+        fprintf(out, " = %s", buf);
+    } else if (strcmp(type, "f32") == 0 && size == sizeof(float)) {
+        float v;
+        memcpy(&v, val, sizeof v);
+        orn_std_fmt_float(buf, sizeof buf, v, 1);
+        fprintf(out, " = %s", buf);
+    } else if (strcmp(type, "i64") == 0 && size == sizeof(int64_t)) {
+        int64_t v;
+        memcpy(&v, val, sizeof v);
+        fprintf(out, " = %" PRId64, v);
+    } else if (strcmp(type, "i32") == 0 && size == sizeof(int32_t)) {
+        int32_t v;
+        memcpy(&v, val, sizeof v);
+        fprintf(out, " = %" PRId32, v);
+    } else if (strcmp(type, "bool") == 0 && size == sizeof(bool)) {
+        bool v;
+        memcpy(&v, val, sizeof v);
+        fprintf(out, " = %s", v ? "true" : "false");
+    } else if (strcmp(type, "str") == 0 && size == sizeof(const char *)) {
+        const char *v;
+        memcpy(&v, val, sizeof v);
+        if (v && strlen(v) <= 60 && !strpbrk(v, "\n\r\t\""))
+            fprintf(out, " = \"%s\"", v);
+        else if (v)
+            fprintf(out, " (%zu bytes)", strlen(v));
+    }
+}
+
 void orn_session_vars(OrnSession *s, FILE *out)
 {
     if (s->p->rank != 0) return;
     const char *type, *key;
     for (int i = 0; (key = orn_std_slot_at(s->slots, i, &type)) != NULL; i++) {
         const char *at = strchr(key, '@');
-        fprintf(out, "%.*s: %s\n", (int)(at ? at - key : (long)strlen(key)), key, type);
+        size_t size = 0;
+        const void *val = orn_std_slot_val(s->slots, i, &size);
+        fprintf(out, "%.*s: %s", (int)(at ? at - key : (long)strlen(key)), key, type);
+        var_value(out, type, val, size);
+        fputc('\n', out);
     }
 }
