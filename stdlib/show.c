@@ -55,7 +55,7 @@ static void put_elem(OrnBuf *b, int type, const void *v)
 }
 
 /* The indices shown along each dimension: all, or the first and last EDGE when the array is
- * summarized and the dimension is longer than 2 * EDGE. Returns the number of elements. */
+ * summarized and the dimension is longer than 2 * EDGE. */
 typedef struct Shown {
     int ndim;
     int64_t n[ORN_DSM_MAXDIM];    /* indices shown per dimension */
@@ -63,6 +63,8 @@ typedef struct Shown {
     bool gap[ORN_DSM_MAXDIM];     /* "..." after the first EDGE */
 } Shown;
 
+/* The shown indices of an array of these extents (the array exists, so their product
+ * fits); returns the number of elements shown. */
 static int64_t shown_init(Shown *s, int ndim, const int64_t *dims)
 {
     int64_t volume = 1, count = 1;
@@ -103,8 +105,10 @@ static void put_sep(OrnBuf *b, const Shown *s, int d)
 static void put_block(OrnBuf *b, const Shown *s, int type, const char *vals, int64_t at, int d,
                       int width)
 {
+    int nd = s->ndim < ORN_DSM_MAXDIM ? s->ndim : ORN_DSM_MAXDIM; /* (bounds for the compiler) */
+    if (d < 0 || d >= nd) return;
     int64_t stride = 1;
-    for (int e = d + 1; e < s->ndim; e++) stride *= s->n[e];
+    for (int e = d + 1; e < nd; e++) stride *= s->n[e];
     orn_buf_putc(b, '[');
     for (int64_t i = 0; i < s->n[d]; i++) {
         if (i > 0) put_sep(b, s, d);
