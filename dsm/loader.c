@@ -1162,10 +1162,12 @@ int orn_dsm_load_csv(OrnDsmCtx *ctx, const char *path, OrnDsmType type, int head
     *out = NULL;
     int status = orn_dsm_read_range(ctx, path, &r);
     if (status) return status;
+    /* a byte-order mark before the first line (spreadsheets write one): not data */
+    size_t bom = r.line0 == 1 && r.len >= 3 && memcmp(r.buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     /* the header: the file's first line that is not blank or a comment */
     int64_t head = INT64_MAX;
     if (header) {
-        Lines it = {r.buf, r.buf + r.len, r.line0};
+        Lines it = {r.buf + bom, r.buf + r.len, r.line0};
         const char *s, *e;
         int64_t no;
         while (next_line(&it, &s, &e, &no))
@@ -1183,7 +1185,7 @@ int orn_dsm_load_csv(OrnDsmCtx *ctx, const char *path, OrnDsmType type, int head
     Elems el = {.ndim = 2, .esize = es};
     Field *f = orn_xmalloc(MAXFIELDS * sizeof *f);
     int64_t rows = 0, ncols = -1, first = -1, errline = INT64_MAX, no;
-    Lines it = {r.buf, r.buf + r.len, r.line0};
+    Lines it = {r.buf + bom, r.buf + r.len, r.line0};
     const char *s, *e;
     /* the width: the file's first data line's, which every line must have */
     {
@@ -1201,7 +1203,7 @@ int orn_dsm_load_csv(OrnDsmCtx *ctx, const char *path, OrnDsmType type, int head
             if (all[2 * p] < INT64_MAX && ncols < 0) first = all[2 * p], ncols = all[2 * p + 1];
         free(all);
         free(counts);
-        it = (Lines){r.buf, r.buf + r.len, r.line0};
+        it = (Lines){r.buf + bom, r.buf + r.len, r.line0};
     }
     while (!status && ncols >= 0 && next_line(&it, &s, &e, &no)) {
         if (skip_line(s, e) || no == head) continue;

@@ -52,9 +52,9 @@
 #                  summaries of large arrays, sparse stored elements: show.expected at every
 #                  rank count; eprint of a view: one whole line per rank
 #   csv NP         load_csv (csv.orn): commas or spaces, a header, quotes, CRLF, comment
-#                  lines, f64/f32/i64, a transposed layout: csv.expected at every rank
-#                  count; a ragged row, an empty field, a header read as data, no data:
-#                  the message (path:line), exit 1
+#                  lines, a byte-order mark, f64/f32/i64, a transposed layout: csv.expected
+#                  at every rank count; a ragged row, an empty field, a header read as
+#                  data, no data: the message (path:line), exit 1
 #   dist_vec NP    dot of a view with a whole 1-D dist array (dist_vec.orn) equal to the
 #                  same sums as loops and with a local copy, bit for bit; a power iteration:
 #                  dist_vec.expected at every rank count
@@ -1336,7 +1336,7 @@ csv)
     awk 'BEGIN { for (i = 0; i < 1200; i++) {
                    printf "%d.5, %d,\"%g\"\n", i, -i, i / 8
                    if (i == 600) printf "\n# a comment\n" } }'; } >data.csv
-  printf '1.25 2.5\t3\n 4 5 6 \n' >spaced.txt
+  printf '\357\273\2771.25 2.5\t3\n 4 5 6 \n' >spaced.txt # a byte-order mark first
   printf '1,2\n3,4\n5,-6\n' >ints.csv
   run "$B/csv" >out.txt 2>&1 || { cat out.txt >&2; fail "csv exited non-zero"; }
   diff -u "$S/csv.expected" out.txt || fail "output differs from csv.expected"
