@@ -267,103 +267,94 @@ static bool shown(const OrnNode *a)
     return a->kind != N_KWARG && a->type && (a->type->kind == T_ARRAY || a->type->kind == T_VIEW);
 }
 
+/* An argument of print/eprint: its letter in orn_std_print's `types`, and its value as the
+ * C type that letter stands for. */
+static char print_letter(const OrnNode *a)
+{
+    if (shown(a)) return 'S';
+    switch (cg_kind_of(a)) {
+    case T_BOOL:
+        return 'b';
+    case T_I32:
+    case T_I64:
+        return 'i';
+    case T_F32:
+        return 'g';
+    case T_F64:
+        return 'f';
+    default:
+        return 's';
+    }
+}
+
+static void print_value(C *c, const OrnNode *a)
+{
+    switch (print_letter(a)) {
+    case 'S':
+        cg_show_arg(c, a);
+        break;
+    case 'b':
+        cg_o(c, "(int)(");
+        cg_ex(c, a);
+        cg_o(c, ")");
+        break;
+    case 'i':
+        cg_ex_as(c, a, T_I64);
+        break;
+    case 'f':
+    case 'g':
+        cg_o(c, "(double)(");
+        cg_ex(c, a);
+        cg_o(c, ")");
+        break;
+    default:
+        cg_ex(c, a);
+        break;
+    }
+}
+
+/* print/eprint. With an array or a view among the arguments (its text is a statement
+ * expression), every argument goes into a temporary first, in order. */
 static void ex_print(C *c, const OrnNode *e, bool eprint)
 {
+    static const char *const decl[] = {
+        ['S'] = "char *",       ['b'] = "const int",    ['i'] = "const int64_t",
+        ['f'] = "const double", ['g'] = "const double", ['s'] = "const char *"};
     bool any = false;
-    for (const OrnNode *a = e->u.call.args; a; a = a->next) any |= shown(a);
-    if (any) { /* arrays and views: every argument into a temporary, in order */
-        OrnBuf types;
-        orn_buf_init(&types);
-        int first = c->tmp, i = 0;
-        for (const OrnNode *a = e->u.call.args; a; a = a->next) c->tmp++;
-        cg_o(c, "({ ");
-        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++) {
-            if (a->kind == N_KWARG) continue;
-            OrnTypeKind k = cg_kind_of(a);
-            if (shown(a)) {
-                orn_buf_putc(&types, 'S');
-                cg_o(c, "char *pa%d_ = ", first + i);
-                cg_show_arg(c, a);
-            } else if (k == T_BOOL) {
-                orn_buf_putc(&types, 'b');
-                cg_o(c, "const int pa%d_ = (int)(", first + i);
-                cg_ex(c, a);
-                cg_o(c, ")");
-            } else if (k == T_I32 || k == T_I64) {
-                orn_buf_putc(&types, 'i');
-                cg_o(c, "const int64_t pa%d_ = ", first + i);
-                cg_ex_as(c, a, T_I64);
-            } else if (k == T_F32 || k == T_F64) {
-                orn_buf_putc(&types, k == T_F32 ? 'g' : 'f');
-                cg_o(c, "const double pa%d_ = (double)(", first + i);
-                cg_ex(c, a);
-                cg_o(c, ")");
-            } else {
-                orn_buf_putc(&types, 's');
-                cg_o(c, "const char *pa%d_ = ", first + i);
-                cg_ex(c, a);
-            }
-            cg_o(c, "; ");
-        }
-        cg_o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print", types.data);
-        i = 0;
-        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++)
-            if (a->kind != N_KWARG) cg_o(c, ", pa%d_", first + i);
-        cg_o(c, "); })");
-        orn_buf_free(&types);
-        return;
-    }
     OrnBuf types;
     orn_buf_init(&types);
     for (const OrnNode *a = e->u.call.args; a; a = a->next) {
         if (a->kind == N_KWARG) continue;
-        switch (cg_kind_of(a)) {
-        case T_BOOL:
-            orn_buf_putc(&types, 'b');
-            break;
-        case T_I32:
-        case T_I64:
-            orn_buf_putc(&types, 'i');
-            break;
-        case T_F32:
-            orn_buf_putc(&types, 'g');
-            break;
-        case T_F64:
-            orn_buf_putc(&types, 'f');
-            break;
-        default:
-            orn_buf_putc(&types, 's');
-            break;
-        }
+        any |= shown(a);
+        orn_buf_putc(&types, print_letter(a));
     }
-    cg_o(c, "%s(P_, \"%s\"", eprint ? "orn_std_eprint" : "orn_std_print",
-         types.data ? types.data : "");
+    const char *fn = eprint ? "orn_std_eprint" : "orn_std_print";
+    const char *letters = types.data ? types.data : "";
+    int first = c->tmp, i = 0;
+    if (any) {
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) c->tmp++;
+        cg_o(c, "({ ");
+        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++) {
+            if (a->kind == N_KWARG) continue;
+            cg_o(c, "%s pa%d_ = ", decl[(unsigned char)print_letter(a)], first + i);
+            print_value(c, a);
+            cg_o(c, "; ");
+        }
+        cg_o(c, "%s(P_, \"%s\"", fn, letters);
+        i = 0;
+        for (const OrnNode *a = e->u.call.args; a; a = a->next, i++)
+            if (a->kind != N_KWARG) cg_o(c, ", pa%d_", first + i);
+        cg_o(c, "); })");
+    } else {
+        cg_o(c, "%s(P_, \"%s\"", fn, letters);
+        for (const OrnNode *a = e->u.call.args; a; a = a->next) {
+            if (a->kind == N_KWARG) continue;
+            cg_o(c, ", ");
+            print_value(c, a);
+        }
+        cg_o(c, ")");
+    }
     orn_buf_free(&types);
-    for (const OrnNode *a = e->u.call.args; a; a = a->next) {
-        if (a->kind == N_KWARG) continue;
-        cg_o(c, ", ");
-        switch (cg_kind_of(a)) {
-        case T_BOOL:
-            cg_o(c, "(int)(");
-            cg_ex(c, a);
-            cg_o(c, ")");
-            break;
-        case T_I32:
-        case T_I64:
-            cg_ex_as(c, a, T_I64);
-            break;
-        case T_F32:
-        case T_F64:
-            cg_o(c, "(double)(");
-            cg_ex(c, a);
-            cg_o(c, ")");
-            break;
-        default:
-            cg_ex(c, a);
-            break;
-        }
-    }
-    cg_o(c, ")");
 }
 
 /* printf: the format literal with %d/%i rewritten to take int64_t ("%3" PRId64). */

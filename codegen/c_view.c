@@ -428,12 +428,10 @@ void cg_ex_reduce(C *c, const OrnNode *e, int bi)
     const OrnSym *sa = orn_cg_base_sym(a);
     const char *what = bi == ORN_BI_DOT ? "dot" : bi == ORN_BI_SUM ? "sum" : "norm";
     /* whole dist arrays: collective (a dot of one with a view reads it as a vector) */
-    const OrnSym *sb0 = b ? orn_cg_base_sym(b) : NULL;
-    bool whole_b =
-        !b || (b->kind == N_NAME && sb0 && sb0->type->kind == T_ARRAY && sb0->type->dist);
+    const OrnSym *sb = b ? orn_cg_base_sym(b) : NULL;
+    bool whole_b = !b || (b->kind == N_NAME && sb && sb->type->kind == T_ARRAY && sb->type->dist);
     if (a->kind == N_NAME && sa && sa->type->kind == T_ARRAY && sa->type->dist && whole_b) {
         if (bi == ORN_BI_DOT) {
-            const OrnSym *sb = orn_cg_base_sym(b);
             cg_o(c, "orn_std_dist_dot(P_, %s, %s, %d)", cg_nm(c, sa), sb ? cg_nm(c, sb) : "NULL",
                  c->line);
         } else {

@@ -114,5 +114,8 @@ bool orn_sema(OrnUnit *u);
  * anything; false if e is not constant (or folding it would overflow or divide by zero).
  * For later passes, e.g. subscripts a*k + c with a and c consts. */
 bool orn_sema_eval_const(const OrnNode *e, OrnConstVal *out);
+/* Whether print takes the typed expression e: a number, bool or str, a named array (not the
+ * lines of load_text), or a view (an element-wise expression only over dense views). */
+bool orn_sema_printable(const OrnNode *e);
 
 #endif

@@ -955,9 +955,8 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
             if (x->kind == N_KWARG) continue;
             const OrnType *t = orn_sema_expr(s, x);
             if (orn_sema_is_err(t) || t->kind <= T_STR) continue;
-            bool arr = t->kind == T_ARRAY && !orn_type_is_str_array(t) && x->kind == N_NAME;
-            bool view = t->kind == T_VIEW && (!t->sparse || x->kind == N_INDEX);
-            if (!arr && !view) {
+            bool arr = t->kind == T_ARRAY;
+            if (!orn_sema_printable(x)) {
                 ORN_ERR(s, x->span,
                         "'%s' takes numbers, bools, strings, arrays and views, found %s", name,
                         ORN_TSTR(s, t));
@@ -1057,6 +1056,15 @@ static const OrnType *builtin_call(Sema *s, OrnNode *e, int bi)
         eval_args(s, e);
         return orn_sema_terr(s);
     }
+}
+
+bool orn_sema_printable(const OrnNode *e)
+{
+    const OrnType *t = e->type;
+    if (!t) return false;
+    if (t->kind >= T_BOOL && t->kind <= T_STR) return true;
+    if (t->kind == T_ARRAY) return !orn_type_is_str_array(t) && e->kind == N_NAME;
+    return t->kind == T_VIEW && (!t->sparse || e->kind == N_INDEX);
 }
 
 static const OrnType *user_call(Sema *s, OrnNode *e, OrnSym *sym)

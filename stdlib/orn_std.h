@@ -261,6 +261,8 @@ void orn_std_eprint(OrnStdProg *p, const char *types, ...);
 void orn_std_printf(OrnStdProg *p, const char *fmt, ...) ORN_STD_PRINTF(2, 3);
 /* The shortest %.Ng (N = 1..17, or 1..9 for f32) that reads back exactly. */
 void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32);
+/* An element of type `type` (OrnDsmType) at v, as print writes it (show.c). */
+void orn_std_fmt_elem(char *buf, size_t size, int type, const void *v);
 /* The text print/eprint write for an array or a view (show.c; new strings, the caller frees
  * them; the print functions take them as 'S' arguments and free them, on every rank).
  * Arrays of more than ORN_STD_SHOW_MAX elements (sparse: stored elements) are summarized:

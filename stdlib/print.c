@@ -42,73 +42,55 @@ void orn_std_fmt_float(char *buf, size_t size, double v, int is_f32)
     }
 }
 
-/* Returns the number of lines written (the newline at the end, and those in strings). */
+/* Returns the number of lines written (the newline at the end, and those in strings). With
+ * f NULL it writes nothing: the arguments are only taken, and the strings it owns freed. */
 static int64_t put_args(FILE *f, const char *types, va_list ap)
 {
     int64_t lines = 1;
     char buf[64];
     for (const char *t = types; *t; t++) {
-        if (t != types) fputc(' ', f);
+        const char *piece = "";
+        char *owned = NULL;
         switch (*t) {
         case 'b':
-            fputs(va_arg(ap, int) ? "true" : "false", f);
+            piece = va_arg(ap, int) ? "true" : "false";
             break;
         case 'i':
-            fprintf(f, "%" PRId64, va_arg(ap, int64_t));
+            snprintf(buf, sizeof buf, "%" PRId64, va_arg(ap, int64_t));
+            piece = buf;
             break;
         case 'f':
         case 'g':
             orn_std_fmt_float(buf, sizeof buf, va_arg(ap, double), *t == 'g');
-            fputs(buf, f);
+            piece = buf;
             break;
         case 's':
-        case 'S': {
-            char *str = va_arg(ap, char *);
-            for (const char *c = strchr(str, '\n'); c; c = strchr(c + 1, '\n')) lines++;
-            fputs(str, f);
-            if (*t == 'S') free(str);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    fputc('\n', f);
-    return lines;
-}
-
-/* The arguments of a print that writes nothing here: the strings it owns freed. */
-static void drop_args(const char *types, va_list ap)
-{
-    for (const char *t = types; *t; t++) {
-        switch (*t) {
-        case 'b':
-            (void)va_arg(ap, int);
-            break;
-        case 'i':
-            (void)va_arg(ap, int64_t);
-            break;
-        case 'f':
-        case 'g':
-            (void)va_arg(ap, double);
+            piece = va_arg(ap, const char *);
             break;
         case 'S':
-            free(va_arg(ap, char *));
+            piece = owned = va_arg(ap, char *);
             break;
         default:
-            (void)va_arg(ap, const char *);
             break;
         }
+        for (const char *c = strchr(piece, '\n'); c; c = strchr(c + 1, '\n')) lines++;
+        if (f) {
+            if (t != types) fputc(' ', f);
+            fputs(piece, f);
+        }
+        free(owned);
     }
+    if (f) fputc('\n', f);
+    return lines;
 }
 
 void orn_std_print(OrnStdProg *p, const char *types, ...)
 {
     if (p->rank != 0) {
-        if (strchr(types, 'S')) {
+        if (strchr(types, 'S')) { /* the arrays' texts, made on every rank */
             va_list ap;
             va_start(ap, types);
-            drop_args(types, ap);
+            put_args(NULL, types, ap);
             va_end(ap);
         }
         return;

@@ -22,35 +22,40 @@ static size_t tsize(int type)
     return type == ORN_DSM_I32 || type == ORN_DSM_F32 ? 4 : 8;
 }
 
-static void put_elem(OrnBuf *b, int type, const void *v)
+void orn_std_fmt_elem(char *buf, size_t size, int type, const void *v)
 {
-    char buf[64];
     switch (type) {
     case ORN_DSM_I32: {
         int32_t x;
         memcpy(&x, v, sizeof x);
-        snprintf(buf, sizeof buf, "%" PRId32, x);
+        snprintf(buf, size, "%" PRId32, x);
         break;
     }
     case ORN_DSM_I64: {
         int64_t x;
         memcpy(&x, v, sizeof x);
-        snprintf(buf, sizeof buf, "%" PRId64, x);
+        snprintf(buf, size, "%" PRId64, x);
         break;
     }
     case ORN_DSM_F32: {
         float x;
         memcpy(&x, v, sizeof x);
-        orn_std_fmt_float(buf, sizeof buf, x, 1);
+        orn_std_fmt_float(buf, size, x, 1);
         break;
     }
     default: {
         double x;
         memcpy(&x, v, sizeof x);
-        orn_std_fmt_float(buf, sizeof buf, x, 0);
+        orn_std_fmt_float(buf, size, x, 0);
         break;
     }
     }
+}
+
+static void put_elem(OrnBuf *b, int type, const void *v)
+{
+    char buf[64];
+    orn_std_fmt_elem(buf, sizeof buf, type, v);
     orn_buf_puts(b, buf);
 }
 

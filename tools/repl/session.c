@@ -191,12 +191,7 @@ static void echo_piece(OrnUnit *u, uint32_t from)
         if (st->span.lo >= from) one = st, n++;
     if (n != 1 || one->kind != N_EXPR || !one->u.expr_stmt.e->type) return;
     OrnNode *e = one->u.expr_stmt.e;
-    const OrnType *t = e->type;
-    bool scalar = t->kind >= T_BOOL && t->kind <= T_STR;
-    /* what print takes beyond scalars (lang/sema_call.c): a named array, a view */
-    bool arr = t->kind == T_ARRAY && !orn_type_is_str_array(t) && e->kind == N_NAME;
-    bool view = t->kind == T_VIEW && (!t->sparse || e->kind == N_INDEX);
-    if (!scalar && !arr && !view) return;
+    if (!orn_sema_printable(e)) return;
     OrnNode *call = orn_node_new(u, N_CALL, e->span);
     call->u.call.id = orn_intern_cstr(u->names, "print");
     call->u.call.id_span = e->span;
@@ -326,8 +321,15 @@ void orn_session_type(OrnSession *s, const char *path, uint32_t line, const char
 /* What :vars shows after a variable's type: a scalar's value, an array's extents. */
 static void var_value(FILE *out, const char *type, const void *val, size_t size)
 {
+    static const char *const num[] = {"i32", "i64", "f32", "f64"}; /* OrnDsmType's order */
     char buf[64];
     if (!val) return;
+    for (int k = ORN_DSM_I32; k <= ORN_DSM_F64; k++)
+        if (strcmp(type, num[k]) == 0 && size == orn_dsm_type_size((OrnDsmType)k)) {
+            orn_std_fmt_elem(buf, sizeof buf, k, val);
+            fprintf(out, " = %s", buf);
+            return;
+        }
     if (strncmp(type, "dist ", 5) == 0 && size == sizeof(OrnDsmArray *)) {
         const OrnDsmArray *a;
         memcpy(&a, val, sizeof a);
@@ -345,24 +347,6 @@ static void var_value(FILE *out, const char *type, const void *val, size_t size)
         fputs(" (", out);
         for (int d = 0; d < a->ndim; d++) fprintf(out, "%s%" PRId64, d ? " x " : "", a->dims[d]);
         fputs(strstr(type, "str[") ? " lines)" : ")", out);
-    } else if (strcmp(type, "f64") == 0 && size == sizeof(double)) {
-        double v;
-        memcpy(&v, val, sizeof v);
-        orn_std_fmt_float(buf, sizeof buf, v, 0);
-        fprintf(out, " = %s", buf);
-    } else if (strcmp(type, "f32") == 0 && size == sizeof(float)) {
-        float v;
-        memcpy(&v, val, sizeof v);
-        orn_std_fmt_float(buf, sizeof buf, v, 1);
-        fprintf(out, " = %s", buf);
-    } else if (strcmp(type, "i64") == 0 && size == sizeof(int64_t)) {
-        int64_t v;
-        memcpy(&v, val, sizeof v);
-        fprintf(out, " = %" PRId64, v);
-    } else if (strcmp(type, "i32") == 0 && size == sizeof(int32_t)) {
-        int32_t v;
-        memcpy(&v, val, sizeof v);
-        fprintf(out, " = %" PRId32, v);
     } else if (strcmp(type, "bool") == 0 && size == sizeof(bool)) {
         bool v;
         memcpy(&v, val, sizeof v);
